@@ -1,0 +1,51 @@
+# Two commands do all the set-up: `make site` and `make test`.
+# The environment (.venv) is synced from uv.lock by uv, which is bootstrapped into
+# .tools/ with pip on first use; nothing else needs to be installed by hand.
+SHELL := /bin/bash
+PYTHON ?= python3
+UV_VERSION := 0.13.9
+UV := .tools/bin/uv
+VENV := .venv
+STAMP := $(VENV)/.synced
+export NO_MKDOCS_2_WARNING := 1
+export DISABLE_MKDOCS_2_WARNING := true
+export UV_PROJECT_ENVIRONMENT := $(VENV)
+
+.PHONY: site test serve bench numbers-diff env clean help
+
+help:
+	@echo "make site          build the site into site/ (strict, offline)"
+	@echo "make test          run the whole test suite"
+	@echo "make serve         live preview on http://127.0.0.1:8000/"
+	@echo "make bench         timings and scores (writes reports/)"
+	@echo "make numbers-diff REF=<git ref>   numbers that changed since REF"
+
+$(UV):
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || { echo "error: Python 3.11 or newer is needed (found $$($(PYTHON) --version))"; exit 1; }
+	@echo "bootstrapping uv $(UV_VERSION) into .tools/"
+	@$(PYTHON) -m venv .tools && .tools/bin/pip install --quiet --disable-pip-version-check "uv==$(UV_VERSION)"
+
+$(STAMP): $(UV) uv.lock pyproject.toml
+	@$(UV) sync --frozen --quiet
+	@touch $(STAMP)
+
+env: $(STAMP)
+
+site: $(STAMP)
+	@$(VENV)/bin/python -m roofline_site.build
+
+test: $(STAMP)
+	@$(VENV)/bin/python -m pytest $(PYTEST_ARGS)
+
+serve: $(STAMP)
+	@$(VENV)/bin/mkdocs serve --dev-addr 127.0.0.1:8000
+
+bench: $(STAMP)
+	@$(VENV)/bin/python -m roofline_site.bench
+
+numbers-diff: $(STAMP)
+	@test -n "$(REF)" || { echo "usage: make numbers-diff REF=<git ref>"; exit 2; }
+	@$(VENV)/bin/python -m roofline_site.numbers_diff "$(REF)"
+
+clean:
+	rm -rf site .cache

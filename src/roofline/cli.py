@@ -1,0 +1,224 @@
+"""`roofline ...`: the package from the shell. Every command takes --json.
+
+Bad input prints one line, `roofline: error: ...`, and exits with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from typing import Any, Sequence
+
+from roofline import format as fmt
+from roofline.dtypes import PEAK_DTYPES, STORAGE_DTYPES
+from roofline.errors import InputError, RooflineError
+from roofline.hardware import devices, get_device
+from roofline.inference import critical_batch, decode_step, prefill, speed_of_light_tokens_per_s
+from roofline.intensity import matmul_cost
+from roofline.models import get_model, models
+from roofline.roofline import bound, device_ridge_point
+
+EXIT_USAGE = 2
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # argparse's own errors: one line, status 2
+        raise InputError(message)
+
+
+def _positive_int(name: str):
+    def parse(text: str) -> int:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} must be a whole number, got {text!r}") from None
+        if not math.isfinite(value) or value < 1 or value != int(value):
+            raise argparse.ArgumentTypeError(f"{name} must be a whole number ≥ 1, got {text!r}")
+        return int(value)
+    return parse
+
+
+def _nonneg_int(name: str):
+    def parse(text: str) -> int:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} must be a whole number, got {text!r}") from None
+        if not math.isfinite(value) or value < 0 or value != int(value):
+            raise argparse.ArgumentTypeError(f"{name} must be a whole number ≥ 0, got {text!r}")
+        return int(value)
+    return parse
+
+
+def _table(rows: list[dict[str, Any]], columns: list[tuple[str, str]]) -> str:
+    cells = [[label for _, label in columns]] + [[str(r[key]) for key, _ in columns] for r in rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(columns))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in cells]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def _emit(args, payload: dict[str, Any] | list, text: str) -> None:
+    print(json.dumps(payload, indent=2) if args.json else text)
+
+
+# ------------------------------------------------------------------ commands -------------
+def cmd_hardware(args) -> None:
+    rows = []
+    for d in devices().values():
+        rows.append({
+            "id": d.id, "name": d.name,
+            "memory_bandwidth_bytes_per_s": d.memory_bandwidth_bytes_per_s,
+            "memory_capacity_bytes": d.memory_capacity_bytes,
+            "dense_peak_flop_per_s": dict(d.dense_peak_flop_per_s),
+            "ridge_point": device_ridge_point(d),
+            "source_url": d.source_url, "note": d.note, "checked": d.checked.isoformat(),
+        })
+    text = _table([{**r, "bw": fmt.bytes_per_s(r["memory_bandwidth_bytes_per_s"]),
+                    "peak": fmt.flop_per_s(get_device(r["id"]).peak_flop_per_s("bf16")),
+                    "mem": fmt.nbytes(r["memory_capacity_bytes"]), "ridge": fmt.sig(r["ridge_point"])} for r in rows],
+                  [("id", "id"), ("peak", "16-bit peak"), ("bw", "bandwidth"), ("mem", "memory"), ("ridge", "ridge FLOP/B")])
+    _emit(args, rows, text)
+
+
+def cmd_models(args) -> None:
+    rows = [{"id": m.id, "name": m.name, "params": m.total_params, "active_params": m.active_params,
+             "published_params": m.published_params, "n_layers": m.n_layers, "kv_heads": m.kv_heads,
+             "source_url": m.source_url} for m in models().values()]
+    text = _table([{**r, "p": fmt.count(r["params"]), "a": fmt.count(r["active_params"])} for r in rows],
+                  [("id", "id"), ("p", "parameters"), ("a", "active/token"), ("n_layers", "layers"), ("kv_heads", "KV heads")])
+    _emit(args, rows, text)
+
+
+def cmd_ridge(args) -> None:
+    d = get_device(args.hardware)
+    peak = d.peak_flop_per_s(args.dtype)
+    r = device_ridge_point(d, args.dtype)
+    payload = {"hardware": d.id, "dtype": args.dtype, "peak_flop_per_s": peak,
+               "bandwidth_bytes_per_s": d.memory_bandwidth_bytes_per_s, "ridge_point": r}
+    _emit(args, payload, f"{d.name} ({args.dtype}): {fmt.flop_per_s(peak)} ÷ "
+                         f"{fmt.bytes_per_s(d.memory_bandwidth_bytes_per_s)} = ridge {fmt.intensity(r)}")
+
+
+def cmd_matmul(args) -> None:
+    c = matmul_cost(args.m, args.n, args.k, args.dtype)
+    payload = {"m": args.m, "n": args.n, "k": args.k, "dtype": args.dtype, "flops": c.flops, "bytes": c.bytes,
+               "arithmetic_intensity": c.arithmetic_intensity, "convention": c.convention}
+    text = (f"({args.m}×{args.k})·({args.k}×{args.n}) {args.dtype}: {fmt.si(c.flops, 'FLOP')}, "
+            f"{fmt.nbytes(c.bytes)}, intensity {fmt.intensity(c.arithmetic_intensity)}")
+    if args.hardware:
+        d = get_device(args.hardware)
+        r = device_ridge_point(d, args.dtype)
+        t = max(c.flops / d.peak_flop_per_s(args.dtype), c.bytes / d.memory_bandwidth_bytes_per_s)
+        payload.update({"hardware": d.id, "ridge_point": r, "bound": bound(c.arithmetic_intensity, r), "time_s": t})
+        text += f"\non {d.name}: ridge {fmt.intensity(r)} -> {payload['bound']}, {fmt.seconds(t)}"
+    _emit(args, payload, text)
+
+
+def _step_payload(s) -> dict[str, Any]:
+    return {
+        "phase": s.phase, "model": s.model.id, "hardware": s.device.id, "batch": int(s.batch),
+        "context_len": int(s.context_len), "tokens_per_sequence": int(s.tokens_per_sequence),
+        "weight_dtype": s.weight_dtype, "kv_dtype": s.kv_dtype, "compute_dtype": s.compute_dtype,
+        "flops": s.flops, "bytes": s.bytes, "weight_bytes": s.weight_bytes, "kv_bytes": s.kv_bytes,
+        "activation_bytes": s.activation_bytes, "arithmetic_intensity": s.arithmetic_intensity,
+        "ridge_point": s.ridge_point, "bound": s.bound, "time_s": s.time_s,
+        "tokens_per_s": s.tokens_per_s, "tokens_per_s_per_sequence": s.tokens_per_s_per_sequence,
+        "memory_required_bytes": s.memory_required_bytes,
+        "memory_capacity_bytes": s.device.memory_capacity_bytes, "fits": bool(s.fits),
+    }
+
+
+def _step_text(s, extra: list[str]) -> str:
+    head = f"{s.phase} · {s.model.name} on {s.device.name} · batch {int(s.batch)}"
+    if not s.fits:
+        return (f"{head}\ndoes not fit: weights + KV cache need {fmt.nbytes(s.memory_required_bytes)} "
+                f"but the {s.device.name} has {fmt.nbytes(s.device.memory_capacity_bytes)}; "
+                "no throughput is shown for a configuration that cannot run on one device")
+    lines = [head,
+             f"  FLOPs       {fmt.si(s.flops, 'FLOP')}",
+             f"  bytes       {fmt.nbytes(s.bytes)} (weights {fmt.nbytes(s.weight_bytes)}, KV {fmt.nbytes(s.kv_bytes)}, activations {fmt.nbytes(s.activation_bytes)})",
+             f"  intensity   {fmt.intensity(s.arithmetic_intensity)} vs ridge {fmt.intensity(s.ridge_point)} -> {s.bound}",
+             f"  time        {fmt.seconds(s.time_s)}", *extra,
+             f"  memory      {fmt.nbytes(s.memory_required_bytes)} of {fmt.nbytes(s.device.memory_capacity_bytes)}"]
+    return "\n".join(lines)
+
+
+def cmd_decode(args) -> None:
+    m, d = get_model(args.model), get_device(args.hardware)
+    s = decode_step(m, d, args.batch, args.context, args.weight_dtype, args.kv_dtype)
+    payload = _step_payload(s)
+    cb = critical_batch(m, d, args.context, args.weight_dtype, args.kv_dtype)
+    payload["critical_batch"] = cb
+    payload["speed_of_light_tokens_per_s"] = speed_of_light_tokens_per_s(m, d, args.weight_dtype)
+    if not s.fits:
+        payload.update({"time_s": None, "tokens_per_s": None, "tokens_per_s_per_sequence": None})
+    extra = [f"  tokens/s    {fmt.sig(s.tokens_per_s_per_sequence)} per sequence, {fmt.sig(s.tokens_per_s)} in all",
+             f"  critical batch {cb if cb is not None else 'never (KV-cache reads keep it below the ridge)'}"]
+    _emit(args, payload, _step_text(s, extra))
+    if not s.fits:
+        sys.exit(EXIT_USAGE) if not args.json else None
+
+
+def cmd_prefill(args) -> None:
+    m, d = get_model(args.model), get_device(args.hardware)
+    s = prefill(m, d, args.prompt, args.batch, args.weight_dtype, args.kv_dtype)
+    payload = _step_payload(s)
+    payload["time_to_first_token_s"] = s.time_s if s.fits else None
+    if not s.fits:
+        payload.update({"time_s": None, "tokens_per_s": None, "tokens_per_s_per_sequence": None})
+    extra = [f"  time to first token {fmt.seconds(s.time_s)}"]
+    _emit(args, payload, _step_text(s, extra))
+    if not s.fits:
+        sys.exit(EXIT_USAGE) if not args.json else None
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="roofline", description="Roofline arithmetic for LLM inference, from a sourced spec registry.")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    def add(name, fn, help_):
+        sp = sub.add_parser(name, help=help_, description=help_)
+        sp.add_argument("--json", action="store_true", help="print JSON instead of a table")
+        sp.set_defaults(func=fn)
+        return sp
+
+    add("hardware", cmd_hardware, "list the devices in the registry")
+    add("models", cmd_models, "list the models in the registry")
+    sp = add("ridge", cmd_ridge, "ridge point of a device")
+    sp.add_argument("hardware")
+    sp.add_argument("--dtype", default="bf16", choices=PEAK_DTYPES)
+    sp = add("matmul", cmd_matmul, "FLOPs, bytes and intensity of an (M×K)·(K×N) matmul")
+    for dim in ("m", "n", "k"):
+        sp.add_argument(dim, type=_positive_int(dim.upper()))
+    sp.add_argument("--dtype", default="bf16", choices=STORAGE_DTYPES)
+    sp.add_argument("--hardware")
+    for name, fn, help_ in (("decode", cmd_decode, "one decode step: every sequence in the batch emits a token"),
+                            ("prefill", cmd_prefill, "a prefill of the prompt: time to first token")):
+        sp = add(name, fn, help_)
+        sp.add_argument("--model", required=True, help="registry id, or a parameter count such as 8e9")
+        sp.add_argument("--hardware", required=True)
+        sp.add_argument("--batch", type=_positive_int("batch"), default=1)
+        if name == "decode":
+            sp.add_argument("--context", type=_nonneg_int("context"), default=0, help="tokens already cached per sequence")
+        else:
+            sp.add_argument("--prompt", type=_positive_int("prompt"), required=True, help="prompt tokens per sequence")
+        sp.add_argument("--weight-dtype", default="bf16", choices=STORAGE_DTYPES)
+        sp.add_argument("--kv-dtype", default="bf16", choices=STORAGE_DTYPES)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+        args.func(args)
+    except RooflineError as err:
+        print(f"roofline: error: {err}", file=sys.stderr)
+        return EXIT_USAGE
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,34 @@
+"""Inputs of the site's worked examples, named once so prose never types them.
+
+Each entry is (value, unit, why). Pages quote them through `example("name")`.
+"""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+
+from roofline.errors import InputError
+from roofline.specfile import lookup
+
+EXAMPLES = MappingProxyType({
+    # The Visual Guide seed's matrix-vector product: (3×2)·(2×1) in fp16.
+    "seed_m": (3, "", "rows of A in the seed's example"),
+    "seed_k": (2, "", "columns of A (rows of B) in the seed's example"),
+    "seed_n": (1, "", "columns of B in the seed's example"),
+    "square_n": (1000, "", "the seed's exercise: squaring an n×n matrix"),
+    "bare_params": (8e9, "", "the seeds' back-of-envelope 8B-parameter dense model"),
+    "seed_30b_params": (30e9, "", "the Visual Guide's 30B model"),
+    "prompt_len": (512, "", "the prompt length the seeds place prefill at"),
+    "long_context": (32768, "", "a long-context decode: 32k tokens cached"),
+    "medium_context": (4096, "", "a typical chat context"),
+    "batch_mid": (64, "", "a serving batch"),
+    "spec_draft_tokens": (4, "", "tokens proposed per speculative step"),
+    "spec_acceptance": (0.8, "", "probability each drafted token is accepted"),
+    "tp_degree": (8, "", "GPUs in one tensor-parallel group"),
+    "fusion_ops": (4, "", "elementwise ops fused into one kernel"),
+})
+
+
+def example(name: str) -> float:
+    """The value of a named example input."""
+    return lookup("example", name, EXAMPLES)[0]

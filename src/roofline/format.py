@@ -1,0 +1,119 @@
+"""The one formatter: significant figures, SI prefixes and units for every number the site prints."""
+
+from __future__ import annotations
+
+import math
+
+from roofline.errors import InputError
+
+_PREFIXES = [(1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, "")]
+_SUB_PREFIXES = [(1.0, ""), (1e-3, "m"), (1e-6, "µ"), (1e-9, "n")]
+
+
+def _check(value: float) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise InputError(f"cannot format {value!r}: not a finite number")
+    return float(value)
+
+
+def sig(value: float, digits: int = 3) -> str:
+    """`value` to `digits` significant figures, trailing zeros dropped, thousands separated.
+
+    >>> sig(295.3432), sig(0.5625, 4), sig(4776.1), sig(209.375)
+    ('295', '0.5625', '4,780', '209')
+    """
+    value = _check(value)
+    if value == 0:
+        return "0"
+    exponent = math.floor(math.log10(abs(value)))
+    decimals = max(digits - 1 - exponent, 0)
+    rounded = round(value, digits - 1 - exponent)
+    text = f"{rounded:,.{decimals}f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return text
+
+
+def si(value: float, unit: str, digits: int = 3, *, small: bool = False) -> str:
+    """`value` with a decimal SI prefix on `unit`: si(3.35e12, "B/s") == "3.35 TB/s".
+
+    `small=True` also allows milli, micro and nano (for seconds).
+    """
+    value = _check(value)
+    mag = abs(value)
+    table = _PREFIXES + (_SUB_PREFIXES[1:] if small else [])
+    for scale, prefix in table:
+        if mag >= scale * 0.9995 or scale == table[-1][0]:
+            scaled = value / scale
+            # rounding may carry into the next prefix (999.96 -> 1,000): step up once
+            if abs(float(sig(scaled, digits).replace(",", ""))) >= 1000 and prefix != table[0][1]:
+                continue
+            return f"{sig(scaled, digits)} {prefix}{unit}"
+    return f"{sig(value, digits)} {unit}"
+
+
+def flop_per_s(value: float, digits: int = 3) -> str:
+    """si(989.4e12) -> '989 TFLOP/s'."""
+    return si(value, "FLOP/s", digits)
+
+
+def bytes_per_s(value: float, digits: int = 3) -> str:
+    return si(value, "B/s", digits)
+
+
+def nbytes(value: float, digits: int = 3) -> str:
+    return si(value, "B", digits)
+
+
+def gib(value_bytes: float, digits: int = 3) -> str:
+    return f"{sig(value_bytes / 2**30, digits)} GiB"
+
+
+def seconds(value: float, digits: int = 3) -> str:
+    """seconds(0.004776) -> '4.78 ms'."""
+    return si(value, "s", digits, small=True)
+
+
+def intensity(value: float, digits: int = 3) -> str:
+    return f"{sig(value, digits)} FLOP/byte"
+
+
+def tokens_per_s(value: float, digits: int = 3) -> str:
+    return f"{sig(value, digits)} tokens/s"
+
+
+def count(value: float, digits: int = 3) -> str:
+    """A plain count with an SI-style word suffix for large values: count(8.03e9) -> '8.03 billion'."""
+    value = _check(value)
+    for scale, word in ((1e12, "trillion"), (1e9, "billion"), (1e6, "million")):
+        if abs(value) >= scale:
+            return f"{sig(value / scale, digits)} {word}"
+    return sig(value, digits)
+
+
+def percent(fraction: float, digits: int = 2) -> str:
+    return f"{sig(fraction * 100, digits)}%"
+
+
+UNITS = {
+    "FLOP/s": flop_per_s,
+    "B/s": bytes_per_s,
+    "B": nbytes,
+    "GiB": gib,
+    "s": seconds,
+    "FLOP/byte": intensity,
+    "tokens/s": tokens_per_s,
+    "FLOP": lambda v, d=3: si(v, "FLOP", d),
+    "": count,
+    "%": percent,
+    "x": lambda v, d=3: f"{sig(v, d)}×",
+}
+
+
+def render(value: float, unit: str, digits: int = 3) -> str:
+    """Format `value` in `unit` through the formatter registered for it."""
+    try:
+        fn = UNITS[unit]
+    except KeyError:
+        raise InputError(f"no formatter for unit {unit!r}; known: {', '.join(repr(u) for u in UNITS)}") from None
+    return fn(value, digits)

@@ -1,0 +1,99 @@
+"""Reading the sourced TOML spec files, with one-sentence errors that name file, entry and field."""
+
+from __future__ import annotations
+
+import difflib
+import math
+import tomllib
+from importlib import resources
+from pathlib import Path
+from typing import Any, Iterable
+
+from roofline.errors import InputError, SpecError
+
+DATA_DIR = Path(str(resources.files("roofline") / "data"))
+
+
+def load_table_list(path: Path, key: str) -> list[dict[str, Any]]:
+    """The array of tables `[[key]]` in the TOML file at `path`."""
+    try:
+        with open(path, "rb") as f:
+            doc = tomllib.load(f)
+    except FileNotFoundError:
+        raise SpecError(f"{path}: spec file not found") from None
+    except tomllib.TOMLDecodeError as err:
+        raise SpecError(f"{path}: not valid TOML ({err})") from None
+    entries = doc.get(key)
+    if not isinstance(entries, list) or not entries:
+        raise SpecError(f"{path}: expected at least one [[{key}]] table")
+    return entries
+
+
+class Entry:
+    """Field access on one spec entry that raises a SpecError naming file, entry and field."""
+
+    def __init__(self, path: Path, raw: dict[str, Any], index: int):
+        self.path, self.raw = path, raw
+        ident = raw.get("id")
+        self.id = ident if isinstance(ident, str) and ident else f"entry #{index + 1}"
+
+    def fail(self, field: str, problem: str) -> SpecError:
+        return SpecError(f"{self.path.name}: {self.id}: field '{field}' {problem}")
+
+    def has(self, field: str) -> bool:
+        return field in self.raw
+
+    def text(self, field: str, *, required: bool = True) -> str:
+        value = self.raw.get(field)
+        if value is None:
+            if required:
+                raise self.fail(field, "is missing")
+            return ""
+        if not isinstance(value, str) or not value.strip():
+            raise self.fail(field, "must be a non-empty string")
+        return value
+
+    def number(self, field: str, *, required: bool = True, integer: bool = False,
+               allow_zero: bool = False) -> float | None:
+        if field not in self.raw:
+            if required:
+                raise self.fail(field, "is missing")
+            return None
+        return self.check_number(field, self.raw[field], integer=integer, allow_zero=allow_zero)
+
+    def check_number(self, field: str, value: Any, *, integer: bool = False,
+                     allow_zero: bool = False) -> float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise self.fail(field, f"must be a number, got {value!r}")
+        if not math.isfinite(value):
+            raise self.fail(field, f"must be finite, got {value!r}")
+        if value < 0 or (value == 0 and not allow_zero):
+            raise self.fail(field, f"must be positive, got {value!r}")
+        if integer and value != int(value):
+            raise self.fail(field, f"must be a whole number, got {value!r}")
+        return int(value) if integer else float(value)
+
+    def source_url(self, field: str = "source_url") -> str:
+        url = self.text(field)
+        if not url.startswith("https://"):
+            raise self.fail(field, f"must be an https:// URL, got {url!r}")
+        return url
+
+
+def check_unique(path: Path, ids: Iterable[str]) -> None:
+    """Raise if an id appears twice in one spec file."""
+    seen: set[str] = set()
+    for ident in ids:
+        if ident in seen:
+            raise SpecError(f"{path.name}: duplicate id '{ident}'")
+        seen.add(ident)
+
+
+def lookup(kind: str, ident: str, table: dict[str, Any]) -> Any:
+    """table[ident], or an InputError naming the closest known ids."""
+    try:
+        return table[ident]
+    except KeyError:
+        close = difflib.get_close_matches(ident, list(table), n=3, cutoff=0.4)
+        hint = f"; did you mean {', '.join(close)}?" if close else f"; known: {', '.join(sorted(table))}"
+        raise InputError(f"unknown {kind} '{ident}'{hint}") from None

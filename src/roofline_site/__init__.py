@@ -1,0 +1,1 @@
+"""Build glue for the explainer site. Imports mkdocs and `roofline`; `roofline` never imports this."""

@@ -1,0 +1,42 @@
+"""MkDocs hooks: number tokens in every page, a fresh `roofline` on every rebuild."""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import asdict
+from pathlib import Path
+
+from mkdocs.exceptions import PluginError
+
+from roofline_site.tokens import Rendered, TokenError, expand
+
+ROOT = Path(__file__).resolve().parents[2]
+_records: list[Rendered] = []
+
+
+def on_pre_build(config, **kwargs):
+    # `mkdocs serve` keeps modules between rebuilds: drop roofline so spec and code edits show.
+    for name in [n for n in sys.modules if n == "roofline" or n.startswith("roofline.")
+                 or n.startswith("figures_gen")]:
+        del sys.modules[name]
+    _records.clear()
+
+
+def on_serve(server, config, builder, **kwargs):
+    for folder in ("src/roofline", "glossary", "figures_gen"):
+        server.watch(str(ROOT / folder))
+    return server
+
+
+def on_page_markdown(markdown, page, config, files, **kwargs):
+    try:
+        return expand(markdown, page.file.src_uri, _records)
+    except TokenError as err:
+        raise PluginError(str(err)) from None
+
+
+def on_post_build(config, **kwargs):
+    # Every rendered number with its provenance: read by the tests and by numbers-diff.
+    out = Path(config["site_dir"]) / "numbers.json"
+    out.write_text(json.dumps([asdict(r) for r in _records], indent=1, ensure_ascii=False), encoding="utf-8")

@@ -1,0 +1,73 @@
+"""The CLI: documented JSON fields, readable tables, and exit status 2 with one line on bad input."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from roofline.hardware import get_device
+from roofline.inference import decode_step
+from roofline.models import get_model
+
+DOCUMENTED = {"flops", "bytes", "arithmetic_intensity", "time_s", "tokens_per_s", "bound", "ridge_point",
+              "tokens_per_s_per_sequence", "fits", "critical_batch", "memory_required_bytes"}
+
+
+def test_decode_json_has_the_documented_fields(run_cli):
+    code, out, _ = run_cli("decode", "--model", "llama-3.1-8b", "--hardware", "h100-sxm5", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert DOCUMENTED <= set(data)
+    s = decode_step(get_model("llama-3.1-8b"), get_device("h100-sxm5"))
+    assert data["time_s"] == s.time_s and data["bound"] == "memory-bound"
+
+
+def test_bare_param_count(run_cli):
+    code, out, _ = run_cli("decode", "--model", "8e9", "--hardware", "h100-sxm5", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["bytes"] == 16e9 and round(data["tokens_per_s"]) == 209
+
+
+def test_python_dash_m_and_console_script():
+    out = subprocess.run([sys.executable, "-m", "roofline", "ridge", "tpu-v4", "--json"],
+                         capture_output=True, text=True, check=True).stdout
+    assert round(json.loads(out)["ridge_point"]) == 229
+
+
+@pytest.mark.parametrize("args", [["hardware"], ["models"], ["ridge", "h100-sxm5"], ["matmul", "8", "4096", "4096", "--hardware", "h100-sxm5"],
+                                  ["prefill", "--model", "llama-3.1-8b", "--hardware", "h100-sxm5", "--prompt", "512"]])
+def test_every_command_prints_text_and_json(run_cli, args):
+    code, text, _ = run_cli(*args)
+    assert code == 0 and text.strip()
+    code, out, _ = run_cli(*args, "--json")
+    assert code == 0 and json.loads(out)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["ridge", "h100"], "unknown hardware 'h100'; did you mean"),
+    (["decode", "--model", "llama-3-8b", "--hardware", "h100-sxm5"], "unknown model 'llama-3-8b'; did you mean"),
+    (["decode", "--model", "8e9", "--hardware", "h100-sxm5", "--batch", "-3"], "batch must be a whole number ≥ 1"),
+    (["decode", "--model", "8e9", "--hardware", "h100-sxm5", "--batch", "0"], "batch must be a whole number ≥ 1"),
+    (["decode", "--model", "8e9", "--hardware", "h100-sxm5", "--batch", "lots"], "batch must be a whole number"),
+    (["decode", "--model", "8e9", "--hardware", "h100-sxm5", "--context", "-1"], "context must be a whole number ≥ 0"),
+    (["prefill", "--model", "8e9", "--hardware", "h100-sxm5", "--prompt", "1.5"], "prompt must be a whole number ≥ 1"),
+    (["matmul", "0", "4", "4"], "M must be a whole number ≥ 1"),
+    (["decode", "--model=-8e9", "--hardware", "h100-sxm5"], "parameter count must be positive"),
+    (["decode", "--model", "8e9", "--hardware", "h100-sxm5", "--weight-dtype", "fp12"], "invalid choice: 'fp12'"),
+    (["ridge", "m2-ultra", "--dtype", "fp8"], "m2-ultra has no published dense fp8 peak"),
+])
+def test_bad_input_one_line_exit_2(run_cli, args, message):
+    code, out, err = run_cli(*args)
+    assert code == 2, err
+    assert message in err and "Traceback" not in err
+    assert err.count("\n") == 1
+
+
+def test_config_that_does_not_fit_says_so(run_cli):
+    code, out, err = run_cli("decode", "--model", "llama-3.1-70b", "--hardware", "h100-sxm5")
+    assert code == 2
+    assert "does not fit" in out and "tokens/s" not in out
+    code, out, _ = run_cli("decode", "--model", "llama-3.1-70b", "--hardware", "h100-sxm5", "--json")
+    data = json.loads(out)
+    assert data["fits"] is False and data["tokens_per_s"] is None
