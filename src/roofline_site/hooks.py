@@ -9,7 +9,7 @@ from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 
-from roofline_site.tokens import Rendered, TokenError, expand
+from roofline_site.tokens import Raw, Rendered, TokenError, expand
 
 ROOT = Path(__file__).resolve().parents[2]
 _records: list[Rendered] = []
@@ -29,9 +29,27 @@ def on_serve(server, config, builder, **kwargs):
     return server
 
 
+def figure_block(name: str, page_uri: str) -> Raw:
+    """Markdown for a figure: the SVG with its alt text, the caption, and a link to its CSV."""
+    import posixpath
+
+    from figures_gen import module
+
+    mod = module(name)
+    base = posixpath.relpath("figures", posixpath.dirname(page_uri) or ".")
+    alt = mod.alt().replace("[", "(").replace("]", ")")
+    return Raw(
+        f'<figure class="rl-fig" markdown="span">\n'
+        f'![{alt}]({base}/{mod.NAME}.svg){{ loading=lazy width="700" height="420" }}\n'
+        f'<figcaption markdown="span">{mod.caption()} [Data (CSV)]({base}/{mod.NAME}.csv)</figcaption>\n'
+        f"</figure>"
+    )
+
+
 def on_page_markdown(markdown, page, config, files, **kwargs):
+    uri = page.file.src_uri
     try:
-        return expand(markdown, page.file.src_uri, _records)
+        return expand(markdown, uri, _records, {"figure": lambda name: figure_block(name, uri)})
     except TokenError as err:
         raise PluginError(str(err)) from None
 

@@ -17,6 +17,10 @@ FENCE = re.compile(r"^( {0,8})(`{3,}|~{3,})", re.M)
 INLINE_CODE = re.compile(r"(`+)(?!`).+?(?<!`)\1", re.S)
 
 
+class Raw(str):
+    """Markup produced by the site glue itself (a figure block): inserted as is, not escaped."""
+
+
 class TokenError(Exception):
     """One token failed: the message names the page, the token and the reason."""
 
@@ -60,6 +64,8 @@ def render_value(value, *, plain: bool) -> tuple[str, object]:
             return text, value
         return (f'<span class="rl-num" tabindex="0" data-rl-value="{value.value!r}">{text}'
                 f"{_popover(value)}</span>"), value
+    if isinstance(value, Raw):
+        return str(value), None
     if isinstance(value, str):
         return html.escape(value), None
     if isinstance(value, bool):
@@ -101,9 +107,13 @@ def _sentence(markdown: str, start: int, end: int) -> str:
     return " ".join(markdown[a:b].split())
 
 
-def expand(markdown: str, page: str, records: list[Rendered] | None = None) -> str:
-    """Replace every token outside code; raise TokenError naming `page` on the first failure."""
-    namespace = _namespace()
+def expand(markdown: str, page: str, records: list[Rendered] | None = None,
+           extra: dict | None = None) -> str:
+    """Replace every token outside code; raise TokenError naming `page` on the first failure.
+
+    `extra` adds site-only names (such as `figure`) to the token namespace.
+    """
+    namespace = {**_namespace(), **(extra or {})}
     protected = _protected_spans(markdown)
     out, last = [], 0
     for m in TOKEN.finditer(markdown):

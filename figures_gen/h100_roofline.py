@@ -1,0 +1,65 @@
+"""The H100 SXM5 roofline with batch-1 decode and a prefill placed on it."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from figures_gen import Table, log_ticks
+from roofline import format as fmt
+from roofline.examples import example
+from roofline.hardware import get_device
+from roofline.inference import decode_step, prefill
+from roofline.models import get_model
+from roofline.roofline import attainable_flop_per_s, device_ridge_point
+
+NAME = "h100-roofline"
+DEVICE, MODEL = "h100-sxm5", "llama-3.1-8b"
+
+
+def _points():
+    d, m = get_device(DEVICE), get_model(MODEL)
+    return d, decode_step(m, d), prefill(m, d, example("prompt_len"))
+
+
+def data() -> Table:
+    d, _, _ = _points()
+    ai = np.logspace(-1, 4, 121)
+    perf = attainable_flop_per_s(ai, d.peak_flop_per_s(), d.memory_bandwidth_bytes_per_s)
+    return Table(("arithmetic_intensity_flop_per_byte", "attainable_flop_per_s"),
+                 tuple(zip(ai.tolist(), perf.tolist())))
+
+
+def draw(fig, table: Table) -> None:
+    d, dec, pre = _points()
+    ax = fig.add_subplot()
+    ax.loglog(table.column("arithmetic_intensity_flop_per_byte"), np.array(table.column("attainable_flop_per_s")) / 1e12,
+              color="#3f51b5", lw=2.2, label="roofline")
+    ridge = device_ridge_point(d)
+    ax.axvline(ridge, color="#888", ls="--", lw=1)
+    ax.annotate(f"ridge {fmt.intensity(ridge)}", (ridge, d.peak_flop_per_s() / 1e12 * 0.55), ha="left",
+                xytext=(4, 0), textcoords="offset points", color="#555")
+    for step, colour, label in ((dec, "#d81b60", "batch-1 decode"), (pre, "#00897b", f"{int(pre.tokens_per_sequence)}-token prefill")):
+        y = attainable_flop_per_s(step.arithmetic_intensity, step.peak_flop_per_s, step.bandwidth_bytes_per_s) / 1e12
+        ax.plot([step.arithmetic_intensity], [y], "o", color=colour, ms=8, label=f"{label} ({fmt.intensity(step.arithmetic_intensity)})")
+    ax.set_xlabel("arithmetic intensity (FLOP/byte, log)")
+    ax.set_ylabel("attainable TFLOP/s (log)")
+    ax.set_title(f"{d.name}, dense {d.sixteen_bit_dtype}")
+    log_ticks(ax, "x", [])
+    log_ticks(ax, "y", [])
+    ax.legend(loc="lower right", frameon=False)
+
+
+def alt() -> str:
+    d, dec, pre = _points()
+    return (f"Log-log roofline of the {d.name}: a bandwidth roof of {fmt.bytes_per_s(d.memory_bandwidth_bytes_per_s)} "
+            f"rises until it meets the {fmt.flop_per_s(d.peak_flop_per_s())} compute roof at a ridge of "
+            f"{fmt.intensity(device_ridge_point(d))}. Batch-1 decode of {get_model(MODEL).name} sits at "
+            f"{fmt.intensity(dec.arithmetic_intensity)}, far left in the memory-bound region; a "
+            f"{fmt.sig(pre.tokens_per_sequence)}-token prefill sits at {fmt.intensity(pre.arithmetic_intensity)}, "
+            f"past the ridge.")
+
+
+def caption() -> str:
+    d, dec, pre = _points()
+    return (f"The {d.name} roofline. Decode uses {fmt.percent(dec.attained_flop_per_s / dec.peak_flop_per_s)} "
+            f"of peak compute; the prefill is {pre.bound}.")
