@@ -23,6 +23,23 @@ from typing import Sequence
 #: Every figure, by module name, in the order they are built.
 FIGURES: tuple[str, ...] = (
     "h100_roofline",
+    "intensity_line",
+    "ridge_overlay",
+    "sol_bandwidth",
+    "kv_context",
+    "prefill_intensity",
+    "batch_sweep",
+    # playbook (docs/playbook.md): one figure per move
+    "playbook_quantization",
+    "playbook_speculative",
+    "playbook_fusion",
+    "playbook_paged",
+    "playbook_moe",
+    "playbook_tp",
+    "playbook_disagg",
+    # measurements (docs/measure.md, docs/real-systems.md)
+    "measured_roofline",
+    "real_vs_sol",
 )
 
 FIG_SIZE_IN = (7.0, 4.2)

@@ -175,6 +175,61 @@ def cmd_prefill(args) -> None:
         sys.exit(EXIT_USAGE) if not args.json else None
 
 
+def _budget_s(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"budget must be a number of seconds, got {text!r}") from None
+    if not math.isfinite(value) or not 2 <= value <= 600:
+        raise argparse.ArgumentTypeError(f"budget must be between 2 and 600 seconds, got {text!r}")
+    return value
+
+
+def cmd_measure(args) -> None:
+    """Measure this machine (or read a saved measurement with --from), print, save, plot."""
+    from roofline import measure
+
+    device = get_device(args.hardware) if args.hardware else None
+    dtype = measure.spec_dtype(device, args.dtype) if device is not None else None
+    if args.source:
+        m = measure.load(args.source)
+        doc, saved = json.loads(open(args.source, encoding="utf-8").read()), None
+    else:
+        doc = measure.run(quick=args.quick, budget_s=args.budget, label=args.label or "", note=args.note or "",
+                          progress=measure.Progress(args.budget or (measure.QUICK_BUDGET_S if args.quick
+                                                                    else measure.DEFAULT_BUDGET_S)))
+        saved = measure.save(doc, args.out or measure.default_out_path())
+        m = measure.validate(doc, str(saved))
+    if device is not None:
+        doc = {**doc, "comparison": measure.compare(m, device, dtype)}
+    if args.plot:
+        measure.plot_svg(args.plot, [m], device, dtype)
+    rows = [{"k": "copy", "med": fmt.bytes_per_s(m.copy.median), "best": fmt.bytes_per_s(m.copy.best), "reps": m.copy.reps},
+            {"k": "triad", "med": fmt.bytes_per_s(m.triad.median), "best": fmt.bytes_per_s(m.triad.best), "reps": m.triad.reps},
+            {"k": "fp64 GEMM", "med": fmt.flop_per_s(m.fp64.median), "best": fmt.flop_per_s(m.fp64.best), "reps": m.fp64.reps},
+            {"k": "fp32 GEMM", "med": fmt.flop_per_s(m.fp32.median), "best": fmt.flop_per_s(m.fp32.best), "reps": m.fp32.reps}]
+    head = m.cpu_model if m.label == m.cpu_model else f"{m.label}: {m.cpu_model}"
+    lines = [f"{head}, {m.usable_cpus} usable CPUs, numpy {m.numpy} with {m.blas}",
+             _table(rows, [("k", "kernel"), ("med", "median"), ("best", "best"), ("reps", "reps")]),
+             "bytes: copy = 2 × array bytes, triad = 3 × array bytes (STREAM convention); GEMM: 2·n³ FLOPs",
+             f"measured ridge (fp32 GEMM ÷ triad, medians): {fmt.intensity(m.ridge_point)}"]
+    gpu = doc.get("gpu", {})
+    lines.append(f"GPU: skipped: {gpu['skipped']}" if "skipped" in gpu else
+                 f"GPU {gpu.get('device', '?')}: " + ", ".join(
+                     f"{k} GEMM {fmt.flop_per_s(v['median_flop_per_s'])} median"
+                     for k, v in gpu.items() if isinstance(v, dict)))
+    if device is not None:
+        c = doc["comparison"]
+        lines.append(f"vs {device.name} spec ({dtype}): compute {fmt.percent(c['flop_ratio'], 3)} of "
+                     f"{fmt.flop_per_s(c['spec_peak_flop_per_s'])}, bandwidth {fmt.percent(c['bandwidth_ratio'], 3)} of "
+                     f"{fmt.bytes_per_s(c['spec_bandwidth_bytes_per_s'])}")
+    if saved:
+        lines.append(f"saved: {saved}")
+    if args.plot:
+        lines.append(f"plot: {args.plot}")
+    _emit(args, doc, "\n".join(lines))
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="roofline", description="Roofline arithmetic for LLM inference, from a sourced spec registry.")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -207,6 +262,16 @@ def build_parser() -> argparse.ArgumentParser:
             sp.add_argument("--prompt", type=_positive_int("prompt"), required=True, help="prompt tokens per sequence")
         sp.add_argument("--weight-dtype", default="bf16", choices=STORAGE_DTYPES)
         sp.add_argument("--kv-dtype", default="bf16", choices=STORAGE_DTYPES)
+    sp = add("measure", cmd_measure, "measure this machine's memory bandwidth (STREAM copy/triad) and GEMM FLOP/s")
+    sp.add_argument("--quick", action="store_true", help="a short run (about 5 s) with smaller arrays")
+    sp.add_argument("--budget", type=_budget_s, help="time budget in seconds (default 30, or 5 with --quick)")
+    sp.add_argument("--out", help="where to save the JSON (default measurements/local/<UTC time>.json)")
+    sp.add_argument("--label", help="a name for this machine in tables and legends (default: the CPU model)")
+    sp.add_argument("--note", help="a free-text note stored in the JSON")
+    sp.add_argument("--from", dest="source", metavar="JSON", help="read a saved measurement instead of measuring")
+    sp.add_argument("--plot", metavar="SVG", help="draw the measured roofline (beside --hardware's spec) to an SVG")
+    sp.add_argument("--hardware", help="a registry device to compare against")
+    sp.add_argument("--dtype", choices=PEAK_DTYPES, help="the spec peak to compare against (default fp32, else 16-bit)")
     return p
 
 

@@ -26,6 +26,14 @@ EXAMPLES = MappingProxyType({
     "spec_acceptance": (0.8, "", "probability each drafted token is accepted"),
     "tp_degree": (8, "", "GPUs in one tensor-parallel group"),
     "fusion_ops": (4, "", "elementwise ops fused into one kernel"),
+    # Modal's GPU glossary and jax-ml/scaling-book round the A100 80GB SXM4's 2.039 TB/s to 2.0
+    # (see ../shared/reference/hardware-specs-notes.md, "Rounding").
+    "a100_rounded_bandwidth": (2.0e12, "B/s", "the A100 80GB bandwidth as Modal's GPU glossary and scaling-book round it"),
+    # --- playbook (docs/playbook.md)
+    "spec_acceptance_low": (0.6, "", "a weaker draft model's acceptance rate"),
+    "spec_draft_cost": (0.05, "", "one draft token's cost as a fraction of a target decode step"),
+    "fusion_elements": (2**21, "", "values in one activation tensor: 512 tokens × 4,096 hidden (Llama 3.1 8B)"),
+    "moe_batch_small": (8, "", "a small decode batch for a mixture-of-experts model"),
 })
 
 

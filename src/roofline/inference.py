@@ -239,3 +239,32 @@ def speed_of_light_tokens_per_s(model: Model, device: Device, weight_dtype: str 
     H100 SXM5 give 3.35e12 / 16e9 = 209 tokens/s.
     """
     return device.memory_bandwidth_bytes_per_s / (model.active_params * bytes_per_element(weight_dtype))
+
+
+def crossover_prompt_len(model: Model, device: Device, batch=1, weight_dtype: str = "bf16",
+                         kv_dtype: str = "bf16", max_len: int = 1 << 20) -> int | None:
+    """Shortest prompt whose prefill intensity reaches the device's ridge point; None if none up to `max_len`.
+
+    For a weights-only model in 16-bit this is ceil(ridge): intensity = 2·P·T ÷ (2·P) = T,
+    so on the H100 SXM5 (ridge 989.4/3.35 = 295.3) it is 296. A real model also moves
+    activations and writes its KV cache, which pulls intensity below T, so it needs longer.
+    Prefill intensity only rises with T (FLOPs grow at least as fast as bytes), so bisect.
+
+    >>> crossover_prompt_len(Model.from_param_count(8e9), get_device("h100-sxm5"))
+    296
+    """
+    _size("batch", batch)
+
+    def intensity(t):
+        return prefill(model, device, t, batch, weight_dtype, kv_dtype).arithmetic_intensity
+
+    ridge = prefill(model, device, 1, batch, weight_dtype, kv_dtype).ridge_point
+    if intensity(max_len) < ridge:
+        return None
+    lo, hi = 1, int(max_len)
+    if intensity(lo) >= ridge:
+        return lo
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if intensity(mid) >= ridge else (mid, hi)
+    return hi

@@ -49,3 +49,19 @@ def roofline_time_s(flops, bytes_moved, peak_flop_per_s: float, bandwidth_bytes_
     """Time if the slower of the two roofs sets the pace: max(FLOPs/peak, bytes/bandwidth)."""
     return np.maximum(np.asarray(flops, float) / peak_flop_per_s,
                       np.asarray(bytes_moved, float) / bandwidth_bytes_per_s)
+
+
+#: 2:4 structured sparsity (two of every four weights zero) lets NVIDIA tensor cores skip
+#: the zeros, so datasheets print a "with sparsity" peak at twice the dense rate.
+SPARSE_2_4_SPEEDUP = 2.0
+
+
+def sparse_peak_flop_per_s(dense_peak_flop_per_s: float) -> float:
+    """The 2:4-sparse peak a datasheet prints beside a dense one: twice the dense rate.
+
+    >>> sparse_peak_flop_per_s(989.4e12)  # the H100 SXM5's "1,979 TFLOPS*"
+    1978800000000000.0
+    """
+    if not dense_peak_flop_per_s > 0:
+        raise InputError("dense peak FLOP/s must be positive")
+    return SPARSE_2_4_SPEEDUP * dense_peak_flop_per_s

@@ -18,31 +18,49 @@ ROOT = Path(__file__).resolve().parents[2]
 ERROR_LINE = re.compile(r"^(ERROR|WARNING)\s+-\s+(.*)$")
 
 
+EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(Error|Exception|Warning|Exit)\b(: .*)?$")
+
+
 def first_problem(log: str) -> str:
-    """The most useful line of a failed mkdocs log: its first error or warning, else its last line."""
+    """The most useful line of a failed mkdocs log: its first error or warning, else its last line.
+
+    A warning followed by a traceback (a raising executed block) gets the exception line appended.
+    """
     lines = [l.strip() for l in log.splitlines() if l.strip()]
-    for line in lines:
+    for i, line in enumerate(lines):
         m = ERROR_LINE.match(line)
         if m:
-            return m.group(2)
+            nxt = ERROR_LINE.match(lines[i + 1]) if i + 1 < len(lines) else None
+            if m.group(2).endswith(":") and nxt:  # "Error reading page 'x.md':" then the reason
+                return f"{m.group(2)} {nxt.group(2)}"
+            detail = []
+            for follow in lines[i + 1:]:
+                if ERROR_LINE.match(follow) or follow.startswith(("INFO", "DEBUG", "Aborted")):
+                    break
+                if EXCEPTION_LINE.match(follow):
+                    detail = [follow]
+            problem = m.group(2).rstrip(".:")
+            return f"{problem}: {detail[0]}" if detail else m.group(2)
     for line in reversed(lines):
         if "Error" in line or "error" in line:
             return line
     return lines[-1] if lines else "mkdocs failed without output"
 
 
-def build(site_dir: Path = ROOT / "site", extra_args: list[str] | None = None) -> int:
+def build(site_dir: Path | None = None, extra_args: list[str] | None = None, root: Path = ROOT) -> int:
+    """Build the project at `root` into `site_dir` (default root/site); 0 on success, 1 on failure."""
+    site_dir = site_dir or root / "site"
     tmp = site_dir.with_name(site_dir.name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true"}
     cmd = [sys.executable, "-m", "mkdocs", "build", "--strict", "--clean", "--site-dir", str(tmp), *(extra_args or [])]
     print(f"building the site (mkdocs build --strict) into {site_dir.name}/ ...", flush=True)
     start = time.perf_counter()
-    proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
+    proc = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True)
     if proc.returncode != 0:
         shutil.rmtree(tmp, ignore_errors=True)
-        (ROOT / ".cache").mkdir(exist_ok=True)
-        (ROOT / ".cache" / "last-build.log").write_text(proc.stdout + proc.stderr)
+        (root / ".cache").mkdir(exist_ok=True)
+        (root / ".cache" / "last-build.log").write_text(proc.stdout + proc.stderr)
         print(f"build failed, {site_dir.name}/ left as it was: {first_problem(proc.stderr + proc.stdout)}"
               f" (full log: .cache/last-build.log)", file=sys.stderr)
         return 1
@@ -56,5 +74,15 @@ def build(site_dir: Path = ROOT / "site", extra_args: list[str] | None = None) -
     return 0
 
 
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m roofline_site.build", description=__doc__.splitlines()[0])
+    parser.add_argument("--root", type=Path, default=ROOT, help="project folder holding mkdocs.yml")
+    parser.add_argument("--site-dir", type=Path, default=None, help="where the site goes (default ROOT/site)")
+    args = parser.parse_args(argv)
+    return build(args.site_dir, root=args.root.resolve())
+
+
 if __name__ == "__main__":
-    sys.exit(build())
+    sys.exit(main())

@@ -9,6 +9,8 @@ from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 
+from roofline_site.changelog import changelog as _changelog
+from roofline_site.tables import table as _table
 from roofline_site.tokens import Raw, Rendered, TokenError, expand
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -49,7 +51,9 @@ def figure_block(name: str, page_uri: str) -> Raw:
 def on_page_markdown(markdown, page, config, files, **kwargs):
     uri = page.file.src_uri
     try:
-        return expand(markdown, uri, _records, {"figure": lambda name: figure_block(name, uri)})
+        return expand(markdown, uri, _records, {"figure": lambda name: figure_block(name, uri),
+                                                "table": lambda name, **kw: _table(name, uri, _records, **kw),
+                                                "changelog": _changelog})
     except TokenError as err:
         raise PluginError(str(err)) from None
 

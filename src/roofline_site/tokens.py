@@ -8,7 +8,9 @@ number with no provenance. Fenced code and inline code are left alone.
 
 from __future__ import annotations
 
+import hashlib
 import html
+import itertools
 import re
 from dataclasses import dataclass, field
 
@@ -42,28 +44,66 @@ def _namespace():
     return NAMESPACE
 
 
-def _popover(q) -> str:
-    rows = []
+# Characters Markdown would read as syntax inside the popover text (emphasis, links, code):
+# written as entities so a label such as "head_dim" or a source title survives as typed.
+_MD_SYNTAX = str.maketrans({c: f"&#{ord(c)};" for c in "*_[]`\\$"})
+_ids = itertools.count(1)
+
+
+def _text(s: str) -> str:
+    return html.escape(str(s)).translate(_MD_SYNTAX)
+
+
+def _popover(q, ident: str) -> str:
+    """The provenance of `q` as inline markup: label, exact value, formula in words, inputs, sources.
+
+    Only phrasing elements (span, strong, b, a): the popover sits inside a paragraph, and a
+    block element such as <ul> there would make the browser close the paragraph early.
+    """
+    from roofline.format import render
+
+    exact = render(q.value, q.unit, max(q.digits, 4))
+    value = f' <span class="rl-prov-value">= {_text(exact)}</span>' if exact != q.text() else ""
+    formula = f' <span class="rl-prov-formula">{_text(q.formula)}</span>' if q.formula else ""
+    rows, sources = [], []
     for i in q.inputs:
-        src = ""
-        if i.source is not None:
-            src = (f' <a href="{html.escape(i.source.url)}" rel="noopener">'
-                   f'{html.escape(i.source.title)}</a>')
-        rows.append(f"<li>{html.escape(i.label)}: <b>{html.escape(i.text())}</b>{src}</li>")
-    inputs = f"<ul>{''.join(rows)}</ul>" if rows else ""
-    return (f'<span class="rl-prov" role="tooltip"><strong>{html.escape(q.label)}</strong>'
-            f'<em>{html.escape(q.formula)}</em>{inputs}</span>')
+        raw = i.value if isinstance(i.value, str) else repr(float(i.value))
+        rows.append(f'<span class="rl-prov-in" data-rl-input="{html.escape(raw)}" data-rl-unit="{html.escape(i.unit)}">'
+                    f'<span class="rl-prov-in-label">{_text(i.label)}</span>: <b>{_text(i.text())}</b></span> ')
+        if i.source is not None and i.source not in sources:
+            sources.append(i.source)
+    if rows:
+        inputs = f' <span class="rl-prov-head">Inputs</span> <span class="rl-prov-inputs">{"".join(rows)}</span>'
+    else:
+        inputs = ' <span class="rl-prov-none">No registry inputs: a value chosen for the example.</span>'
+    links = " ".join(f'<a class="rl-prov-src" href="{html.escape(s.url)}" rel="noopener">{_text(s.title)}</a>'
+                     for s in sources)
+    srcs = f' <span class="rl-prov-head">Sources</span> <span class="rl-prov-sources">{links}</span>' if links else ""
+    # data-search-exclude: Material's search leaves the popover out of the page's index entry.
+    return (f'<span class="rl-prov" id="{ident}" role="tooltip" data-search-exclude>'
+            f'<strong class="rl-prov-label">{_text(q.label)}</strong>{value}{formula}{inputs}{srcs}</span>')
 
 
-def render_value(value, *, plain: bool) -> tuple[str, object]:
+def number_id(page: str, index: int) -> str:
+    """A stable id for the `index`-th number of `page`, unique across pages (a hover card may quote another page)."""
+    return f"rl-p-{hashlib.sha1(page.encode()).hexdigest()[:6]}-{index}"
+
+
+def render_value(value, *, plain: bool, ident: str | None = None) -> tuple[str, object]:
+    """HTML for a token's value and the Quantity behind it (None for names and figures).
+
+    A Quantity becomes a focusable number whose popover (`ident`, else a fresh id) describes it;
+    with `plain` (headings, alt text) only its text.
+    """
     from roofline.quantities import Quantity
 
     if isinstance(value, Quantity):
         text = html.escape(value.text())
         if plain:
             return text, value
-        return (f'<span class="rl-num" tabindex="0" data-rl-value="{value.value!r}">{text}'
-                f"{_popover(value)}</span>"), value
+        ident = ident or f"rl-p-x{next(_ids)}"
+        return (f'<span class="rl-num" tabindex="0" data-rl-value="{value.value!r}" aria-describedby="{ident}">'
+                f"{text}{_popover(value, ident)}</span>"), value
     if isinstance(value, Raw):
         return str(value), None
     if isinstance(value, str):
@@ -115,7 +155,7 @@ def expand(markdown: str, page: str, records: list[Rendered] | None = None,
     """
     namespace = {**_namespace(), **(extra or {})}
     protected = _protected_spans(markdown)
-    out, last = [], 0
+    out, last, numbers = [], 0, 0
     for m in TOKEN.finditer(markdown):
         if any(a <= m.start() < b for a, b in protected):
             continue
@@ -126,7 +166,8 @@ def expand(markdown: str, page: str, records: list[Rendered] | None = None,
         line_no = markdown.count("\n", 0, m.start()) + 1
         try:
             value = eval(compile(expr, f"<token in {page}>", "eval"), {"__builtins__": {}}, dict(namespace))
-            text, q = render_value(value, plain=plain)
+            numbers += 1
+            text, q = render_value(value, plain=plain, ident=number_id(page, numbers))
         except Exception as err:  # noqa: BLE001 — any failure is reported against the page
             raise TokenError(f"{page}:{line_no}: token {{{{ {expr} }}}}: {err}") from None
         if records is not None and q is not None:

@@ -1,0 +1,177 @@
+// The calculator's inputs: parsing what the reader typed, one message per bad field, and the
+// URL form of a view. Pure (no DOM), so node can import it. Limits and units come from
+// calculator/registry.json (roofline.export.LIMITS and UNITS).
+
+import { customDevice, customModel } from "./calc.js";
+import { integer, sig } from "./format.js";
+
+/** Every input of one configuration: its URL key, label, and the limit it is held to. */
+export const FIELDS = {
+  hw: { label: "Device", kind: "select" },
+  peak: { label: "Peak 16-bit FLOP/s (TFLOP/s, dense)", limit: "peak_TFLOP_per_s", group: "device" },
+  bw: { label: "Memory bandwidth (TB/s)", limit: "bandwidth_TB_per_s", group: "device" },
+  mem: { label: "Memory capacity (GB)", limit: "memory_GB", group: "device" },
+  model: { label: "Model", kind: "select" },
+  params: { label: "Parameters (billions)", limit: "params_billions", group: "model" },
+  layers: { label: "Layers (optional)", limit: "n_layers", group: "model", optional: true },
+  kvh: { label: "KV heads (optional)", limit: "kv_heads", group: "model", optional: true },
+  hd: { label: "Head dim (optional)", limit: "head_dim", group: "model", optional: true },
+  heads: { label: "Query heads (optional)", limit: "n_heads", group: "model", optional: true },
+  phase: { label: "Phase", kind: "select" },
+  batch: { label: "Batch size (sequences)", limit: "batch" },
+  ctx: { label: "Context length (tokens already cached)", limit: "context_len", phase: "decode" },
+  prompt: { label: "Prompt length (tokens)", limit: "prompt_len", phase: "prefill" },
+  wd: { label: "Weight precision", kind: "select" },
+  kvd: { label: "KV-cache precision", kind: "select" },
+};
+
+export const PHASES = ["decode", "prefill"];
+const NUMBER = /^[+]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
+const NEGATIVE = /^-(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
+
+/** A bound as the reader should read it: whole numbers with separators, others to 3 figures. */
+const bound = (x) => (Number.isInteger(x) && Math.abs(x) < 1e21 ? integer(x) : sig(x));
+
+/**
+ * Parse one typed value against its limit. Returns {value} or {message}; an empty optional
+ * field gives {value: null}. The message is one sentence naming the field.
+ */
+export function parseNumber(raw, label, limit, optional = false) {
+  const text = String(raw ?? "").trim();
+  const name = label.replace(/\s*\(.*\)$/, "");
+  if (text === "") return optional ? { value: null } : { message: `Enter a value for ${name.toLowerCase()}.` };
+  if (NEGATIVE.test(text)) return { message: `${name} cannot be negative.` };
+  if (!NUMBER.test(text)) return { message: `${name} must be a number, such as ${bound(Math.max(limit.min, 1))}.` };
+  const value = Number(text);
+  if (!Number.isFinite(value) || value > limit.max) return { message: `${name} must be at most ${bound(limit.max)}.` };
+  if (limit.min_inclusive ? value < limit.min : value <= limit.min) {
+    const rel = limit.min_inclusive ? "at least" : "greater than";
+    return { message: `${name} must be ${rel} ${bound(limit.min)}.` };
+  }
+  if (limit.integer && !Number.isInteger(value)) return { message: `${name} must be a whole number.` };
+  return { value };
+}
+
+/**
+ * Turn one configuration's raw strings into {device, model, phase, batch, length, wd, kvd}
+ * or {errors: {key: message}}. `raw` maps the FIELDS keys to what the reader typed.
+ */
+export function resolveConfig(registry, raw) {
+  const { limits, units, constants } = registry;
+  const errors = {};
+  const num = (key) => {
+    const f = FIELDS[key];
+    const r = parseNumber(raw[key], f.label, limits[f.limit], f.optional);
+    if (r.message) errors[key] = r.message;
+    return r.value;
+  };
+  let device = null;
+  if (raw.hw === "custom") {
+    const peak = num("peak"), bw = num("bw"), mem = num("mem");
+    if (!("peak" in errors || "bw" in errors || "mem" in errors)) {
+      device = customDevice(peak * units.peak_TFLOP_per_s, bw * units.bandwidth_TB_per_s, mem * units.memory_GB);
+    }
+  } else {
+    device = registry.devices.find((d) => d.id === raw.hw) || null;
+    if (!device) errors.hw = `Choose a device from the list.`;
+  }
+  let model = null;
+  if (raw.model === "custom") {
+    const params = num("params");
+    const shape = ["layers", "kvh", "hd"].map(num);
+    const heads = num("heads");
+    const given = shape.filter((v) => v !== null).length;
+    if (given > 0 && given < 3) {
+      ["layers", "kvh", "hd"].forEach((key, i) => {
+        if (shape[i] === null && !(key in errors)) {
+          errors[key] = `Give layers, KV heads and head dim together, or leave all three empty.`;
+        }
+      });
+    }
+    if (heads !== null && given === 0 && !("heads" in errors)) {
+      errors.heads = `Query heads need layers, KV heads and head dim too.`;
+    }
+    if (given === 3 && heads !== null && !("heads" in errors) && !("kvh" in errors) && heads % shape[1] !== 0) {
+      errors.heads = `Query heads must be a multiple of KV heads (${integer(shape[1])}).`;
+    }
+    const bad = ["params", "layers", "kvh", "hd", "heads"].some((k) => k in errors);
+    if (!bad) {
+      model = given === 3 ? customModel(params * units.params_billions, shape[0], shape[1], shape[2], heads || 0)
+        : customModel(params * units.params_billions);
+    }
+  } else {
+    model = registry.models.find((m) => m.id === raw.model) || null;
+    if (!model) errors.model = `Choose a model from the list.`;
+  }
+  const phase = PHASES.includes(raw.phase) ? raw.phase : null;
+  if (!phase) errors.phase = `Choose decode or prefill.`;
+  const batch = num("batch");
+  const length = num(phase === "prefill" ? "prompt" : "ctx");
+  for (const key of ["wd", "kvd"]) {
+    if (!constants.storage_dtypes.includes(raw[key])) errors[key] = `Choose a precision from the list.`;
+  }
+  if (Object.keys(errors).length) return { errors };
+  return { device, model, phase, batch, length, wd: raw.wd, kvd: raw.kvd, errors: {} };
+}
+
+/** The default raw state of a configuration; `compare` gives the comparison's defaults. */
+export function defaultRaw(registry, compare = false) {
+  const d = registry.defaults;
+  return {
+    hw: d.hardware, peak: "", bw: "", mem: "", model: d.model, params: "", layers: "", kvh: "", hd: "", heads: "",
+    phase: d.phase, batch: String(compare ? d.compare_batch : d.batch), ctx: String(d.context_len),
+    prompt: String(d.prompt_len), wd: d.weight_dtype, kvd: d.kv_dtype,
+  };
+}
+
+const CUSTOM_DEVICE_KEYS = ["peak", "bw", "mem"];
+const CUSTOM_MODEL_KEYS = ["params", "layers", "kvh", "hd", "heads"];
+
+/** The URL keys of one configuration's state (custom fields only when custom is chosen). */
+function keysFor(raw) {
+  return ["hw", ...(raw.hw === "custom" ? CUSTOM_DEVICE_KEYS : []), "model",
+    ...(raw.model === "custom" ? CUSTOM_MODEL_KEYS : []), "phase", "batch",
+    raw.phase === "prefill" ? "prompt" : "ctx", "wd", "kvd"];
+}
+
+/** Query string for the views: the first configuration's keys bare, the others prefixed ("b_"). */
+export function encodeState(configs) {
+  const params = new URLSearchParams();
+  configs.forEach(({ raw, prefix }) => {
+    for (const key of keysFor(raw)) {
+      const v = String(raw[key] ?? "").trim();
+      if (v !== "") params.set(prefix + key, v);
+    }
+  });
+  return params.toString();
+}
+
+/**
+ * Read one configuration from a query string over its defaults. Returns {raw, notices}: a
+ * notice names a link value that could not be used (an unknown device, say).
+ */
+export function decodeState(registry, search, prefix, base) {
+  const params = new URLSearchParams(search);
+  const raw = { ...base };
+  const notices = {};
+  for (const key of Object.keys(FIELDS)) {
+    if (!params.has(prefix + key)) continue;
+    const v = params.get(prefix + key).slice(0, 200); // a pasted essay is not a value
+    raw[key] = v;
+  }
+  const ids = { hw: registry.devices.map((d) => d.id), model: registry.models.map((m) => m.id) };
+  for (const key of ["hw", "model"]) {
+    if (raw[key] !== "custom" && !ids[key].includes(raw[key])) {
+      notices[key] = `The link names ${key === "hw" ? "a device" : "a model"} this site does not list ("${raw[key]}"); showing the default instead.`;
+      raw[key] = base[key];
+    }
+  }
+  if (!PHASES.includes(raw.phase)) { notices.phase = `The link's phase ("${raw.phase}") is not decode or prefill; showing ${base.phase}.`; raw.phase = base.phase; }
+  for (const key of ["wd", "kvd"]) {
+    if (!registry.constants.storage_dtypes.includes(raw[key])) {
+      notices[key] = `The link's precision ("${raw[key]}") is not one this calculator knows; showing ${base[key]}.`;
+      raw[key] = base[key];
+    }
+  }
+  return { raw, notices };
+}

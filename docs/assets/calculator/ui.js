@@ -1,0 +1,389 @@
+// The calculator's page code: builds the form into every .rl-calc (full) and .rl-calc-mini
+// (compact) element, recomputes on every input event, draws the chart and keeps the view in
+// the URL (full version only). Everything the reader typed reaches the page via textContent
+// or form values, never as HTML. Works with Material's instant navigation: the module runs
+// once, then re-initialises on every page swap through `document$`.
+
+import * as calc from "./calc.js";
+import * as fmt from "./format.js";
+import { FIELDS, decodeState, defaultRaw, encodeState, resolveConfig } from "./state.js";
+import { drawChart } from "./chart.js";
+
+const HERE = import.meta.url;
+const registries = new Map();
+let counter = 0;
+
+function loadRegistry(url) {
+  if (!registries.has(url)) {
+    registries.set(url, fetch(url).then((r) => {
+      if (!r.ok) throw new Error(`HTTP ${r.status}`);
+      return r.json();
+    }));
+  }
+  return registries.get(url);
+}
+
+function ensureStylesheet() {
+  if (document.querySelector("link[data-rl-calc-css]")) return;
+  const link = document.createElement("link");
+  link.rel = "stylesheet";
+  link.href = new URL("./calculator.css", HERE).href;
+  link.dataset.rlCalcCss = "";
+  document.head.appendChild(link);
+}
+
+function h(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === false || v === null || v === undefined) continue;
+    if (k === "text") node.textContent = v;
+    else if (k === "class") node.className = v;
+    else node.setAttribute(k, v === true ? "" : String(v));
+  }
+  for (const c of children) if (c) node.appendChild(c);
+  return node;
+}
+
+// ---------------------------------------------------------------- formatting, never NaN
+const DASH = "—";
+function show(value, formatter) {
+  if (value === null || value === undefined) return DASH;
+  if (typeof value === "number" && !Number.isFinite(value)) return DASH;
+  try { return formatter(value); } catch { return DASH; }
+}
+const dec = (v) => Number(v.toPrecision(12)); // 989.4e12 / 1e12 -> 989.4, not 989.4000000000001
+
+// ---------------------------------------------------------------- one configuration's fields
+function configPanel(registry, uid, legendText, keys) {
+  const fs = h("fieldset", { class: "rl-calc-config" });
+  fs.appendChild(h("legend", { text: legendText }));
+  const inputs = {}, msgs = {}, wraps = {};
+  const field = (key, control) => {
+    const id = `${uid}-${key}`;
+    control.id = id;
+    control.name = key;
+    control.setAttribute("aria-describedby", `${id}-msg`);
+    const msg = h("span", { class: "rl-calc-msg", id: `${id}-msg` });
+    const wrap = h("div", { class: "rl-calc-field", "data-key": key },
+      h("label", { for: id, text: FIELDS[key].label }), control, msg);
+    inputs[key] = control; msgs[key] = msg; wraps[key] = wrap;
+    return wrap;
+  };
+  const text = (key) => field(key, h("input", {
+    type: "text", inputmode: "decimal", autocomplete: "off", spellcheck: "false", class: "md-input",
+  }));
+  const select = (key, options) => {
+    const s = h("select", {});
+    for (const o of options) {
+      if (o.group) {
+        const g = h("optgroup", { label: o.group });
+        for (const c of o.items) g.appendChild(h("option", { value: c.value, text: c.text }));
+        s.appendChild(g);
+      } else s.appendChild(h("option", { value: o.value, text: o.text }));
+    }
+    return field(key, s);
+  };
+  const vendors = [...new Set(registry.devices.map((d) => d.vendor))];
+  const deviceOptions = vendors.map((v) => ({
+    group: v, items: registry.devices.filter((d) => d.vendor === v).map((d) => ({ value: d.id, text: d.name })),
+  }));
+  deviceOptions.push({ value: "custom", text: "Custom device…" });
+  const modelOptions = registry.models.map((m) => ({ value: m.id, text: m.name }));
+  modelOptions.push({ value: "custom", text: "Custom model…" });
+  const dtypes = registry.constants.storage_dtypes.map((d) => ({ value: d, text: d.toUpperCase() }));
+  const phases = [{ value: "decode", text: "Decode: one new token per sequence" },
+    { value: "prefill", text: "Prefill: the whole prompt" }];
+
+  const all = {
+    hw: () => select("hw", deviceOptions), peak: () => text("peak"), bw: () => text("bw"), mem: () => text("mem"),
+    model: () => select("model", modelOptions), params: () => text("params"), layers: () => text("layers"),
+    kvh: () => text("kvh"), hd: () => text("hd"), heads: () => text("heads"),
+    phase: () => select("phase", phases), batch: () => text("batch"), ctx: () => text("ctx"),
+    prompt: () => text("prompt"), wd: () => select("wd", dtypes), kvd: () => select("kvd", dtypes),
+  };
+  const groups = {
+    device: h("div", { class: "rl-calc-custom", "data-group": "device" }),
+    model: h("div", { class: "rl-calc-custom", "data-group": "model" }),
+  };
+  for (const key of keys) {
+    if (!all[key]) continue;
+    const node = all[key]();
+    const g = FIELDS[key].group;
+    if (g && groups[g]) {
+      if (!groups[g].parentNode) fs.appendChild(groups[g]);
+      groups[g].appendChild(node);
+    } else fs.appendChild(node);
+  }
+  return { el: fs, inputs, msgs, wraps, groups };
+}
+
+function readRaw(panel, fallback) {
+  const raw = { ...fallback };
+  for (const [key, input] of Object.entries(panel.inputs)) raw[key] = input.value;
+  return raw;
+}
+
+function writeRaw(panel, raw) {
+  for (const [key, input] of Object.entries(panel.inputs)) {
+    if (raw[key] !== undefined) input.value = raw[key];
+  }
+}
+
+/** Show only the fields that apply: custom groups when custom is chosen, the length of the phase. */
+function syncVisibility(panel, raw) {
+  panel.groups.device.hidden = raw.hw !== "custom";
+  panel.groups.model.hidden = raw.model !== "custom";
+  if (panel.wraps.ctx) panel.wraps.ctx.hidden = raw.phase === "prefill";
+  if (panel.wraps.prompt) panel.wraps.prompt.hidden = raw.phase !== "prefill";
+}
+
+/** When the reader picks "custom", start the custom fields from the entry they had chosen. */
+function seedCustom(registry, panel, previous) {
+  const inp = panel.inputs;
+  if (inp.hw && inp.hw.value === "custom" && inp.peak && !inp.peak.value && !inp.bw.value && !inp.mem.value) {
+    const d = registry.devices.find((x) => x.id === previous.hw) || registry.devices[0];
+    const C = registry.constants;
+    inp.peak.value = String(dec(calc.peakFlopPerS(C, d, calc.sixteenBitDtype(C, d)) / registry.units.peak_TFLOP_per_s));
+    inp.bw.value = String(dec(d.memory_bandwidth_bytes_per_s / registry.units.bandwidth_TB_per_s));
+    inp.mem.value = String(dec(d.memory_capacity_bytes / registry.units.memory_GB));
+  }
+  if (inp.model && inp.model.value === "custom" && inp.params && !inp.params.value) {
+    const m = registry.models.find((x) => x.id === previous.model);
+    if (m) {
+      inp.params.value = String(Number((calc.totalParams(m) / registry.units.params_billions).toPrecision(4)));
+      inp.layers.value = String(m.n_layers);
+      inp.kvh.value = String(m.kv_heads);
+      inp.hd.value = String(m.head_dim);
+      inp.heads.value = String(m.n_heads);
+    } else {
+      inp.params.value = String(registry.defaults.params / registry.units.params_billions);
+    }
+  }
+}
+
+function showErrors(panel, errors, notices = {}) {
+  for (const [key, msg] of Object.entries(panel.msgs)) {
+    const text = errors[key] || notices[key] || "";
+    msg.textContent = text;
+    msg.classList.toggle("rl-calc-notice", !errors[key] && Boolean(notices[key]));
+    const input = panel.inputs[key];
+    if (errors[key]) input.setAttribute("aria-invalid", "true");
+    else input.removeAttribute("aria-invalid");
+  }
+}
+
+function compute(registry, raw) {
+  const cfg = resolveConfig(registry, raw);
+  if (Object.keys(cfg.errors).length) return { errors: cfg.errors };
+  try {
+    const out = calc.calculate(registry.constants, cfg.device, cfg.model, cfg.phase, cfg.batch, cfg.length, cfg.wd, cfg.kvd);
+    return { cfg, out, errors: {} };
+  } catch (err) {
+    return { errors: { batch: String(err.message || err) } };
+  }
+}
+
+function describe(registry, cfg) {
+  const dev = cfg.device.id === "custom" ? "custom device" : cfg.device.name;
+  const mod = cfg.model.id === "custom" ? `${fmt.count(cfg.model.bare_params)}-parameter model` : cfg.model.name;
+  const len = cfg.phase === "prefill" ? `prompt ${fmt.integer(cfg.length)}` : `context ${fmt.integer(cfg.length)}`;
+  return `${mod} on the ${dev}, ${cfg.phase}, batch ${fmt.integer(cfg.batch)}, ${len}, ${cfg.wd.toUpperCase()} weights`;
+}
+
+// ---------------------------------------------------------------- results table
+const YES_NO = (v) => (v ? "yes" : "no");
+const ROWS = [
+  { key: "arithmetic_intensity", label: "Arithmetic intensity", f: fmt.intensity },
+  { key: "ridge_point", label: "Ridge point", f: fmt.intensity },
+  { key: "bound", label: "Bound", f: String },
+  { key: "attainable_flop_per_s", label: "Attainable FLOP/s", f: fmt.flopPerS },
+  { key: "peak_flop_per_s", label: "Peak FLOP/s (dense, matmul precision)", f: fmt.flopPerS },
+  { key: "compute_dtype", label: "Matmuls run in", f: (v) => v.toUpperCase() },
+  { key: "time_s", label: "Time per step", f: fmt.seconds, fit: true },
+  { key: "time_to_first_token_s", label: "Time to first token (prefill)", f: fmt.seconds, fit: true },
+  { key: "tokens_per_s_per_sequence", label: "Tokens/s per sequence", f: fmt.tokensPerS, fit: true },
+  { key: "tokens_per_s", label: "Tokens/s, whole batch", f: fmt.tokensPerS, fit: true },
+  { key: "kv_cache_bytes", label: "KV-cache size", f: fmt.nbytes },
+  { key: "weights_resident_bytes", label: "Weights in memory", f: fmt.nbytes },
+  { key: "memory_required_bytes", label: "Memory needed", f: fmt.nbytes },
+  { key: "memory_capacity_bytes", label: "Memory on the device", f: fmt.nbytes },
+  { key: "fits", label: "Fits in memory", f: YES_NO },
+  { key: "critical_batch", label: "Critical batch (decode at this context)", f: fmt.integer, none: "never: the KV cache keeps decode below the ridge" },
+  { key: "crossover_prompt_len", label: "Shortest prompt that reaches the ridge (prefill)", f: fmt.integer, none: "none up to the limit", phase: "prefill" },
+  { key: "flops", label: "FLOPs per step", f: fmt.flops },
+  { key: "bytes", label: "Bytes moved per step", f: fmt.nbytes },
+];
+const MINI_ROWS = ["arithmetic_intensity", "bound", "time_s", "time_to_first_token_s", "tokens_per_s_per_sequence", "tokens_per_s", "fits"];
+
+function cellText(row, out) {
+  const v = out[row.key];
+  if (row.phase && out.phase !== row.phase) return DASH;
+  if (row.key === "time_to_first_token_s" && out.phase !== "prefill") return DASH;
+  if (row.fit && !out.fits) return "does not fit";
+  if (v === null && row.none) return row.none;
+  return show(v, row.f);
+}
+
+function resultsTable(rows, columns, uid) {
+  const table = h("table", { class: "rl-calc-results" });
+  const head = h("tr", {}, h("th", { scope: "col", text: "Output" }));
+  for (const c of columns) head.appendChild(h("th", { scope: "col", text: c.title }));
+  table.appendChild(h("thead", {}, head));
+  const body = h("tbody");
+  const cells = {};
+  for (const row of rows) {
+    const tr = h("tr", { "data-row": row.key }, h("th", { scope: "row", text: row.label }));
+    for (const c of columns) {
+      const td = h("td", { "data-config": c.key, "data-output": row.key, id: `${uid}-${c.key}-${row.key}` });
+      td.textContent = DASH;
+      tr.appendChild(td);
+      cells[`${c.key}/${row.key}`] = td;
+    }
+    body.appendChild(tr);
+  }
+  table.appendChild(body);
+  return { table, cells };
+}
+
+// ---------------------------------------------------------------- the address bar
+// Write the view into the URL a moment after the last keystroke: browsers throttle a page
+// that rewrites its history on every input event.
+const URL_DELAY_MS = 150;
+function scheduleUrl(root, query) {
+  clearTimeout(root.rlUrlTimer);
+  root.rlUrlTimer = setTimeout(() => {
+    if (!root.isConnected) return; // instant navigation moved on to another page
+    const url = `${window.location.pathname}?${query}${window.location.hash}`;
+    if (url !== window.location.pathname + window.location.search + window.location.hash) {
+      window.history.replaceState(window.history.state, "", url);
+    }
+  }, URL_DELAY_MS);
+}
+
+// ---------------------------------------------------------------- the widget
+function initWidget(root, registry) {
+  const mini = root.classList.contains("rl-calc-mini");
+  const uid = `rlc${++counter}`;
+  const useUrl = !mini && root.dataset.urlState !== "off";
+  const keys = mini ? ["hw", "model", "phase", "batch", "ctx", "prompt"] : Object.keys(FIELDS);
+  const configs = mini
+    ? [{ key: "a", prefix: "", title: "This configuration", base: defaultRaw(registry) }]
+    : [{ key: "a", prefix: "", title: "A: your configuration", base: defaultRaw(registry) },
+      { key: "b", prefix: "b_", title: "B: comparison", base: defaultRaw(registry, true) }];
+  if (mini) { // data-hw="h100-sxm5" data-batch="8" ...: the embedding page's starting point
+    for (const k of Object.keys(FIELDS)) if (root.dataset[k] !== undefined) configs[0].base[k] = root.dataset[k];
+  }
+
+  root.replaceChildren();
+  const form = h("form", { class: "rl-calc-form", novalidate: true, "aria-label": mini ? "Roofline calculator (compact)" : "Roofline calculator" });
+  form.addEventListener("submit", (e) => e.preventDefault());
+  const summary = h("p", { class: "rl-calc-summary", "aria-live": "polite", id: `${uid}-summary` });
+  const { table, cells } = resultsTable(mini ? ROWS.filter((r) => MINI_ROWS.includes(r.key)) : ROWS,
+    configs.map((c) => ({ key: c.key, title: c.title.split(":")[0] })), uid);
+  const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+  svg.setAttribute("class", "rl-calc-chart");
+  svg.setAttribute("role", "img");
+  svg.setAttribute("aria-labelledby", `${uid}-caption`);
+  const caption = h("figcaption", { id: `${uid}-caption` });
+  const figure = h("figure", { class: "rl-calc-figure" }, svg, caption);
+  const link = h("a", { class: "rl-calc-link", href: "#" }, document.createTextNode(mini ? "Open in the full calculator" : "Link to this view"));
+
+  for (const c of configs) {
+    const search = useUrl ? window.location.search : "";
+    const { raw, notices } = decodeState(registry, search, c.prefix, c.base);
+    c.raw = raw;
+    c.notices = notices;
+    c.panel = configPanel(registry, `${uid}-${c.key}`, c.title, keys);
+    writeRaw(c.panel, raw);
+    syncVisibility(c.panel, raw);
+    form.appendChild(c.panel.el);
+    c.last = null; // the last valid result: the chart and table fall back to it
+  }
+  const results = h("div", { class: "rl-calc-out" }, summary, h("div", { class: "rl-calc-table-wrap" }, table));
+  root.append(form, h("div", { class: "rl-calc-panel" }, results, figure), h("p", { class: "rl-calc-linkline" }, link));
+
+  const recompute = (source) => {
+    const states = [];
+    for (const c of configs) {
+      const previous = c.raw;
+      if (source && c.panel.el.contains(source)) seedCustom(registry, c.panel, previous);
+      c.raw = readRaw(c.panel, c.base);
+      syncVisibility(c.panel, c.raw);
+      const r = compute(registry, c.raw);
+      if (source && c.panel.el.contains(source)) c.notices = {};
+      showErrors(c.panel, r.errors, c.notices);
+      if (r.out) { c.last = { cfg: r.cfg, out: r.out }; c.lastRaw = { ...c.raw }; }
+      states.push({ c, r });
+    }
+    const parts = [];
+    for (const { c, r } of states) {
+      const name = c.title.split(":")[0];
+      const shown = c.last;
+      for (const row of (mini ? ROWS.filter((x) => MINI_ROWS.includes(x.key)) : ROWS)) {
+        const td = cells[`${c.key}/${row.key}`];
+        const text = shown ? cellText(row, shown.out) : DASH;
+        if (td.textContent !== text) td.textContent = text;
+        const v = shown ? shown.out[row.key] : null;
+        td.dataset.value = typeof v === "number" && Number.isFinite(v) ? String(v) : (v === null || v === undefined ? "" : String(v));
+        td.classList.toggle("rl-calc-stale", Boolean(r.errors && Object.keys(r.errors).length));
+      }
+      if (Object.keys(r.errors).length) {
+        const [key, msg] = Object.entries(r.errors)[0];
+        parts.push(`${name}: ${msg} ${shown ? "Showing the last valid result." : ""}`.trim());
+      } else {
+        const o = r.out;
+        const speed = o.fits
+          ? (o.phase === "prefill" ? `time to first token ${fmt.seconds(o.time_s)}` : `${fmt.seconds(o.time_s)} per step, ${fmt.tokensPerS(o.tokens_per_s_per_sequence)} per sequence`)
+          : "does not fit in memory";
+        parts.push(`${name}: ${o.bound}, intensity ${fmt.intensity(o.arithmetic_intensity)}, ${speed}.`);
+      }
+    }
+    const text = parts.join(" ");
+    if (summary.textContent !== text) summary.textContent = text;
+    const series = configs.filter((c) => c.last).map((c) => ({
+      key: c.key, label: c.title.split(":")[0], intensity: c.last.out.arithmetic_intensity,
+      attainable: c.last.out.attainable_flop_per_s, peak: c.last.out.peak_flop_per_s,
+      bandwidth: c.last.out.bandwidth_bytes_per_s, ridge: c.last.out.ridge_point,
+    }));
+    const size = mini ? { width: 420, height: 240 } : { width: 640, height: 360 };
+    if (series.length && drawChart(svg, series, size, "Roofline chart")) {
+      caption.textContent = configs.filter((c) => c.last).map((c) => `${c.title.split(":")[0]}: ${describe(registry, c.last.cfg)}.`).join(" ");
+    }
+    const query = encodeState(configs.map((c) => ({ raw: c.lastRaw || c.base, prefix: c.prefix })));
+    if (mini) {
+      link.href = `${new URL("../../calculator/", HERE).pathname}?${query}`;
+    } else {
+      link.href = `?${query}`;
+      if (useUrl) scheduleUrl(root, query);
+    }
+  };
+  form.addEventListener("input", (e) => recompute(e.target));
+  form.addEventListener("change", (e) => recompute(e.target));
+  recompute(null);
+  root.dataset.rlReady = "true";
+  root.rlRecompute = recompute; // for the benchmark
+}
+
+function initAll() {
+  const roots = [...document.querySelectorAll(".rl-calc, .rl-calc-mini")].filter((r) => !r.dataset.rlReady && !r.dataset.rlLoading);
+  if (!roots.length) return;
+  ensureStylesheet();
+  for (const root of roots) {
+    root.dataset.rlLoading = "true";
+    const url = root.dataset.registry ? new URL(root.dataset.registry, document.baseURI).href
+      : new URL("../../calculator/registry.json", HERE).href;
+    loadRegistry(url).then((registry) => {
+      initWidget(root, registry);
+    }).catch((err) => {
+      const p = document.createElement("p");
+      p.className = "rl-calc-failed";
+      p.textContent = `The calculator could not load its data (${url}): ${err.message || err}.`;
+      root.replaceChildren(p);
+    }).finally(() => { delete root.dataset.rlLoading; });
+  }
+}
+
+initAll();
+if (window.document$ && typeof window.document$.subscribe === "function") {
+  window.document$.subscribe(() => initAll());
+}

@@ -1,0 +1,89 @@
+"""The arithmetic-intensity number line: batch-1 decode … the H100 ridge … a prefill, on a log axis."""
+
+from __future__ import annotations
+
+from figures_gen import Table, log_ticks
+from roofline import format as fmt
+from roofline.examples import example
+from roofline.hardware import get_device
+from roofline.inference import decode_step, prefill
+from roofline.intensity import matmul_cost, matmul_cost_seed_convention
+from roofline.models import get_model
+from roofline.roofline import device_ridge_point
+
+NAME = "intensity-line"
+DEVICE, MODEL = "h100-sxm5", "llama-3.1-8b"
+
+
+def _points() -> list[tuple[str, str, float]]:
+    """(kind, label, intensity) from left to right; kind is 'op', 'decode', 'prefill' or 'ridge'."""
+    d, m = get_device(DEVICE), get_model(MODEL)
+    sm, sk, sn = (int(example(k)) for k in ("seed_m", "seed_k", "seed_n"))
+    sq = int(example("square_n"))
+    batch, prompt = example("batch_mid"), example("prompt_len")
+    pts = [
+        ("op", f"seed's {sm}×{sk}·{sk}×{sn} (seed counting)", matmul_cost_seed_convention(sm, sn, sk, "fp16").arithmetic_intensity),
+        ("decode", f"{m.name} decode, batch 1", decode_step(m, d).arithmetic_intensity),
+        ("decode", f"{m.name} decode, batch {fmt.sig(batch)}", decode_step(m, d, batch).arithmetic_intensity),
+        ("ridge", f"{d.name} ridge", device_ridge_point(d)),
+        ("op", f"{sq}×{sq} squared (2·m·n·k)", matmul_cost(sq, sq, sq, "bf16").arithmetic_intensity),
+        ("prefill", f"{m.name} {fmt.sig(prompt)}-token prefill", prefill(m, d, prompt).arithmetic_intensity),
+    ]
+    return sorted(pts, key=lambda p: p[2])
+
+
+def data() -> Table:
+    return Table(("kind", "label", "arithmetic_intensity_flop_per_byte"), tuple(_points()))
+
+
+COLOURS = {"op": "#555555", "decode": "#d81b60", "prefill": "#00897b", "ridge": "#3f51b5"}
+
+
+def draw(fig, table: Table) -> None:
+    d = get_device(DEVICE)
+    ridge = device_ridge_point(d)
+    ax = fig.add_subplot()
+    lo, hi = 0.1, 1e4
+    ax.set_xscale("log")
+    ax.set_xlim(lo, hi)
+    ax.set_ylim(-1.25, 1.25)
+    ax.axvspan(lo, ridge, color="#d81b60", alpha=0.07, lw=0)
+    ax.axvspan(ridge, hi, color="#00897b", alpha=0.07, lw=0)
+    ax.text(lo * 1.3, -1.12, f"memory-bound on the {d.name}", color="#ad1457", fontsize=9)
+    ax.text(hi / 1.3, -1.12, "compute-bound", color="#00695c", fontsize=9, ha="right")
+    ax.axhline(0, color="#333", lw=1.2)
+    kinds, labels, xs = table.column("kind"), table.column("label"), table.column("arithmetic_intensity_flop_per_byte")
+    n = 0  # labels alternate above and below the line; right of the ridge they grow rightwards
+    for kind, label, x in zip(kinds, labels, xs):
+        colour = COLOURS[kind]
+        text = f"{label}\n{fmt.intensity(x)}"
+        if kind == "ridge":
+            ax.axvline(x, color=colour, ls="--", lw=1.2)
+            ax.annotate(text, (x, 1.1), xytext=(-5, 0), textcoords="offset points", ha="right", va="top",
+                        fontsize=8.5, color=colour)
+            continue
+        ax.plot([x], [0], "o", color=colour, ms=8, zorder=3)
+        up = n % 2 == 0
+        n += 1
+        y = 0.45 if up else -0.45
+        ax.annotate(text, (x, 0), (x, y), ha="left" if x > ridge else ("right" if x > ridge / 10 else "center"), va="bottom" if up else "top",
+                    fontsize=8.5, color=colour, arrowprops={"arrowstyle": "-", "color": colour, "lw": 0.8})
+    ax.set_yticks([])
+    ax.spines["left"].set_visible(False)
+    ax.grid(False, axis="y")
+    ax.set_xlabel("arithmetic intensity (FLOP/byte, log)")
+    log_ticks(ax, "x", [])
+
+
+def alt() -> str:
+    pts = _points()
+    parts = "; ".join(f"{label} at {fmt.intensity(x)}" for _, label, x in pts)
+    return (f"A horizontal log-scale number line of arithmetic intensity, shaded memory-bound left of the "
+            f"{get_device(DEVICE).name} ridge and compute-bound right of it. From left to right: {parts}.")
+
+
+def caption() -> str:
+    d = get_device(DEVICE)
+    dec = decode_step(get_model(MODEL), d)
+    return (f"Where common operations sit against the {d.name} ridge. Batch-1 decode is "
+            f"{fmt.sig(device_ridge_point(d) / dec.arithmetic_intensity)}× below it.")

@@ -1,0 +1,42 @@
+"""Disaggregated prefill and decode: the two phases sit on opposite sides of the ridge."""
+
+from __future__ import annotations
+
+from figures_gen import Table, _playbook
+from roofline import format as fmt
+from roofline.examples import example
+from roofline.hardware import get_device
+from roofline.models import get_model
+from roofline.playbook import disaggregation
+
+NAME = "playbook-disagg"
+DEVICE, MODEL = "h100-sxm5", "llama-3.1-8b"
+
+
+def _move():
+    return disaggregation(get_model(MODEL), get_device(DEVICE), int(example("prompt_len")), int(example("batch_mid")),
+                          int(example("medium_context")))
+
+
+def data() -> Table:
+    g = _move()
+    return _playbook.table(("prefill", (g.prefill,)), ("decode", (g.decode,)))
+
+
+def draw(fig, table: Table) -> None:
+    _playbook.draw(fig, table, f"Prefill and decode: {get_model(MODEL).name}, {get_device(DEVICE).name}", arrows=False)
+
+
+def alt() -> str:
+    g = _move()
+    return (f"Log-log roofline of the {get_device(DEVICE).name} with two points: a prefill at "
+            f"{fmt.intensity(g.prefill.intensity_flop_per_byte)} ({g.prefill.bound}) and a decode batch of "
+            f"{fmt.sig(g.decode_batch)} at {fmt.intensity(g.decode.intensity_flop_per_byte)} ({g.decode.bound}), "
+            f"with the ridge at {fmt.intensity(g.prefill.ridge_flop_per_byte)}.")
+
+
+def caption() -> str:
+    g = _move()
+    return (f"The prefill is {g.prefill.bound}, the decode batch {g.decode.bound}. Sharing one GPU without "
+            f"chunking, a decode step that waits behind the prefill takes {fmt.seconds(g.stalled_decode_step_s)} "
+            f"instead of {fmt.seconds(g.decode_step_s)}.")

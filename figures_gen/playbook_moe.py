@@ -1,0 +1,43 @@
+"""Mixture of experts on the roofline: batch 1 reads only routed experts; batching touches them all."""
+
+from __future__ import annotations
+
+from figures_gen import Table, _playbook
+from roofline import format as fmt
+from roofline.examples import example
+from roofline.hardware import get_device
+from roofline.models import get_model
+from roofline.playbook import mixture_of_experts
+
+NAME = "playbook-moe"
+DEVICE, MODEL = "h200-sxm", "mixtral-8x7b"  # bf16 Mixtral needs more than an H100's memory
+
+
+def _move():
+    return mixture_of_experts(get_model(MODEL), get_device(DEVICE), int(example("batch_mid")))
+
+
+def data() -> Table:
+    e = _move()
+    return _playbook.table(("decode", (e.before, e.after, e.dense_after)))
+
+
+def draw(fig, table: Table) -> None:
+    _playbook.draw(fig, table, f"Mixture of experts: {get_model(MODEL).name} decode, {get_device(DEVICE).name}")
+
+
+def alt() -> str:
+    e = _move()
+    return (f"Log-log roofline of the {get_device(DEVICE).name}. Arrows run from {e.model.name} decode at batch one "
+            f"({fmt.intensity(e.before.intensity_flop_per_byte)}) to batch {fmt.sig(e.batch)}, where "
+            f"{fmt.sig(e.experts_touched)} experts per layer are read and intensity reaches only "
+            f"{fmt.intensity(e.after.intensity_flop_per_byte)}, and to a dense model of the same active size at "
+            f"that batch, which reaches {fmt.intensity(e.dense_after.intensity_flop_per_byte)}.")
+
+
+def caption() -> str:
+    e = _move()
+    return (f"At batch one a token reads {fmt.nbytes(e.active_bytes_per_token)} of the "
+            f"{fmt.nbytes(e.total_bytes_per_token)} of bf16 weights; at batch {fmt.sig(e.batch)} the step reads "
+            f"{fmt.sig(e.experts_touched)} of {fmt.sig(e.model.n_experts)} experts per layer, so intensity grows more "
+            f"slowly than the batch.")

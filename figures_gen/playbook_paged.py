@@ -1,0 +1,43 @@
+"""Paged attention on the roofline: more sequences fit, so the decode batch and its intensity grow."""
+
+from __future__ import annotations
+
+from figures_gen import Table, _playbook
+from roofline import format as fmt
+from roofline.examples import example
+from roofline.hardware import get_device
+from roofline.models import get_model
+from roofline.playbook import paged_kv
+
+NAME = "playbook-paged"
+DEVICE, MODEL = "h100-sxm5", "llama-3.1-8b"
+
+
+def _move():
+    return paged_kv(get_model(MODEL), get_device(DEVICE), int(example("long_context")), int(example("medium_context")))
+
+
+def data() -> Table:
+    p = _move()
+    return _playbook.table(("decode", (p.before, p.after)))
+
+
+def draw(fig, table: Table) -> None:
+    _playbook.draw(fig, table, f"Paged KV cache: {get_model(MODEL).name} decode, {get_device(DEVICE).name}")
+
+
+def alt() -> str:
+    p = _move()
+    return (f"Log-log roofline of the {get_device(DEVICE).name}. An arrow runs from decode at batch "
+            f"{fmt.sig(p.contiguous_batch)} ({fmt.intensity(p.before.intensity_flop_per_byte)}), the sequences that fit "
+            f"when each reserves {fmt.sig(p.max_len, 6)} tokens of KV cache, to batch {fmt.sig(p.paged_batch)} "
+            f"({fmt.intensity(p.after.intensity_flop_per_byte)}) when each holds its actual "
+            f"{fmt.sig(p.actual_len, 6)} tokens in blocks of {fmt.sig(p.block_tokens)}. The larger batch is still "
+            f"{p.after.bound}.")
+
+
+def caption() -> str:
+    p = _move()
+    return (f"Paging lets {fmt.sig(p.paged_batch)} sequences share each weight read instead of "
+            f"{fmt.sig(p.contiguous_batch)}: {fmt.tokens_per_s(p.paged_tokens_per_s)} against "
+            f"{fmt.tokens_per_s(p.contiguous_tokens_per_s)} (roofline ceiling).")

@@ -1,0 +1,46 @@
+"""Quantization on the roofline: batch-1 decode as the weights shrink from bf16 to fp8, int8 and int4."""
+
+from __future__ import annotations
+
+from figures_gen import Table, _playbook
+from roofline import format as fmt
+from roofline.hardware import get_device
+from roofline.models import get_model
+from roofline.playbook import quantization
+
+NAME = "playbook-quantization"
+DEVICE, MODEL = "h100-sxm5", "llama-3.1-8b"
+
+
+def _move():
+    return quantization(get_model(MODEL), get_device(DEVICE))
+
+
+def data() -> Table:
+    q = _move()
+    return _playbook.table(("decode", tuple(lv.point for lv in q.levels)))
+
+
+def draw(fig, table: Table) -> None:
+    q = _move()
+    _playbook.draw(fig, table, f"Quantization: {q.model.name}, batch-1 decode, {q.device.name}",
+                   roof_names={(lv.point.peak_flop_per_s, lv.point.bandwidth_bytes_per_s): f"{lv.compute_dtype} compute"
+                               for lv in q.levels})
+
+
+def alt() -> str:
+    q = _move()
+    parts = ", ".join(f"{lv.weight_dtype} at {fmt.intensity(lv.point.intensity_flop_per_byte)}" for lv in q.levels)
+    return (f"Log-log roofline of the {q.device.name} with arrows from batch-1 decode of {q.model.name} with "
+            f"{q.before.label} to the narrower formats: {parts}. Every point is "
+            f"{' or '.join(dict.fromkeys(lv.point.bound for lv in q.levels))}: along the bandwidth roof, attainable "
+            f"FLOP/s and tokens per second rise in step with intensity.")
+
+
+def caption() -> str:
+    q = _move()
+    a, b = q.levels[0], q.levels[-1]
+    return (f"Halving the bytes per weight doubles decode intensity: {a.weight_dtype} gives "
+            f"{fmt.tokens_per_s(a.tokens_per_s)}, {b.weight_dtype} {fmt.tokens_per_s(b.tokens_per_s)} "
+            f"(roofline ceiling). fp8 runs on the fp8 roof; int8 and int4 are weight-only and compute in "
+            f"{b.compute_dtype}.")

@@ -1,0 +1,45 @@
+"""Speculative decoding on the roofline: one verify pass over k + 1 tokens instead of one token per pass."""
+
+from __future__ import annotations
+
+from figures_gen import Table, _playbook
+from roofline import format as fmt
+from roofline.examples import example
+from roofline.hardware import get_device
+from roofline.models import get_model
+from roofline.playbook import speculative
+
+NAME = "playbook-speculative"
+DEVICE, MODEL = "h100-sxm5", "llama-3.1-8b"
+
+
+def _move():
+    return speculative(get_model(MODEL), get_device(DEVICE), int(example("spec_draft_tokens")),
+                       example("spec_acceptance"), int(example("medium_context")))
+
+
+def data() -> Table:
+    s = _move()
+    return _playbook.table(("decode", (s.before, s.after)))
+
+
+def draw(fig, table: Table) -> None:
+    _playbook.draw(fig, table, f"Speculative decoding: {get_model(MODEL).name}, {get_device(DEVICE).name}")
+
+
+def alt() -> str:
+    s = _move()
+    return (f"Log-log roofline of the {get_device(DEVICE).name}. An arrow runs from plain batch-1 decode of "
+            f"{get_model(MODEL).name} at {fmt.intensity(s.before.intensity_flop_per_byte)} to a verify pass of "
+            f"{fmt.sig(s.draft_tokens + 1)} tokens at {fmt.intensity(s.after.intensity_flop_per_byte)}, "
+            f"{s.after.bound}, so the pass takes {fmt.seconds(s.after.time_s)} against "
+            f"{fmt.seconds(s.before.time_s)}.")
+
+
+def caption() -> str:
+    s = _move()
+    return (f"Verifying {fmt.sig(s.draft_tokens)} drafted tokens takes {fmt.seconds(s.after.time_s)}, a plain step "
+            f"{fmt.seconds(s.before.time_s)}; at acceptance "
+            f"{fmt.sig(s.acceptance)} a step yields {fmt.sig(s.expected_tokens_per_step)} tokens on average, "
+            f"{fmt.tokens_per_s(s.tokens_per_s)} against {fmt.tokens_per_s(s.plain_tokens_per_s)} "
+            f"(draft model's cost ignored).")

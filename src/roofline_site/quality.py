@@ -1,0 +1,257 @@
+"""MkDocs hooks for machines and search engines: page descriptions, Markdown copies, llms.txt,
+robots.txt and a byte-for-byte reproducible sitemap.
+
+- Every page gets a `<meta name="description">`: front matter `description`, else `summary`
+  (glossary entries), else the first paragraph of the page, shortened.
+- Every page gets a Markdown copy beside its HTML (`ridge-point/index.md` next to
+  `ridge-point/index.html`), converted from the rendered article, so numbers, executed blocks
+  and generated tables appear as the reader sees them.
+- `llms.txt` at the site root lists every page, grouped as in the nav, with its description and
+  a link to its Markdown copy (https://llmstxt.org/).
+- `sitemap.xml` drops `<lastmod>` (today's date would change the tree every day) unless
+  SOURCE_DATE_EPOCH pins it, and `sitemap.xml.gz` is rewritten with a fixed gzip mtime.
+"""
+
+from __future__ import annotations
+
+import gzip
+import logging
+import os
+import posixpath
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from bs4 import BeautifulSoup
+from markdownify import MarkdownConverter
+
+DESCRIPTION_MAX_CHARS = 160
+# Elements that are not part of the page's prose: popovers, hover cards, permalinks, buttons.
+NOT_PROSE = ("script, style, template, noscript, [hidden], [role=tooltip], .rl-prov, a.headerlink, "
+             "a.md-content__button, .md-source-file, .md-feedback, button")
+
+
+@dataclass(frozen=True)
+class PageEntry:
+    """What llms.txt says about one page."""
+
+    title: str
+    markdown_path: str  # relative to the site root, e.g. "ridge-point/index.md"
+    description: str
+
+
+_entries: dict[str, PageEntry] = {}
+_nav = None
+_current_source = ""  # the page being rendered, named in warnings that do not name it themselves
+
+
+class _NamePage(logging.Filter):
+    """Prefix a markdown-exec warning (a raising block) with the page it came from."""
+
+    def filter(self, record):
+        if (_current_source and record.name.startswith("mkdocs.plugins.markdown_exec")
+                and not getattr(record, "roofline_page", False)):
+            record.msg, record.args = f"{_current_source}: {record.getMessage()}", ()
+            record.roofline_page = True
+        return True
+
+
+def on_config(config, **kwargs):
+    handlers = logging.getLogger("mkdocs").handlers
+    for handler in handlers:
+        if not any(isinstance(f, _NamePage) for f in handler.filters):
+            handler.addFilter(_NamePage())
+    return config
+
+
+def on_page_markdown(markdown, page, config, files, **kwargs):
+    global _current_source
+    src = page.file.abs_src_path or ""
+    root = os.path.dirname(config["config_file_path"] or "")
+    inside = src and root and os.path.commonpath([src, root]) == root
+    _current_source = os.path.relpath(src, root) if inside else page.file.src_uri
+    return markdown
+
+
+def shorten(text: str, limit: int = DESCRIPTION_MAX_CHARS) -> str:
+    """`text` on one line, cut at a sentence or word boundary to at most `limit` characters.
+
+    >>> shorten("One. Two three four.", 12)
+    'One.'
+    """
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    cut = text[:limit]
+    sentence_end = max(cut.rfind(". "), cut.rfind("? "), cut.rfind("! "))
+    if sentence_end >= limit // 3:
+        return cut[:sentence_end + 1]
+    return cut[:cut.rfind(" ")].rstrip(",;:") + "…"
+
+
+def prose_text(fragment) -> str:
+    """The visible prose of a BeautifulSoup fragment, without popovers or hover cards."""
+    for el in fragment.select(NOT_PROSE):
+        el.decompose()
+    return " ".join(fragment.get_text("").split())
+
+
+def derived_description(content_html: str) -> str:
+    """The first top-level paragraph of a page's content, as a one-line description ('' if none)."""
+    soup = BeautifulSoup(content_html, "html.parser")
+    for p in soup.find_all("p", recursive=False):
+        text = prose_text(p)
+        if len(text) >= 20:
+            return shorten(text)
+    return ""
+
+
+class _Converter(MarkdownConverter):
+    """HTML -> Markdown for the page copies: fenced code with its language, ATX headings."""
+
+    def __init__(self):
+        super().__init__(heading_style="ATX", bullets="-", code_language_callback=self._language,
+                         escape_underscores=False, escape_asterisks=False)
+
+    @staticmethod
+    def _language(el) -> str:
+        for node in (el, el.parent, el.parent.parent if el.parent else None):
+            for cls in (node.get("class") or []) if node is not None else []:
+                if cls.startswith("language-"):
+                    return cls.removeprefix("language-")
+        return ""
+
+
+def article_markdown(page_html: str) -> str:
+    """The article of a built Material page as Markdown, '' if the page has no article."""
+    soup = BeautifulSoup(page_html, "html.parser")
+    article = soup.select_one("article.md-content__inner") or soup.select_one("article")
+    if article is None:
+        return ""
+    for el in article.select(NOT_PROSE):
+        el.decompose()
+    for el in article.select("div.highlight pre span.linenos, td.linenos"):
+        el.decompose()
+    md = _Converter().convert_soup(article)
+    return re.sub(r"\n{3,}", "\n\n", md).strip() + "\n"
+
+
+def markdown_path(dest_uri: str) -> str:
+    """Where a page's Markdown copy goes: beside its HTML, same stem.
+
+    >>> markdown_path("ridge-point/index.html")
+    'ridge-point/index.md'
+    """
+    return posixpath.splitext(dest_uri)[0] + ".md"
+
+
+def on_pre_build(config, **kwargs):
+    global _nav
+    _entries.clear()
+    _nav = None
+
+
+def on_nav(nav, config, files, **kwargs):
+    global _nav
+    _nav = nav
+    return nav
+
+
+def on_page_content(html, page, config, files, **kwargs):
+    meta = page.meta
+    if not meta.get("description"):
+        description = shorten(str(meta["summary"])) if meta.get("summary") else derived_description(html)
+        if description:
+            meta["description"] = description
+    return html
+
+
+def on_post_page(output, page, config, **kwargs):
+    md_rel = markdown_path(page.file.dest_uri)
+    md = article_markdown(output)
+    if md:
+        dest = Path(config["site_dir"]) / md_rel
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        dest.write_text(md, encoding="utf-8")
+        # Tell machines where the Markdown copy is; browsers do not load rel=alternate.
+        link = f'<link rel="alternate" type="text/markdown" href="{posixpath.basename(md_rel)}">'
+        output = output.replace("</head>", f"  {link}\n  </head>", 1)
+        _entries[page.file.src_uri] = PageEntry(
+            page.title or "", md_rel, page.meta.get("description") or config.get("site_description") or "")
+    return output
+
+
+def _nav_sections(nav) -> list[tuple[str, list[str]]]:
+    """[(section title, [src_uri, ...])] in nav order; top-level pages form the first section."""
+    sections: list[tuple[str, list[str]]] = [("Start here", [])]
+
+    def pages_in(items) -> list[str]:
+        out = []
+        for item in items:
+            if getattr(item, "is_page", False):
+                out.append(item.file.src_uri)
+            elif getattr(item, "children", None):
+                out.extend(pages_in(item.children))
+        return out
+
+    for item in (nav.items if nav else []):
+        if getattr(item, "is_page", False):
+            sections[0][1].append(item.file.src_uri)
+        elif getattr(item, "children", None):
+            sections.append((item.title, pages_in(item.children)))
+    return [s for s in sections if s[1]]
+
+
+def llms_txt(site_name: str, site_description: str, sections: list[tuple[str, list[str]]],
+             entries: dict[str, PageEntry]) -> str:
+    """The llms.txt text: title, summary, and one linked line per page, grouped by section."""
+    lines = [f"# {site_name}", "", f"> {site_description}", "",
+             "Every page below has a Markdown copy (the link). Numbers in it were computed at build "
+             "time from the sourced spec registry, exactly as the HTML page shows them.", ""]
+    listed: set[str] = set()
+    rest = [uri for uri in sorted(entries) if not any(uri in uris for _, uris in sections)]
+    groups = list(sections)
+    glossary = [u for u in rest if u.startswith("glossary/")]
+    other = [u for u in rest if not u.startswith("glossary/")]
+    if glossary:
+        groups.append(("Glossary", glossary))
+    if other:
+        groups.append(("Other pages", other))
+    for title, uris in groups:
+        rows = []
+        for uri in uris:
+            entry = entries.get(uri)
+            if entry is None or uri in listed:
+                continue
+            listed.add(uri)
+            rows.append(f"- [{entry.title}]({entry.markdown_path})" + (f": {entry.description}" if entry.description else ""))
+        if rows:
+            lines += [f"## {title}", "", *rows, ""]
+    return "\n".join(lines)
+
+
+def deterministic_sitemap(site_dir: Path) -> None:
+    """Drop unpinned <lastmod> dates from sitemap.xml and rewrite the .gz with a fixed mtime."""
+    xml_path = site_dir / "sitemap.xml"
+    if not xml_path.exists():
+        return
+    xml = xml_path.read_text(encoding="utf-8")
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    if epoch is None:
+        xml = re.sub(r"\s*<lastmod>[^<]*</lastmod>", "", xml)
+        xml_path.write_text(xml, encoding="utf-8")
+    mtime = int(epoch) if epoch else 0
+    (site_dir / "sitemap.xml.gz").write_bytes(gzip.compress(xml.encode("utf-8"), mtime=mtime))
+
+
+def on_post_build(config, **kwargs):
+    site_dir = Path(config["site_dir"])
+    sections = _nav_sections(_nav)
+    text = llms_txt(config["site_name"], config.get("site_description") or "", sections, _entries)
+    (site_dir / "llms.txt").write_text(text, encoding="utf-8")
+    robots = site_dir / "robots.txt"
+    if not robots.exists():
+        site_url = config.get("site_url") or ""
+        sitemap = f"\nSitemap: {site_url}sitemap.xml\n" if site_url else ""
+        robots.write_text(f"User-agent: *\nAllow: /\n{sitemap}", encoding="utf-8")
+    deterministic_sitemap(site_dir)

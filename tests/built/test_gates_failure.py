@@ -1,0 +1,83 @@
+"""Gate 7: a failing build leaves the previous site/ intact and ends with one line naming the file and the problem.
+
+Each case breaks a throw-away copy of the project (or points the registry at a broken copy of a
+spec), runs `python -m roofline_site.build --root <copy>`, and checks what is left behind.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PREVIOUS = "<html><body>the previous site</body></html>"
+
+
+@pytest.fixture
+def project_copy(tmp_path) -> Path:
+    """A copy of the project's sources with a previous site/ already built."""
+    root = tmp_path / "project"
+    root.mkdir()
+    shutil.copy2(ROOT / "mkdocs.yml", root / "mkdocs.yml")
+    for folder in ("docs", "glossary", "figures_gen", "src"):
+        if (ROOT / folder).exists():
+            shutil.copytree(ROOT / folder, root / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    (root / "site").mkdir()
+    (root / "site" / "index.html").write_text(PREVIOUS)
+    return root
+
+
+def run_build(root: Path, **env) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "roofline_site.build", "--root", str(root)],
+                          cwd=root, env={**os.environ, **env}, capture_output=True, text=True, timeout=600)
+
+
+def assert_failed_cleanly(root: Path, proc: subprocess.CompletedProcess, *must_name: str) -> str:
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert sorted(p.name for p in (root / "site").iterdir()) == ["index.html"]
+    assert (root / "site" / "index.html").read_text() == PREVIOUS
+    assert not (root / "site.tmp").exists()
+    last = proc.stderr.strip().splitlines()[-1]
+    assert last.startswith("build failed, site/ left as it was: "), proc.stderr
+    assert "Traceback" not in proc.stderr
+    for name in must_name:
+        assert name in last, f"the last line does not name {name!r}: {last}"
+    return last
+
+
+def _append(path: Path, text: str) -> None:
+    path.write_text(path.read_text() + text)
+
+
+def test_bad_spec_names_the_file_entry_and_field(project_copy, tmp_path):
+    spec = tmp_path / "hardware.toml"
+    text = (ROOT / "src" / "roofline" / "data" / "hardware.toml").read_text()
+    spec.write_text(re.sub(r"(memory_bandwidth_TB_per_s\s*=\s*)[\d.]+", r"\g<1>-3.35", text, count=1))
+    proc = run_build(project_copy, ROOFLINE_HARDWARE=str(spec))
+    assert_failed_cleanly(project_copy, proc, "hardware.toml", "memory_bandwidth_TB_per_s", "positive")
+
+
+def test_raising_block_names_the_page_and_the_exception(project_copy):
+    _append(project_copy / "docs" / "ridge-point.md",
+            '\n\n```python exec="on"\nraise ValueError("a deliberately broken block")\n```\n')
+    proc = run_build(project_copy)
+    assert_failed_cleanly(project_copy, proc, "ridge-point.md", "ValueError: a deliberately broken block")
+
+
+def test_broken_link_names_the_page_and_the_link(project_copy):
+    _append(project_copy / "docs" / "index.md", "\n\nSee [this page](no-such-page.md).\n")
+    proc = run_build(project_copy)
+    assert_failed_cleanly(project_copy, proc, "index.md", "no-such-page.md")
+
+
+def test_stale_claim_names_the_page_and_the_statement(project_copy):
+    _append(project_copy / "docs" / "index.md",
+            '\n\n{{ claim(ridge("h100-sxm5").value < 0, "the H100 ridge point is negative") }}\n')
+    proc = run_build(project_copy)
+    assert_failed_cleanly(project_copy, proc, "index.md", "the H100 ridge point is negative")
