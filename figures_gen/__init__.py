@@ -29,6 +29,7 @@ FIGURES: tuple[str, ...] = (
     "kv_context",
     "prefill_intensity",
     "batch_sweep",
+    "hardware_map",
     # playbook (docs/playbook.md): one figure per move
     "playbook_quantization",
     "playbook_speculative",

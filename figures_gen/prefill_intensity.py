@@ -14,6 +14,7 @@ from roofline.roofline import device_ridge_point
 
 NAME = "prefill-intensity"
 MODEL = "llama-3.1-8b"
+H100 = "h100-sxm5"  # the device the caption names
 #: Ridges spread across the registry: an Apple SoC, the A100, the H100, a TPU v6e.
 DEVICES = ("m4-max", "a100-sxm4-80gb", "h100-sxm5", "tpu-v6e")
 COLOURS = ("#6d4c41", "#1e88e5", "#d81b60", "#43a047")
@@ -30,7 +31,7 @@ def _ridge_col(device_id: str) -> str:
 
 def data() -> Table:
     t = prompt_lengths()
-    h = get_device("h100-sxm5")  # intensity does not depend on the device (only compute dtype)
+    h = get_device(H100)  # intensity does not depend on the device (only compute dtype)
     bare = prefill(Model.from_param_count(example("bare_params")), h, t).arithmetic_intensity
     real = prefill(get_model(MODEL), h, t).arithmetic_intensity
     ridges = [device_ridge_point(get_device(d)) for d in DEVICES]
@@ -60,11 +61,12 @@ def draw(fig, table: Table) -> None:
     ax.set_title(f"Prefill of {m.name}, bf16, batch 1")
     log_ticks(ax, "x", [])
     log_ticks(ax, "y", [])
+    ax.minorticks_off()  # keeps the SVG small
     ax.legend(loc="lower right", frameon=False)
 
 
 def alt() -> str:
-    m, h = get_model(MODEL), get_device("h100-sxm5")
+    m, h = get_model(MODEL), get_device(H100)
     t_hi = int(prompt_lengths()[-1])
     hi = prefill(m, h, t_hi).arithmetic_intensity
     names = ", ".join(get_device(d).name for d in DEVICES)
@@ -77,7 +79,7 @@ def alt() -> str:
 
 
 def caption() -> str:
-    m, h = get_model(MODEL), get_device("h100-sxm5")
+    m, h = get_model(MODEL), get_device(H100)
     return (f"Prefill intensity grows with the prompt. {m.name} reaches the {h.name} ridge at "
             f"{fmt.sig(float(crossover_prompt_len(m, h)), 6)} tokens, later than the weights-only "
             f"{fmt.sig(float(crossover_prompt_len(Model.from_param_count(example('bare_params')), h)), 6)}.")

@@ -177,3 +177,10 @@ def test_redirect_map_must_point_at_live_slugs(tmp_path, glossary):
         load_glossary(folder)
     assert glossary.redirects, "keep at least one renamed slug as a live example"
     assert all(new in glossary.by_slug and old not in glossary.by_slug for old, new in glossary.redirects.items())
+
+
+def test_quoted_greater_than_in_an_attribute_does_not_end_the_tag(glossary):
+    page = '<p title="decode > prefill">The KV cache</p><!-- a ridge point --><p data-glossary="off">decode</p>'
+    out = _annotate(page, glossary)
+    assert out.mentioned == {"kv-cache"}
+    assert out.html.startswith('<p title="decode > prefill">The <span class="gl-ref" data-gl="kv-cache">')

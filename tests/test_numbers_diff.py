@@ -121,6 +121,18 @@ def test_moving_a_sentence_changes_no_number(repo, capsys):
     assert (code, json.loads(out)) == (0, [])
 
 
+def test_a_token_rewritten_in_place_is_one_change_and_a_same_text_rewrite_is_none(repo, capsys):
+    # A100 80GB dense bf16 peak: 312 TFLOP/s (hardware.toml); to two significant figures, 310.
+    text = PAGE.replace('{{ peak("a100-sxm4-80gb") }}', '{{ peak("a100-sxm4-80gb").sig(2) }}')
+    text = text.replace('{{ ridge("h100-sxm5") }}', '{{ ridge("h100-sxm5", "bf16") }}')
+    (repo / "docs" / "index.md").write_text(text, encoding="utf-8")
+    code, out, _ = run(capsys, "HEAD", "--repo", str(repo), "--json")
+    rows = json.loads(out)
+    assert code == 0
+    assert [(r["kind"], r["old"], r["new"], r["expr"]) for r in rows] == [
+        ("number", "312 TFLOP/s", "310 TFLOP/s", 'peak("a100-sxm4-80gb") -> peak("a100-sxm4-80gb").sig(2)')]
+
+
 def test_a_page_missing_at_the_ref_is_listed_as_added_not_as_an_error(repo, capsys):
     (repo / "docs" / "new.md").write_text('# New\n\nThe H200 reads memory at {{ bandwidth("h200-sxm") }}.\n')
     code, out, err = run(capsys, "HEAD", "--repo", str(repo), "--json")

@@ -34,6 +34,8 @@ EXAMPLES = MappingProxyType({
     "spec_draft_cost": (0.05, "", "one draft token's cost as a fraction of a target decode step"),
     "fusion_elements": (2**21, "", "values in one activation tensor: 512 tokens × 4,096 hidden (Llama 3.1 8B)"),
     "moe_batch_small": (8, "", "a small decode batch for a mixture-of-experts model"),
+    # --- batching (docs/batching.md)
+    "batch_large": (4096, "", "a decode batch far past any critical batch in the registry"),
 })
 
 

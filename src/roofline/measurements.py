@@ -94,7 +94,7 @@ def _parse(entry: Entry, kind: str) -> PublishedMeasurement:
     try:
         device = get_device(device_id)
     except Exception as err:  # an unknown id: name the file, entry and field
-        raise entry.fail("device", str(err)) from None
+        raise entry.fail("device", f"is not in the registry ({err})") from None
     dtype, model_id = "", ""
     if kind == "gemm":
         dtype = entry.text("dtype")
@@ -107,7 +107,7 @@ def _parse(entry: Entry, kind: str) -> PublishedMeasurement:
         try:
             get_model(model_id)
         except Exception as err:
-            raise entry.fail("model", str(err)) from None
+            raise entry.fail("model", f"is not in the registry ({err})") from None
         dtype = entry.text("weight_dtype")
         if dtype not in STORAGE_DTYPES:
             raise entry.fail("weight_dtype", f"must be one of {', '.join(STORAGE_DTYPES)}, got {dtype!r}")

@@ -86,20 +86,30 @@ def release_toml(release: Release) -> str:
     return "\n".join(lines) + "\n"
 
 
-def record(version: str, note: str, since: str, commit: str, rows, path: Path,
-           today: _dt.date | None = None) -> Path:
-    """Append a release with the recorded kinds of `rows` (numbers_diff.Row) to the data file at `path`."""
+def check_new_release(version: str, note: str, path: Path) -> None:
+    """Raise DiffError (one sentence) unless `version` and `note` can be recorded in the file at `path`."""
     from roofline_site.numbers_diff import DiffError
 
     if not VERSION.match(version):
         raise DiffError(f"release version must look like 0.2.0, got '{version}'")
     if not note.strip():
         raise DiffError("--record needs --note: one sentence saying why the numbers changed")
-    if any(r.kind == "error" for r in rows):
-        raise DiffError("a page failed to render; fix it before recording a release")
-    existing = load(path) if path.exists() else []
+    try:
+        existing = load(path) if path.exists() else []
+    except ChangelogError as err:
+        raise DiffError(str(err)) from None
     if any(r.version == version for r in existing):
         raise DiffError(f"release {version} is already in {path.name}")
+
+
+def record(version: str, note: str, since: str, commit: str, rows, path: Path,
+           today: _dt.date | None = None) -> Path:
+    """Append a release with the recorded kinds of `rows` (numbers_diff.Row) to the data file at `path`."""
+    from roofline_site.numbers_diff import DiffError
+
+    check_new_release(version, note, path)
+    if any(r.kind == "error" for r in rows):
+        raise DiffError("a page failed to render; fix it before recording a release")
     changes = tuple(Change(r.kind, r.page, r.old, r.new, r.sentence, r.label)
                     for r in rows if r.kind in RECORDED_KINDS)
     release = Release(version, (today or _dt.date.today()).isoformat(), note.strip(), since, commit, changes)

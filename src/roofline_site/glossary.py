@@ -256,7 +256,9 @@ SKIP_TAGS = {"code", "pre", "a", "h1", "h2", "h3", "h4", "h5", "h6", "kbd", "sam
 SKIP_CLASSES = {"rl-num", "rl-prov", "arithmatex", "headerlink", "gl-ref", "gl-card", "gl-cards",
                 "admonition-title", "gl-meta", "gl-mentioned", "gl-index"}
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
-HTML_TOKEN = re.compile(r"<!--.*?-->|<(script|style|svg|math)\b.*?</\1\s*>|<[^>]*>", re.S | re.I)
+# A tag may hold ">" inside a quoted attribute value; a comment, script or style is one token.
+HTML_TOKEN = re.compile(r"""<!--.*?-->|<(script|style|svg|math)\b.*?</\1\s*>|</?[a-zA-Z](?:[^>"']|"[^"]*"|'[^']*')*>""",
+                        re.S | re.I)
 TAG_NAME = re.compile(r"<\s*(/?)\s*([a-zA-Z][\w:-]*)")
 CLASS_ATTR = re.compile(r"""\bclass\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""", re.I)
 HREF_ATTR = re.compile(r"""\bhref\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""", re.I)

@@ -89,10 +89,14 @@ def mentioned_in_html(slug: str, page_url: str) -> str:
     pages = _state["mentions"].get(slug, {})
     if not pages:
         return '<p class="gl-none">No page on the site mentions this term yet.</p>'
-    order = sorted(pages.items(), key=lambda kv: (kv[0].startswith("glossary/"), kv[1][0].lower()))
-    items = "".join(f'<li><a href="{html.escape(get_relative_url(url, page_url))}">{html.escape(title)}</a></li>'
-                    for _, (title, url) in order)
-    return f'<ul class="gl-mentioned-list">{items}</ul>'
+    groups = []
+    for label, in_glossary in (("Explainer pages", False), ("Other glossary entries", True)):
+        rows = sorted((title, url) for src, (title, url) in pages.items() if src.startswith("glossary/") == in_glossary)
+        if rows:
+            items = "".join(f'<li><a href="{html.escape(get_relative_url(url, page_url))}">{html.escape(title)}</a></li>'
+                            for title, url in rows)
+            groups.append(f'<p class="gl-mentioned-group">{label}</p><ul class="gl-mentioned-list">{items}</ul>')
+    return "".join(groups)
 
 
 @event_priority(50)  # before the search plugin indexes page.content

@@ -41,14 +41,21 @@ def _run_on(p) -> str:
 
 
 def _with_notes(table: Raw, entries) -> Raw:
-    """The table, then one line per mapped chip or model saying why a registry entry stands in."""
-    notes: dict[str, str] = {}
-    for p in entries:
+    """The table, then one line per row: what was measured, with which software, and any stand-in."""
+    lines = []
+    for i, p in enumerate(entries, 1):
+        where = p.measured_on or p.device.name
+        model = f", {p.model_name}" if p.model_id else ""
+        shape = f", best shape {p.shape}" if p.shape and p.shape[0].isdigit() else ""
+        text = f"{p.what}{shape}. Software: {p.software}."
         if p.mapping:
-            key = p.measured_on or p.measured_model
-            notes.setdefault(f"{key}: {p.mapping}", "")
-    lines = [f"- † {_escape_cell(n)}" for n in notes]
-    return Raw(str(table) + ("\n\n" + "\n".join(lines) if lines else ""))
+            text += f" † {p.mapping}"
+        lines.append(f"{i}. **{_escape_cell(p.tool)}, {_escape_cell(where)}{_escape_cell(model)}**: {_escape_cell(text)}")
+    return Raw(str(table) + "\n\n" + "\n".join(lines))
+
+
+def _row_number(i: int) -> str:
+    return str(i)
 
 
 def bandwidth_table(page: str = "", records: list | None = None) -> Raw:
@@ -58,11 +65,11 @@ def bandwidth_table(page: str = "", records: list | None = None) -> Raw:
 
     t = _Table(page, records, "table('measured-bandwidth')", "published sustained bandwidth against spec")
     entries = of_kind("bandwidth")
-    rows = [[_run_on(p), _escape_cell(p.device.name), t.cell(bandwidth(p.device_id).sig(4)),
+    rows = [[_row_number(i), _run_on(p), _escape_cell(p.device.name), t.cell(bandwidth(p.device_id).sig(4)),
              t.cell(derated_bandwidth(p.device_id)), t.cell(measured(p.id)), t.cell(measured_share(p.id)),
-             _escape_cell(p.what), _source_link(p)] for p in entries]
-    return _with_notes(_markdown(["Measured on", "Compared with", "Spec", "Derated", "Measured", "Measured ÷ spec",
-                                  "What was measured", "Source"], rows, ["l", "l", "r", "r", "r", "r", "l", "l"]),
+             _source_link(p)] for i, p in enumerate(entries, 1)]
+    return _with_notes(_markdown(["#", "Measured on", "Compared with", "Spec", "Derated", "Measured",
+                                  "Measured ÷ spec", "Source"], rows, ["r", "l", "l", "r", "r", "r", "r", "l"]),
                        entries)
 
 
@@ -73,11 +80,10 @@ def gemm_table(page: str = "", records: list | None = None) -> Raw:
 
     t = _Table(page, records, "table('measured-gemm')", "published large-GEMM throughput against the dense peak")
     entries = of_kind("gemm")
-    rows = [[_run_on(p), p.dtype, t.cell(peak(p.device_id, p.dtype).sig(4)), t.cell(measured(p.id)),
-             t.cell(measured_share(p.id)), _escape_cell(p.shape), _escape_cell(p.software), _source_link(p)]
-            for p in entries]
-    return _with_notes(_markdown(["Device", "dtype", "Dense peak", "Measured", "Measured ÷ peak", "Best shape (M×N×K)",
-                                  "Software", "Source"], rows, ["l", "l", "r", "r", "r", "l", "l", "l"]), entries)
+    rows = [[_row_number(i), _run_on(p), p.dtype, t.cell(peak(p.device_id, p.dtype).sig(4)), t.cell(measured(p.id)),
+             t.cell(measured_share(p.id)), _source_link(p)] for i, p in enumerate(entries, 1)]
+    return _with_notes(_markdown(["#", "Device", "dtype", "Dense peak", "Measured", "Measured ÷ peak", "Source"],
+                                 rows, ["r", "l", "l", "r", "r", "r", "l"]), entries)
 
 
 def decode_table(page: str = "", records: list | None = None) -> Raw:
@@ -87,13 +93,13 @@ def decode_table(page: str = "", records: list | None = None) -> Raw:
 
     t = _Table(page, records, "table('measured-decode')", "published batch-1 decode against the speed of light")
     entries = of_kind("decode")
-    rows = [[_run_on(p), _escape_cell(p.model_name) + (" †" if p.measured_model else ""), p.dtype,
+    rows = [[_row_number(i), _run_on(p), _escape_cell(p.model_name) + (" †" if p.measured_model else ""), p.dtype,
              t.cell(sol(p.model_id, p.device_id, p.dtype)), t.cell(derated_sol(p.model_id, p.device_id, p.dtype)),
-             t.cell(measured(p.id)), t.cell(measured_share(p.id)), _escape_cell(p.software), _source_link(p)]
-            for p in entries]
-    return _with_notes(_markdown(["Device", "Model", "Weights", "Speed of light", "Derated", "Measured",
-                                  "Measured ÷ speed of light", "Software", "Source"], rows,
-                                 ["l", "l", "l", "r", "r", "r", "r", "l", "l"]), entries)
+             t.cell(measured(p.id)), t.cell(measured_share(p.id)), _source_link(p)]
+            for i, p in enumerate(entries, 1)]
+    return _with_notes(_markdown(["#", "Device", "Model", "Weights", "Speed of light", "Derated", "Measured",
+                                  "Measured ÷ speed of light", "Source"], rows,
+                                 ["r", "l", "l", "l", "r", "r", "r", "r", "l"]), entries)
 
 
 def machines_table(page: str = "", records: list | None = None) -> Raw:

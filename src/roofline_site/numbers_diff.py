@@ -23,6 +23,7 @@ import csv
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 import tarfile
@@ -33,6 +34,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 WORKER = Path(__file__).with_name("numbers_worker.py")
+NUMERAL = re.compile(r"\d[\d.,]*")
 
 
 class DiffError(Exception):
@@ -142,6 +144,22 @@ def figure_rows(old: dict, new: dict) -> list[Row]:
     return rows
 
 
+def _skeleton(sentence: str) -> str:
+    return NUMERAL.sub("#", sentence)
+
+
+def _rewritten(gone: list, came: list, a: dict, b: dict) -> list[tuple]:
+    """Pairs (old key, new key) on one page whose sentences match once numerals are masked, in page order."""
+    pairs, free = [], sorted(came, key=lambda k: (k[0], b[k].get("position", 0)))
+    for ka in sorted(gone, key=lambda k: (k[0], a[k].get("position", 0))):
+        for kb in free:
+            if kb[0] == ka[0] and _skeleton(b[kb]["sentence"]) == _skeleton(a[ka]["sentence"]):
+                pairs.append((ka, kb))
+                free.remove(kb)
+                break
+    return pairs
+
+
 def diff(old: dict, new: dict) -> list[Row]:
     """Rows for every changed number, added or removed page and quote, changed figure, and render error."""
     a, b = _keyed(old["records"]), _keyed(new["records"])
@@ -159,14 +177,23 @@ def diff(old: dict, new: dict) -> list[Row]:
         count = sum(1 for k in a if k[0] == page)
         rows.append(Row("page-removed", page, f"{count} quoted numbers", "", "page removed or quotes no number now"))
     shared = old_pages & new_pages
-    for key in sorted(b.keys() - a.keys()):
-        if key[0] in shared:
-            r = b[key]
-            rows.append(Row("quote-added", key[0], "", r["text"], r["sentence"], key[1], r["label"]))
-    for key in sorted(a.keys() - b.keys()):
-        if key[0] in shared:
-            r = a[key]
-            rows.append(Row("quote-removed", key[0], r["text"], "", r["sentence"], key[1], r["label"]))
+    gone = [k for k in a.keys() - b.keys() if k[0] in shared]
+    came = [k for k in b.keys() - a.keys() if k[0] in shared]
+    # A token rewritten in place (same sentence, another expression): one change, not a removal and an addition.
+    for ka, kb in _rewritten(gone, came, a, b):
+        gone.remove(ka)
+        came.remove(kb)
+        if a[ka]["text"] != b[kb]["text"]:
+            rows.append(Row("number", kb[0], a[ka]["text"], b[kb]["text"], b[kb]["sentence"],
+                            f"{ka[1]} -> {kb[1]}", b[kb]["label"]))
+    order = {"number": 0, "page-added": 1, "page-removed": 2}
+    rows.sort(key=lambda r: (order[r.kind], r.page, r.expr))  # stable: the table reads page by page
+    for key in sorted(came):
+        r = b[key]
+        rows.append(Row("quote-added", key[0], "", r["text"], r["sentence"], key[1], r["label"]))
+    for key in sorted(gone):
+        r = a[key]
+        rows.append(Row("quote-removed", key[0], r["text"], "", r["sentence"], key[1], r["label"]))
     rows += figure_rows(old.get("figures", {}), new.get("figures", {}))
     for side, result in (("at the ref", old), ("in the working tree", new)):
         for e in result.get("errors", []):
@@ -235,12 +262,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--note", default="", help="the human note for --record: why the numbers changed")
     args = parser.parse_args(argv)
     try:
-        commit, rows = numbers_diff(args.ref, args.repo)
         if args.record:
             from roofline_site import changelog
 
-            path = changelog.record(args.record, args.note, args.ref, commit, rows,
-                                    args.repo.resolve() / changelog.DATA_RELPATH)
+            data = args.repo.resolve() / changelog.DATA_RELPATH
+            changelog.check_new_release(args.record, args.note, data)  # before the slow part
+        commit, rows = numbers_diff(args.ref, args.repo)
+        if args.record:
+            path = changelog.record(args.record, args.note, args.ref, commit, rows, data)
             print(f"recorded release {args.record} in {path}", file=sys.stderr)
     except DiffError as err:
         print(f"numbers-diff: error: {err}", file=sys.stderr)

@@ -145,9 +145,9 @@ def render_tree(tree: Path) -> dict:
         if records is None:
             out["errors"].append({"page": path, "error": one_line(first_error)})
             continue
-        for r in records:
+        for position, r in enumerate(records):
             out["records"].append({"page": path, "expr": r.expr, "text": r.text, "label": r.label,
-                                   "sentence": plain_sentence(r.sentence, namespace)})
+                                   "sentence": plain_sentence(r.sentence, namespace), "position": position})
     try:
         import figures_gen
     except Exception:  # noqa: BLE001 — a ref from before figures existed

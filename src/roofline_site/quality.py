@@ -173,9 +173,8 @@ def on_post_page(output, page, config, **kwargs):
         dest = Path(config["site_dir"]) / md_rel
         dest.parent.mkdir(parents=True, exist_ok=True)
         dest.write_text(md, encoding="utf-8")
-        # Tell machines where the Markdown copy is; browsers do not load rel=alternate.
-        link = f'<link rel="alternate" type="text/markdown" href="{posixpath.basename(md_rel)}">'
-        output = output.replace("</head>", f"  {link}\n  </head>", 1)
+        # No <link rel="alternate"> to the copy: Material's instant navigation treats every
+        # alternate as a language version and fetches sitemap.xml beside it (a 404 per page).
         _entries[page.file.src_uri] = PageEntry(
             page.title or "", md_rel, page.meta.get("description") or config.get("site_description") or "")
     return output

@@ -94,6 +94,11 @@ from roofline_site.measured_tables import TABLES as _MEASURED_TABLES  # noqa: E4
 
 TABLES.update(_MEASURED_TABLES)
 
+# Prefill, batching and hardware-reference tables live in their own module too.
+from roofline_site.reference_tables import TABLES as _REFERENCE_TABLES  # noqa: E402
+
+TABLES.update(_REFERENCE_TABLES)
+
 
 def table(name: str, page: str = "", records: list | None = None, **kw) -> Raw:
     """The generated table `name` for `page`, its cells recorded in `records`."""

@@ -24,7 +24,7 @@ time-per-output-token tokens-per-second gemm gemv bf16 fp8 mbu mfu""".split()
 NOT_PROSE_TAGS = {"code", "pre", "a", "h1", "h2", "h3", "h4", "h5", "h6", "kbd", "samp", "button", "label",
                   "select", "option", "textarea", "title", "abbr", "summary", "dt", "script", "style", "svg", "math"}
 NOT_PROSE_CLASSES = {"rl-num", "rl-prov", "arithmatex", "headerlink", "admonition-title", "gl-meta",
-                     "gl-mentioned", "gl-cards", "gl-index"}
+                     "gl-mentioned", "gl-cards", "gl-index", "gl-off"}
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
 
 
@@ -50,6 +50,8 @@ class Article(HTMLParser):
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
         cls = set((a.get("class") or "").split())
+        if a.get("data-glossary") == "off":
+            cls.add("gl-off")  # an author's opt-out
         if tag == "article" and "md-content__inner" in cls:
             self.in_article = True
         if not self.in_article:

@@ -1,0 +1,94 @@
+"""Gate 1 in a real browser: reading, hovering a glossary card, searching and using the calculator
+make no request to any other origin, and raise no script error.
+
+Generic over the built site: each interaction runs only if its feature is on the page.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+LOCAL_SCHEMES = ("data:", "blob:", "about:", "chrome-extension:")
+
+
+def _foreign(page) -> list[str]:
+    return [u for u in page.requests_seen if not u.startswith(page.base_url) and not u.startswith(LOCAL_SCHEMES)]
+
+
+@pytest.fixture
+def errors(page):
+    seen: list[str] = []
+    page.on("pageerror", lambda exc: seen.append(str(exc)))
+    return seen
+
+
+def _pages_to_visit(site_pages) -> list[str]:
+    """Home, every top-level page, and the first glossary entry: what a reader clicks through."""
+    top = sorted(p for p in site_pages if p.count("/") == 1 and p.endswith("/index.html")
+                 and not p.startswith("glossary/"))
+    glossary = sorted(p for p in site_pages if p.startswith("glossary/") and p.count("/") == 2)
+    return ["index.html", *top, *glossary[:1]]
+
+
+def test_reading_every_page_stays_on_localhost(page, site_pages, errors):
+    visited = _pages_to_visit(site_pages)
+    assert len(visited) >= 3
+    for path in visited:
+        page.goto(page.base_url + "/" + path.removesuffix("index.html"), wait_until="networkidle")
+    assert _foreign(page) == []
+    assert errors == []
+
+
+def test_hovering_a_glossary_card_stays_on_localhost(page, site_pages, errors):
+    with_terms = [p for p in _pages_to_visit(site_pages) if 'class="gl-ref' in site_pages[p]]
+    if not with_terms:
+        pytest.skip("no glossary term is linked on any page yet")
+    page.goto(page.base_url + "/" + with_terms[0].removesuffix("index.html"), wait_until="networkidle")
+    ref = page.locator(".gl-ref").first
+    ref.scroll_into_view_if_needed()
+    ref.hover()
+    card = page.locator(".gl-ref .gl-card, [id^=gl-card-]:not([hidden])").first
+    card.wait_for(state="visible", timeout=5000)
+    page.wait_for_load_state("networkidle")
+    assert _foreign(page) == []
+    assert errors == []
+
+
+def test_search_finds_a_page_and_stays_on_localhost(page, errors):
+    page.goto(page.base_url + "/", wait_until="networkidle")
+    page.locator("label.md-header__button[for=__search]").first.click()
+    box = page.locator("input.md-search__input")
+    box.fill("ridge")
+    results = page.locator(".md-search-result__item")
+    results.first.wait_for(state="visible", timeout=15000)
+    assert results.count() >= 1
+    results.first.locator("a").first.click()
+    page.wait_for_load_state("networkidle")
+    assert _foreign(page) == []
+    assert errors == []
+
+
+def test_using_the_calculator_stays_on_localhost(page, site_pages, errors):
+    if "calculator/index.html" not in site_pages:
+        pytest.skip("no calculator page")
+    page.goto(page.base_url + "/calculator/", wait_until="networkidle")
+    root = page.locator(".rl-calc")
+    inputs = root.locator("input[type=number]:visible")
+    if root.count() == 0 or inputs.count() == 0:
+        pytest.skip("the calculator has no number input yet")
+    inputs.first.fill("")
+    inputs.first.type("2")
+    page.keyboard.press("Tab")
+    for select in root.locator("select:visible").all()[:2]:
+        options = select.locator("option").all()
+        if len(options) > 1:
+            select.select_option(index=len(options) - 1)
+    page.wait_for_load_state("networkidle")
+    text = root.inner_text()
+    assert not re.search(r"\b(NaN|undefined|Infinity)\b", text), text[:500]
+    assert _foreign(page) == []
+    assert errors == []

@@ -1,0 +1,296 @@
+"""The core explainer pages: exercise answers are tokens equal to the package's values,
+and every figure of these pages plots exactly what the package computes.
+
+Expected values below are recomputed from the low-level `roofline` functions (or, for the
+package additions these pages need, derived by hand in a comment), never read back from the
+token layer the pages use.
+"""
+
+from __future__ import annotations
+
+import csv
+import importlib.util
+import io
+import math
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from roofline.examples import example
+from roofline.hardware import devices, get_device
+from roofline.inference import decode_step, kv_bytes_per_token, prefill, speed_of_light_tokens_per_s
+from roofline.intensity import matmul_cost, matmul_cost_seed_convention
+from roofline.models import Model, get_model, models
+from roofline.roofline import (
+    attainable_flop_per_s, device_ridge_point, ridge_point, sparse_peak_flop_per_s,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = ("index.md", "arithmetic-intensity.md", "ridge-point.md", "memory-bandwidth.md", "decode.md")
+FIGURES = ("h100_roofline", "intensity_line", "ridge_overlay", "sol_bandwidth", "kv_context")
+
+_spec = importlib.util.spec_from_file_location("prose_numerals", ROOT / "tests" / "test_prose_numerals.py")
+_prose = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_prose)
+
+
+# ------------------------------------------------------------------ exercises -------------
+def _h100():
+    return get_device("h100-sxm5")
+
+
+def _l8b():
+    return get_model("llama-3.1-8b")
+
+
+def _bare():
+    return Model.from_param_count(example("bare_params"))
+
+
+def _sq(dtype="bf16", seed=False):
+    n = int(example("square_n"))
+    return (matmul_cost_seed_convention if seed else matmul_cost)(n, n, n, dtype)
+
+
+def _seed_mv(dtype="fp16"):
+    m, k, n = (int(example(x)) for x in ("seed_m", "seed_k", "seed_n"))
+    return matmul_cost(m, n, k, dtype)
+
+
+#: (page, the start of a question's title) -> the value its answer must contain.
+EXPECTED = {
+    ("index.md", "Where is the ridge of the H100 PCIe"): lambda: device_ridge_point(get_device("h100-pcie")),
+    ("index.md", "What share of the H100 SXM5's peak"): lambda: (
+        decode_step(_l8b(), _h100()).attained_flop_per_s / _h100().peak_flop_per_s()),
+    ("index.md", "What does the H100 SXM5's roofline give"): lambda: attainable_flop_per_s(
+        decode_step(_l8b(), _h100(), example("batch_mid")).arithmetic_intensity,
+        _h100().peak_flop_per_s(), _h100().memory_bandwidth_bytes_per_s),
+    ("arithmetic-intensity.md", "What is the arithmetic intensity of squaring"): lambda: _sq("fp16").arithmetic_intensity,
+    ("arithmetic-intensity.md", "What is the site-convention intensity"): lambda: _seed_mv("fp8").arithmetic_intensity,
+    ("arithmetic-intensity.md", "How far below the H100 SXM5's ridge"): lambda: (
+        device_ridge_point(_h100()) / decode_step(_l8b(), _h100()).arithmetic_intensity),
+    ("ridge-point.md", "What is the H200 SXM's ridge"): lambda: device_ridge_point(get_device("h200-sxm")),
+    # 2:4 sparsity doubles the dense peak: 2 × 312e12 / 2.039e12 = 306.0 FLOP/byte.
+    ("ridge-point.md", "What ridge would you compute for the larger-memory A100"): lambda: 2 * 312e12 / 2.039e12,
+    ("ridge-point.md", "What is the TPU v5e's ridge"): lambda: device_ridge_point(get_device("tpu-v5e")),
+    ("memory-bandwidth.md", "How much faster is batch-1 decode"): lambda: (
+        get_device("b200").memory_bandwidth_bytes_per_s / get_device("a100-sxm4-80gb").memory_bandwidth_bytes_per_s),
+    ("memory-bandwidth.md", "What is the speed of light of Llama-3.1-70B"): lambda: (
+        get_device("mi300x").memory_bandwidth_bytes_per_s / (get_model("llama-3.1-70b").active_params * 2)),
+    ("memory-bandwidth.md", "What does storing Llama-3.1-8B's weights in int8"): lambda: (
+        _h100().memory_bandwidth_bytes_per_s / (_l8b().active_params * 1)),
+    ("decode.md", "How long does one batch-1 decode step"): lambda: (
+        decode_step(_l8b(), _h100(), 1, example("long_context")).time_s),
+    # fp8 weights: 2 FLOPs per weight over 1 byte per weight = 2 FLOP/byte.
+    ("decode.md", "What is the intensity of batch-1 decode of the bare model"): lambda: 2.0,
+    # batch × (context + the entry being written) × 2·layers·kv_heads·head_dim·2 bytes
+    ("decode.md", "How many bytes of KV cache"): lambda: (
+        example("batch_mid") * (example("medium_context") + 1) * 2 * 32 * 8 * 128 * 2),
+}
+
+QUESTION = re.compile(r'^\?\?\?\+? question "([^"]*)"\n((?:(?:    .*)?\n)+)', re.M)
+TOKEN = re.compile(r"\{\{(.+?)\}\}", re.S)
+
+
+def exercises(page: str) -> list[tuple[str, str]]:
+    """(title, answer body) of every `??? question` block on a page."""
+    text = (ROOT / "docs" / page).read_text(encoding="utf-8") + "\n"
+    return [(m.group(1), m.group(2)) for m in QUESTION.finditer(text)]
+
+
+def _evaluate(expr: str):
+    from roofline.quantities import NAMESPACE
+
+    return eval(compile(expr, "<answer token>", "eval"), {"__builtins__": {}}, dict(NAMESPACE))
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_has_exercises_and_each_is_checked(page):
+    found = exercises(page)
+    assert len(found) >= 2, f"{page} needs exercises"
+    for title, _ in found:
+        keys = [k for k in EXPECTED if k[0] == page and title.startswith(k[1])]
+        assert len(keys) == 1, f"{page}: no expected value for the exercise {title!r}"
+
+
+@pytest.mark.parametrize("key", sorted(EXPECTED), ids=lambda k: f"{k[0]}:{k[1][:30]}")
+def test_exercise_answer_is_a_token_equal_to_the_package(key):
+    page, start = key
+    matches = [(t, body) for t, body in exercises(page) if t.startswith(start)]
+    assert len(matches) == 1, f"{page}: exercise {start!r} not found"
+    title, body = matches[0]
+    assert not _prose.bare_numerals(title), f"typed number in the question {title!r}"
+    assert not _prose.bare_numerals(body), f"typed number in the answer to {title!r}"
+    values = []
+    for expr in TOKEN.findall(body):
+        v = _evaluate(expr.strip())
+        if hasattr(v, "value") and hasattr(v, "unit"):
+            values.append(float(v.value))
+    assert values, f"the answer to {title!r} has no number token"
+    expected = float(EXPECTED[key]())
+    assert any(math.isclose(v, expected, rel_tol=1e-9) for v in values), (
+        f"{page}: answer to {title!r} shows {values}, the package computes {expected}")
+
+
+# ------------------------------------------------------------------ package additions ------
+def test_sparse_peak_is_twice_dense():
+    # NVIDIA's H100 page prints "1,979 TFLOPS*" (with sparsity) beside the whitepaper's 989.4 dense.
+    assert sparse_peak_flop_per_s(989.4e12) == pytest.approx(1978.8e12)
+    # 1978.8e12 / 3.35e12 = 590.69 FLOP/byte: the sparse ridge quoted as 591.
+    assert ridge_point(sparse_peak_flop_per_s(989.4e12), 3.35e12) == pytest.approx(590.69, abs=0.01)
+
+
+def test_rounded_and_every_device_helpers():
+    from roofline.quantities import bound_on_every_device, ratio, ridge, rounded
+
+    assert float(rounded(ridge("h100-sxm5"))) == 295.0        # 295.34 to three figures
+    assert float(rounded(ratio(ridge("h100-sxm5"), ridge("h100-sxm5")), 2)) == 1.0
+    assert bound_on_every_device("memory-bound", "decode", "llama-3.1-8b")
+    # TPU v6e: 918 / 1.638 = 560 FLOP/byte, above a 512-token prefill's intensity, so not everywhere.
+    assert not bound_on_every_device("compute-bound", "prefill", "llama-3.1-8b", 512)
+    with pytest.raises(Exception, match="phase"):
+        bound_on_every_device("memory-bound", "training", "llama-3.1-8b")
+
+
+def test_generated_tables_cover_the_registry_with_provenance():
+    from roofline_site.tables import table
+
+    records: list = []
+    ridge_md = table("ridge", "ridge-point.md", records)
+    rows = [line for line in ridge_md.splitlines()[2:] if line.startswith("| ")]
+    assert len(rows) == len(devices())
+    assert len(records) == 3 * len(devices())            # peak, bandwidth and ridge per device
+    assert all('class="rl-num"' in r and "rl-prov" in r for r in rows)
+    h100 = next(r for r in rows if r.startswith(f"| {get_device('h100-sxm5').name} |"))
+    assert f'data-rl-value="{device_ridge_point(get_device("h100-sxm5"))!r}"' in h100
+    sol_md = table("sol", "memory-bandwidth.md", [])
+    assert len([ln for ln in sol_md.splitlines()[2:] if ln.startswith("| ")]) == len(devices())
+    with pytest.raises(KeyError, match="unknown table"):
+        table("nope")
+
+
+# ------------------------------------------------------------------ figures ---------------
+@pytest.fixture(scope="module")
+def rendered():
+    from figures_gen import module, render
+
+    return {name: (module(name), *render(name)) for name in FIGURES}
+
+
+def _csv_rows(text: str) -> list[list[str]]:
+    return list(csv.reader(io.StringIO(text)))[1:]
+
+
+def _close(a, b) -> bool:
+    try:
+        return math.isclose(float(a), float(b), rel_tol=1e-5)
+    except ValueError:
+        return str(a) == str(b)
+
+
+def _assert_csv(text: str, expected_rows: list[tuple]) -> None:
+    rows = _csv_rows(text)
+    assert len(rows) == len(expected_rows)
+    for got, want in zip(rows, expected_rows):
+        assert len(got) == len(want) and all(_close(g, w) for g, w in zip(got, want)), (got, want)
+
+
+def _expected_h100_roofline():
+    d = _h100()
+    ai = np.logspace(-1, 4, 121)
+    return [(x, min(d.peak_flop_per_s(), d.memory_bandwidth_bytes_per_s * x)) for x in ai]
+
+
+def _expected_intensity_line():
+    d, m = _h100(), _l8b()
+    sm, sk, sn = (int(example(k)) for k in ("seed_m", "seed_k", "seed_n"))
+    values = [
+        sm * sn * (2 * sk - 1) / ((sm * sk + sk * sn) * 2),            # seed convention, fp16
+        decode_step(m, d).arithmetic_intensity,
+        decode_step(m, d, example("batch_mid")).arithmetic_intensity,
+        d.peak_flop_per_s() / d.memory_bandwidth_bytes_per_s,
+        _sq().arithmetic_intensity,
+        prefill(m, d, example("prompt_len")).arithmetic_intensity,
+    ]
+    return sorted(values)
+
+
+def _expected_ridge_overlay():
+    from figures_gen.ridge_overlay import DEVICES, HI, LO
+
+    rows = []
+    for dev_id in DEVICES:
+        d = get_device(dev_id)
+        peak, bw = d.peak_flop_per_s("bf16"), d.memory_bandwidth_bytes_per_s
+        for x in sorted({LO, peak / bw, HI}):
+            rows.append((dev_id, d.name, x, min(peak, bw * x)))
+    return rows
+
+
+def _expected_sol_bandwidth():
+    rows = []
+    for model_id in ("llama-3.1-8b", "llama-3.1-70b"):
+        m = get_model(model_id)
+        for d in devices().values():
+            fits = m.total_params * 2 <= d.memory_capacity_bytes
+            rows.append((model_id, d.id, d.memory_bandwidth_bytes_per_s,
+                         d.memory_bandwidth_bytes_per_s / (m.active_params * 2), "yes" if fits else "no"))
+    return rows
+
+
+def _expected_kv_context():
+    m = _l8b()
+    per_token = 2 * m.n_layers * m.kv_heads * m.head_dim * 2     # K and V, bf16
+    return [(b, c, b * (c + 1) * per_token)
+            for b in (1, 8, int(example("batch_mid"))) for c in (2 ** np.arange(7, 18)).tolist()]
+
+
+def test_figure_list_registers_these_figures():
+    from figures_gen import FIGURES as ALL
+
+    assert set(FIGURES) <= set(ALL)
+
+
+@pytest.mark.parametrize("name", FIGURES)
+def test_figure_alt_text_svg_size_and_determinism(name, rendered):
+    from figures_gen import render
+
+    mod, svg, _ = rendered[name]
+    alt = mod.alt()
+    assert len(alt) > 80 and mod.caption().strip(), f"{name} needs alt text and a caption"
+    assert len(svg) <= 40_000, f"{name}.svg is {len(svg)} bytes"
+    assert render(name)[0] == svg, f"{name}.svg differs between two renders"
+
+
+def test_h100_roofline_csv(rendered):
+    _assert_csv(rendered["h100_roofline"][2], _expected_h100_roofline())
+
+
+def test_intensity_line_csv(rendered):
+    rows = _csv_rows(rendered["intensity_line"][2])
+    got = [float(r[2]) for r in rows]
+    want = _expected_intensity_line()
+    assert len(got) == len(want) and all(math.isclose(g, w, rel_tol=1e-5) for g, w in zip(got, want))
+    assert [r[0] for r in rows].count("ridge") == 1
+
+
+def test_ridge_overlay_csv(rendered):
+    _assert_csv(rendered["ridge_overlay"][2], _expected_ridge_overlay())
+
+
+def test_sol_bandwidth_csv(rendered):
+    _assert_csv(rendered["sol_bandwidth"][2], _expected_sol_bandwidth())
+    assert kv_bytes_per_token(_l8b()) > 0 and speed_of_light_tokens_per_s(_l8b(), _h100()) > 0
+
+
+def test_kv_context_csv(rendered):
+    _assert_csv(rendered["kv_context"][2], _expected_kv_context())
+
+
+def test_registry_models_listed_in_sol_table_header():
+    from roofline_site.tables import table
+
+    header = table("sol").splitlines()[0]
+    assert all(m.name in header for m in models().values())
