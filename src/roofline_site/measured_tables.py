@@ -54,10 +54,6 @@ def _with_notes(table: Raw, entries) -> Raw:
     return Raw(str(table) + "\n\n" + "\n".join(lines))
 
 
-def _row_number(i: int) -> str:
-    return str(i)
-
-
 def bandwidth_table(page: str = "", records: list | None = None) -> Raw:
     """Sustained bandwidth: spec, derated (spec × median measured share), measured, measured ÷ spec."""
     from roofline.measurements import of_kind
@@ -65,7 +61,7 @@ def bandwidth_table(page: str = "", records: list | None = None) -> Raw:
 
     t = _Table(page, records, "table('measured-bandwidth')", "published sustained bandwidth against spec")
     entries = of_kind("bandwidth")
-    rows = [[_row_number(i), _run_on(p), _escape_cell(p.device.name), t.cell(bandwidth(p.device_id).sig(4)),
+    rows = [[str(i), _run_on(p), _escape_cell(p.device.name), t.cell(bandwidth(p.device_id).sig(4)),
              t.cell(derated_bandwidth(p.device_id)), t.cell(measured(p.id)), t.cell(measured_share(p.id)),
              _source_link(p)] for i, p in enumerate(entries, 1)]
     return _with_notes(_markdown(["#", "Measured on", "Compared with", "Spec", "Derated", "Measured",
@@ -80,7 +76,7 @@ def gemm_table(page: str = "", records: list | None = None) -> Raw:
 
     t = _Table(page, records, "table('measured-gemm')", "published large-GEMM throughput against the dense peak")
     entries = of_kind("gemm")
-    rows = [[_row_number(i), _run_on(p), p.dtype, t.cell(peak(p.device_id, p.dtype).sig(4)), t.cell(measured(p.id)),
+    rows = [[str(i), _run_on(p), p.dtype, t.cell(peak(p.device_id, p.dtype).sig(4)), t.cell(measured(p.id)),
              t.cell(measured_share(p.id)), _source_link(p)] for i, p in enumerate(entries, 1)]
     return _with_notes(_markdown(["#", "Device", "dtype", "Dense peak", "Measured", "Measured ÷ peak", "Source"],
                                  rows, ["r", "l", "l", "r", "r", "r", "l"]), entries)
@@ -93,7 +89,7 @@ def decode_table(page: str = "", records: list | None = None) -> Raw:
 
     t = _Table(page, records, "table('measured-decode')", "published batch-1 decode against the speed of light")
     entries = of_kind("decode")
-    rows = [[_row_number(i), _run_on(p), _escape_cell(p.model_name) + (" †" if p.measured_model else ""), p.dtype,
+    rows = [[str(i), _run_on(p), _escape_cell(p.model_name) + (" †" if p.measured_model else ""), p.dtype,
              t.cell(sol(p.model_id, p.device_id, p.dtype)), t.cell(derated_sol(p.model_id, p.device_id, p.dtype)),
              t.cell(measured(p.id)), t.cell(measured_share(p.id)), _source_link(p)]
             for i, p in enumerate(entries, 1)]

@@ -242,7 +242,7 @@ def test_light_and_dark_screenshots(page, tmp_path):
         page.emulate_media(color_scheme=scheme)
         open_calc(page)
         if page.evaluate("document.body.dataset.mdColorScheme") != palette:  # a stored choice wins: use the toggle
-            page.locator(f"label[title='Switch to {scheme} mode']:visible").click()
+            page.evaluate(f"document.querySelector(\"input[data-md-color-scheme='{palette}']\").click()")
             page.wait_for_function(f"document.body.dataset.mdColorScheme === '{palette}'")
         page.wait_for_function("document.querySelector('link[data-rl-calc-css]') && [...document.styleSheets].some(s => s.href && s.href.includes('calculator.css'))")
         assert page.evaluate("document.body.dataset.mdColorScheme") == palette
@@ -257,7 +257,8 @@ def test_light_and_dark_screenshots(page, tmp_path):
         no_bad_words(page)
     assert colors["light"][0] != colors["dark"][0] and colors["light"][1] != colors["dark"][1]
     assert colors["light"][2] != colors["dark"][2]
-    page.locator("label[title='Switch to light mode']:visible").click()  # leave the shared profile light
+    page.evaluate("document.querySelector(\"input[data-md-color-scheme='default']\").click()")  # leave it light
+    page.emulate_media(color_scheme="light")
     print(f"screenshots: {tmp_path}")
 
 

@@ -74,6 +74,9 @@ export function drawChart(svg, series, size = { width: 640, height: 360 }, title
     const pts = [[px(xMin), py(clampY(yStart))], [px(s.ridge), py(s.peak)], [px(xMax), py(s.peak)]];
     svg.appendChild(el("polyline", { class: `rl-calc-roof rl-calc-${s.key}`, points: pts.map((p) => p.join(",")).join(" ") }));
     svg.appendChild(el("line", { class: `rl-calc-ridge rl-calc-${s.key}`, x1: px(s.ridge), x2: px(s.ridge), y1: py(s.peak), y2: H - m.b }));
+    const left = px(s.ridge) > W - 90;
+    svg.appendChild(el("text", { class: `rl-calc-ridge-label rl-calc-${s.key}`, x: px(s.ridge) + (left ? -4 : 4), y: H - m.b - 6,
+      "text-anchor": left ? "end" : "start" }, `ridge ${sig(s.ridge)}`));
   }
   for (const s of series) {
     const x = px(s.intensity), y = py(clampY(s.attainable));
