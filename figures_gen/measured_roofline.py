@@ -17,7 +17,8 @@ from roofline.roofline import attainable_flop_per_s
 NAME = "measured-roofline"
 #: The spec roofline drawn for scale: a whole server socket of the CPU family the example ran on.
 SPEC_DEVICE = "xeon-8480plus"
-INTENSITY = np.logspace(-2, 3, 101)
+#: Each roofline is two straight segments on log-log axes, so a coarse grid plus its ridge draws it exactly.
+INTENSITY = np.logspace(-2, 3, 21)
 
 
 def _spec():
@@ -38,7 +39,8 @@ def _series():
 def data() -> Table:
     rows = []
     for name, peak, bw, _ in _series():
-        for ai, perf in zip(INTENSITY.tolist(), attainable_flop_per_s(INTENSITY, peak, bw).tolist()):
+        ai_grid = np.union1d(INTENSITY, [peak / bw])
+        for ai, perf in zip(ai_grid.tolist(), attainable_flop_per_s(ai_grid, peak, bw).tolist()):
             rows.append((name, ai, perf))
     return Table(("series", "arithmetic_intensity_flop_per_byte", "attainable_flop_per_s"), tuple(rows))
 

@@ -60,8 +60,10 @@ def test_hovering_a_glossary_card_stays_on_localhost(page, site_pages, errors):
 
 def test_search_finds_a_page_and_stays_on_localhost(page, errors):
     page.goto(page.base_url + "/", wait_until="networkidle")
-    page.locator("label.md-header__button[for=__search]").first.click()
     box = page.locator("input.md-search__input")
+    if not box.is_visible():  # narrow screens hide the box behind the header's search button
+        page.locator("label.md-header__button[for=__search]").first.click()
+    box.click()
     box.fill("ridge")
     results = page.locator(".md-search-result__item")
     results.first.wait_for(state="visible", timeout=15000)
@@ -77,9 +79,9 @@ def test_using_the_calculator_stays_on_localhost(page, site_pages, errors):
         pytest.skip("no calculator page")
     page.goto(page.base_url + "/calculator/", wait_until="networkidle")
     root = page.locator(".rl-calc")
-    inputs = root.locator("input[type=number]:visible")
+    inputs = root.locator("input:not([type=checkbox]):not([type=radio]):not([type=hidden]):visible")
     if root.count() == 0 or inputs.count() == 0:
-        pytest.skip("the calculator has no number input yet")
+        pytest.skip("the calculator has no input yet")
     inputs.first.fill("")
     inputs.first.type("2")
     page.keyboard.press("Tab")

@@ -183,6 +183,7 @@ def test_tap_opens_a_number_on_a_touch_screen(page):
     num, prov = _first_number(page)
     cdp = page.context.new_cdp_session(page)
     cdp.send("Emulation.setTouchEmulationEnabled", {"enabled": True, "maxTouchPoints": 1})
+    num.scroll_into_view_if_needed()
     box = num.bounding_box()
     x, y = box["x"] + 4, box["y"] + box["height"] / 2
 
