@@ -170,8 +170,12 @@ def measure_builds(work: Path, runs: int, env: dict) -> dict:
 
 
 def _get(url: str) -> str:
-    with urllib.request.urlopen(url, timeout=5) as r:
-        return r.read().decode("utf-8", "replace")
+    """The page's text, or '' while `mkdocs serve` is busy rebuilding (it answers late or not at all)."""
+    try:
+        with urllib.request.urlopen(url, timeout=10) as r:
+            return r.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
 
 
 def measure_serve_edit(work: Path, runs: int, page: str = "ridge-point.md", timeout_s: float = 60.0) -> dict:
@@ -187,14 +191,10 @@ def measure_serve_edit(work: Path, runs: int, page: str = "ridge-point.md", time
     latencies = []
     try:
         deadline = time.monotonic() + 300
-        while True:  # the first build
-            try:
-                _get(url)
-                break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError("mkdocs serve did not come up")
-                time.sleep(0.3)
+        while not _get(url):  # the first build
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("mkdocs serve did not come up")
+            time.sleep(0.3)
         original = target.read_text(encoding="utf-8")
         for i in range(runs):
             marker = f"Bench edit marker {'xyz'[i % 3]}{time.time_ns()}."
@@ -323,9 +323,10 @@ def main() -> int:
         print(f"timing builds ({runs} runs each, ours and stock mkdocs-material) ...", flush=True)
         builds = {**measure_builds(work, runs, env), "runs_count": runs}
         print("timing an edit in mkdocs serve ...", flush=True)
+        (REPORTS / "bench.json").write_text(json.dumps({"builds": builds}, indent=1) + "\n", encoding="utf-8")
         try:
             serve_edit = measure_serve_edit(work, runs)
-        except RuntimeError as err:
+        except Exception as err:  # noqa: BLE001 — report it, keep the other figures
             print(f"  serve measurement failed: {err}", file=sys.stderr)
             serve_edit = None
         site_dir = work / "ours"

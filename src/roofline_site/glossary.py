@@ -18,7 +18,6 @@ Matching rules (documented once, here):
 from __future__ import annotations
 
 import html as _html
-import posixpath
 import re
 from dataclasses import dataclass, field
 from pathlib import Path

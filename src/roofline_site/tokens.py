@@ -36,6 +36,7 @@ class Rendered:
     formula: str = ""
     inputs: list = field(default_factory=list)
     sentence: str = ""
+    plain: bool = False  # rendered as bare text (heading, alt text): no popover on the page
 
 
 def _namespace():
@@ -173,7 +174,7 @@ def expand(markdown: str, page: str, records: list[Rendered] | None = None,
         if records is not None and q is not None:
             records.append(Rendered(page, expr, q.text(), q.label, q.formula,
                                     [(i.label, i.text(), i.source.url if i.source else "") for i in q.inputs],
-                                    _sentence(markdown, m.start(), m.end())))
+                                    _sentence(markdown, m.start(), m.end()), plain))
         out.append(markdown[last:m.start()])
         out.append(text)
         last = m.end()
