@@ -219,6 +219,8 @@ def lighthouse_pages(site_dir: Path) -> dict[str, str]:
     """{role: page path} for the audited pages: home, the most figure-heavy page, calculator, a glossary entry."""
     pages = {p.relative_to(site_dir).as_posix(): p.read_text(encoding="utf-8", errors="replace")
              for p in site_dir.rglob("index.html")}
+    # Redirect stubs of renamed pages are not pages.
+    pages = {p: html for p, html in pages.items() if not re.search(r'http-equiv="refresh"', html, re.I)}
     chosen = {"home": "index.html"}
     figures = {p: len(re.findall(r'<img[^>]+src="[^"]*figures/', html)) for p, html in pages.items()
                if p != "index.html" and not p.startswith("glossary/")}

@@ -64,9 +64,9 @@ def test_search_finds_a_page_and_stays_on_localhost(page, errors):
     if not box.is_visible():  # narrow screens hide the box behind the header's search button
         page.locator("label.md-header__button[for=__search]").first.click()
     box.click()
-    box.fill("ridge")
+    box.press_sequentially("ridge", delay=80)  # key events, as a reader types
     results = page.locator(".md-search-result__item")
-    results.first.wait_for(state="visible", timeout=15000)
+    results.first.wait_for(state="visible", timeout=45000)  # the worker indexes the site first
     assert results.count() >= 1
     results.first.locator("a").first.click()
     page.wait_for_load_state("networkidle")
