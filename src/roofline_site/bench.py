@@ -155,9 +155,13 @@ def measure_builds(work: Path, runs: int, env: dict) -> dict:
     """Medians of clean and no-change builds, ours and stock Material's, interleaved in one run."""
     stock_root = work / "stock"
     stock_pages = make_stock_project(stock_root)
-    times = {"ours_clean_s": [], "ours_rebuild_s": [], "stock_clean_s": [], "stock_rebuild_s": []}
+    times = {"ours_cold_clean_s": [], "ours_clean_s": [], "ours_rebuild_s": [], "stock_clean_s": [],
+             "stock_rebuild_s": []}
     for i in range(runs):
         print(f"  build run {i + 1}/{runs} ...", flush=True)
+        # cold: every figure rendered by matplotlib; then clean builds with the figure cache warm
+        times["ours_cold_clean_s"].append(timed_build(ROOT, work / "ours", clean=True,
+                                                      env={**env, "ROOFLINE_FIGURE_CACHE": "0"}))
         times["ours_clean_s"].append(timed_build(ROOT, work / "ours", clean=True, env=env))
         times["ours_rebuild_s"].append(timed_build(ROOT, work / "ours", clean=False, env=env))
         times["stock_clean_s"].append(timed_build(stock_root, work / "stock-site", clean=True, strict=False))
@@ -165,6 +169,7 @@ def measure_builds(work: Path, runs: int, env: dict) -> dict:
     medians = {k.replace("_s", "_median_s"): round(statistics.median(v), 2) for k, v in times.items()}
     return {"runs": {k: [round(x, 2) for x in v] for k, v in times.items()}, **medians,
             "clean_ratio_vs_stock": round(medians["ours_clean_median_s"] / medians["stock_clean_median_s"], 2),
+            "cold_clean_ratio_vs_stock": round(medians["ours_cold_clean_median_s"] / medians["stock_clean_median_s"], 2),
             "rebuild_ratio_vs_stock": round(medians["ours_rebuild_median_s"] / medians["stock_rebuild_median_s"], 2),
             "stock_pages": stock_pages}
 
@@ -285,7 +290,8 @@ def markdown_report(bench: dict, lh: dict) -> str:
              f"{b['runs_count']} runs each; medians. Raw figures: `bench.json`, `lighthouse.json`.", "",
              "## Build speed", "",
              "| build | ours (s) | stock Material (s) | ratio | target |", "|---|---|---|---|---|",
-             f"| clean | {b['ours_clean_median_s']} | {b['stock_clean_median_s']} | {b['clean_ratio_vs_stock']}× | ≤ 3× and ≤ 20 s |",
+             f"| clean, figures rendered (cold cache) | {b['ours_cold_clean_median_s']} | {b['stock_clean_median_s']} | {b['cold_clean_ratio_vs_stock']}× | |",
+             f"| clean, figure cache warm | {b['ours_clean_median_s']} | {b['stock_clean_median_s']} | {b['clean_ratio_vs_stock']}× | ≤ 3× and ≤ 20 s |",
              f"| no-change rebuild | {b['ours_rebuild_median_s']} | {b['stock_rebuild_median_s']} | {b['rebuild_ratio_vs_stock']}× | |",
              ""]
     if s:

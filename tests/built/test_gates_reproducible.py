@@ -37,7 +37,9 @@ def test_tree_differences_sees_a_changed_byte(tmp_path):
     assert diffs == ["only in the second build: y.txt", "x.txt differs: +extra"]
 
 
-def test_two_clean_builds_are_byte_identical(site_dir, tmp_path, capsys):
+def test_two_clean_builds_are_byte_identical(site_dir, tmp_path, capsys, monkeypatch):
+    # Render the figures afresh (no figure cache), so matplotlib's output itself is compared.
+    monkeypatch.setenv("ROOFLINE_FIGURE_CACHE", "0")
     second = tmp_path / "site"
     second.mkdir()
     (second / "stale.html").write_text("from an older build")
