@@ -9,7 +9,6 @@ token layer the pages use.
 from __future__ import annotations
 
 import csv
-import importlib.util
 import io
 import math
 import re
@@ -31,9 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PAGES = ("index.md", "arithmetic-intensity.md", "ridge-point.md", "memory-bandwidth.md", "decode.md")
 FIGURES = ("h100_roofline", "intensity_line", "ridge_overlay", "sol_bandwidth", "kv_context")
 
-_spec = importlib.util.spec_from_file_location("prose_numerals", ROOT / "tests" / "test_prose_numerals.py")
-_prose = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_prose)
+from exercise_blocks import bare_numerals  # noqa: E402
 
 
 # ------------------------------------------------------------------ exercises -------------
@@ -90,20 +87,8 @@ EXPECTED = {
         example("batch_mid") * (example("medium_context") + 1) * 2 * 32 * 8 * 128 * 2),
 }
 
-QUESTION = re.compile(r'^\?\?\?\+? question "([^"]*)"\n((?:(?:    .*)?\n)+)', re.M)
-TOKEN = re.compile(r"\{\{(.+?)\}\}", re.S)
-
-
-def exercises(page: str) -> list[tuple[str, str]]:
-    """(title, answer body) of every `??? question` block on a page."""
-    text = (ROOT / "docs" / page).read_text(encoding="utf-8") + "\n"
-    return [(m.group(1), m.group(2)) for m in QUESTION.finditer(text)]
-
-
-def _evaluate(expr: str):
-    from roofline.quantities import NAMESPACE
-
-    return eval(compile(expr, "<answer token>", "eval"), {"__builtins__": {}}, dict(NAMESPACE))
+from exercise_blocks import TOKEN, exercises  # noqa: E402
+from exercise_blocks import evaluate as _evaluate  # noqa: E402
 
 
 @pytest.mark.parametrize("page", PAGES)
@@ -121,8 +106,8 @@ def test_exercise_answer_is_a_token_equal_to_the_package(key):
     matches = [(t, body) for t, body in exercises(page) if t.startswith(start)]
     assert len(matches) == 1, f"{page}: exercise {start!r} not found"
     title, body = matches[0]
-    assert not _prose.bare_numerals(title), f"typed number in the question {title!r}"
-    assert not _prose.bare_numerals(body), f"typed number in the answer to {title!r}"
+    assert not bare_numerals(title), f"typed number in the question {title!r}"
+    assert not bare_numerals(body), f"typed number in the answer to {title!r}"
     values = []
     for expr in TOKEN.findall(body):
         v = _evaluate(expr.strip())

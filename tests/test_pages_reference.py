@@ -10,7 +10,6 @@ package's bisection), never read back from the token layer the pages use.
 from __future__ import annotations
 
 import csv
-import importlib.util
 import io
 import math
 import re
@@ -29,9 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PAGES = ("prefill.md", "batching.md", "hardware.md", "conventions.md")
 FIGURES = ("prefill_intensity", "batch_sweep", "hardware_map")
 
-_spec = importlib.util.spec_from_file_location("prose_numerals", ROOT / "tests" / "test_prose_numerals.py")
-_prose = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_prose)
+from exercise_blocks import bare_numerals  # noqa: E402
 
 
 def _h100():
@@ -88,19 +85,8 @@ EXPECTED = {
     ("conventions.md", "What ridge would you get for the H100 SXM5 from its sparse"): lambda: 2 * 989.4 / 3.35,
 }
 
-QUESTION = re.compile(r'^\?\?\?\+? question "([^"]*)"\n((?:(?:    .*)?\n)+)', re.M)
-TOKEN = re.compile(r"\{\{(.+?)\}\}", re.S)
-
-
-def exercises(page: str) -> list[tuple[str, str]]:
-    text = (ROOT / "docs" / page).read_text(encoding="utf-8") + "\n"
-    return [(m.group(1), m.group(2)) for m in QUESTION.finditer(text)]
-
-
-def _evaluate(expr: str):
-    from roofline.quantities import NAMESPACE
-
-    return eval(compile(expr, "<answer token>", "eval"), {"__builtins__": {}}, dict(NAMESPACE))
+from exercise_blocks import TOKEN, exercises  # noqa: E402
+from exercise_blocks import evaluate as _evaluate  # noqa: E402
 
 
 @pytest.mark.parametrize("page", PAGES)
@@ -118,7 +104,7 @@ def test_exercise_answer_is_a_token_equal_to_the_package(key):
     matches = [(t, body) for t, body in exercises(page) if t.startswith(start)]
     assert len(matches) == 1, f"{page}: exercise {start!r} not found"
     title, body = matches[0]
-    assert not _prose.bare_numerals(title) and not _prose.bare_numerals(body), f"typed number in {title!r}"
+    assert not bare_numerals(title) and not bare_numerals(body), f"typed number in {title!r}"
     values = [float(v.value) for v in (_evaluate(e.strip()) for e in TOKEN.findall(body))
               if hasattr(v, "value") and hasattr(v, "unit")]
     assert values, f"the answer to {title!r} has no number token"

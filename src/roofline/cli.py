@@ -28,28 +28,25 @@ class _Parser(argparse.ArgumentParser):
         raise InputError(message)
 
 
-def _positive_int(name: str):
+def _whole_number(name: str, minimum: int):
+    """An argparse type: a whole number ≥ `minimum`, refused in one sentence naming `name`."""
     def parse(text: str) -> int:
         try:
             value = float(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"{name} must be a whole number, got {text!r}") from None
-        if not math.isfinite(value) or value < 1 or value != int(value):
-            raise argparse.ArgumentTypeError(f"{name} must be a whole number ≥ 1, got {text!r}")
+        if not math.isfinite(value) or value < minimum or value != int(value):
+            raise argparse.ArgumentTypeError(f"{name} must be a whole number ≥ {minimum}, got {text!r}")
         return int(value)
     return parse
+
+
+def _positive_int(name: str):
+    return _whole_number(name, 1)
 
 
 def _nonneg_int(name: str):
-    def parse(text: str) -> int:
-        try:
-            value = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} must be a whole number, got {text!r}") from None
-        if not math.isfinite(value) or value < 0 or value != int(value):
-            raise argparse.ArgumentTypeError(f"{name} must be a whole number ≥ 0, got {text!r}")
-        return int(value)
-    return parse
+    return _whole_number(name, 0)
 
 
 def _table(rows: list[dict[str, Any]], columns: list[tuple[str, str]]) -> str:

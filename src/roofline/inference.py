@@ -217,18 +217,26 @@ def critical_batch(model: Model, device: Device, context_len=0, weight_dtype: st
     Decode intensity rises with batch (weights are shared, KV reads are not) towards
     a ceiling set by the KV cache; at long contexts that ceiling can sit below the ridge.
     """
-    def intensity(b):
-        return decode_step(model, device, b, context_len, weight_dtype, kv_dtype).arithmetic_intensity
+    def step(b):
+        return decode_step(model, device, b, context_len, weight_dtype, kv_dtype)
 
-    ridge = decode_step(model, device, 1, context_len, weight_dtype, kv_dtype).ridge_point
-    if intensity(max_batch) < ridge:
+    return _first_reaching_ridge(step, max_batch)
+
+
+def _first_reaching_ridge(step, limit: int) -> int | None:
+    """Smallest n in 1..limit with step(n) at or past its ridge point; None if even `limit` falls short.
+
+    Callers guarantee intensity is monotone in n (shared weights, per-token traffic), so bisect.
+    """
+    ridge = step(1).ridge_point
+    if step(limit).arithmetic_intensity < ridge:
         return None
-    lo, hi = 1, max_batch  # intensity is monotone in batch, so bisect
-    if intensity(lo) >= ridge:
+    lo, hi = 1, int(limit)
+    if step(lo).arithmetic_intensity >= ridge:
         return lo
     while hi - lo > 1:
         mid = (lo + hi) // 2
-        lo, hi = (lo, mid) if intensity(mid) >= ridge else (mid, hi)
+        lo, hi = (lo, mid) if step(mid).arithmetic_intensity >= ridge else (mid, hi)
     return hi
 
 
@@ -254,17 +262,4 @@ def crossover_prompt_len(model: Model, device: Device, batch=1, weight_dtype: st
     296
     """
     _size("batch", batch)
-
-    def intensity(t):
-        return prefill(model, device, t, batch, weight_dtype, kv_dtype).arithmetic_intensity
-
-    ridge = prefill(model, device, 1, batch, weight_dtype, kv_dtype).ridge_point
-    if intensity(max_len) < ridge:
-        return None
-    lo, hi = 1, int(max_len)
-    if intensity(lo) >= ridge:
-        return lo
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        lo, hi = (lo, mid) if intensity(mid) >= ridge else (mid, hi)
-    return hi
+    return _first_reaching_ridge(lambda t: prefill(model, device, t, batch, weight_dtype, kv_dtype), max_len)
