@@ -29,18 +29,24 @@ $(STAMP): $(UV) uv.lock pyproject.toml
 	@$(UV) sync --frozen --quiet
 	@touch $(STAMP)
 
+# Node tools for the test suite (Lighthouse), installed from package-lock.json when npm exists;
+# without npm the Lighthouse gate skips with a reason (CI makes that a failure).
+NODE_STAMP := node_modules/.package-lock.json
+$(NODE_STAMP): package.json package-lock.json
+	@if command -v npm >/dev/null 2>&1; then echo "installing node tools (npm ci)"; npm ci --no-audit --no-fund --loglevel=error; else echo "npm not found: Lighthouse tests will be skipped"; fi
+
 env: $(STAMP)
 
 site: $(STAMP)
 	@$(VENV)/bin/python -m roofline_site.build
 
-test: $(STAMP)
+test: $(STAMP) $(NODE_STAMP)
 	@$(VENV)/bin/python -m pytest $(PYTEST_ARGS)
 
 serve: $(STAMP)
 	@$(VENV)/bin/mkdocs serve --dev-addr 127.0.0.1:8000
 
-bench: $(STAMP)
+bench: $(STAMP) $(NODE_STAMP)
 	@$(VENV)/bin/python -m roofline_site.bench
 
 numbers-diff: $(STAMP)
