@@ -96,9 +96,39 @@ def prose_text(fragment) -> str:
     return " ".join(fragment.get_text("").split())
 
 
+TOOLTIP_START = re.compile(r'<span\b[^>]*\brole="tooltip"[^>]*>')
+SPAN_TAG = re.compile(r"<(/?)span\b[^>]*>")
+
+
+def drop_tooltips(html: str) -> str:
+    """`html` without its tooltip spans (number popovers, glossary cards), nested spans and all.
+
+    A cheap string pass before BeautifulSoup: the tooltips are most of a page's markup, and
+    parsing them only to decompose them was most of this hook's time.
+    """
+    out, pos = [], 0
+    while (m := TOOLTIP_START.search(html, pos)):
+        out.append(html[pos:m.start()])
+        depth, end = 1, m.end()
+        while depth and (t := SPAN_TAG.search(html, end)):
+            depth += -1 if t.group(1) else 1
+            end = t.end()
+        pos = end
+    out.append(html[pos:])
+    return "".join(out)
+
+
 def derived_description(content_html: str) -> str:
     """The first top-level paragraph of a page's content, as a one-line description ('' if none)."""
-    soup = BeautifulSoup(content_html, "html.parser")
+    # Only the opening of the page can hold its first paragraphs: parse just that.
+    cut = -1
+    for _ in range(4):
+        nxt = content_html.find("</p>", cut + 1)
+        if nxt == -1:
+            break
+        cut = nxt
+    head = content_html if cut == -1 else content_html[:cut + 4]
+    soup = BeautifulSoup(drop_tooltips(head), "html.parser")
     for p in soup.find_all("p", recursive=False):
         text = prose_text(p)
         if len(text) >= 20:
@@ -124,7 +154,11 @@ class _Converter(MarkdownConverter):
 
 def article_markdown(page_html: str) -> str:
     """The article of a built Material page as Markdown, '' if the page has no article."""
-    soup = BeautifulSoup(page_html, "html.parser")
+    start = page_html.find("<article")
+    end = page_html.rfind("</article>")
+    if start != -1 and end != -1:  # articles do not nest: parse only the article, tooltips dropped
+        page_html = page_html[start:end + len("</article>")]
+    soup = BeautifulSoup(drop_tooltips(page_html), "html.parser")
     article = soup.select_one("article.md-content__inner") or soup.select_one("article")
     if article is None:
         return ""
