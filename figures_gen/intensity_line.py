@@ -22,7 +22,7 @@ def _points() -> list[tuple[str, str, float]]:
     sq = int(example("square_n"))
     batch, prompt = example("batch_mid"), example("prompt_len")
     pts = [
-        ("op", f"seed's {sm}×{sk}·{sk}×{sn} (seed counting)", matmul_cost_seed_convention(sm, sn, sk, "fp16").arithmetic_intensity),
+        ("op", f"seed's {sm}×{sk}·{sk}×{sn}", matmul_cost_seed_convention(sm, sn, sk, "fp16").arithmetic_intensity),
         ("decode", f"{m.name} decode, batch 1", decode_step(m, d).arithmetic_intensity),
         ("decode", f"{m.name} decode, batch {fmt.sig(batch)}", decode_step(m, d, batch).arithmetic_intensity),
         ("ridge", f"{d.name} ridge", device_ridge_point(d)),
