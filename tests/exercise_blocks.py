@@ -23,3 +23,29 @@ def evaluate(expr: str):
     from roofline.quantities import NAMESPACE
 
     return eval(compile(expr, "<answer token>", "eval"), {"__builtins__": {}}, dict(NAMESPACE))
+
+
+def assert_every_exercise_is_checked(page: str, expected: dict) -> None:
+    """docs/<page> has at least two exercises, and each has exactly one expected value in `expected`."""
+    found = exercises(page)
+    assert len(found) >= 2, f"{page} needs exercises"
+    for title, _ in found:
+        keys = [k for k in expected if k[0] == page and title.startswith(k[1])]
+        assert len(keys) == 1, f"{page}: no expected value for the exercise {title!r}"
+
+
+def assert_answer_matches(key: tuple[str, str], expected_value: float) -> None:
+    """The exercise (page, title start) has no typed number, and one of its answer tokens equals `expected_value`."""
+    import math
+
+    page, start = key
+    matches = [(t, body) for t, body in exercises(page) if t.startswith(start)]
+    assert len(matches) == 1, f"{page}: exercise {start!r} not found"
+    title, body = matches[0]
+    assert not bare_numerals(title), f"typed number in the question {title!r}"
+    assert not bare_numerals(body), f"typed number in the answer to {title!r}"
+    values = [float(v.value) for v in (evaluate(e.strip()) for e in TOKEN.findall(body))
+              if hasattr(v, "value") and hasattr(v, "unit")]
+    assert values, f"the answer to {title!r} has no number token"
+    assert any(math.isclose(v, expected_value, rel_tol=1e-9) for v in values), (
+        f"{page}: answer to {title!r} shows {values}, the package computes {expected_value}")

@@ -28,7 +28,6 @@ ROOT = Path(__file__).resolve().parents[1]
 PAGES = ("prefill.md", "batching.md", "hardware.md", "conventions.md")
 FIGURES = ("prefill_intensity", "batch_sweep", "hardware_map")
 
-from exercise_blocks import bare_numerals  # noqa: E402
 
 
 def _h100():
@@ -85,32 +84,17 @@ EXPECTED = {
     ("conventions.md", "What ridge would you get for the H100 SXM5 from its sparse"): lambda: 2 * 989.4 / 3.35,
 }
 
-from exercise_blocks import TOKEN, exercises  # noqa: E402
-from exercise_blocks import evaluate as _evaluate  # noqa: E402
+from exercise_blocks import assert_answer_matches, assert_every_exercise_is_checked  # noqa: E402
 
 
 @pytest.mark.parametrize("page", PAGES)
 def test_every_page_has_checked_exercises(page):
-    found = exercises(page)
-    assert len(found) >= 2, f"{page} needs exercises"
-    for title, _ in found:
-        keys = [k for k in EXPECTED if k[0] == page and title.startswith(k[1])]
-        assert len(keys) == 1, f"{page}: no expected value for the exercise {title!r}"
+    assert_every_exercise_is_checked(page, EXPECTED)
 
 
 @pytest.mark.parametrize("key", sorted(EXPECTED), ids=lambda k: f"{k[0]}:{k[1][:30]}")
 def test_exercise_answer_is_a_token_equal_to_the_package(key):
-    page, start = key
-    matches = [(t, body) for t, body in exercises(page) if t.startswith(start)]
-    assert len(matches) == 1, f"{page}: exercise {start!r} not found"
-    title, body = matches[0]
-    assert not bare_numerals(title) and not bare_numerals(body), f"typed number in {title!r}"
-    values = [float(v.value) for v in (_evaluate(e.strip()) for e in TOKEN.findall(body))
-              if hasattr(v, "value") and hasattr(v, "unit")]
-    assert values, f"the answer to {title!r} has no number token"
-    expected = float(EXPECTED[key]())
-    assert any(math.isclose(v, expected, rel_tol=1e-9) for v in values), (
-        f"{page}: answer to {title!r} shows {values}, expected {expected}")
+    assert_answer_matches(key, float(EXPECTED[key]()))
 
 
 # ------------------------------------------------------------------ crossover_prompt_len ---

@@ -25,6 +25,8 @@ from urllib.parse import urljoin, urlsplit
 
 import yaml
 
+from roofline.quantities import Source  # a source is a title and a URL, as in the number provenance
+
 ROOT = Path(__file__).resolve().parents[2]
 GLOSSARY_DIR = ROOT / "glossary"
 REDIRECTS_FILE = "_redirects.yml"
@@ -46,12 +48,6 @@ SLUG = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 
 class GlossaryError(Exception):
     """A glossary file is malformed: the message names the file and the field."""
-
-
-@dataclass(frozen=True)
-class Source:
-    title: str
-    url: str
 
 
 @dataclass(frozen=True)
