@@ -8,13 +8,15 @@ from dataclasses import asdict
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
+from mkdocs.plugins import event_priority
 
 from roofline_site.changelog import changelog as _changelog
 from roofline_site.tables import table as _table
-from roofline_site.tokens import Raw, Rendered, TokenError, expand
+from roofline_site.tokens import Raw, Rendered, TokenError, defer_popovers, expand, fill_popovers
 
 ROOT = Path(__file__).resolve().parents[2]
 _records: list[Rendered] = []
+_popovers: dict[str, str] = {}  # number id -> its provenance popover, held until the page is written
 
 
 def on_pre_build(config, **kwargs):
@@ -23,6 +25,8 @@ def on_pre_build(config, **kwargs):
                  or n.startswith("figures_gen")]:
         del sys.modules[name]
     _records.clear()
+    _popovers.clear()
+    defer_popovers(_popovers)
 
 
 def on_serve(server, config, builder, **kwargs):
@@ -56,6 +60,14 @@ def on_page_markdown(markdown, page, config, files, **kwargs):
                                                 "changelog": _changelog})
     except TokenError as err:
         raise PluginError(str(err)) from None
+
+
+@event_priority(-100)  # last: every other hook has seen the page without its popovers
+def on_post_page(output, page, config, **kwargs):
+    try:
+        return fill_popovers(output, _popovers)
+    except TokenError as err:
+        raise PluginError(f"{page.file.src_uri}: {err}") from None
 
 
 def on_post_build(config, **kwargs):

@@ -17,18 +17,16 @@ from __future__ import annotations
 import gzip
 import logging
 import os
-import posixpath
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from bs4 import BeautifulSoup
-from markdownify import MarkdownConverter
+from mkdocs.exceptions import PluginError
+
+from roofline_site.markdown_copy import NOT_PROSE, CopyWriter, drop_tooltips, markdown_path
 
 DESCRIPTION_MAX_CHARS = 160
-# Elements that are not part of the page's prose: popovers, hover cards, permalinks, buttons.
-NOT_PROSE = ("script, style, template, noscript, [hidden], [role=tooltip], .rl-prov, a.headerlink, "
-             "a.md-content__button, .md-source-file, .md-feedback, button")
 
 
 @dataclass(frozen=True)
@@ -41,6 +39,8 @@ class PageEntry:
 
 
 _entries: dict[str, PageEntry] = {}
+_pending: dict[str, tuple[str, PageEntry]] = {}  # src_uri -> (copy path, entry), until its copy is back
+_copies = CopyWriter()
 _nav = None
 _current_source = ""  # the page being rendered, named in warnings that do not name it themselves
 
@@ -96,28 +96,6 @@ def prose_text(fragment) -> str:
     return " ".join(fragment.get_text("").split())
 
 
-TOOLTIP_START = re.compile(r'<span\b[^>]*\brole="tooltip"[^>]*>')
-SPAN_TAG = re.compile(r"<(/?)span\b[^>]*>")
-
-
-def drop_tooltips(html: str) -> str:
-    """`html` without its tooltip spans (number popovers, glossary cards), nested spans and all.
-
-    A cheap string pass before BeautifulSoup: the tooltips are most of a page's markup, and
-    parsing them only to decompose them was most of this hook's time.
-    """
-    out, pos = [], 0
-    while (m := TOOLTIP_START.search(html, pos)):
-        out.append(html[pos:m.start()])
-        depth, end = 1, m.end()
-        while depth and (t := SPAN_TAG.search(html, end)):
-            depth += -1 if t.group(1) else 1
-            end = t.end()
-        pos = end
-    out.append(html[pos:])
-    return "".join(out)
-
-
 def derived_description(content_html: str) -> str:
     """The first top-level paragraph of a page's content, as a one-line description ('' if none)."""
     # Only the opening of the page can hold its first paragraphs: parse just that.
@@ -136,52 +114,10 @@ def derived_description(content_html: str) -> str:
     return ""
 
 
-class _Converter(MarkdownConverter):
-    """HTML -> Markdown for the page copies: fenced code with its language, ATX headings."""
-
-    def __init__(self):
-        super().__init__(heading_style="ATX", bullets="-", code_language_callback=self._language,
-                         escape_underscores=False, escape_asterisks=False)
-
-    @staticmethod
-    def _language(el) -> str:
-        for node in (el, el.parent, el.parent.parent if el.parent else None):
-            for cls in (node.get("class") or []) if node is not None else []:
-                if cls.startswith("language-"):
-                    return cls.removeprefix("language-")
-        return ""
-
-
-def article_markdown(page_html: str) -> str:
-    """The article of a built Material page as Markdown, '' if the page has no article."""
-    start = page_html.find("<article")
-    end = page_html.rfind("</article>")
-    if start != -1 and end != -1:  # articles do not nest: parse only the article, tooltips dropped
-        page_html = page_html[start:end + len("</article>")]
-    soup = BeautifulSoup(drop_tooltips(page_html), "html.parser")
-    article = soup.select_one("article.md-content__inner") or soup.select_one("article")
-    if article is None:
-        return ""
-    for el in article.select(NOT_PROSE):
-        el.decompose()
-    for el in article.select("div.highlight pre span.linenos, td.linenos"):
-        el.decompose()
-    md = _Converter().convert_soup(article)
-    return re.sub(r"\n{3,}", "\n\n", md).strip() + "\n"
-
-
-def markdown_path(dest_uri: str) -> str:
-    """Where a page's Markdown copy goes: beside its HTML, same stem.
-
-    >>> markdown_path("ridge-point/index.html")
-    'ridge-point/index.md'
-    """
-    return posixpath.splitext(dest_uri)[0] + ".md"
-
-
 def on_pre_build(config, **kwargs):
     global _nav
     _entries.clear()
+    _pending.clear()
     _nav = None
 
 
@@ -201,17 +137,30 @@ def on_page_content(html, page, config, files, **kwargs):
 
 
 def on_post_page(output, page, config, **kwargs):
-    md_rel = markdown_path(page.file.dest_uri)
-    md = article_markdown(output)
-    if md:
-        dest = Path(config["site_dir"]) / md_rel
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        dest.write_text(md, encoding="utf-8")
-        # No <link rel="alternate"> to the copy: Material's instant navigation treats every
-        # alternate as a language version and fetches sitemap.xml beside it (a 404 per page).
-        _entries[page.file.src_uri] = PageEntry(
-            page.title or "", md_rel, page.meta.get("description") or config.get("site_description") or "")
+    # Converted in a worker process; written, and listed in llms.txt, once it is back (on_post_build).
+    _copies.submit(page.file.src_uri, output)
+    _pending[page.file.src_uri] = (markdown_path(page.file.dest_uri), PageEntry(
+        page.title or "", markdown_path(page.file.dest_uri),
+        page.meta.get("description") or config.get("site_description") or ""))
     return output
+
+
+def write_copies(site_dir: Path) -> None:
+    """Write every page's Markdown copy and record it for llms.txt (pages with no article get none)."""
+    try:
+        copies = _copies.results()
+    except RuntimeError as err:
+        raise PluginError(str(err)) from None
+    for src_uri, md in sorted(copies.items()):
+        md_rel, entry = _pending[src_uri]
+        if md:
+            dest = site_dir / md_rel
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            dest.write_text(md, encoding="utf-8")
+            # No <link rel="alternate"> to the copy: Material's instant navigation treats every
+            # alternate as a language version and fetches sitemap.xml beside it (a 404 per page).
+            _entries[src_uri] = entry
+    _pending.clear()
 
 
 def _nav_sections(nav) -> list[tuple[str, list[str]]]:
@@ -279,6 +228,7 @@ def deterministic_sitemap(site_dir: Path) -> None:
 
 def on_post_build(config, **kwargs):
     site_dir = Path(config["site_dir"])
+    write_copies(site_dir)
     sections = _nav_sections(_nav)
     text = llms_txt(config["site_name"], config.get("site_description") or "", sections, _entries)
     (site_dir / "llms.txt").write_text(text, encoding="utf-8")

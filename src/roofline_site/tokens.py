@@ -49,6 +49,11 @@ def _namespace():
 # written as entities so a label such as "head_dim" or a source title survives as typed.
 _MD_SYNTAX = str.maketrans({c: f"&#{ord(c)};" for c in "*_[]`\\$"})
 _ids = itertools.count(1)
+# While a build runs, popovers wait in this store and the page carries a comment in their place:
+# Markdown, the glossary pass, search indexing and the Markdown copies then skip about half of
+# each page's bytes. `fill_popovers` puts them back as the last step of each page.
+_deferred: dict[str, str] | None = None
+POPOVER_SLOT = re.compile(r"<!--rl-prov:([\w-]+)-->")
 
 
 def _text(s: str) -> str:
@@ -85,6 +90,30 @@ def _popover(q, ident: str) -> str:
             f'<strong class="rl-prov-label">{_text(q.label)}</strong>{value}{formula}{inputs}{srcs}</span>')
 
 
+def defer_popovers(store: dict[str, str] | None) -> None:
+    """Hold popovers in `store` (id -> markup) and leave a slot in the page; None renders them inline."""
+    global _deferred
+    _deferred = store
+
+
+def fill_popovers(html_text: str, store: dict[str, str]) -> str:
+    """Put each held popover back in its slot; a slot with no popover is a bug, so it raises."""
+    if "<!--rl-prov:" not in html_text:
+        return html_text
+    try:
+        return POPOVER_SLOT.sub(lambda m: store[m.group(1)], html_text)
+    except KeyError as err:
+        raise TokenError(f"a number's provenance popover {err} was never rendered") from None
+
+
+def _popover_or_slot(q, ident: str) -> str:
+    markup = _popover(q, ident)
+    if _deferred is None:
+        return markup
+    _deferred[ident] = markup
+    return f"<!--rl-prov:{ident}-->"
+
+
 def number_id(page: str, index: int) -> str:
     """A stable id for the `index`-th number of `page`, unique across pages (a hover card may quote another page)."""
     return f"rl-p-{hashlib.sha1(page.encode()).hexdigest()[:6]}-{index}"
@@ -104,7 +133,7 @@ def render_value(value, *, plain: bool, ident: str | None = None) -> tuple[str, 
             return text, value
         ident = ident or f"rl-p-x{next(_ids)}"
         return (f'<span class="rl-num" tabindex="0" data-rl-value="{value.value!r}" aria-describedby="{ident}">'
-                f"{text}{_popover(value, ident)}</span>"), value
+                f"{text}{_popover_or_slot(value, ident)}</span>"), value
     if isinstance(value, Raw):
         return str(value), None
     if isinstance(value, str):

@@ -1,0 +1,121 @@
+"""Markdown copies of built pages (`ridge-point/index.md` beside `ridge-point/index.html`).
+
+Converted from the rendered article, so numbers, executed blocks and generated tables read as
+the reader sees them. The conversion (BeautifulSoup + markdownify) is the slowest step of a
+page, and nothing else in the build needs its result, so `CopyWriter` runs it in a worker
+process while MkDocs renders the next pages: on two cores it costs no wall time.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import posixpath
+import re
+from concurrent.futures import Future, ProcessPoolExecutor
+
+from bs4 import BeautifulSoup
+from markdownify import MarkdownConverter
+
+# Elements that are not part of the page's prose: popovers, hover cards, permalinks, buttons.
+NOT_PROSE = ("script, style, template, noscript, [hidden], [role=tooltip], .rl-prov, a.headerlink, "
+             "a.md-content__button, .md-source-file, .md-feedback, button")
+
+
+TOOLTIP_START = re.compile(r'<span\b[^>]*\brole="tooltip"[^>]*>')
+SPAN_TAG = re.compile(r"<(/?)span\b[^>]*>")
+
+
+def drop_tooltips(html: str) -> str:
+    """`html` without its tooltip spans (number popovers, glossary cards), nested spans and all.
+
+    A cheap string pass before BeautifulSoup: the tooltips are most of a page's markup, and
+    parsing them only to decompose them was most of this hook's time.
+    """
+    out, pos = [], 0
+    while (m := TOOLTIP_START.search(html, pos)):
+        out.append(html[pos:m.start()])
+        depth, end = 1, m.end()
+        while depth and (t := SPAN_TAG.search(html, end)):
+            depth += -1 if t.group(1) else 1
+            end = t.end()
+        pos = end
+    out.append(html[pos:])
+    return "".join(out)
+
+
+class _Converter(MarkdownConverter):
+    """HTML -> Markdown for the page copies: fenced code with its language, ATX headings."""
+
+    def __init__(self):
+        super().__init__(heading_style="ATX", bullets="-", code_language_callback=self._language,
+                         escape_underscores=False, escape_asterisks=False)
+
+    @staticmethod
+    def _language(el) -> str:
+        for node in (el, el.parent, el.parent.parent if el.parent else None):
+            for cls in (node.get("class") or []) if node is not None else []:
+                if cls.startswith("language-"):
+                    return cls.removeprefix("language-")
+        return ""
+
+
+def article_markdown(page_html: str) -> str:
+    """The article of a built Material page as Markdown, '' if the page has no article."""
+    soup = BeautifulSoup(drop_tooltips(article_slice(page_html)), "html.parser")
+    article = soup.select_one("article.md-content__inner") or soup.select_one("article")
+    if article is None:
+        return ""
+    for el in article.select(NOT_PROSE):
+        el.decompose()
+    for el in article.select("div.highlight pre span.linenos, td.linenos"):
+        el.decompose()
+    md = _Converter().convert_soup(article)
+    return re.sub(r"\n{3,}", "\n\n", md).strip() + "\n"
+
+
+def markdown_path(dest_uri: str) -> str:
+    """Where a page's Markdown copy goes: beside its HTML, same stem.
+
+    >>> markdown_path("ridge-point/index.html")
+    'ridge-point/index.md'
+    """
+    return posixpath.splitext(dest_uri)[0] + ".md"
+
+
+def article_slice(page_html: str) -> str:
+    """Only the page's `<article>` (articles do not nest), or the whole page if it has none."""
+    start, end = page_html.find("<article"), page_html.rfind("</article>")
+    return page_html[start:end + len("</article>")] if start != -1 and end != -1 else page_html
+
+
+class CopyWriter:
+    """Converts pages to Markdown in one worker process; `results()` waits for all of them.
+
+    The worker comes from a forkserver (not fork): `mkdocs serve` runs threads, and forking a
+    threaded process can copy a held lock into the child.
+    """
+
+    _executor: ProcessPoolExecutor | None = None  # shared by every build of a `mkdocs serve` session
+
+    def __init__(self):
+        self._pending: dict[str, Future] = {}
+
+    @classmethod
+    def _pool(cls) -> ProcessPoolExecutor:
+        if cls._executor is None:
+            cls._executor = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("forkserver"))
+        return cls._executor
+
+    def submit(self, key: str, page_html: str) -> None:
+        self._pending[key] = self._pool().submit(article_markdown, article_slice(page_html))
+
+    def results(self) -> dict[str, str]:
+        """{key: Markdown} for every submitted page; a failed conversion raises naming its page."""
+        out = {}
+        for key, fut in self._pending.items():
+            try:
+                out[key] = fut.result()
+            except Exception as err:  # noqa: BLE001 — re-raised with the page named
+                raise RuntimeError(f"{key}: the Markdown copy failed: {err}") from None
+        self._pending.clear()
+        return out
