@@ -223,20 +223,24 @@ def critical_batch(model: Model, device: Device, context_len=0, weight_dtype: st
     return _first_reaching_ridge(step, max_batch)
 
 
-def _first_reaching_ridge(step, limit: int) -> int | None:
+def _first_reaching_ridge(step, limit: int, probes: int = 64) -> int | None:
     """Smallest n in 1..limit with step(n) at or past its ridge point; None if even `limit` falls short.
 
-    Callers guarantee intensity is monotone in n (shared weights, per-token traffic), so bisect.
+    Callers guarantee intensity is monotone in n (shared weights, per-token traffic), so search
+    by narrowing: each round evaluates `probes` points in one vectorised step and keeps the gap
+    between the last one short of the ridge and the first one past it (4 rounds for 2**20).
     """
     ridge = step(1).ridge_point
-    if step(limit).arithmetic_intensity < ridge:
+    lo, hi = 0, int(limit)  # step(lo) falls short (0: nothing tried yet); step(hi) reaches the ridge
+    if step(hi).arithmetic_intensity < ridge:
         return None
-    lo, hi = 1, int(limit)
-    if step(lo).arithmetic_intensity >= ridge:
-        return lo
     while hi - lo > 1:
-        mid = (lo + hi) // 2
-        lo, hi = (lo, mid) if step(mid).arithmetic_intensity >= ridge else (mid, hi)
+        grid = np.unique(np.linspace(lo, hi, probes + 2).astype(np.int64))
+        grid = grid[(grid > lo) & (grid < hi)]
+        reached = np.atleast_1d(step(grid).arithmetic_intensity >= ridge)
+        first = int(np.argmax(reached)) if reached.any() else len(grid)
+        lo = int(grid[first - 1]) if first > 0 else lo
+        hi = int(grid[first]) if first < len(grid) else hi
     return hi
 
 

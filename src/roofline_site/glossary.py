@@ -369,7 +369,7 @@ def annotate_html(html: str, glossary: Glossary, page_url: str, href_for, exclud
     if seen:
         by_slug = glossary.by_slug
         cards = "".join(card_html(by_slug[s], href_for(s)) for s in seen)
-        out.append(f'\n<div class="gl-cards" hidden>{cards}</div>')
+        out.append(f'\n<div class="gl-cards" hidden data-search-exclude>{cards}</div>')
     return Annotated("".join(out), frozenset(seen), linked)
 
 

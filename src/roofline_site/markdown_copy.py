@@ -13,8 +13,6 @@ import posixpath
 import re
 from concurrent.futures import Future, ProcessPoolExecutor
 
-from bs4 import BeautifulSoup
-from markdownify import MarkdownConverter
 
 # Elements that are not part of the page's prose: popovers, hover cards, permalinks, buttons.
 NOT_PROSE = ("script, style, template, noscript, [hidden], [role=tooltip], .rl-prov, a.headerlink, "
@@ -43,24 +41,28 @@ def drop_tooltips(html: str) -> str:
     return "".join(out)
 
 
-class _Converter(MarkdownConverter):
-    """HTML -> Markdown for the page copies: fenced code with its language, ATX headings."""
+def _converter():
+    """HTML -> Markdown for the page copies: fenced code with its language, ATX headings.
 
-    def __init__(self):
-        super().__init__(heading_style="ATX", bullets="-", code_language_callback=self._language,
-                         escape_underscores=False, escape_asterisks=False)
+    Imported here: bs4 and markdownify load only in the worker, not in the build itself.
+    """
+    from markdownify import MarkdownConverter
 
-    @staticmethod
-    def _language(el) -> str:
+    def language(el) -> str:
         for node in (el, el.parent, el.parent.parent if el.parent else None):
             for cls in (node.get("class") or []) if node is not None else []:
                 if cls.startswith("language-"):
                     return cls.removeprefix("language-")
         return ""
 
+    return MarkdownConverter(heading_style="ATX", bullets="-", code_language_callback=language,
+                             escape_underscores=False, escape_asterisks=False)
+
 
 def article_markdown(page_html: str) -> str:
     """The article of a built Material page as Markdown, '' if the page has no article."""
+    from bs4 import BeautifulSoup
+
     soup = BeautifulSoup(drop_tooltips(article_slice(page_html)), "html.parser")
     article = soup.select_one("article.md-content__inner") or soup.select_one("article")
     if article is None:
@@ -69,7 +71,7 @@ def article_markdown(page_html: str) -> str:
         el.decompose()
     for el in article.select("div.highlight pre span.linenos, td.linenos"):
         el.decompose()
-    md = _Converter().convert_soup(article)
+    md = _converter().convert_soup(article)
     return re.sub(r"\n{3,}", "\n\n", md).strip() + "\n"
 
 

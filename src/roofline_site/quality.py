@@ -19,12 +19,12 @@ import logging
 import os
 import re
 from dataclasses import dataclass
+from html.parser import HTMLParser
 from pathlib import Path
 
-from bs4 import BeautifulSoup
 from mkdocs.exceptions import PluginError
 
-from roofline_site.markdown_copy import NOT_PROSE, CopyWriter, drop_tooltips, markdown_path
+from roofline_site.markdown_copy import CopyWriter, drop_tooltips, markdown_path
 
 DESCRIPTION_MAX_CHARS = 160
 
@@ -89,11 +89,53 @@ def shorten(text: str, limit: int = DESCRIPTION_MAX_CHARS) -> str:
     return cut[:cut.rfind(" ")].rstrip(",;:") + "…"
 
 
-def prose_text(fragment) -> str:
-    """The visible prose of a BeautifulSoup fragment, without popovers or hover cards."""
-    for el in fragment.select(NOT_PROSE):
-        el.decompose()
-    return " ".join(fragment.get_text("").split())
+_SKIP_TAGS = frozenset({"script", "style", "template", "noscript", "button"})
+_SKIP_CLASSES = frozenset({"rl-prov", "md-source-file", "md-feedback"})
+_SKIP_LINK_CLASSES = frozenset({"headerlink", "md-content__button"})
+_VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
+                   "track", "wbr"})
+
+
+def _not_prose(tag: str, attrs: dict) -> bool:
+    """The stdlib-parser form of markdown_copy.NOT_PROSE (kept in step with it)."""
+    classes = set((attrs.get("class") or "").split())
+    return (tag in _SKIP_TAGS or "hidden" in attrs or attrs.get("role") == "tooltip"
+            or bool(classes & _SKIP_CLASSES) or (tag == "a" and bool(classes & _SKIP_LINK_CLASSES)))
+
+
+class _Paragraphs(HTMLParser):
+    """The prose of each top-level <p> of a fragment, in order (popovers, cards, permalinks left out)."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.paragraphs: list[str] = []
+        self._depth = 0          # open elements
+        self._in_p = None        # depth of the open top-level <p>, else None
+        self._skip = None        # depth of the open element being left out, else None
+        self._text: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag in _VOID:
+            return
+        self._depth += 1
+        if self._skip is None and _not_prose(tag, dict((k, v or "") for k, v in attrs)):
+            self._skip = self._depth
+        elif tag == "p" and self._depth == 1:
+            self._in_p, self._text = self._depth, []
+
+    def handle_endtag(self, tag):
+        if tag in _VOID:
+            return
+        if self._skip == self._depth:
+            self._skip = None
+        if self._in_p == self._depth and tag == "p":
+            self.paragraphs.append(" ".join("".join(self._text).split()))
+            self._in_p = None
+        self._depth = max(0, self._depth - 1)
+
+    def handle_data(self, data):
+        if self._in_p is not None and self._skip is None:
+            self._text.append(data)
 
 
 def derived_description(content_html: str) -> str:
@@ -105,13 +147,10 @@ def derived_description(content_html: str) -> str:
         if nxt == -1:
             break
         cut = nxt
-    head = content_html if cut == -1 else content_html[:cut + 4]
-    soup = BeautifulSoup(drop_tooltips(head), "html.parser")
-    for p in soup.find_all("p", recursive=False):
-        text = prose_text(p)
-        if len(text) >= 20:
-            return shorten(text)
-    return ""
+    parser = _Paragraphs()
+    parser.feed(drop_tooltips(content_html if cut == -1 else content_html[:cut + 4]))
+    parser.close()
+    return next((shorten(text) for text in parser.paragraphs if len(text) >= 20), "")
 
 
 def on_pre_build(config, **kwargs):

@@ -233,3 +233,15 @@ def test_site_has_a_description_a_sitemap_and_robots_txt(site_dir, site_pages):
     assert {re.sub(r"(^|/)index\.html$", r"\1", l) for l in locs} >= pages
     robots = (site_dir / "robots.txt").read_text()
     assert "User-agent: *" in robots and "sitemap.xml" in robots
+
+
+def test_search_index_holds_prose_not_popovers_or_hover_cards(site_dir):
+    """Popover and card text would make every page match every term; Material indexes what it parses."""
+    import json
+
+    docs = json.loads((site_dir / "search" / "search_index.json").read_text(encoding="utf-8"))["docs"]
+    text = " ".join(d["text"] for d in docs)
+    assert "Open the glossary entry" not in text, "glossary hover cards are in the search index"
+    assert not re.search(r"\bInputs\b.{0,200}\bSources\b", text), "number popovers are in the search index"
+    # and the prose itself is there: the home page's opening words are searchable
+    assert any(d["location"] in ("", "index.html") and len(d["text"]) > 100 for d in docs)
