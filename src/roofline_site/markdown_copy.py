@@ -12,6 +12,7 @@ import multiprocessing
 import posixpath
 import re
 from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 
 
 # Elements that are not part of the page's prose: popovers, hover cards, permalinks, buttons.
@@ -84,6 +85,14 @@ def markdown_path(dest_uri: str) -> str:
     return posixpath.splitext(dest_uri)[0] + ".md"
 
 
+def article_html(content_html: str, title: str) -> str:
+    """The prose of a page's article as Material lays it out: its content, under an h1 if it has none."""
+    import html
+
+    heading = "" if "<h1" in content_html else f"<h1>{html.escape(title)}</h1>\n"
+    return f'<article class="md-content__inner md-typeset">{heading}{content_html}</article>'
+
+
 def article_slice(page_html: str) -> str:
     """Only the page's `<article>` (articles do not nest), or the whole page if it has none."""
     start, end = page_html.find("<article"), page_html.rfind("</article>")
@@ -94,13 +103,14 @@ class CopyWriter:
     """Converts pages to Markdown in one worker process; `results()` waits for all of them.
 
     The worker comes from a forkserver (not fork): `mkdocs serve` runs threads, and forking a
-    threaded process can copy a held lock into the child.
+    threaded process can copy a held lock into the child. If the worker cannot start or dies
+    (a host program that re-runs itself when imported, say), the pages are converted here instead.
     """
 
     _executor: ProcessPoolExecutor | None = None  # shared by every build of a `mkdocs serve` session
 
     def __init__(self):
-        self._pending: dict[str, Future] = {}
+        self._pending: dict[str, tuple[str, Future | None]] = {}
 
     @classmethod
     def _pool(cls) -> ProcessPoolExecutor:
@@ -109,14 +119,24 @@ class CopyWriter:
         return cls._executor
 
     def submit(self, key: str, page_html: str) -> None:
-        self._pending[key] = self._pool().submit(article_markdown, article_slice(page_html))
+        """Start converting `page_html` (a whole page or an article); a later submit under `key` wins."""
+        article = article_slice(page_html)
+        try:
+            future = self._pool().submit(article_markdown, article)
+        except (BrokenProcessPool, RuntimeError, OSError):
+            type(self)._executor, future = None, None
+        self._pending[key] = (article, future)
 
     def results(self) -> dict[str, str]:
         """{key: Markdown} for every submitted page; a failed conversion raises naming its page."""
         out = {}
-        for key, fut in self._pending.items():
+        for key, (article, future) in self._pending.items():
             try:
-                out[key] = fut.result()
+                try:
+                    out[key] = future.result() if future is not None else article_markdown(article)
+                except BrokenProcessPool:
+                    type(self)._executor = None
+                    out[key] = article_markdown(article)
             except Exception as err:  # noqa: BLE001 — re-raised with the page named
                 raise RuntimeError(f"{key}: the Markdown copy failed: {err}") from None
         self._pending.clear()

@@ -23,8 +23,9 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
+from mkdocs.plugins import event_priority
 
-from roofline_site.markdown_copy import CopyWriter, drop_tooltips, markdown_path
+from roofline_site.markdown_copy import CopyWriter, article_html, drop_tooltips, markdown_path
 
 DESCRIPTION_MAX_CHARS = 160
 
@@ -41,6 +42,7 @@ class PageEntry:
 _entries: dict[str, PageEntry] = {}
 _pending: dict[str, tuple[str, PageEntry]] = {}  # src_uri -> (copy path, entry), until its copy is back
 _copies = CopyWriter()
+_submitted: dict[str, str] = {}  # src_uri -> the content its copy was started from
 _nav = None
 _current_source = ""  # the page being rendered, named in warnings that do not name it themselves
 
@@ -157,6 +159,7 @@ def on_pre_build(config, **kwargs):
     global _nav
     _entries.clear()
     _pending.clear()
+    _submitted.clear()
     _nav = None
 
 
@@ -166,22 +169,29 @@ def on_nav(nav, config, files, **kwargs):
     return nav
 
 
+@event_priority(-100)  # last: the copy is made from the content every other hook has finished
 def on_page_content(html, page, config, files, **kwargs):
     meta = page.meta
     if not meta.get("description"):
         description = shorten(str(meta["summary"])) if meta.get("summary") else derived_description(html)
         if description:
             meta["description"] = description
+    # Start the Markdown copy now, while MkDocs renders the other pages (see markdown_copy).
+    _copies.submit(page.file.src_uri, article_html(html, page.title or config["site_name"]))
+    _submitted[page.file.src_uri] = html
     return html
 
 
-def on_post_page(output, page, config, **kwargs):
-    # Converted in a worker process; written, and listed in llms.txt, once it is back (on_post_build).
-    _copies.submit(page.file.src_uri, output)
-    _pending[page.file.src_uri] = (markdown_path(page.file.dest_uri), PageEntry(
-        page.title or "", markdown_path(page.file.dest_uri),
-        page.meta.get("description") or config.get("site_description") or ""))
-    return output
+@event_priority(-100)  # after the glossary fills an entry's "Mentioned in" list
+def on_page_context(context, page, config, nav, **kwargs):
+    src = page.file.src_uri
+    if page.content is not None and page.content is not _submitted.get(src) and page.content != _submitted.get(src):
+        _copies.submit(src, article_html(page.content, page.title or config["site_name"]))  # changed since
+    _submitted.pop(src, None)
+    md_rel = markdown_path(page.file.dest_uri)
+    _pending[src] = (md_rel, PageEntry(page.title or "", md_rel,
+                                       page.meta.get("description") or config.get("site_description") or ""))
+    return context
 
 
 def write_copies(site_dir: Path) -> None:
