@@ -16,7 +16,8 @@ export UV_PROJECT_ENVIRONMENT := $(VENV)
 help:
 	@echo "make site          build the site into site/ (strict, offline)"
 	@echo "make test          run the whole test suite"
-	@echo "make serve         live preview on http://127.0.0.1:8000/"
+	@echo "make serve         live preview on http://127.0.0.1:8000/ (re-renders only edited pages,"
+	@echo "                   or every page after an edit to the package, registry or glossary)"
 	@echo "make bench         timings and scores (writes reports/)"
 	@echo "make numbers-diff REF=<git ref>   numbers that changed since REF"
 
@@ -44,7 +45,7 @@ test: $(STAMP) $(NODE_STAMP)
 	@$(VENV)/bin/python -m pytest $(PYTEST_ARGS)
 
 serve: $(STAMP)
-	@$(VENV)/bin/mkdocs serve --dev-addr 127.0.0.1:8000
+	@$(VENV)/bin/mkdocs serve --dirty --dev-addr 127.0.0.1:8000
 
 bench: $(STAMP) $(NODE_STAMP)
 	@$(VENV)/bin/python -m roofline_site.bench

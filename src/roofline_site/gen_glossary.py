@@ -13,9 +13,7 @@ for entry in glossary.entries:
     name = f"glossary/{entry.slug}.md"
     with mkdocs_gen_files.open(name, "w") as f:
         f.write(entry_markdown(entry, glossary))
-    # The edit link opens the real file (edit_uri points into docs/, the entry lives beside it).
-    mkdocs_gen_files.set_edit_path(name, f"../{entry.path}")
+    # Each page's edit link (the entry's own file) is set by glossary_hooks.on_page_content.
 
 with mkdocs_gen_files.open("glossary/index.md", "w") as f:
     f.write(index_markdown(glossary))
-mkdocs_gen_files.set_edit_path("glossary/index.md", None)

@@ -11,14 +11,19 @@ Cards and backlinks come from one pass over the same HTML, so they cannot disagr
 from __future__ import annotations
 
 import html
+from urllib.parse import urljoin
 
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import InclusionLevel
 from mkdocs.utils import get_relative_url
 
+from roofline_site import serve_state
+
 INDEX = "glossary/index.md"
-_state: dict = {"glossary": None, "mentions": {}}  # mentions: slug -> {page src_uri: (title, url)}
+_state: dict = {"glossary": None}
+# page src_uri -> (title, url, slugs it mentions or links); kept across the builds of a dirty serve
+_mentions = serve_state.page_results("glossary-mentions")
 
 
 def _glossary():
@@ -53,27 +58,55 @@ def on_config(config, **kwargs):
     return config
 
 
-def on_pre_build(config, **kwargs):
-    _state["mentions"] = {}
-
-
 def on_files(files, config, **kwargs):
+    pages = files.documentation_pages()
+    _mentions.keep_only(f.src_uri for f in pages)
     # Entry pages are reached from the glossary index and from every mention, not the nav.
-    for f in files.documentation_pages():
+    for f in pages:
         if entry_slug(f.src_uri):
             f.inclusion = InclusionLevel.NOT_IN_NAV
+    _skip_unchanged_entries(pages)
     return files
+
+
+def _skip_unchanged_entries(pages) -> None:
+    """In a dirty serve, render an entry page again only when its text or its "Mentioned in" list changed.
+
+    Its list is read when MkDocs reaches the entry, so every other page must come first: the
+    generated entries are added after docs/, and if that ever changes they simply always render.
+    """
+    generated = [i for i, f in enumerate(pages) if f.src_uri == INDEX or entry_slug(f.src_uri)]
+    if not generated or generated[0] != len(pages) - len(generated):
+        return
+    for f in pages[generated[0]:]:
+        slug = entry_slug(f.src_uri)
+        serve_state.render_when_changed(f, (lambda s=slug: _mentioned_by(s)) if slug else (lambda: None))
+
+
+def _mentioned_by(slug: str) -> frozenset:
+    return frozenset((src, title, url) for src, (title, url, slugs) in _mentions.items() if slug in slugs)
+
+
+def edit_url(config, repo_path: str | None) -> str | None:
+    """A generated page's edit link: the file it is made from (`repo_path`, from the repository root).
+
+    edit_uri points into docs/ and the entries live beside it, in glossary/.
+    """
+    if not (config.repo_url and config.edit_uri and repo_path):
+        return None
+    return urljoin(urljoin(config.repo_url.rstrip("/") + "/", config.edit_uri), f"../{repo_path}")
 
 
 def on_page_content(html_text, page, config, files, **kwargs):
     g = _glossary()
     src = page.file.src_uri
+    own = entry_slug(src)
+    if g is not None and (own or src == INDEX):  # generated: MkDocs' own edit link would point into docs/
+        page.edit_url = edit_url(config, g.by_slug[own].path if own in g.by_slug else None)
     if g is None or src == INDEX:
         return html_text
-    own = entry_slug(src)
     result = _annotate(html_text, g, page, own)
-    for slug in (result.mentioned | result.linked) - {own}:
-        _state["mentions"].setdefault(slug, {})[src] = (page.title or src, page.url)
+    _mentions[src] = (page.title or src, page.url, (result.mentioned | result.linked) - {own})
     return result.html
 
 
@@ -86,7 +119,7 @@ def _annotate(html_text, g, page, own):
 
 def mentioned_in_html(slug: str, page_url: str) -> str:
     """The "Mentioned in" list of one entry: explainer pages first, then other entries, by title."""
-    pages = _state["mentions"].get(slug, {})
+    pages = {src: (title, url) for src, (title, url, slugs) in _mentions.items() if slug in slugs}
     if not pages:
         return '<p class="gl-none">No page on the site mentions this term yet.</p>'
     groups = []

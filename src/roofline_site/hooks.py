@@ -1,4 +1,4 @@
-"""MkDocs hooks: number tokens in every page, a fresh `roofline` on every rebuild."""
+"""MkDocs hooks: number tokens in every page, a fresh `roofline` whenever its sources change."""
 
 from __future__ import annotations
 
@@ -10,28 +10,47 @@ from pathlib import Path
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 
+from roofline_site import serve_state
 from roofline_site.changelog import changelog as _changelog
 from roofline_site.tables import table as _table
-from roofline_site.tokens import Raw, Rendered, TokenError, defer_popovers, expand, fill_popovers
+from roofline_site.tokens import Raw, TokenError, defer_popovers, expand, fill_popovers
 
 ROOT = Path(__file__).resolve().parents[2]
-_records: list[Rendered] = []
+_records = serve_state.page_results("numbers")  # page -> its rendered numbers (numbers.json)
 _popovers: dict[str, str] = {}  # number id -> its provenance popover, held until the page is written
+
+
+def on_startup(command, dirty, **kwargs):
+    serve_state.on_startup(command, dirty)
 
 
 def on_pre_build(config, **kwargs):
     # `mkdocs serve` keeps modules between rebuilds: drop roofline so spec and code edits show.
-    for name in [n for n in sys.modules if n == "roofline" or n.startswith("roofline.")
-                 or n.startswith("figures_gen")]:
-        del sys.modules[name]
-    _records.clear()
+    if serve_state.begin_build(Path(config["config_file_path"] or ROOT / "mkdocs.yml").parent):
+        for name in [n for n in sys.modules if n == "roofline" or n.startswith("roofline.")
+                     or n.startswith("figures_gen")]:
+            del sys.modules[name]
     _popovers.clear()
     defer_popovers(_popovers)
 
 
+def on_build_error(error, **kwargs):
+    serve_state.on_build_error()
+
+
+def on_files(files, config, **kwargs):
+    pages = files.documentation_pages()
+    _records.keep_only(f.src_uri for f in pages)
+    serve_state.force_full(pages)  # a dirty serve whose registry or package changed renders every page
+    return files
+
+
 def on_serve(server, config, builder, **kwargs):
-    for folder in ("src/roofline", "glossary", "figures_gen"):
+    for folder in ("src/roofline", "glossary", "figures_gen"):  # measurements: measurement_hooks
         server.watch(str(ROOT / folder))
+    for spec in serve_state.registry_paths()[:2]:  # also when ROOFLINE_HARDWARE / _MODELS point elsewhere
+        if not spec.is_relative_to(ROOT / "src" / "roofline"):
+            server.watch(str(spec))
     return server
 
 
@@ -54,10 +73,11 @@ def figure_block(name: str, page_uri: str) -> Raw:
 
 def on_page_markdown(markdown, page, config, files, **kwargs):
     uri = page.file.src_uri
+    records = _records[uri] = []
     try:
-        return expand(markdown, uri, _records, {"figure": lambda name: figure_block(name, uri),
-                                                "table": lambda name, **kw: _table(name, uri, _records, **kw),
-                                                "changelog": _changelog})
+        return expand(markdown, uri, records, {"figure": lambda name: figure_block(name, uri),
+                                               "table": lambda name, **kw: _table(name, uri, records, **kw),
+                                               "changelog": _changelog})
     except TokenError as err:
         raise PluginError(str(err)) from None
 
@@ -73,4 +93,5 @@ def on_post_page(output, page, config, **kwargs):
 def on_post_build(config, **kwargs):
     # Every rendered number with its provenance: read by the tests and by numbers-diff.
     out = Path(config["site_dir"]) / "numbers.json"
-    out.write_text(json.dumps([asdict(r) for r in _records], indent=1, ensure_ascii=False), encoding="utf-8")
+    rows = [asdict(r) for page_records in _records.values() for r in page_records]
+    out.write_text(json.dumps(rows, indent=1, ensure_ascii=False), encoding="utf-8")

@@ -85,10 +85,10 @@ def plain_sentence(sentence: str, namespace: dict) -> str:
 
 
 def via_hooks(hooks, markdown: str, uri: str) -> list:
-    records = getattr(hooks, "_records")
+    records = getattr(hooks, "_records")  # a list of records, or (since dirty serving) page -> list
     records.clear()
     hooks.on_page_markdown(markdown, page=FakePage(uri), config={}, files=None)
-    return list(records)
+    return list(records.get(uri, ()) if isinstance(records, dict) else records)
 
 
 def via_expand(tokens, markdown: str, uri: str) -> list:

@@ -25,6 +25,7 @@ from pathlib import Path
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 
+from roofline_site import serve_state
 from roofline_site.markdown_copy import CopyWriter, article_html, drop_tooltips, markdown_path
 
 DESCRIPTION_MAX_CHARS = 160
@@ -39,7 +40,7 @@ class PageEntry:
     description: str
 
 
-_entries: dict[str, PageEntry] = {}
+_entries = serve_state.page_results("llms-txt")  # src_uri -> PageEntry, kept across a dirty serve's builds
 _pending: dict[str, tuple[str, PageEntry]] = {}  # src_uri -> (copy path, entry), until its copy is back
 _copies = CopyWriter()
 _submitted: dict[str, str] = {}  # src_uri -> the content its copy was started from
@@ -157,7 +158,6 @@ def derived_description(content_html: str) -> str:
 
 def on_pre_build(config, **kwargs):
     global _nav
-    _entries.clear()
     _pending.clear()
     _submitted.clear()
     _nav = None
@@ -166,6 +166,7 @@ def on_pre_build(config, **kwargs):
 def on_nav(nav, config, files, **kwargs):
     global _nav
     _nav = nav
+    _entries.keep_only(f.src_uri for f in files.documentation_pages())
     return nav
 
 

@@ -1,0 +1,145 @@
+"""What a `mkdocs serve --dirty` session (`make serve`) keeps from one build to the next.
+
+A dirty build renders only the pages whose Markdown changed since the last build. Two things
+keep that correct here:
+
+- `begin_build` fingerprints everything a page computes from besides its own Markdown (the
+  package and its registry, the glossary, figure code, measurements, mkdocs.yml). When that
+  changed, `force_full` makes every page render again, so a spec edit still reaches every number.
+- `PageResults` holds the per-page pieces of site-wide outputs (glossary "Mentioned in" lists,
+  numbers.json, llms.txt). Each build replaces the pages it rendered and drops pages that no
+  longer exist, so those outputs cover the whole site after a dirty build too.
+
+Hook files are executed afresh on every build of a serve session; this module is imported the
+usual way, so its state lasts the session. `mkdocs build` runs once and starts empty.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+# Inputs shared by many pages; docs/ is MkDocs' own business (it rebuilds the pages that changed).
+SHARED_INPUTS = ("src", "glossary", "figures_gen", "measurements", "mkdocs.yml")
+
+_session = {"dirty": False, "fingerprint": None, "changed": True}
+
+
+class _DirtyNotice(logging.Filter):
+    """MkDocs warns on every dirty build that other pages may go stale; with `force_full` and
+    `PageResults` they do not here, and under `strict: true` that warning would stop the preview.
+    It is kept, as information."""
+
+    def filter(self, record):
+        if record.levelno == logging.WARNING and "'dirty' build" in record.getMessage():
+            record.levelno, record.levelname = logging.INFO, "INFO"
+        return True
+
+
+def on_startup(command: str, dirty: bool) -> None:
+    _session["dirty"] = bool(dirty) and command == "serve"
+    build_log = logging.getLogger("mkdocs.commands.build")
+    if _session["dirty"] and not any(isinstance(f, _DirtyNotice) for f in build_log.filters):
+        build_log.addFilter(_DirtyNotice())
+
+
+def registry_paths() -> list[Path]:
+    """The spec files and measurement folder in use, which environment variables may move out of the tree."""
+    from roofline.hardware import hardware_path
+    from roofline.measure import measurements_dir
+    from roofline.models import models_path
+
+    return [hardware_path(), models_path(), measurements_dir()]
+
+
+def fingerprint(paths) -> str:
+    """A digest of the path, size and modification time of every file at or under `paths`."""
+    h = hashlib.sha1()
+    for base in paths:
+        files = [base] if base.is_file() else sorted(p for p in base.rglob("*") if p.is_file()
+                                                      and "__pycache__" not in p.parts)
+        for p in files:
+            st = p.stat()
+            h.update(f"{p}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    return h.hexdigest()
+
+
+def begin_build(root: Path = ROOT) -> bool:
+    """Start a build of the project at `root`; True when its shared inputs changed since the last
+    build (always, the first time)."""
+    now = fingerprint([root / part for part in SHARED_INPUTS] + registry_paths())
+    _session["changed"] = now != _session["fingerprint"]
+    _session["fingerprint"] = now
+    return _session["changed"]
+
+
+def shared_inputs_changed() -> bool:
+    return bool(_session["changed"])
+
+
+def force_full(doc_files) -> None:
+    """In a dirty session whose shared inputs changed, make MkDocs render every page again.
+
+    MkDocs renders a page in a dirty build when its built file is missing or older than its source.
+    """
+    if not (_session["dirty"] and _session["changed"]):
+        return
+    for f in doc_files:
+        try:
+            os.remove(f.abs_dest_path)
+        except FileNotFoundError:
+            pass
+
+
+_rendered: dict[str, tuple] = {}  # generated page src_uri -> (text digest, key) of its last render
+
+
+def render_when_changed(file, key=lambda: None) -> None:
+    """In a dirty session, let MkDocs skip a generated page whose text and `key()` match its last render.
+
+    Generators write every page afresh, so by timestamp each looks edited on every build.
+    `key` names what else the page shows (an entry's "Mentioned in" list); it is read when MkDocs
+    reaches the page, so it may only depend on pages MkDocs renders before this one.
+    """
+    if not _session["dirty"] or file.abs_src_path is None:
+        return
+    decided: list[bool] = []  # MkDocs asks twice (read, then write): answer the same both times
+
+    def is_modified() -> bool:
+        if not decided:
+            state = (hashlib.sha1(Path(file.abs_src_path).read_bytes()).hexdigest(), key())
+            render = (_session["changed"] or not os.path.isfile(file.abs_dest_path)
+                      or _rendered.get(file.src_uri) != state)
+            if render:
+                _rendered[file.src_uri] = state
+            decided.append(render)
+        return decided[0]
+
+    file.is_modified = is_modified
+
+
+def on_build_error() -> None:
+    """A failed build may have skipped pages it meant to render: render every generated page next time."""
+    _rendered.clear()
+    _session["fingerprint"] = None
+
+
+class PageResults(dict):
+    """{page src_uri: that page's result} for one site-wide output, kept across the builds of a session."""
+
+    def keep_only(self, live_pages) -> None:
+        """Drop pages that are gone from the site (deleted or renamed since an earlier build)."""
+        live = set(live_pages)
+        for page in [p for p in self if p not in live]:
+            del self[page]
+
+
+_stores: dict[str, PageResults] = {}
+
+
+def page_results(name: str) -> PageResults:
+    """The session's store for the output called `name` (created empty on first use)."""
+    return _stores.setdefault(name, PageResults())
