@@ -7,9 +7,10 @@
  */
 (function () {
   "use strict";
-  var root = document.documentElement;
-  if (root.classList.contains("rl-js")) return;  // loaded twice: keep one set of listeners
-  root.classList.add("rl-js");
+  // Loaded twice: keep one set of listeners. (A flag, not a class on <html>: a class there makes
+  // the browser restyle the whole page, a third of a second on a slow phone.)
+  if (window.__rlProvenance) return;
+  window.__rlProvenance = true;
 
   var pointerOn = null;  // the number a pointer is pressing: its focus is a click, not a keyboard visit
 
@@ -20,10 +21,31 @@
     return !!(node && node.closest && node.closest(".rl-prov"));
   }
 
+  // A popover's body waits in a <template> (inert: no styles, no layout, unseen by other scripts).
+  function fill(prov) {
+    var t = prov && prov.firstElementChild;
+    if (t && t.tagName === "TEMPLATE") prov.replaceChildren(t.content);
+  }
+
+  // Fill every popover while the browser is idle, a slice at a time, so assistive technology
+  // finds each description in place; opening a popover fills it at once in any case.
+  function fillWhenIdle() {
+    var idle = window.requestIdleCallback || function (cb) { return setTimeout(function () { cb({ timeRemaining: function () { return 8; } }); }, 50); };
+    var pending = Array.prototype.slice.call(document.querySelectorAll(".rl-prov > template"));
+    function slice(deadline) {
+      // Short slices (a few ms): a slow phone runs each several times longer, still under 50 ms.
+      var stop = performance.now() + 6;
+      while (pending.length && deadline.timeRemaining() > 1 && performance.now() < stop) fill(pending.shift().parentNode);
+      if (pending.length) idle(slice);
+    }
+    if (pending.length) idle(slice);
+  }
+
   // Keep the popover inside the viewport (it is a bottom sheet on narrow screens: left alone there).
   function place(num) {
     var prov = num.querySelector(".rl-prov");
     if (!prov) return;
+    fill(prov);
     prov.style.left = "";
     if (getComputedStyle(prov).position === "fixed") return;
     var box = prov.getBoundingClientRect();
@@ -40,6 +62,7 @@
     for (var i = 0; i < open.length; i++) if (open[i] !== except) close(open[i], shut);
   }
   function open(num) {
+    fill(num.querySelector(".rl-prov"));
     closeAll(num, false);
     num.classList.remove("rl-shut");
     num.classList.add("rl-open");
@@ -78,6 +101,11 @@
     var num = numberOf(e.target);
     if (num && !num.contains(e.relatedTarget)) num.classList.remove("rl-shut");
   });
+
+  // Material's instant navigation swaps pages in without a load event: fill those too.
+  if (window.document$ && typeof window.document$.subscribe === "function") window.document$.subscribe(fillWhenIdle);
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", fillWhenIdle);
+  else fillWhenIdle();
 
   document.addEventListener("keydown", function (e) {
     if (e.key !== "Escape") return;

@@ -63,8 +63,8 @@ def _text(s: str) -> str:
 def _popover(q, ident: str) -> str:
     """The provenance of `q` as inline markup: label, exact value, formula in words, inputs, sources.
 
-    Only phrasing elements (span, strong, b, a): the popover sits inside a paragraph, and a
-    block element such as <ul> there would make the browser close the paragraph early.
+    Only phrasing elements (span, strong, b, a, template): the popover sits inside a paragraph, and
+    a block element such as <ul> there would make the browser close the paragraph early.
     """
     from roofline.format import render
 
@@ -85,9 +85,10 @@ def _popover(q, ident: str) -> str:
     links = " ".join(f'<a class="rl-prov-src" href="{html.escape(s.url)}" rel="noopener">{_text(s.title)}</a>'
                      for s in sources)
     srcs = f' <span class="rl-prov-head">Sources</span> <span class="rl-prov-sources">{links}</span>' if links else ""
-    # data-search-exclude: Material's search leaves the popover out of the page's index entry.
-    return (f'<span class="rl-prov" id="{ident}" role="tooltip" data-search-exclude>'
-            f'<strong class="rl-prov-label">{_text(q.label)}</strong>{value}{formula}{inputs}{srcs}</span>')
+    # The body sits in a <template>: inert until provenance.js moves it into the popover, so a page
+    # with hundreds of numbers does not carry thousands of hidden elements through style and scripts.
+    return (f'<span class="rl-prov" id="{ident}" role="tooltip" data-search-exclude><template>'
+            f'<strong class="rl-prov-label">{_text(q.label)}</strong>{value}{formula}{inputs}{srcs}</template></span>')
 
 
 def defer_popovers(store: dict[str, str] | None) -> None:

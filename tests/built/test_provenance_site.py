@@ -20,11 +20,16 @@ SI = {"P": 1e15, "T": 1e12, "G": 1e9, "M": 1e6, "k": 1e3, "": 1.0, "m": 1e-3, "Â
 WORDS = {"trillion": 1e12, "billion": 1e9, "million": 1e6, "": 1.0}
 
 
+def _opened(html: str) -> BeautifulSoup:
+    """A built page with each popover's body moved out of its <template>, as provenance.js does."""
+    return BeautifulSoup(re.sub(r"</?template>", "", html), "html.parser")
+
+
 def numbers(site_pages) -> list[tuple[str, object]]:
     out = []
     for path, html in sorted(site_pages.items()):
         if "rl-num" in html:
-            out += [(path, n) for n in BeautifulSoup(html, "html.parser").select("span.rl-num")]
+            out += [(path, n) for n in _opened(html).select("span.rl-num")]
     return out
 
 
@@ -136,7 +141,7 @@ def test_h100_bandwidth_shown_is_the_one_in_hardware_toml(site_pages):
     spec = tomllib.loads((ROOT / "src" / "roofline" / "data" / "hardware.toml").read_text())
     h100 = next(d for d in spec["device"] if d["id"] == "h100-sxm5")
     expected = f"{h100['memory_bandwidth_TB_per_s']:g} TB/s"  # 3.35 -> "3.35 TB/s"
-    soup = BeautifulSoup(site_pages["index.html"], "html.parser")
+    soup = _opened(site_pages["index.html"])
     shown = [row.find("b").get_text() for row in soup.select(".rl-prov-in")
              if row.find(class_="rl-prov-in-label").get_text() == f"{h100['name']} memory bandwidth"]
     assert shown and set(shown) == {expected}
@@ -176,6 +181,16 @@ def test_click_opens_a_number_and_escape_closes_it(page):
     page.locator("h1").first.click()  # a click elsewhere closes it
     page.mouse.move(0, 0)
     assert not prov.is_visible()
+
+
+@pytest.mark.browser
+def test_every_popover_is_filled_soon_after_load_for_assistive_technology(page):
+    page.goto(page.base_url + "/hardware/")
+    page.wait_for_function("document.querySelectorAll('.rl-prov > template').length === 0", timeout=15000)
+    empty = page.evaluate("""() => [...document.querySelectorAll('.rl-num')].filter(n => {
+        const d = document.getElementById(n.getAttribute('aria-describedby'));
+        return !d || !d.textContent.trim(); }).length""")
+    assert empty == 0, f"{empty} numbers point at an empty description"
 
 
 @pytest.mark.browser

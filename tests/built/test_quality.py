@@ -245,3 +245,10 @@ def test_search_index_holds_prose_not_popovers_or_hover_cards(site_dir):
     assert not re.search(r"\bInputs\b.{0,200}\bSources\b", text), "number popovers are in the search index"
     # and the prose itself is there: the home page's opening words are searchable
     assert any(d["location"] in ("", "index.html") and len(d["text"]) > 100 for d in docs)
+
+
+def test_no_script_holds_up_the_first_paint(site_pages):
+    """Every external script is deferred or a module: none of them draws the first paint."""
+    for path, html in site_pages.items():
+        for tag in re.findall(r"<script\b[^>]*\bsrc=[^>]*>", html):
+            assert re.search(r"\bdefer\b|type=\"module\"", tag), f"{path}: {tag} blocks rendering"
