@@ -21,24 +21,13 @@
     return !!(node && node.closest && node.closest(".rl-prov"));
   }
 
-  // A popover's body waits in a <template> (inert: no styles, no layout, unseen by other scripts).
+  // A popover's body waits in a <template> (inert: no styles, no layout, unseen by other scripts)
+  // and moves in the first time its number is hovered, focused or tapped, before it shows; the
+  // focus handler runs before assistive technology reads the description, so it finds it filled.
   function fill(prov) {
     var t = prov && prov.firstElementChild;
     if (t && t.tagName === "TEMPLATE") prov.replaceChildren(t.content);
-  }
-
-  // Fill every popover while the browser is idle, a slice at a time, so assistive technology
-  // finds each description in place; opening a popover fills it at once in any case.
-  function fillWhenIdle() {
-    var idle = window.requestIdleCallback || function (cb) { return setTimeout(function () { cb({ timeRemaining: function () { return 8; } }); }, 50); };
-    var pending = Array.prototype.slice.call(document.querySelectorAll(".rl-prov > template"));
-    function slice(deadline) {
-      // Short slices (a few ms): a slow phone runs each several times longer, still under 50 ms.
-      var stop = performance.now() + 6;
-      while (pending.length && deadline.timeRemaining() > 1 && performance.now() < stop) fill(pending.shift().parentNode);
-      if (pending.length) idle(slice);
-    }
-    if (pending.length) idle(slice);
+    if (prov) prov.classList.add("rl-filled");
   }
 
   // Keep the popover inside the viewport (it is a bottom sheet on narrow screens: left alone there).
@@ -101,11 +90,6 @@
     var num = numberOf(e.target);
     if (num && !num.contains(e.relatedTarget)) num.classList.remove("rl-shut");
   });
-
-  // Material's instant navigation swaps pages in without a load event: fill those too.
-  if (window.document$ && typeof window.document$.subscribe === "function") window.document$.subscribe(fillWhenIdle);
-  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", fillWhenIdle);
-  else fillWhenIdle();
 
   document.addEventListener("keydown", function (e) {
     if (e.key !== "Escape") return;

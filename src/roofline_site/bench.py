@@ -3,7 +3,7 @@
 Writes reports/bench.json, reports/lighthouse.json and reports/README.md, and prints a summary.
 Every build goes into a temporary folder; the serve measurement edits a temporary copy of the
 project, never the real tree. BENCH_RUNS (default 3) sets the number of timed runs and
-BENCH_LIGHTHOUSE_RUNS (default 3) the Lighthouse runs per page, reported as the median run.
+BENCH_LIGHTHOUSE_RUNS (default 5) the Lighthouse runs per page, reported as the median run.
 """
 
 from __future__ import annotations
@@ -348,7 +348,7 @@ def median_lighthouse(reports: list[dict]) -> dict:
 
 def main() -> int:
     runs = int(os.environ.get("BENCH_RUNS", "3"))
-    lh_runs = int(os.environ.get("BENCH_LIGHTHOUSE_RUNS", "3"))
+    lh_runs = int(os.environ.get("BENCH_LIGHTHOUSE_RUNS", "5"))
     REPORTS.mkdir(exist_ok=True)
     port = free_port()
     site_url = f"http://127.0.0.1:{port}/"
