@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import csv
 import io
-import math
-import re
 from pathlib import Path
 
 import numpy as np

@@ -17,23 +17,14 @@ import signal
 import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
-from roofline_site.bench import copy_project, free_port
+from roofline_site.bench import copy_project, fetch_text as _get, free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 H100_BANDWIDTH = "memory_bandwidth_TB_per_s = 3.35"
-
-
-def _get(url: str) -> str:
-    try:
-        with urllib.request.urlopen(url, timeout=10) as r:
-            return r.read().decode("utf-8", "replace")
-    except OSError:
-        return ""
 
 
 def _wait_for(check, what: str, timeout_s: float):

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
-from roofline.errors import InputError
 from roofline.specfile import lookup
 
 EXAMPLES = MappingProxyType({

@@ -84,12 +84,20 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+class _Server(socketserver.ThreadingTCPServer):
+    allow_reuse_address = True
+    daemon_threads = True
+
+    def handle_error(self, request, client_address):
+        # A browser closing a kept-alive connection is not an error worth a traceback.
+        if not isinstance(sys.exc_info()[1], (ConnectionResetError, BrokenPipeError)):
+            super().handle_error(request, client_address)
+
+
 @contextlib.contextmanager
 def serve(site_dir: Path, port: int = 0):
     """Serve `site_dir` on 127.0.0.1 (gzip, Pages-style 404); yields the base URL with a trailing slash."""
-    socketserver.TCPServer.allow_reuse_address = True
-    server = socketserver.ThreadingTCPServer(("127.0.0.1", port),
-                                             functools.partial(_GzipHandler, directory=str(site_dir)))
+    server = _Server(("127.0.0.1", port), functools.partial(_GzipHandler, directory=str(site_dir)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}/"
@@ -178,7 +186,7 @@ def measure_builds(work: Path, runs: int, env: dict) -> dict:
             "stock_pages": stock_pages}
 
 
-def _get(url: str) -> str:
+def fetch_text(url: str) -> str:
     """The page's text, or '' while `mkdocs serve` is busy rebuilding (it answers late or not at all)."""
     try:
         with urllib.request.urlopen(url, timeout=10) as r:
@@ -206,7 +214,7 @@ def measure_serve_edit(work: Path, runs: int, page: str = "ridge-point.md", time
     latencies = []
     try:
         deadline = time.monotonic() + 300
-        while not _get(url):  # the first build
+        while not fetch_text(url):  # the first build
             if proc.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError("mkdocs serve did not come up")
             time.sleep(0.3)
@@ -215,7 +223,7 @@ def measure_serve_edit(work: Path, runs: int, page: str = "ridge-point.md", time
             marker = f"Bench edit marker {'xyz'[i % 3]}{time.time_ns()}."
             target.write_text(original + f"\n\n{marker}\n", encoding="utf-8")
             start = time.perf_counter()
-            while marker not in _get(url):
+            while marker not in fetch_text(url):
                 if time.perf_counter() - start > timeout_s:
                     raise RuntimeError(f"an edit to {page} did not show within {timeout_s} s")
                 time.sleep(0.05)

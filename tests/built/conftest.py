@@ -10,7 +10,6 @@ from __future__ import annotations
 import functools
 import http.server
 import os
-import shutil
 import socketserver
 import subprocess
 import sys
