@@ -84,6 +84,7 @@ def _skip_unchanged_entries(pages) -> None:
 
 
 def _mentioned_by(slug: str) -> frozenset:
+    """(src_uri, title, url) of every page that mentions or links the entry `slug`."""
     return frozenset((src, title, url) for src, (title, url, slugs) in _mentions.items() if slug in slugs)
 
 
@@ -119,12 +120,12 @@ def _annotate(html_text, g, page, own):
 
 def mentioned_in_html(slug: str, page_url: str) -> str:
     """The "Mentioned in" list of one entry: explainer pages first, then other entries, by title."""
-    pages = {src: (title, url) for src, (title, url, slugs) in _mentions.items() if slug in slugs}
+    pages = _mentioned_by(slug)
     if not pages:
         return '<p class="gl-none">No page on the site mentions this term yet.</p>'
     groups = []
     for label, in_glossary in (("Explainer pages", False), ("Other glossary entries", True)):
-        rows = sorted((title, url) for src, (title, url) in pages.items() if src.startswith("glossary/") == in_glossary)
+        rows = sorted((title, url) for src, title, url in pages if src.startswith("glossary/") == in_glossary)
         if rows:
             items = "".join(f'<li><a href="{html.escape(get_relative_url(url, page_url))}">{html.escape(title)}</a></li>'
                             for title, url in rows)

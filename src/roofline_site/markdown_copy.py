@@ -120,23 +120,22 @@ class CopyWriter:
 
     def submit(self, key: str, page_html: str) -> None:
         """Start converting `page_html` (a whole page or an article); a later submit under `key` wins."""
-        article = article_slice(page_html)
         try:
-            future = self._pool().submit(article_markdown, article)
+            future = self._pool().submit(article_markdown, page_html)
         except (BrokenProcessPool, RuntimeError, OSError):
             type(self)._executor, future = None, None
-        self._pending[key] = (article, future)
+        self._pending[key] = (page_html, future)
 
     def results(self) -> dict[str, str]:
         """{key: Markdown} for every submitted page; a failed conversion raises naming its page."""
         out = {}
-        for key, (article, future) in self._pending.items():
+        for key, (page_html, future) in self._pending.items():
             try:
                 try:
-                    out[key] = future.result() if future is not None else article_markdown(article)
+                    out[key] = future.result() if future is not None else article_markdown(page_html)
                 except BrokenProcessPool:
                     type(self)._executor = None
-                    out[key] = article_markdown(article)
+                    out[key] = article_markdown(page_html)
             except Exception as err:  # noqa: BLE001 — re-raised with the page named
                 raise RuntimeError(f"{key}: the Markdown copy failed: {err}") from None
         self._pending.clear()

@@ -76,10 +76,6 @@ def begin_build(root: Path = ROOT) -> bool:
     return _session["changed"]
 
 
-def shared_inputs_changed() -> bool:
-    return bool(_session["changed"])
-
-
 def force_full(doc_files) -> None:
     """In a dirty session whose shared inputs changed, make MkDocs render every page again.
 

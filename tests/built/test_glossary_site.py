@@ -11,6 +11,7 @@ from html.parser import HTMLParser
 from urllib.parse import urljoin, urlsplit
 
 import pytest
+from helpers import tab_until
 
 from roofline_site.glossary import CATEGORIES, load_glossary
 
@@ -285,12 +286,7 @@ def test_hover_focus_and_tap_show_the_card_with_the_entry_summary(page, site_pag
 
     # Keyboard: Tab from the page title until a term has focus; its card opens, Escape closes it.
     page.locator("article h1").first.click()
-    for _ in range(200):
-        page.keyboard.press("Tab")
-        if page.evaluate("document.activeElement.classList.contains('gl-term')"):
-            break
-    else:
-        pytest.fail("Tab never reached a glossary term")
+    tab_until(page, "gl-term", "a glossary term")
     focused_slug = page.evaluate("document.activeElement.closest('.gl-ref').dataset.gl")
     focused_card = page.locator(f"#gl-card-{focused_slug}")
     assert focused_card.is_visible()

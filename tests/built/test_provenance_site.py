@@ -11,6 +11,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from helpers import tab_until
 from bs4 import BeautifulSoup
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -219,12 +220,7 @@ def test_tap_opens_a_number_on_a_touch_screen(page):
 @pytest.mark.browser
 def test_keyboard_focus_opens_a_number_and_escape_closes_it(page):
     num, prov = _first_number(page)
-    for _ in range(200):  # Tab through the header and navigation to the first number
-        page.keyboard.press("Tab")
-        if page.evaluate("document.activeElement.classList.contains('rl-num')"):
-            break
-    else:
-        pytest.fail("Tab never reached a number")
+    tab_until(page, "rl-num", "a number")  # through the header and navigation to the first number
     focused = page.locator(".rl-num:focus")
     assert focused.locator(".rl-prov").is_visible()
     page.keyboard.press("Escape")

@@ -10,30 +10,20 @@ import re
 from pathlib import Path
 
 import pytest
+from helpers import visible_text, with_h100_bandwidth
 
 _spec = importlib.util.spec_from_file_location("built_conftest", Path(__file__).with_name("conftest.py"))
 _conftest = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(_conftest)
 ROOT, build_site = _conftest.ROOT, _conftest.build_site
 
-H100_BANDWIDTH = "memory_bandwidth_TB_per_s = 3.35"
 
 
 def _edited_hardware(tmp_path: Path, new_bandwidth: str) -> Path:
     text = (ROOT / "src" / "roofline" / "data" / "hardware.toml").read_text(encoding="utf-8")
-    block = text.index('id = "h100-sxm5"')
-    end = text.index("[[device]]", block)
-    h100 = text[block:end]
-    assert h100.count(H100_BANDWIDTH) == 1, "the H100 SXM5 entry no longer reads 3.35 TB/s; update this test"
     path = tmp_path / "hardware.toml"
-    path.write_text(text[:block] + h100.replace(H100_BANDWIDTH, f"memory_bandwidth_TB_per_s = {new_bandwidth}")
-                    + text[end:], encoding="utf-8")
+    path.write_text(with_h100_bandwidth(text, new_bandwidth), encoding="utf-8")
     return path
-
-
-def _visible_text(html: str) -> str:
-    html = re.sub(r'<span class="rl-prov".*?</span></span>', "</span>", html, flags=re.S)  # popovers hold inputs
-    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
 
 
 @pytest.fixture(scope="module")
@@ -48,7 +38,7 @@ def faster_h100_site(tmp_path_factory):
 
 
 def test_home_page_follows_the_new_h100_bandwidth(faster_h100_site):
-    text = _visible_text((faster_h100_site / "index.html").read_text(encoding="utf-8"))
+    text = visible_text((faster_h100_site / "index.html").read_text(encoding="utf-8"))
     # 989.4 TFLOP/s ÷ 4.0 TB/s = 247.35 FLOP/byte
     assert "247 FLOP/byte" in text
     assert "295 FLOP/byte" not in text and "295.3 FLOP/byte" not in text, "a stale H100 ridge survived"

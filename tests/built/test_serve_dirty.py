@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -21,10 +20,10 @@ from pathlib import Path
 
 import pytest
 
+from helpers import visible_text, with_h100_bandwidth
 from roofline_site.bench import copy_project, fetch_text as _get, free_port
 
-ROOT = Path(__file__).resolve().parents[1]
-H100_BANDWIDTH = "memory_bandwidth_TB_per_s = 3.35"
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _wait_for(check, what: str, timeout_s: float):
@@ -35,11 +34,6 @@ def _wait_for(check, what: str, timeout_s: float):
             return result
         time.sleep(0.2)
     pytest.fail(f"mkdocs serve --dirty: {what} within {timeout_s:.0f} s", pytrace=False)
-
-
-def _visible(html: str) -> str:
-    html = re.sub(r'<span class="rl-prov".*?</span></span>', "</span>", html, flags=re.S)
-    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
 
 
 @pytest.fixture(scope="module")
@@ -100,14 +94,9 @@ def test_search_index_still_covers_every_page(serve_session):
 
 def test_a_registry_edit_renders_every_page_again(serve_session):
     spec, base = serve_session["spec"], serve_session["base"]
-    text = spec.read_text(encoding="utf-8")
-    block = text.index('id = "h100-sxm5"')
-    end = text.index("[[device]]", block)
-    assert text[block:end].count(H100_BANDWIDTH) == 1, "the H100 SXM5 entry no longer reads 3.35 TB/s"
-    spec.write_text(text[:block] + text[block:end].replace(H100_BANDWIDTH, "memory_bandwidth_TB_per_s = 4.0")
-                    + text[end:], encoding="utf-8")
+    spec.write_text(with_h100_bandwidth(spec.read_text(encoding="utf-8"), "4.0"), encoding="utf-8")
     # 989.4 TFLOP/s ÷ 4.0 TB/s = 247.35 FLOP/byte (was 295.3)
-    home = _wait_for(lambda: (t := _visible(_get(base))) and "247 FLOP/byte" in t and t,
+    home = _wait_for(lambda: (t := visible_text(_get(base))) and "247 FLOP/byte" in t and t,
                      "the home page did not follow the registry edit", 120)
     assert "295 FLOP/byte" not in home, "a stale H100 ridge survived the registry edit"
     log = serve_session["log"].read_text(encoding="utf-8")
