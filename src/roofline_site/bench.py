@@ -325,7 +325,9 @@ def markdown_report(bench: dict, lh: dict) -> str:
               "(gzip, HTML plus every CSS, JS, image it loads; search index excluded; budget 300 KB). "
               f"Largest figure: `{w['largest_svg']}`, {w['largest_svg_bytes'] / 1000:.1f} KB (budget 40 KB).", "",
               "## Lighthouse (mobile preset, Debian Chromium, served locally with gzip and keep-alive)", "",
-              "Each row is the run with the median performance score; `lighthouse.json` has every run.", "",
+              "Each row is the run with the median performance score; `lighthouse.json` has every run."
+              + (f" Before the runs the CPUs were {lh['busy_cpu_fraction']:.0%} busy with other work "
+                 "(performance scores drop when they are)." if lh.get("busy_cpu_fraction") is not None else ""), "",
               "| page | performance | accessibility | best practices | SEO |", "|---|---|---|---|---|"]
     for role, r in lh.get("pages", {}).items():
         sc = r["scores"]
@@ -345,6 +347,26 @@ def _version(module: str) -> str:
         return version(module)
     except Exception:  # noqa: BLE001
         return "?"
+
+
+def busy_cpu_fraction(seconds: float = 2.0) -> float | None:
+    """Share of CPU time spent busy over `seconds` (Linux /proc/stat), or None where unavailable.
+
+    Lighthouse's performance score drops when other work shares the CPU; the report records how
+    busy the machine was so a low score can be told apart from a slow page.
+    """
+    def sample():
+        fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+        idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle + iowait
+        return sum(fields), idle
+    try:
+        total0, idle0 = sample()
+        time.sleep(seconds)
+        total1, idle1 = sample()
+    except (OSError, ValueError, IndexError):
+        return None
+    elapsed = total1 - total0
+    return round(1 - (idle1 - idle0) / elapsed, 2) if elapsed > 0 else None
 
 
 def median_lighthouse(reports: list[dict]) -> dict:
@@ -381,6 +403,10 @@ def main() -> int:
         lh: dict = {"pages": {}}
         if LIGHTHOUSE.exists() and Path(CHROMIUM).exists():
             with serve(site_dir, port) as base:
+                lh["busy_cpu_fraction"] = busy = busy_cpu_fraction()
+                if busy is not None and busy > 0.25:
+                    print(f"  warning: the CPUs are {busy:.0%} busy with other work; performance scores "
+                          "will read low (re-run `make bench` on an idle machine)", file=sys.stderr)
                 for role, path in lighthouse_pages(site_dir).items():
                     print(f"lighthouse: {role} ({path}), {lh_runs} runs ...", flush=True)
                     url = base + path.removesuffix("index.html")
