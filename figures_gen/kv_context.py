@@ -8,7 +8,7 @@ from figures_gen import Table, log_ticks
 from roofline import format as fmt
 from roofline.examples import example
 from roofline.hardware import get_device
-from roofline.inference import decode_step, weight_bytes_resident
+from roofline.inference import decode_step, weight_bytes_per_token
 from roofline.models import get_model
 
 NAME = "kv-context"
@@ -37,9 +37,9 @@ def draw(fig, table: Table) -> None:
     for b, colour in zip(batches(), COLOURS):
         pts = [(c, k / 1e9) for bb, c, k in zip(bs, cs, kv) if bb == b]
         ax.loglog([p[0] for p in pts], [p[1] for p in pts], "o-", ms=3.5, lw=1.8, color=colour, label=f"batch {b}")
-    w = weight_bytes_resident(m, "bf16") / 1e9
+    w = weight_bytes_per_token(m, "bf16") / 1e9
     ax.axhline(w, color="#555", ls="--", lw=1)
-    ax.annotate(f"{m.name} weights, bf16 ({fmt.nbytes(w * 1e9)})", (cs[0], w), xytext=(0, 4),
+    ax.annotate(f"{m.name} weights read per step, bf16 ({fmt.nbytes(w * 1e9)})", (cs[0], w), xytext=(0, 4),
                 textcoords="offset points", fontsize=8, color="#555")
     cap = d.memory_capacity_bytes / 1e9
     ax.axhline(cap, color="#b71c1c", ls=":", lw=1.2)
@@ -60,14 +60,14 @@ def alt() -> str:
         f"{fmt.nbytes(decode_step(m, get_device(DEVICE), b, hi).kv_bytes)} at {fmt.sig(hi, 6)}" for b in batches())
     return (f"Log-log lines of the KV-cache bytes one decode step of {m.name} reads against the tokens cached, "
             f"one straight line per batch size, each rising in proportion to context: {ends}. Dashed lines mark "
-            f"the weights and the {get_device(DEVICE).name} memory.")
+            f"the weight bytes a step reads and the {get_device(DEVICE).name} memory.")
 
 
 def caption() -> str:
     m = get_model(MODEL)
-    w = weight_bytes_resident(m, "bf16")
+    w = weight_bytes_per_token(m, "bf16")
     from roofline.inference import kv_bytes_per_token
 
     return (f"KV-cache reads grow as batch × context × {fmt.nbytes(kv_bytes_per_token(m))} per token for {m.name} "
-            f"in bf16; they pass the weights' {fmt.nbytes(w)} at about "
+            f"in bf16; they pass the {fmt.nbytes(w)} of weights a step reads at about "
             f"{fmt.sig(w / kv_bytes_per_token(m))} tokens cached in total.")

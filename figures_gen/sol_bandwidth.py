@@ -7,7 +7,7 @@ import numpy as np
 from figures_gen import Table, log_ticks
 from roofline import format as fmt
 from roofline.hardware import devices
-from roofline.inference import speed_of_light_tokens_per_s, weight_bytes_resident
+from roofline.inference import speed_of_light_tokens_per_s, weight_bytes_per_token, weight_bytes_resident
 from roofline.models import get_model
 
 NAME = "sol-bandwidth"
@@ -46,7 +46,7 @@ def draw(fig, table: Table) -> None:
     for model_id, colour in zip(MODELS, COLOURS):
         m = get_model(model_id)
         mine = [r for r in rows if r[0] == model_id]
-        wb = weight_bytes_resident(m, WEIGHT_DTYPE)
+        wb = weight_bytes_per_token(m, WEIGHT_DTYPE)
         ax.loglog(line_x / 1e12, line_x / wb, color=colour, lw=1, alpha=0.6)
         for fit in ("yes", "no"):
             pts = [r for r in mine if r[4] == fit]
@@ -81,5 +81,6 @@ def alt() -> str:
 
 def caption() -> str:
     m = get_model(MODELS[0])
-    return (f"Batch-1 decode ceiling: bandwidth ÷ weight bytes ({fmt.nbytes(weight_bytes_resident(m, WEIGHT_DTYPE))} "
-            f"for {m.name} in {WEIGHT_DTYPE}). Peak compute does not appear in the formula.")
+    return (f"Batch-1 decode ceiling: bandwidth ÷ the weight bytes a step reads "
+            f"({fmt.nbytes(weight_bytes_per_token(m, WEIGHT_DTYPE))} for {m.name} in {WEIGHT_DTYPE}: every matmul "
+            f"weight, not the embedding table, which is looked up one row per token). Peak compute does not appear in the formula.")

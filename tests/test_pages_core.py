@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from hand_values import WEIGHTS_READ_PER_TOKEN
 from roofline.examples import example
 from roofline.hardware import devices, get_device
 from roofline.inference import decode_step, kv_bytes_per_token, prefill, speed_of_light_tokens_per_s
@@ -73,9 +74,9 @@ EXPECTED = {
     ("memory-bandwidth.md", "How much faster is batch-1 decode"): lambda: (
         get_device("b200").memory_bandwidth_bytes_per_s / get_device("a100-sxm4-80gb").memory_bandwidth_bytes_per_s),
     ("memory-bandwidth.md", "What is the speed of light of Llama-3.1-70B"): lambda: (
-        get_device("mi300x").memory_bandwidth_bytes_per_s / (get_model("llama-3.1-70b").active_params * 2)),
+        get_device("mi300x").memory_bandwidth_bytes_per_s / (WEIGHTS_READ_PER_TOKEN["llama-3.1-70b"] * 2)),
     ("memory-bandwidth.md", "What does storing Llama-3.1-8B's weights in int8"): lambda: (
-        _h100().memory_bandwidth_bytes_per_s / (_l8b().active_params * 1)),
+        _h100().memory_bandwidth_bytes_per_s / (WEIGHTS_READ_PER_TOKEN["llama-3.1-8b"] * 1)),
     ("decode.md", "How long does one batch-1 decode step"): lambda: (
         decode_step(_l8b(), _h100(), 1, example("long_context")).time_s),
     # fp8 weights: 2 FLOPs per weight over 1 byte per weight = 2 FLOP/byte.
@@ -200,7 +201,8 @@ def _expected_sol_bandwidth():
         for d in devices().values():
             fits = m.total_params * 2 <= d.memory_capacity_bytes
             rows.append((model_id, d.id, d.memory_bandwidth_bytes_per_s,
-                         d.memory_bandwidth_bytes_per_s / (m.active_params * 2), "yes" if fits else "no"))
+                         d.memory_bandwidth_bytes_per_s / (WEIGHTS_READ_PER_TOKEN[model_id] * 2),
+                         "yes" if fits else "no"))
     return rows
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from hand_values import WEIGHTS_READ_PER_TOKEN
 from roofline.errors import InputError
 from roofline.examples import example
 from roofline.hardware import devices, get_device
@@ -73,7 +74,7 @@ EXPECTED = {
     # MI355X 8.0 TB/s over H100 SXM5 3.35 TB/s.
     ("hardware.md", "How many times the H100 SXM5's memory bandwidth"): lambda: 8.0 / 3.35,
     ("hardware.md", "How fast, at most, can one L4"): lambda: (
-        get_device("l4").memory_bandwidth_bytes_per_s / (_l8b().active_params * 2)),
+        get_device("l4").memory_bandwidth_bytes_per_s / (WEIGHTS_READ_PER_TOKEN["llama-3.1-8b"] * 2)),
     # Cloud TPU7x docs: 192 GiB = 192 × 2**30 bytes = 206.2 GB.
     ("conventions.md", "What does the TPU7x's memory capacity"): lambda: 192 * 2**30,
     # Seed 000: 3 outputs × (2 multiplies + 1 add) = 9 FLOPs over 8 fp16 inputs = 16 bytes.

@@ -150,6 +150,19 @@ def weight_bytes_resident(model: Model, weight_dtype: str) -> float:
     return model.total_params * bytes_per_element(weight_dtype)
 
 
+def weight_bytes_per_token(model: Model, weight_dtype: str = "bf16") -> float:
+    """Weight bytes a batch-1 decode step reads: every weight matmul, the output head included.
+
+    The embedding table is looked up one row per token, so its bytes stay out; for MoE only the
+    routed experts count. This is the byte count of `decode_step` at batch 1, so the speed of
+    light and the step model agree.
+
+    >>> round(weight_bytes_per_token(get_model("llama-3.1-8b")) / 1e9, 2)  # 7.50e9 weights · 2 B
+    15.01
+    """
+    return model.matmul_params() * bytes_per_element(check_storage_dtype(weight_dtype, "weight dtype"))
+
+
 def kv_bytes_per_token(model: Model, kv_dtype: str = "bf16") -> float:
     """KV-cache bytes one token adds: 2 (K and V) · layers · KV heads · head_dim · bytes.
 
@@ -245,12 +258,13 @@ def _first_reaching_ridge(step, limit: int, probes: int = 64) -> int | None:
 
 
 def speed_of_light_tokens_per_s(model: Model, device: Device, weight_dtype: str = "bf16") -> float:
-    """Batch-1 decode ceiling from weight bytes alone: bandwidth ÷ bytes of the active weights.
+    """Batch-1 decode ceiling from weight bytes alone: bandwidth ÷ the weight bytes a step reads.
 
     This is the seeds' estimate (no KV cache, no activations): 8e9 fp16 weights on an
-    H100 SXM5 give 3.35e12 / 16e9 = 209 tokens/s.
+    H100 SXM5 give 3.35e12 / 16e9 = 209 tokens/s. For a real model the step reads every
+    matmul weight but only one row of the embedding table (`weight_bytes_per_token`).
     """
-    return device.memory_bandwidth_bytes_per_s / (model.active_params * bytes_per_element(weight_dtype))
+    return device.memory_bandwidth_bytes_per_s / weight_bytes_per_token(model, weight_dtype)
 
 
 def crossover_prompt_len(model: Model, device: Device, batch=1, weight_dtype: str = "bf16",

@@ -5,7 +5,7 @@ Three kinds, each compared with a number the package computes from the registry:
 * bandwidth: measured GB/s ÷ the device's spec memory bandwidth
 * gemm:      measured large-GEMM TFLOP/s ÷ the device's dense peak at that dtype
 * decode:    measured batch-1 tokens/s ÷ the speed of light for that model, device and dtype
-             (bandwidth ÷ bytes of the active weights; `inference.speed_of_light_tokens_per_s`)
+             (bandwidth ÷ the weight bytes a step reads; `inference.speed_of_light_tokens_per_s`)
 
 The *derated* bandwidth is the spec bandwidth times the median share of spec bandwidth
 that the published bandwidth measurements reached (`bandwidth_derate`): what a

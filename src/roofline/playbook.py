@@ -100,7 +100,7 @@ class QuantLevel:
     weight_dtype: str
     compute_dtype: str               # what the matmuls run in (see inference.compute_dtype)
     weight_bytes_per_token: float    # weights streamed for one token
-    speed_of_light_tokens_per_s: float  # bandwidth ÷ active weight bytes (the seeds' estimate)
+    speed_of_light_tokens_per_s: float  # bandwidth ÷ weight bytes a step reads (the seeds' estimate)
     point: RooflinePoint
 
     @property
@@ -341,7 +341,7 @@ class MixtureOfExperts:
     model: Model
     batch: int
     active_bytes_per_token: float    # weights a single token reads (experts_per_token experts)
-    total_bytes_per_token: float     # what a dense model of the same total size would read
+    total_bytes_per_token: float     # what a step reading every expert would read
     experts_touched: float           # distinct experts per layer read at `batch` (uniform routing)
     before: RooflinePoint            # batch 1
     after: RooflinePoint             # batch `batch`
@@ -363,9 +363,11 @@ def mixture_of_experts(model: Model, device: Device, batch: int, weight_dtype: s
     if not model.is_moe:
         raise InputError(f"{model.name} is dense (one expert); pick a mixture-of-experts model such as mixtral-8x7b")
     w = bytes_per_element(check_storage_dtype(weight_dtype, "weight dtype"))
-    dense = Model.from_param_count(model.active_params)
+    # Bytes are the weights a step reads (matmuls, output head included; the embedding table is a lookup).
+    dense = Model.from_param_count(model.matmul_params())
     return MixtureOfExperts(
-        model, b, model.active_params * w, model.total_params * w, float(_inf.experts_touched(model, b)),
+        model, b, model.matmul_params() * w, model.matmul_params(model.n_experts) * w,
+        float(_inf.experts_touched(model, b)),
         point_of(_inf.decode_step(model, device, 1, 0, weight_dtype), f"{model.name}, batch 1"),
         point_of(_inf.decode_step(model, device, b, 0, weight_dtype), f"{model.name}, batch {b}"),
         point_of(_inf.decode_step(dense, device, b, 0, weight_dtype), f"dense model of the active size, batch {b}"),

@@ -16,6 +16,7 @@ from roofline import examples as _examples
 from roofline import inference as _inf
 from roofline import intensity as _int
 from roofline import roofline as _rl
+from roofline.dtypes import peak_unit
 from roofline.errors import InputError
 from roofline.format import render
 from roofline.hardware import Device, get_device
@@ -99,7 +100,7 @@ def _bw_input(d: Device) -> Input:
 
 
 def _peak_input(d: Device, dtype: str) -> Input:
-    return Input(f"{d.name} dense {dtype} peak", d.peak_flop_per_s(dtype), "FLOP/s", _dev_source(d))
+    return Input(f"{d.name} dense {dtype} peak", d.peak_flop_per_s(dtype), peak_unit(dtype), _dev_source(d))
 
 
 def _model_inputs(m: Model) -> tuple[Input, ...]:
@@ -117,7 +118,7 @@ def device(hw: str) -> Device:
 
 def peak(hw: str, dtype: str = "bf16") -> Quantity:
     d = _device(hw)
-    return Quantity(d.peak_flop_per_s(dtype), "FLOP/s", f"{d.name} dense {dtype} peak",
+    return Quantity(d.peak_flop_per_s(dtype), peak_unit(dtype), f"{d.name} dense {dtype} peak",
                     "vendor datasheet, dense (no 2:4 sparsity)", (_peak_input(d, dtype),))
 
 
@@ -331,7 +332,7 @@ def sol(model, hw, weight_dtype: str = "bf16") -> Quantity:
     m, d = _model(model), _device(hw)
     return Quantity(_inf.speed_of_light_tokens_per_s(m, d, weight_dtype), "tokens/s",
                     f"speed-of-light batch-1 decode of {m.name} on the {d.name}",
-                    "bandwidth ÷ (active parameters × bytes per parameter)", (*_model_inputs(m), _bw_input(d)))
+                    "bandwidth ÷ (weights a decode step reads × bytes per weight)", (*_model_inputs(m), _bw_input(d)))
 
 
 def example(name: str) -> Quantity:
@@ -421,7 +422,7 @@ def quantized(model, hw, weight_dtype: str = "bf16") -> _MoveView:
         "attainable": (p.attainable_flop_per_s, "FLOP/s", "attainable FLOP/s", "min(peak, bandwidth × intensity)"),
         "time": (p.time_s, "s", "time per token", "max(FLOPs ÷ peak, bytes ÷ bandwidth)"),
         "tokens_per_s": (lv.tokens_per_s, "tokens/s", "tokens/s", "1 ÷ time per token"),
-        "sol": (lv.speed_of_light_tokens_per_s, "tokens/s", "speed of light (weights only)", "bandwidth ÷ active weight bytes"),
+        "sol": (lv.speed_of_light_tokens_per_s, "tokens/s", "speed of light (weights only)", "bandwidth ÷ weight bytes a step reads"),
         "speedup": (lv.tokens_per_s / base.tokens_per_s, "x", "speed-up over bf16 weights", "tokens/s ÷ tokens/s with bf16 weights"),
         "compute_dtype": lv.compute_dtype,
         "bound": p.bound,
@@ -445,6 +446,7 @@ def speculation(model, hw, draft_tokens, acceptance, context=0, draft_cost=0) ->
     return _pb_view(f"speculative decoding of {m.name} on the {d.name}",
                     _pb_inputs(m, d, drafted_tokens=draft_tokens, acceptance_rate=acceptance, tokens_cached=context,
                                draft_cost_per_token=draft_cost), {
+        "verify_tokens": (s.draft_tokens + 1, "", "positions scored in the verify pass", "drafted tokens + 1"),
         "expected_tokens": (s.expected_tokens_per_step, "", "expected tokens per step", "(1 − a^(k+1)) ÷ (1 − a)"),
         "plain_intensity": (s.before.intensity_flop_per_byte, "FLOP/byte", "intensity of plain decode", "FLOPs ÷ bytes"),
         "verify_intensity": (s.after.intensity_flop_per_byte, "FLOP/byte", "intensity of the verify pass", "FLOPs of k + 1 tokens ÷ bytes"),
@@ -504,9 +506,9 @@ def moe_decode(model, hw, batch) -> _MoveView:
     m, d = _model(model), _device(hw)
     e = _pb.mixture_of_experts(m, d, int(_n(batch)))
     return _pb_view(f"decode of {m.name} on the {d.name}", _pb_inputs(m, d, batch=batch), {
-        "active_bytes": (e.active_bytes_per_token, "B", "weight bytes one token reads", "active parameters × bytes per weight"),
+        "active_bytes": (e.active_bytes_per_token, "B", "weight bytes one token reads", "weights in its matmuls (routed experts only) × bytes per weight"),
         "total_bytes": (e.total_bytes_per_token, "B", "weight bytes of the whole checkpoint", "total parameters × bytes per weight"),
-        "byte_share": (e.active_bytes_per_token / e.total_bytes_per_token, "%", "active share of the weights", "active ÷ total parameters"),
+        "byte_share": (e.active_bytes_per_token / e.total_bytes_per_token, "%", "active share of the weights", "weights read with the routed experts ÷ with every expert"),
         "n_experts": (m.n_experts, "", "experts per layer", "config"),
         "experts_per_token": (m.experts_per_token, "", "experts each token is routed to", "config"),
         "experts_touched": (e.experts_touched, "", "distinct experts read per layer", "E · (1 − (1 − k/E)^batch), uniform routing"),
@@ -716,13 +718,11 @@ def machine_bytes(what: str, source: str | None = None) -> Quantity:
 
 
 def machine_sol(model, weight_dtype: str = "bf16", source: str | None = None) -> Quantity:
-    """Batch-1 decode speed of light at a measured triad bandwidth: triad ÷ active weight bytes."""
+    """Batch-1 decode speed of light at a measured triad bandwidth: triad ÷ weight bytes a step reads."""
     m, q = _model(model), machine("triad", source=source)
-    from roofline.dtypes import bytes_per_element
-
-    return Quantity(float(q) / (m.active_params * bytes_per_element(weight_dtype)),
+    return Quantity(float(q) / _inf.weight_bytes_per_token(m, weight_dtype),
                     "tokens/s", f"speed-of-light batch-1 decode of {m.name} at the triad bandwidth of {_machine_file(source).label}",
-                    "measured triad bandwidth ÷ (active parameters × bytes per parameter)",
+                    "measured triad bandwidth ÷ (weights a decode step reads × bytes per weight)",
                     (*_model_inputs(m), Input(q.label, float(q), q.unit)))
 
 

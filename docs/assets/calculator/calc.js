@@ -231,9 +231,10 @@ export function crossoverPromptLen(C, m, device, batch = 1, weightDtype = "bf16"
   return hi;
 }
 
-/** inference.speed_of_light_tokens_per_s: bandwidth ÷ bytes of the active weights. */
+/** inference.speed_of_light_tokens_per_s: bandwidth ÷ the weight bytes a batch-1 step reads
+ *  (every matmul weight, the output head included; one row of the embedding table, so none of it). */
 export function speedOfLightTokensPerS(C, m, device, weightDtype = "bf16") {
-  return device.memory_bandwidth_bytes_per_s / (activeParams(m) * bytesPerElement(C, weightDtype));
+  return device.memory_bandwidth_bytes_per_s / (matmulParams(m) * bytesPerElement(C, weightDtype));
 }
 
 // ---------------------------------------------------------------- export.py
