@@ -81,3 +81,40 @@ def test_stale_claim_names_the_page_and_the_statement(project_copy):
             '\n\n{{ claim(ridge("h100-sxm5").value < 0, "the H100 ridge point is negative") }}\n')
     proc = run_build(project_copy)
     assert_failed_cleanly(project_copy, proc, "index.md", "the H100 ridge point is negative")
+
+
+# ---- the same guarantees for a plain `mkdocs build` (how readers rebuild after editing a spec) ----
+def run_mkdocs_build(root: Path, **env) -> subprocess.CompletedProcess:
+    quiet = {"NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true"}
+    return subprocess.run([sys.executable, "-m", "mkdocs", "build"], cwd=root,
+                          env={**os.environ, **quiet, **env}, capture_output=True, text=True, timeout=600)
+
+
+def assert_plain_build_failed_cleanly(root: Path, proc: subprocess.CompletedProcess, *must_name: str) -> str:
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert sorted(p.name for p in (root / "site").iterdir()) == ["index.html"]
+    assert (root / "site" / "index.html").read_text() == PREVIOUS
+    assert not [p.name for p in root.iterdir() if p.name.startswith(".site.")], "a temporary build folder was left"
+    assert "Traceback" not in proc.stderr
+    errors = [line for line in proc.stderr.splitlines() if line.startswith("ERROR")]
+    assert len(errors) == 1, proc.stderr
+    for name in must_name:
+        assert name in errors[0], f"the error line does not name {name!r}: {errors[0]}"
+    return errors[0]
+
+
+def test_plain_mkdocs_build_with_a_bad_spec_keeps_the_site(project_copy, tmp_path):
+    spec = tmp_path / "hardware.toml"
+    text = (ROOT / "src" / "roofline" / "data" / "hardware.toml").read_text()
+    spec.write_text(re.sub(r"(memory_bandwidth_TB_per_s\s*=\s*)[\d.]+", r"\g<1>-3.35", text, count=1))
+    proc = run_mkdocs_build(project_copy, ROOFLINE_HARDWARE=str(spec))
+    assert_plain_build_failed_cleanly(project_copy, proc, "hardware.toml", "memory_bandwidth_TB_per_s", "positive")
+
+
+def test_plain_mkdocs_build_with_a_broken_link_keeps_the_site(project_copy):
+    _append(project_copy / "docs" / "index.md", "\n\nSee [this page](no-such-page.md).\n")
+    proc = run_mkdocs_build(project_copy)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert (project_copy / "site" / "index.html").read_text() == PREVIOUS
+    assert not [p.name for p in project_copy.iterdir() if p.name.startswith(".site.")]
+    assert "no-such-page.md" in proc.stderr and "Traceback" not in proc.stderr
