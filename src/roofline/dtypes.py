@@ -16,6 +16,11 @@ BYTES_PER_ELEMENT: dict[str, float] = {
 #: Formats a device may publish a dense peak for (int8 is TOP/s, counted as FLOP/s here).
 PEAK_DTYPES = ("fp32", "bf16", "fp16", "fp8", "int8", "fp4")
 
+
+def peak_unit(dtype: str) -> str:
+    """'OP/s' for integer formats (vendors quote TOPS), 'FLOP/s' for floating-point ones."""
+    return "OP/s" if dtype.startswith("int") else "FLOP/s"
+
 #: Formats weights and KV cache may be stored in.
 STORAGE_DTYPES = ("fp32", "bf16", "fp16", "fp8", "int8", "int4")
 

@@ -97,6 +97,7 @@ def percent(fraction: float, digits: int = 2) -> str:
 
 UNITS = {
     "FLOP/s": flop_per_s,
+    "OP/s": lambda v, d=3: f"{sig(v / 1e12, d)} TOP/s",  # integer formats: vendors quote TOPS, so always tera
     "B/s": bytes_per_s,
     "B": nbytes,
     "GiB": gib,

@@ -14,6 +14,7 @@ from roofline_site.tokens import Raw
 
 NOT_FIT = "†"
 NEVER = "never reaches the ridge"
+UNFIT = "‡"  # marks a critical batch that does not fit in memory
 
 
 def _t():
@@ -53,19 +54,28 @@ def critical_batches_table(page: str = "", records: list | None = None, model: s
                            context: str = "medium_context") -> Raw:
     """Per device: the decode batch that reaches the ridge with an empty KV cache and at a named context."""
     from roofline.hardware import devices
-    from roofline.quantities import critical_batch, example, reaches_ridge, ridge
+    from roofline.quantities import critical_batch, decode, example, reaches_ridge, ridge
 
     tb = _t()
     t = tb._Table(page, records, f"table('critical-batches', model={model!r}, context={context!r})",
                   "critical batch per device")
     ctx = example(context)
-    rows = []
-    for d in devices().values():
-        at0 = t.cell(critical_batch(model, d.id)) if reaches_ridge(model, d.id) else NEVER
-        atc = t.cell(critical_batch(model, d.id, ctx)) if reaches_ridge(model, d.id, ctx) else NEVER
-        rows.append([tb._escape_cell(d.name), t.cell(ridge(d.id, d.sixteen_bit_dtype)), at0, atc])
-    return tb._markdown(["Device", "Ridge (dense 16-bit)", "Critical batch, empty KV cache",
-                         f"Critical batch, {ctx.text()} tokens cached"], rows, ["l", "r", "r", "r"])
+
+    def at(d, cached: float) -> str:
+        if not reaches_ridge(model, d.id, cached):
+            return NEVER
+        b = critical_batch(model, d.id, cached)
+        # The ridge ignores capacity: flag batches whose weights and KV cache overflow the device.
+        return t.cell(b) + ("" if decode(model, d.id, b, cached).fits else f" {UNFIT}")
+
+    rows = [[tb._escape_cell(d.name), t.cell(ridge(d.id, d.sixteen_bit_dtype)), at(d, 0), at(d, ctx)]
+            for d in devices().values()]
+    table = tb._markdown(["Device", "Ridge (dense 16-bit)", "Critical batch, empty KV cache",
+                          f"Critical batch, {ctx.text()} tokens cached"], rows, ["l", "r", "r", "r"])
+    if any(UNFIT in cell for row in rows for cell in row):
+        table = Raw(f"{table}\n\n{UNFIT} Weights plus that many sequences' KV cache do not fit in the "
+                    "device's memory: capacity caps the batch before intensity reaches the ridge.")
+    return table
 
 
 def hardware_specs_table(page: str = "", records: list | None = None) -> Raw:
