@@ -46,6 +46,9 @@ def test_every_command_prints_text_and_json(run_cli, args):
 
 @pytest.mark.parametrize("args, message", [
     (["ridge", "h100"], "unknown hardware 'h100'; did you mean"),
+    (["matmul", "1e30", "1", "1", "--hardware", "h100-sxm5"], "matrix dimension m must be at most 1e+09"),
+    (["decode", "--model", "1e30", "--hardware", "h100-sxm5"], "parameter count must be below 1e15"),
+    (["decode", "--model", "nan", "--hardware", "h100-sxm5"], "parameter count must be a positive number"),
     (["decode", "--model", "llama-3-8b", "--hardware", "h100-sxm5"], "unknown model 'llama-3-8b'; did you mean"),
     (["decode", "--model", "8e9", "--hardware", "h100-sxm5", "--batch", "-3"], "batch must be a whole number ≥ 1"),
     (["decode", "--model", "8e9", "--hardware", "h100-sxm5", "--batch", "0"], "batch must be a whole number ≥ 1"),
@@ -53,7 +56,7 @@ def test_every_command_prints_text_and_json(run_cli, args):
     (["decode", "--model", "8e9", "--hardware", "h100-sxm5", "--context", "-1"], "context must be a whole number ≥ 0"),
     (["prefill", "--model", "8e9", "--hardware", "h100-sxm5", "--prompt", "1.5"], "prompt must be a whole number ≥ 1"),
     (["matmul", "0", "4", "4"], "M must be a whole number ≥ 1"),
-    (["decode", "--model=-8e9", "--hardware", "h100-sxm5"], "parameter count must be positive"),
+    (["decode", "--model=-8e9", "--hardware", "h100-sxm5"], "parameter count must be a positive number"),
     (["decode", "--model", "8e9", "--hardware", "h100-sxm5", "--weight-dtype", "fp12"], "invalid choice: 'fp12'"),
     (["ridge", "m2-ultra", "--dtype", "fp8"], "m2-ultra has no published dense fp8 peak"),
 ])

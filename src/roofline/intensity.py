@@ -30,10 +30,15 @@ class OpCost:
         return self.flops / self.bytes
 
 
+MAX_DIM = 1e9  # a matrix side above this is certainly a typo (and overflows exact FLOP counts)
+
+
 def _check_dims(**dims: float) -> None:
     for name, value in dims.items():
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 1 or value != int(value):
             raise InputError(f"matrix dimension {name} must be a positive whole number, got {value!r}")
+        if value > MAX_DIM:
+            raise InputError(f"matrix dimension {name} must be at most {MAX_DIM:.0e}, got {value!r}")
 
 
 def matmul_cost(m: int, n: int, k: int, dtype: str = "bf16") -> OpCost:

@@ -203,6 +203,8 @@ def get_model(model_id: str) -> Model:
         params = float(model_id)
     except ValueError:
         return lookup("model", model_id, _registry(models_path()))
-    if not (params > 0 and params < 1e15):
-        raise InputError(f"parameter count must be positive and finite, got {model_id!r}")
+    if not params > 0 or params != params:
+        raise InputError(f"parameter count must be a positive number, got {model_id!r}")
+    if params >= 1e15:
+        raise InputError(f"parameter count must be below 1e15, got {model_id!r}")
     return Model.from_param_count(params)
