@@ -164,19 +164,19 @@ def test_outside_a_repository_gives_one_line_and_exit_2(tmp_path, capsys):
 def test_record_appends_a_release_that_the_changelog_page_renders(repo, capsys):
     set_h100_bandwidth(repo, "3.0")
     data = repo / changelog.DATA_RELPATH
-    code, _, err = run(capsys, "HEAD", "--repo", str(repo), "--record", "0.2.0", "--note", "H100 bandwidth corrected.")
+    code, _, err = run(capsys, "HEAD", "--repo", str(repo), "--record", "99.0.0", "--note", "H100 bandwidth corrected.")
     assert code == 0, err
     releases = changelog.load(data)
-    assert [r.version for r in releases][-1] == "0.2.0"
+    assert [r.version for r in releases][-1] == "99.0.0"
     new = releases[-1]
     assert new.note == "H100 bandwidth corrected."
     assert {(c.page, c.old, c.new) for c in new.changes if c.kind == "number"} == {
         ("docs/index.md", "295 FLOP/byte", "330 FLOP/byte"), ("docs/index.md", "3.35 TB/s", "3 TB/s")}
     page = changelog.changelog_markdown(data, repo / "docs")
-    assert page.index("## v0.2.0") < page.index("## v0.1.0"), "newest release first"
+    assert page.index("## v99.0.0") < page.index("## v0.1.0"), "newest release first"
     assert "| [index](index.md) | The H100's ridge point is 330 FLOP/byte. | `295 FLOP/byte` | `330 FLOP/byte` |" in page
     # The same version twice is refused with one line.
-    code, _, err = run(capsys, "HEAD", "--repo", str(repo), "--record", "0.2.0", "--note", "again")
+    code, _, err = run(capsys, "HEAD", "--repo", str(repo), "--record", "99.0.0", "--note", "again")
     assert code == 2 and "already" in err
 
 

@@ -68,8 +68,10 @@ def critical_batches_table(page: str = "", records: list | None = None, model: s
         # The ridge ignores capacity: flag batches whose weights and KV cache overflow the device.
         return t.cell(b) + ("" if decode(model, d.id, b, cached).fits else f" {UNFIT}")
 
-    rows = [[tb._escape_cell(d.name), t.cell(ridge(d.id, d.sixteen_bit_dtype)), at(d, 0), at(d, ctx)]
-            for d in devices().values()]
+    rows = []
+    for d in devices().values():
+        at0, atc = at(d, 0), at(d, ctx)  # recorded before the ridge cell, as numbers-diff has always seen them
+        rows.append([tb._escape_cell(d.name), t.cell(ridge(d.id, d.sixteen_bit_dtype)), at0, atc])
     table = tb._markdown(["Device", "Ridge (dense 16-bit)", "Critical batch, empty KV cache",
                           f"Critical batch, {ctx.text()} tokens cached"], rows, ["l", "r", "r", "r"])
     if any(UNFIT in cell for row in rows for cell in row):
