@@ -607,7 +607,7 @@ def measured_share(ident: str, digits: int = 2) -> Quantity:
     ref = _pub_reference(p)
     return Quantity(p.share, "%", f"{measured(ident).label} as a share of the {ref.label}",
                     "measured ÷ " + {"bandwidth": "spec bandwidth", "gemm": "dense peak",
-                                     "decode": "speed of light (bandwidth ÷ active weight bytes)"}[p.kind],
+                                     "decode": "speed of light (bandwidth ÷ weight bytes a step reads)"}[p.kind],
                     (_pub_input(p), *ref.inputs), digits)
 
 
