@@ -11,7 +11,7 @@ from typing import Mapping
 
 from roofline.dtypes import PEAK_DTYPES
 from roofline.errors import InputError
-from roofline.specfile import DATA_DIR, Entry, check_unique, load_table_list, lookup
+from roofline.specfile import DATA_DIR, Entry, check_unique, lookup, parse_entries
 
 TERA = 1e12
 GIGA = 1e9
@@ -105,8 +105,7 @@ def _parse_device(entry: Entry) -> Device:
 
 def load_devices(path: Path) -> dict[str, Device]:
     """Parse and validate a hardware spec file into {id: Device}, in file order."""
-    entries = [Entry(path, raw, i) for i, raw in enumerate(load_table_list(path, "device"))]
-    devices = [_parse_device(e) for e in entries]
+    devices = parse_entries(path, "device", _parse_device)
     check_unique(path, (d.id for d in devices))
     return {d.id: d for d in devices}
 

@@ -24,7 +24,7 @@ from roofline.dtypes import STORAGE_DTYPES
 from roofline.hardware import Device, get_device
 from roofline.inference import speed_of_light_tokens_per_s
 from roofline.models import Model, get_model
-from roofline.specfile import DATA_DIR, Entry, check_unique, load_table_list, lookup
+from roofline.specfile import DATA_DIR, Entry, check_unique, lookup, parse_entries
 
 GIGA, TERA = 1e9, 1e12
 KINDS = ("bandwidth", "gemm", "decode")
@@ -111,6 +111,10 @@ def _parse(entry: Entry, kind: str) -> PublishedMeasurement:
         dtype = entry.text("weight_dtype")
         if dtype not in STORAGE_DTYPES:
             raise entry.fail("weight_dtype", f"must be one of {', '.join(STORAGE_DTYPES)}, got {dtype!r}")
+    # Context for readers of the file, checked for type but not used in any number.
+    entry.text("quote", required=False)
+    for count in ("prompt_tokens", "generated_tokens", "power_limit_W"):
+        entry.number(count, required=False, integer=True)
     date = entry.raw.get("date")
     if not isinstance(date, str) or not date[:4].isdigit():
         raise entry.fail("date", f"must be a year or year-month string such as \"2024-05\", got {date!r}")
@@ -128,8 +132,7 @@ def load_measurements(path: Path) -> dict[str, PublishedMeasurement]:
     """Parse and validate a measurements file into {id: PublishedMeasurement}, kinds in KINDS order."""
     out: list[PublishedMeasurement] = []
     for kind in KINDS:
-        entries = [Entry(path, raw, i) for i, raw in enumerate(load_table_list(path, kind))]
-        out += [_parse(e, kind) for e in entries]
+        out += parse_entries(path, kind, lambda e, kind=kind: _parse(e, kind))
     check_unique(path, (m.id for m in out))
     return {m.id: m for m in out}
 

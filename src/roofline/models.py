@@ -8,7 +8,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from roofline.errors import InputError
-from roofline.specfile import DATA_DIR, Entry, check_unique, load_table_list, lookup
+from roofline.specfile import DATA_DIR, Entry, check_unique, lookup, parse_entries
 
 
 @dataclass(frozen=True)
@@ -177,8 +177,7 @@ def _parse_model(entry: Entry) -> Model:
 
 def load_models(path: Path) -> dict[str, Model]:
     """Parse and validate a model spec file into {id: Model}, in file order."""
-    entries = [Entry(path, raw, i) for i, raw in enumerate(load_table_list(path, "model"))]
-    models = [_parse_model(e) for e in entries]
+    models = parse_entries(path, "model", _parse_model)
     check_unique(path, (m.id for m in models))
     return {m.id: m for m in models}
 

@@ -29,16 +29,60 @@ def load_table_list(path: Path, key: str) -> list[dict[str, Any]]:
     return entries
 
 
+class _ReadTracking(dict):
+    """A spec entry's fields, remembering which ones the parser looked at."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.read: set[str] = set()
+
+    def __getitem__(self, key):
+        self.read.add(key)
+        return super().__getitem__(key)
+
+    def get(self, key, default=None):
+        self.read.add(key)
+        return super().get(key, default)
+
+    def __contains__(self, key):
+        self.read.add(key)
+        return super().__contains__(key)
+
+
+def parse_entries(path: Path, key: str, parse) -> list:
+    """parse(Entry) for every [[key]] table in the file; a field no parser reads is an error.
+
+    An unread field is almost always a typo (`power_w` for `power_W`) or a unit the registry
+    does not take (`memory_bandwidth_GB_per_s`): silently ignoring it would build a site from
+    values the editor did not write.
+    """
+    out = []
+    for i, raw in enumerate(load_table_list(path, key)):
+        entry = Entry(path, raw, i)
+        out.append(parse(entry))
+        entry.check_all_read()
+    return out
+
+
 class Entry:
     """Field access on one spec entry that raises a SpecError naming file, entry and field."""
 
     def __init__(self, path: Path, raw: dict[str, Any], index: int):
-        self.path, self.raw = path, raw
+        self.path, self.raw = path, _ReadTracking(raw)
         ident = raw.get("id")
         self.id = ident if isinstance(ident, str) and ident else f"entry #{index + 1}"
 
     def fail(self, field: str, problem: str) -> SpecError:
         return SpecError(f"{self.path.name}: {self.id}: field '{field}' {problem}")
+
+    def check_all_read(self) -> None:
+        """Raise for the first field the parser never read, suggesting the closest known one."""
+        for field in self.raw:
+            if field not in self.raw.read:
+                # The parser asked for every field it knows, present or not: suggest from those.
+                close = difflib.get_close_matches(field, sorted(self.raw.read), n=1, cutoff=0.6)
+                hint = f" (did you mean '{close[0]}'?)" if close else ""
+                raise self.fail(field, f"is not a field of this file{hint}")
 
     def has(self, field: str) -> bool:
         return field in self.raw
