@@ -155,6 +155,14 @@ def test_a_bad_ref_gives_one_line_and_exit_2(repo, capsys):
     assert err.strip().splitlines() == [err.strip()] and "'no-such-tag' is not a commit" in err
 
 
+def test_a_broken_spec_in_the_working_tree_gives_its_one_line_and_exit_2(repo, capsys):
+    set_h100_bandwidth(repo, "-3.35")
+    code, out, err = run(capsys, "HEAD", "--repo", str(repo))
+    assert code == 2 and out == ""
+    assert err.strip().splitlines() == [err.strip()]
+    assert "hardware.toml: h100-sxm5: field 'memory_bandwidth_TB_per_s' must be positive" in err
+
+
 def test_outside_a_repository_gives_one_line_and_exit_2(tmp_path, capsys):
     code, _, err = run(capsys, "HEAD", "--repo", str(tmp_path))
     assert code == 2 and "not inside a git repository" in err and len(err.strip().splitlines()) == 1

@@ -98,6 +98,8 @@ def render(tree: Path, scratch: Path) -> dict:
     result = json.loads(out.read_text(encoding="utf-8"))
     if "fatal" in result:
         raise DiffError(f"rendering the numbers of {tree} failed: {result['fatal']}")
+    if "spec_error" in result:
+        raise DiffError(f"{tree}: {result['spec_error']}")
     return result
 
 

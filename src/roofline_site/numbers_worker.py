@@ -119,6 +119,18 @@ def render_tree(tree: Path) -> dict:
     except Exception as err:  # noqa: BLE001 — a ref from before number tokens existed
         out["errors"].append({"page": "", "error": f"no token renderer at this ref ({one_line(err)})"})
         return out
+    try:  # a broken spec file would fail every page: report it once, as the loader words it
+        from roofline import hardware, models
+        hardware.devices(), models.models()
+        from roofline import measurements
+        getattr(measurements, "published", lambda: None)()
+    except ImportError:
+        pass  # a ref from before that registry existed
+    except Exception as err:  # noqa: BLE001
+        if type(err).__name__ == "SpecError":
+            out["spec_error"] = one_line(err)
+            return out
+        raise
     try:
         from roofline_site import hooks
         getattr(hooks, "_records")
