@@ -10,7 +10,7 @@ from pathlib import Path
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 
-from roofline_site import serve_state
+from roofline_site import serve_state, sitecheck
 from roofline_site.changelog import changelog as _changelog
 from roofline_site.tables import table as _table
 from roofline_site.tokens import Raw, TokenError, defer_popovers, expand, fill_popovers
@@ -85,9 +85,13 @@ def on_page_markdown(markdown, page, config, files, **kwargs):
 @event_priority(-100)  # last: every other hook has seen the page without its popovers
 def on_post_page(output, page, config, **kwargs):
     try:
-        return fill_popovers(output, _popovers)
+        output = fill_popovers(output, _popovers)
     except TokenError as err:
         raise PluginError(f"{page.file.src_uri}: {err}") from None
+    # Number tokens cannot render NaN, but an executed block can print one: never ship it.
+    if (seen := sitecheck.non_finite_text(output)) is not None:
+        raise PluginError(f"{page.file.src_uri}: a non-finite value would show on the page: '{seen}'")
+    return output
 
 
 def on_post_build(config, **kwargs):

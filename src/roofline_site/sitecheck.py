@@ -217,3 +217,20 @@ def page_resources(site_dir: Path, page_rel: str, site_url: str = "",
 def page_weight(site_dir: Path, page_rel: str, site_url: str = "") -> int:
     """Transferred bytes to show one page: its HTML plus every asset it loads (search index excluded)."""
     return sum(transfer_bytes(site_dir / r) for r in page_resources(site_dir, page_rel, site_url))
+
+
+# A non-finite value as Python, numpy or JSON print it, standing alone (not inside a word, a
+# string literal such as float("nan") in shown source, or a hyphenated term).
+_NON_FINITE = re.compile(r"""(?<![\w.'"-])-?(nan|inf|infinity)(?![\w'"-])""", re.I)
+_NOT_SHOWN = re.compile(r"<(script|style)\b.*?</\1>", re.S | re.I)
+
+
+def non_finite_text(html: str) -> str | None:
+    """The first NaN or infinity a reader would see in a page's text, with a little context; None if none."""
+    from html import unescape
+
+    text = unescape(re.sub(r"<[^>]+>", " ", _NOT_SHOWN.sub(" ", html)))
+    m = _NON_FINITE.search(text)
+    if not m:
+        return None
+    return " ".join(text[max(0, m.start() - 40):m.end() + 20].split())

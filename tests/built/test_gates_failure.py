@@ -70,6 +70,14 @@ def test_raising_block_names_the_page_and_the_exception(project_copy):
     assert_failed_cleanly(project_copy, proc, "ridge-point.md", "ValueError: a deliberately broken block")
 
 
+def test_a_block_printing_nan_fails_the_build_naming_the_page(project_copy):
+    # Source that mentions float("nan") is fine; the printed nan is what a reader would see.
+    _append(project_copy / "docs" / "ridge-point.md",
+            '\n\n```python exec="on" source="above" result="text"\nprint(float("nan"))\n```\n')
+    proc = run_build(project_copy)
+    assert_failed_cleanly(project_copy, proc, "ridge-point.md", "non-finite value", "nan")
+
+
 def test_broken_link_names_the_page_and_the_link(project_copy):
     _append(project_copy / "docs" / "index.md", "\n\nSee [this page](no-such-page.md).\n")
     proc = run_build(project_copy)
