@@ -49,6 +49,7 @@ def test_every_command_prints_text_and_json(run_cli, args):
     (["matmul", "1e30", "1", "1", "--hardware", "h100-sxm5"], "matrix dimension m must be at most 1e+09"),
     (["decode", "--model", "1e30", "--hardware", "h100-sxm5"], "parameter count must be below 1e15"),
     (["decode", "--model", "nan", "--hardware", "h100-sxm5"], "parameter count must be a positive number"),
+    (["measure", "--from", "saved.json", "--out", "copy.json"], "--out only apply to a new measurement"),
     (["decode", "--model", "llama-3-8b", "--hardware", "h100-sxm5"], "unknown model 'llama-3-8b'; did you mean"),
     (["decode", "--model", "8e9", "--hardware", "h100-sxm5", "--batch", "-3"], "batch must be a whole number ≥ 1"),
     (["decode", "--model", "8e9", "--hardware", "h100-sxm5", "--batch", "0"], "batch must be a whole number ≥ 1"),
@@ -74,3 +75,21 @@ def test_config_that_does_not_fit_says_so(run_cli):
     code, out, _ = run_cli("decode", "--model", "llama-3.1-70b", "--hardware", "h100-sxm5", "--json")
     data = json.loads(out)
     assert data["fits"] is False and data["tokens_per_s"] is None
+
+
+def test_version_and_bare_command(run_cli):
+    from roofline import __version__
+
+    code, out, _ = run_cli("--version")
+    assert code == 0 and out.strip() == f"roofline {__version__}"
+    code, out, err = run_cli()
+    assert code == 2 and out == "" and "COMMAND" in err and "decode" in err  # the overview, on stderr
+
+
+def test_help_shows_meaningful_defaults_only():
+    from roofline.cli import build_parser
+
+    sub = build_parser()._subparsers._group_actions[0].choices["decode"]
+    text = sub.format_help()
+    assert "(default: bf16)" in text and "(default: 1)" in text and "(default: 0)" in text
+    assert "(default: None)" not in text and "(default: False)" not in text

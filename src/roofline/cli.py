@@ -11,6 +11,7 @@ import math
 import sys
 from typing import Any, Sequence
 
+from roofline import __version__
 from roofline import format as fmt
 from roofline.dtypes import PEAK_DTYPES, STORAGE_DTYPES
 from roofline.errors import InputError, RooflineError
@@ -21,6 +22,15 @@ from roofline.models import get_model, models
 from roofline.roofline import bound, device_ridge_point
 
 EXIT_USAGE = 2
+
+
+class _Help(argparse.ArgumentDefaultsHelpFormatter):
+    """Shows an option's default where it has a meaningful one (not for flags or required options)."""
+
+    def _get_help_string(self, action):
+        if action.default is None or action.default is False or action.required:
+            return action.help
+        return super()._get_help_string(action)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -189,6 +199,10 @@ def cmd_measure(args) -> None:
     device = get_device(args.hardware) if args.hardware else None
     dtype = measure.spec_dtype(device, args.dtype) if device is not None else None
     if args.source:
+        ignored = [flag for flag, value in (("--out", args.out), ("--quick", args.quick), ("--budget", args.budget),
+                                            ("--label", args.label), ("--note", args.note)) if value]
+        if ignored:
+            raise InputError(f"{', '.join(ignored)} only apply to a new measurement, not to --from {args.source}")
         m = measure.load(args.source)
         doc, saved = json.loads(open(args.source, encoding="utf-8").read()), None
     else:
@@ -228,11 +242,13 @@ def cmd_measure(args) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="roofline", description="Roofline arithmetic for LLM inference, from a sourced spec registry.")
-    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    p = _Parser(prog="roofline", description="Roofline arithmetic for LLM inference, from a sourced spec registry.",
+                epilog="`roofline COMMAND --help` shows a command's options and their defaults.")
+    p.add_argument("--version", action="version", version=f"roofline {__version__}")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser, metavar="COMMAND")
 
     def add(name, fn, help_):
-        sp = sub.add_parser(name, help=help_, description=help_)
+        sp = sub.add_parser(name, help=help_, description=help_, formatter_class=_Help)
         sp.add_argument("--json", action="store_true", help="print JSON instead of a table")
         sp.set_defaults(func=fn)
         return sp
@@ -240,25 +256,26 @@ def build_parser() -> argparse.ArgumentParser:
     add("hardware", cmd_hardware, "list the devices in the registry")
     add("models", cmd_models, "list the models in the registry")
     sp = add("ridge", cmd_ridge, "ridge point of a device")
-    sp.add_argument("hardware")
-    sp.add_argument("--dtype", default="bf16", choices=PEAK_DTYPES)
+    sp.add_argument("hardware", help="registry device id (see `roofline hardware`)")
+    sp.add_argument("--dtype", default="bf16", choices=PEAK_DTYPES, help="the format whose dense peak is used")
     sp = add("matmul", cmd_matmul, "FLOPs, bytes and intensity of an (M×K)·(K×N) matmul")
-    for dim in ("m", "n", "k"):
-        sp.add_argument(dim, type=_positive_int(dim.upper()))
-    sp.add_argument("--dtype", default="bf16", choices=STORAGE_DTYPES)
-    sp.add_argument("--hardware")
+    for dim, what in (("m", "rows of the left matrix"), ("n", "columns of the right matrix"),
+                      ("k", "the shared (inner) dimension")):
+        sp.add_argument(dim, type=_positive_int(dim.upper()), help=what)
+    sp.add_argument("--dtype", default="bf16", choices=STORAGE_DTYPES, help="element format of all three matrices")
+    sp.add_argument("--hardware", help="a registry device: adds the bound and the roofline time")
     for name, fn, help_ in (("decode", cmd_decode, "one decode step: every sequence in the batch emits a token"),
                             ("prefill", cmd_prefill, "a prefill of the prompt: time to first token")):
         sp = add(name, fn, help_)
         sp.add_argument("--model", required=True, help="registry id, or a parameter count such as 8e9")
-        sp.add_argument("--hardware", required=True)
-        sp.add_argument("--batch", type=_positive_int("batch"), default=1)
+        sp.add_argument("--hardware", required=True, help="registry device id (see `roofline hardware`)")
+        sp.add_argument("--batch", type=_positive_int("batch"), default=1, help="sequences processed together")
         if name == "decode":
             sp.add_argument("--context", type=_nonneg_int("context"), default=0, help="tokens already cached per sequence")
         else:
             sp.add_argument("--prompt", type=_positive_int("prompt"), required=True, help="prompt tokens per sequence")
-        sp.add_argument("--weight-dtype", default="bf16", choices=STORAGE_DTYPES)
-        sp.add_argument("--kv-dtype", default="bf16", choices=STORAGE_DTYPES)
+        sp.add_argument("--weight-dtype", default="bf16", choices=STORAGE_DTYPES, help="format the weights are stored in")
+        sp.add_argument("--kv-dtype", default="bf16", choices=STORAGE_DTYPES, help="format of the KV cache")
     sp = add("measure", cmd_measure, "measure this machine's memory bandwidth (STREAM copy/triad) and GEMM FLOP/s")
     sp.add_argument("--quick", action="store_true", help="a short run (about 5 s) with smaller arrays")
     sp.add_argument("--budget", type=_budget_s, help="time budget in seconds (default 30, or 5 with --quick)")
@@ -273,6 +290,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if not argv:  # bare `roofline`: the overview, not a one-line complaint
+        build_parser().print_help(sys.stderr)
+        return EXIT_USAGE
     try:
         args = build_parser().parse_args(argv)
         args.func(args)
