@@ -22,7 +22,7 @@ def load_table_list(path: Path, key: str) -> list[dict[str, Any]]:
     except FileNotFoundError:
         raise SpecError(f"{path}: spec file not found") from None
     except tomllib.TOMLDecodeError as err:
-        raise SpecError(f"{path}: not valid TOML ({err})") from None
+        raise SpecError(f"{path.name}: not valid TOML ({err})") from None
     entries = doc.get(key)
     if not isinstance(entries, list) or not entries:
         raise SpecError(f"{path}: expected at least one [[{key}]] table")
