@@ -82,15 +82,20 @@ def on_page_markdown(markdown, page, config, files, **kwargs):
         raise PluginError(str(err)) from None
 
 
+def on_page_content(html, page, config, files, **kwargs):
+    # Number tokens cannot render NaN, but an executed block can print one: never ship it.
+    # (Checked on the content alone: popovers are still deferred, and the theme adds no values.)
+    if (seen := sitecheck.non_finite_text(html)) is not None:
+        raise PluginError(f"{page.file.src_uri}: a non-finite value would show on the page: '{seen}'")
+    return html
+
+
 @event_priority(-100)  # last: every other hook has seen the page without its popovers
 def on_post_page(output, page, config, **kwargs):
     try:
         output = fill_popovers(output, _popovers)
     except TokenError as err:
         raise PluginError(f"{page.file.src_uri}: {err}") from None
-    # Number tokens cannot render NaN, but an executed block can print one: never ship it.
-    if (seen := sitecheck.non_finite_text(output)) is not None:
-        raise PluginError(f"{page.file.src_uri}: a non-finite value would show on the page: '{seen}'")
     return output
 
 

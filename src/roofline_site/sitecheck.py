@@ -227,6 +227,8 @@ _NOT_SHOWN = re.compile(r"<(script|style)\b.*?</\1>", re.S | re.I)
 
 def non_finite_text(html: str) -> str | None:
     """The first NaN or infinity a reader would see in a page's text, with a little context; None if none."""
+    if not _NON_FINITE.search(html):  # fast path: every visible hit also matches the raw markup
+        return None
     from html import unescape
 
     text = unescape(re.sub(r"<[^>]+>", " ", _NOT_SHOWN.sub(" ", html)))
