@@ -182,7 +182,9 @@ def test_record_appends_a_release_that_the_changelog_page_renders(repo, capsys):
         ("docs/index.md", "295 FLOP/byte", "330 FLOP/byte"), ("docs/index.md", "3.35 TB/s", "3 TB/s")}
     page = changelog.changelog_markdown(data, repo / "docs")
     assert page.index("## v99.0.0") < page.index("## v0.1.0"), "newest release first"
-    assert "| [index](index.md) | The H100's ridge point is 330 FLOP/byte. | `295 FLOP/byte` | `330 FLOP/byte` |" in page
+    assert '<summary><a href="../">index</a>: 2 numbers</summary>' in page
+    assert ("<tr><td>The H100&#x27;s ridge point is 330 FLOP/byte.</td><td><code>295 FLOP/byte</code></td>"
+            "<td><code>330 FLOP/byte</code></td></tr>") in page
     # The same version twice is refused with one line.
     code, _, err = run(capsys, "HEAD", "--repo", str(repo), "--record", "99.0.0", "--note", "again")
     assert code == 2 and "already" in err

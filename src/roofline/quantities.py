@@ -255,9 +255,23 @@ def prefill(model, hw, prompt, batch=1, weight_dtype: str = "bf16", kv_dtype: st
     return StepView(_inf.prefill(_model(model), _device(hw), float(prompt), float(batch), weight_dtype, kv_dtype))
 
 
+# Pages ask for the same critical batch several times (reaches_ridge, then the value); each is a
+# search. Keyed on the objects themselves, which are kept alive here so an id is never reused:
+# an edited registry yields new objects and so new entries.
+_critical_batches: dict[tuple, tuple] = {}
+
+
+def _critical_batch_of(m, d, context: float, weight_dtype: str, kv_dtype: str):
+    key = (id(m), id(d), context, weight_dtype, kv_dtype)
+    hit = _critical_batches.get(key)
+    if hit is None or hit[0] is not m or hit[1] is not d:
+        hit = _critical_batches[key] = (m, d, _inf.critical_batch(m, d, context, weight_dtype, kv_dtype))
+    return hit[2]
+
+
 def critical_batch(model, hw, context=0, weight_dtype: str = "bf16", kv_dtype: str = "bf16") -> Quantity:
     m, d = _model(model), _device(hw)
-    b = _inf.critical_batch(m, d, float(context), weight_dtype, kv_dtype)
+    b = _critical_batch_of(m, d, float(context), weight_dtype, kv_dtype)
     if b is None:
         raise InputError(f"decode of {m.name} on the {d.name} at context {float(context):g} never reaches the ridge")
     return Quantity(float(b), "", f"critical batch of {m.name} on the {d.name}",
@@ -267,7 +281,7 @@ def critical_batch(model, hw, context=0, weight_dtype: str = "bf16", kv_dtype: s
 
 
 def reaches_ridge(model, hw, context=0, weight_dtype: str = "bf16", kv_dtype: str = "bf16") -> bool:
-    return _inf.critical_batch(_model(model), _device(hw), float(context), weight_dtype, kv_dtype) is not None
+    return _critical_batch_of(_model(model), _device(hw), float(context), weight_dtype, kv_dtype) is not None
 
 
 def crossover_prompt(model, hw, batch=1, weight_dtype: str = "bf16", kv_dtype: str = "bf16") -> Quantity:

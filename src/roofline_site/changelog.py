@@ -11,6 +11,7 @@ as code, not as live numbers.
 from __future__ import annotations
 
 import datetime as _dt
+import html
 import json
 import re
 import tomllib
@@ -119,23 +120,47 @@ def record(version: str, note: str, since: str, commit: str, rows, path: Path,
 
 
 # ---------------------------------------------------------------- page --------------------
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
 def _code(text: str) -> str:
-    return f"`{text}`" if text else "—"
+    return f"<code>{html.escape(text)}</code>" if text else "—"
+
+
+def _page_href(page: str, docs_dir: Path) -> str | None:
+    """The URL of a docs page as seen from the changelog page (docs/changelog.md, served at changelog/)."""
+    if not (page.startswith("docs/") and (docs_dir / page[len("docs/"):]).is_file()):
+        return None
+    rel = page[len("docs/"):].removesuffix(".md")
+    return "../" if rel == "index" else f"../{rel.removesuffix('/index')}/"
 
 
 def _page_link(page: str, docs_dir: Path) -> str:
-    if page.startswith("docs/") and (docs_dir / page[len("docs/"):]).is_file():
-        rel = page[len("docs/"):]
-        return f"[{rel.removesuffix('.md')}]({rel})"
-    return f"`{page}`"
+    href = _page_href(page, docs_dir)
+    name = html.escape(page.removeprefix("docs/").removesuffix(".md"))
+    return f'<a href="{href}">{name}</a>' if href else f"<code>{html.escape(page)}</code>"
+
+
+def _changes_html(numbers: list[Change], docs_dir: Path) -> str:
+    """Changed numbers grouped by page, each page a collapsed table.
+
+    Raw HTML, not a Markdown table: a release can change hundreds of numbers (a spec fix moves
+    a whole table), and Markdown's inline pass over every cell would cost a visible share of the
+    build. Everything is escaped here.
+    """
+    by_page: dict[str, list[Change]] = {}
+    for c in numbers:
+        by_page.setdefault(c.page, []).append(c)
+    out = []
+    for page, rows in by_page.items():
+        body = "".join(f"<tr><td>{html.escape(c.sentence)}</td><td>{_code(c.old)}</td><td>{_code(c.new)}</td></tr>"
+                       for c in rows)
+        count = f"{len(rows)} number{'s' if len(rows) != 1 else ''}"
+        out.append(f'<details class="rl-changes"><summary>{_page_link(page, docs_dir)}: {count}</summary>\n'
+                   f"<table><thead><tr><th>Sentence</th><th>Was</th><th>Now</th></tr></thead>"
+                   f"<tbody>{body}</tbody></table>\n</details>")
+    return "\n".join(out)
 
 
 def release_markdown(release: Release, docs_dir: Path) -> str:
-    """One release as Markdown: heading, date, note, then its changed numbers and figures."""
+    """One release: heading, date and note in Markdown, then its changed numbers (HTML) and figures."""
     out = [f"## v{release.version}", ""]
     since = f" Compared with `{release.since}`." if release.since else ""
     out += [f"*Released {release.date}.*{since}", "", release.note, ""]
@@ -143,10 +168,7 @@ def release_markdown(release: Release, docs_dir: Path) -> str:
     figures = [c for c in release.changes if c.kind == "figure"]
     pages = [c for c in release.changes if c.kind in ("page-added", "page-removed")]
     if numbers:
-        out += ["| Page | Sentence | Was | Now |", "|---|---|---|---|"]
-        out += [f"| {_page_link(c.page, docs_dir)} | {_cell(c.sentence)} | {_code(_cell(c.old))} | {_code(_cell(c.new))} |"
-                for c in numbers]
-        out.append("")
+        out += [_changes_html(numbers, docs_dir), ""]
     else:
         out += ["No quoted number changed.", ""]
     for c in figures:

@@ -103,6 +103,10 @@ class Glossary:
 
 
 # ------------------------------------------------------------------ loading -----------------
+# libyaml's safe loader where PyYAML was built with it: the same documents, about ten times faster.
+_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def _split_front_matter(text: str, where: str) -> tuple[dict, str]:
     if not text.startswith("---\n"):
         raise GlossaryError(f"{where}: the file must start with a '---' front-matter block")
@@ -110,7 +114,7 @@ def _split_front_matter(text: str, where: str) -> tuple[dict, str]:
     if end == -1:
         raise GlossaryError(f"{where}: the front-matter block is not closed with '---'")
     try:
-        meta = yaml.safe_load(text[4:end]) or {}
+        meta = yaml.load(text[4:end], Loader=_YAML_LOADER) or {}
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         line = f" line {mark.line + 2}" if mark else ""

@@ -103,4 +103,4 @@ def on_post_build(config, **kwargs):
     # Every rendered number with its provenance: read by the tests and by numbers-diff.
     out = Path(config["site_dir"]) / "numbers.json"
     rows = [asdict(r) for page_records in _records.values() for r in page_records]
-    out.write_text(json.dumps(rows, indent=1, ensure_ascii=False), encoding="utf-8")
+    out.write_text(json.dumps(rows, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
