@@ -153,7 +153,7 @@ def _changes_html(numbers: list[Change], docs_dir: Path) -> str:
         body = "".join(f"<tr><td>{html.escape(c.sentence)}</td><td>{_code(c.old)}</td><td>{_code(c.new)}</td></tr>"
                        for c in rows)
         count = f"{len(rows)} number{'s' if len(rows) != 1 else ''}"
-        out.append(f'<details class="rl-changes"><summary>{_page_link(page, docs_dir)}: {count}</summary>\n'
+        out.append(f'<details class="rl-changes" data-glossary="off"><summary>{_page_link(page, docs_dir)}: {count}</summary>\n'
                    f"<table><thead><tr><th>Sentence</th><th>Was</th><th>Now</th></tr></thead>"
                    f"<tbody>{body}</tbody></table>\n</details>")
     return "\n".join(out)
