@@ -93,3 +93,13 @@ def test_help_shows_meaningful_defaults_only():
     text = sub.format_help()
     assert "(default: bf16)" in text and "(default: 1)" in text and "(default: 0)" in text
     assert "(default: None)" not in text and "(default: False)" not in text
+
+
+def test_step_table_aligns_values_and_says_what_a_bare_model_leaves_out(run_cli):
+    code, out, _ = run_cli("decode", "--model", "8e9", "--hardware", "h100-sxm5", "--context", "1000")
+    rows = [line for line in out.splitlines()[1:] if not line.lstrip().startswith("(")]
+    labels = ("FLOPs", "bytes", "intensity", "time", "tokens/s", "critical batch", "memory")
+    assert [r.split("  ")[1].strip() for r in rows] == list(labels)
+    starts = {len(r) - len(r[2:].split("  ", 1)[1].lstrip()) for r in rows}
+    assert code == 0 and len(starts) == 1, out  # every value starts in the same column
+    assert "no KV cache" in out

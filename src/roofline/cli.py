@@ -138,18 +138,23 @@ def _step_payload(s) -> dict[str, Any]:
     }
 
 
-def _step_text(s, extra: list[str]) -> str:
+def _step_text(s, extra: list[tuple[str, str]]) -> str:
+    """A step as aligned `label  value` lines; `extra` rows go after the time."""
     head = f"{s.phase} · {s.model.name} on {s.device.name} · batch {int(s.batch)}"
     if not s.fits:
         return (f"{head}\ndoes not fit: weights + KV cache need {fmt.nbytes(s.memory_required_bytes)} "
                 f"but the {s.device.name} has {fmt.nbytes(s.device.memory_capacity_bytes)}; "
                 "no throughput is shown for a configuration that cannot run on one device")
-    lines = [head,
-             f"  FLOPs       {fmt.si(s.flops, 'FLOP')}",
-             f"  bytes       {fmt.nbytes(s.bytes)} (weights {fmt.nbytes(s.weight_bytes)}, KV {fmt.nbytes(s.kv_bytes)}, activations {fmt.nbytes(s.activation_bytes)})",
-             f"  intensity   {fmt.intensity(s.arithmetic_intensity)} vs ridge {fmt.intensity(s.ridge_point)} -> {s.bound}",
-             f"  time        {fmt.seconds(s.time_s)}", *extra,
-             f"  memory      {fmt.nbytes(s.memory_required_bytes)} of {fmt.nbytes(s.device.memory_capacity_bytes)}"]
+    rows = [("FLOPs", fmt.si(s.flops, "FLOP")),
+            ("bytes", f"{fmt.nbytes(s.bytes)} (weights {fmt.nbytes(s.weight_bytes)}, KV {fmt.nbytes(s.kv_bytes)}, "
+                      f"activations {fmt.nbytes(s.activation_bytes)})"),
+            ("intensity", f"{fmt.intensity(s.arithmetic_intensity)} vs ridge {fmt.intensity(s.ridge_point)} -> {s.bound}"),
+            ("time", fmt.seconds(s.time_s)), *extra,
+            ("memory", f"{fmt.nbytes(s.memory_required_bytes)} of {fmt.nbytes(s.device.memory_capacity_bytes)}")]
+    width = max(len(label) for label, _ in rows)
+    lines = [head, *(f"  {label:<{width}}  {value}" for label, value in rows)]
+    if s.model.is_bare:
+        lines.append("  (a bare parameter count models weights only: no KV cache, no activations)")
     return "\n".join(lines)
 
 
@@ -162,8 +167,8 @@ def cmd_decode(args) -> None:
     payload["speed_of_light_tokens_per_s"] = speed_of_light_tokens_per_s(m, d, args.weight_dtype)
     if not s.fits:
         payload.update({"time_s": None, "tokens_per_s": None, "tokens_per_s_per_sequence": None})
-    extra = [f"  tokens/s    {fmt.sig(s.tokens_per_s_per_sequence)} per sequence, {fmt.sig(s.tokens_per_s)} in all",
-             f"  critical batch {cb if cb is not None else 'never (KV-cache reads keep it below the ridge)'}"]
+    extra = [("tokens/s", f"{fmt.sig(s.tokens_per_s_per_sequence)} per sequence, {fmt.sig(s.tokens_per_s)} in all"),
+             ("critical batch", str(cb) if cb is not None else "never (KV-cache reads keep it below the ridge)")]
     _emit(args, payload, _step_text(s, extra))
     if not s.fits:
         sys.exit(EXIT_USAGE) if not args.json else None
@@ -176,7 +181,7 @@ def cmd_prefill(args) -> None:
     payload["time_to_first_token_s"] = s.time_s if s.fits else None
     if not s.fits:
         payload.update({"time_s": None, "tokens_per_s": None, "tokens_per_s_per_sequence": None})
-    extra = [f"  time to first token {fmt.seconds(s.time_s)}"]
+    extra = [("time to first token", fmt.seconds(s.time_s))]
     _emit(args, payload, _step_text(s, extra))
     if not s.fits:
         sys.exit(EXIT_USAGE) if not args.json else None
