@@ -47,6 +47,32 @@ def first_problem(log: str) -> str:
     return lines[-1] if lines else "mkdocs failed without output"
 
 
+BLOCK_ERROR = re.compile(
+    r"(?P<page>[\w./-]+\.md): markdown_exec: [^\n]*\n\s*\nCode block is:\n\n(?P<code>.*?)\n\nOutput is:"
+    r".*?File \"<code block: [^>]*>\", line (?P<line>\d+)", re.S)
+
+
+def block_error_location(log: str, root: Path) -> tuple[str, str] | None:
+    """(page, page:line) of the line that raised in an executed block, found by its code in the page.
+
+    markdown-exec reports the page and the line within the block; a reader wants the line in
+    the Markdown file, so locate the block's code there.
+    """
+    m = BLOCK_ERROR.search(log)
+    if not m:
+        return None
+    code = "\n".join(line[2:] for line in m.group("code").splitlines())
+    try:
+        text = (root / m.group("page")).read_text(encoding="utf-8")
+    except OSError:
+        return None
+    at = text.find(code)
+    if at == -1:
+        return None
+    line = text[:at].count("\n") + int(m.group("line"))
+    return m.group("page"), f"{m.group('page')}:{line}"
+
+
 def build(site_dir: Path | None = None, extra_args: list[str] | None = None, root: Path = ROOT) -> int:
     """Build the project at `root` into `site_dir` (default root/site); 0 on success, 1 on failure."""
     site_dir = site_dir or root / "site"
@@ -61,7 +87,10 @@ def build(site_dir: Path | None = None, extra_args: list[str] | None = None, roo
         shutil.rmtree(tmp, ignore_errors=True)
         (root / ".cache").mkdir(exist_ok=True)
         (root / ".cache" / "last-build.log").write_text(proc.stdout + proc.stderr)
-        print(f"build failed, {site_dir.name}/ left as it was: {first_problem(proc.stderr + proc.stdout)}"
+        problem = first_problem(proc.stderr + proc.stdout)
+        if (where := block_error_location(proc.stderr + proc.stdout, root)) and problem.startswith(where[0] + ":"):
+            problem = where[1] + problem[len(where[0]):]  # the raising line in the page, not only the page
+        print(f"build failed, {site_dir.name}/ left as it was: {problem}"
               f" (full log: .cache/last-build.log)", file=sys.stderr)
         return 1
     old = site_dir.with_name(site_dir.name + ".old")

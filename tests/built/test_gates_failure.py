@@ -67,7 +67,9 @@ def test_raising_block_names_the_page_and_the_exception(project_copy):
     _append(project_copy / "docs" / "ridge-point.md",
             '\n\n```python exec="on"\nraise ValueError("a deliberately broken block")\n```\n')
     proc = run_build(project_copy)
-    assert_failed_cleanly(project_copy, proc, "ridge-point.md", "ValueError: a deliberately broken block")
+    lines = (project_copy / "docs" / "ridge-point.md").read_text().splitlines()
+    raising = lines.index('raise ValueError("a deliberately broken block")') + 1
+    assert_failed_cleanly(project_copy, proc, f"docs/ridge-point.md:{raising}:", "ValueError: a deliberately broken block")
 
 
 def test_a_block_printing_nan_fails_the_build_naming_the_page(project_copy):
