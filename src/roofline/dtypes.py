@@ -13,16 +13,16 @@ BYTES_PER_ELEMENT: dict[str, float] = {
     "fp4": 0.5,
 }
 
-#: Formats a device may publish a dense peak for (int8 is TOP/s, counted as FLOP/s here).
+#: Formats a device may publish a dense peak for (int8 peaks are operations, not FLOPs: see peak_unit).
 PEAK_DTYPES = ("fp32", "bf16", "fp16", "fp8", "int8", "fp4")
+
+#: Formats weights and KV cache may be stored in.
+STORAGE_DTYPES = ("fp32", "bf16", "fp16", "fp8", "int8", "int4")
 
 
 def peak_unit(dtype: str) -> str:
     """'OP/s' for integer formats (vendors quote TOPS), 'FLOP/s' for floating-point ones."""
     return "OP/s" if dtype.startswith("int") else "FLOP/s"
-
-#: Formats weights and KV cache may be stored in.
-STORAGE_DTYPES = ("fp32", "bf16", "fp16", "fp8", "int8", "int4")
 
 
 def bytes_per_element(dtype: str) -> float:

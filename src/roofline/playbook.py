@@ -366,7 +366,7 @@ def mixture_of_experts(model: Model, device: Device, batch: int, weight_dtype: s
     # Bytes are the weights a step reads (matmuls, output head included; the embedding table is a lookup).
     dense = Model.from_param_count(model.matmul_params())
     return MixtureOfExperts(
-        model, b, model.matmul_params() * w, model.matmul_params(model.n_experts) * w,
+        model, b, _inf.weight_bytes_per_token(model, weight_dtype), model.matmul_params(model.n_experts) * w,
         float(_inf.experts_touched(model, b)),
         point_of(_inf.decode_step(model, device, 1, 0, weight_dtype), f"{model.name}, batch 1"),
         point_of(_inf.decode_step(model, device, b, 0, weight_dtype), f"{model.name}, batch {b}"),

@@ -73,6 +73,16 @@ def block_error_location(log: str, root: Path) -> tuple[str, str] | None:
     return m.group("page"), f"{m.group('page')}:{line}"
 
 
+def swap_in(built: Path, site_dir: Path) -> None:
+    """Replace `site_dir` with the finished build in `built`: two renames, the old tree removed after."""
+    old = site_dir.with_name(site_dir.name + ".old")
+    shutil.rmtree(old, ignore_errors=True)
+    if site_dir.exists():
+        site_dir.rename(old)
+    built.rename(site_dir)
+    shutil.rmtree(old, ignore_errors=True)
+
+
 def build(site_dir: Path | None = None, extra_args: list[str] | None = None, root: Path = ROOT) -> int:
     """Build the project at `root` into `site_dir` (default root/site); 0 on success, 1 on failure."""
     site_dir = site_dir or root / "site"
@@ -87,18 +97,14 @@ def build(site_dir: Path | None = None, extra_args: list[str] | None = None, roo
         shutil.rmtree(tmp, ignore_errors=True)
         (root / ".cache").mkdir(exist_ok=True)
         (root / ".cache" / "last-build.log").write_text(proc.stdout + proc.stderr)
-        problem = first_problem(proc.stderr + proc.stdout)
-        if (where := block_error_location(proc.stderr + proc.stdout, root)) and problem.startswith(where[0] + ":"):
+        log = proc.stderr + proc.stdout
+        problem = first_problem(log)
+        if (where := block_error_location(log, root)) and problem.startswith(where[0] + ":"):
             problem = where[1] + problem[len(where[0]):]  # the raising line in the page, not only the page
         print(f"build failed, {site_dir.name}/ left as it was: {problem}"
               f" (full log: .cache/last-build.log)", file=sys.stderr)
         return 1
-    old = site_dir.with_name(site_dir.name + ".old")
-    shutil.rmtree(old, ignore_errors=True)
-    if site_dir.exists():
-        site_dir.rename(old)
-    tmp.rename(site_dir)
-    shutil.rmtree(old, ignore_errors=True)
+    swap_in(tmp, site_dir)
     print(f"built {site_dir.name}/ in {time.perf_counter() - start:.1f} s")
     return 0
 

@@ -21,19 +21,11 @@ from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
+from mkdocs.utils import CountHandler
+
+from roofline_site.build import swap_in
 
 _state: dict = {"command": None, "dirty": False, "real": None, "tmp": None, "warnings": None}
-
-
-class _WarningCount(logging.Handler):
-    """Counts MkDocs warnings, as --strict does, so a build that will abort is not swapped in."""
-
-    def __init__(self):
-        super().__init__(level=logging.WARNING)
-        self.count = 0
-
-    def emit(self, record):
-        self.count += 1
 
 
 def check_registry() -> None:
@@ -66,7 +58,8 @@ def on_config(config, **kwargs):
     _state.update(real=real, tmp=tmp)
     config["site_dir"] = str(tmp)
     if config["strict"]:
-        _state["warnings"] = _WarningCount()
+        # MkDocs' own counter, as --strict uses it: a build that will abort is not swapped in.
+        _state["warnings"] = CountHandler(level=logging.WARNING)
         logging.getLogger("mkdocs").addHandler(_state["warnings"])
     return config
 
@@ -84,14 +77,10 @@ def on_post_build(config, **kwargs):
     real, tmp, counter = _state["real"], _state["tmp"], _state["warnings"]
     if real is None:
         return
-    if counter is not None and counter.count:
+    if counter is not None and counter.get_counts():
         _discard()  # MkDocs aborts next ("in strict mode"); site/ stays as it was
         return
-    old = real.with_name(f".{real.name}.old-{os.getpid()}")
-    if real.exists():
-        real.rename(old)
-    tmp.rename(real)
-    shutil.rmtree(old, ignore_errors=True)
+    swap_in(tmp, real)
     config["site_dir"] = str(real)
     _state["tmp"] = None
     _discard()
