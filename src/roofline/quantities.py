@@ -521,7 +521,7 @@ def moe_decode(model, hw, batch) -> _MoveView:
     e = _pb.mixture_of_experts(m, d, int(_n(batch)))
     return _pb_view(f"decode of {m.name} on the {d.name}", _pb_inputs(m, d, batch=batch), {
         "active_bytes": (e.active_bytes_per_token, "B", "weight bytes one token reads", "weights in its matmuls (routed experts only) × bytes per weight"),
-        "total_bytes": (e.total_bytes_per_token, "B", "weight bytes of the whole checkpoint", "total parameters × bytes per weight"),
+        "total_bytes": (e.total_bytes_per_token, "B", "weight bytes a step reading every expert reads", "weights in its matmuls (every expert) × bytes per weight"),
         "byte_share": (e.active_bytes_per_token / e.total_bytes_per_token, "%", "active share of the weights", "weights read with the routed experts ÷ with every expert"),
         "n_experts": (m.n_experts, "", "experts per layer", "config"),
         "experts_per_token": (m.experts_per_token, "", "experts each token is routed to", "config"),
