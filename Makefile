@@ -11,11 +11,12 @@ export NO_MKDOCS_2_WARNING := 1
 export DISABLE_MKDOCS_2_WARNING := true
 export UV_PROJECT_ENVIRONMENT := $(VENV)
 
-.PHONY: site test serve bench numbers-diff env clean help
+.PHONY: site test test-fast serve bench numbers-diff env clean help
 
 help:
 	@echo "make site          build the site into site/ (strict, offline)"
-	@echo "make test          run the whole test suite"
+	@echo "make test          run the whole test suite (unit, built site, browser, Lighthouse)"
+	@echo "make test-fast     the unit tests only: no built site, no browser (about a minute)"
 	@echo "make serve         live preview on http://127.0.0.1:8000/ (re-renders only edited pages,"
 	@echo "                   or every page after an edit to the package, registry or glossary)"
 	@echo "make bench         timings and scores (writes reports/)"
@@ -44,15 +45,18 @@ site: $(STAMP)
 test: $(STAMP) $(NODE_STAMP)
 	@$(VENV)/bin/python -m pytest $(PYTEST_ARGS)
 
+test-fast: $(STAMP)
+	@$(VENV)/bin/python -m pytest tests/unit $(PYTEST_ARGS)
+
 serve: $(STAMP)
 	@$(VENV)/bin/mkdocs serve --dirty --dev-addr 127.0.0.1:8000
 
 bench: $(STAMP) $(NODE_STAMP)
-	@$(VENV)/bin/python -m roofline_site.bench
+	@$(VENV)/bin/python -m tools.bench
 
 numbers-diff: $(STAMP)
 	@test -n "$(REF)" || { echo "usage: make numbers-diff REF=<git ref>"; exit 2; }
-	@$(VENV)/bin/python -m roofline_site.numbers_diff "$(REF)"
+	@$(VENV)/bin/python -m roofline_site.release.numbers_diff "$(REF)"
 
 clean:
 	rm -rf site .cache

@@ -1,7 +1,7 @@
 """Shared drawing for the playbook figures (figures_gen/playbook_*.py): points moving on a roofline.
 
 Not a figure itself (the leading underscore keeps it out of FIGURES and the alt-text scan).
-Every playbook figure plots `roofline.playbook.RooflinePoint`s. Its CSV has one row per
+Every playbook figure plots `roofline.model.playbook.RooflinePoint`s. Its CSV has one row per
 point: the series it belongs to, its FLOPs and bytes, and the roofs (peak, bandwidth)
 it sits under, so a reader can redraw the figure from the CSV alone.
 """
@@ -12,7 +12,7 @@ import numpy as np
 
 from figures_gen import Table, log_ticks
 from roofline import format as fmt
-from roofline.playbook import RooflinePoint
+from roofline.model.playbook import RooflinePoint
 
 COLUMNS = ("series", "point", "flops", "bytes", "arithmetic_intensity_flop_per_byte", "attainable_flop_per_s",
            "time_s", "peak_flop_per_s", "bandwidth_bytes_per_s")

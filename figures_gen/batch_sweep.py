@@ -7,9 +7,9 @@ import numpy as np
 from figures_gen import Table, log_ticks
 from roofline import format as fmt
 from roofline.examples import example
-from roofline.hardware import get_device
-from roofline.inference import critical_batch, decode_step
-from roofline.models import get_model
+from roofline.registry.hardware import get_device
+from roofline.model.inference import critical_batch, decode_step
+from roofline.registry.models import get_model
 
 NAME = "batch-sweep"
 DEVICE, MODEL = "h100-sxm5", "llama-3.1-8b"

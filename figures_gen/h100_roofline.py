@@ -7,10 +7,10 @@ import numpy as np
 from figures_gen import Table, log_ticks
 from roofline import format as fmt
 from roofline.examples import example
-from roofline.hardware import get_device
-from roofline.inference import decode_step, prefill
-from roofline.models import get_model
-from roofline.roofline import attainable_flop_per_s, device_ridge_point
+from roofline.registry.hardware import get_device
+from roofline.model.inference import decode_step, prefill
+from roofline.registry.models import get_model
+from roofline.model.roofs import attainable_flop_per_s, device_ridge_point
 
 NAME = "h100-roofline"
 DEVICE, MODEL = "h100-sxm5", "llama-3.1-8b"

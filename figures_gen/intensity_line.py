@@ -5,11 +5,11 @@ from __future__ import annotations
 from figures_gen import Table, log_ticks
 from roofline import format as fmt
 from roofline.examples import example
-from roofline.hardware import get_device
-from roofline.inference import decode_step, prefill
-from roofline.intensity import matmul_cost, matmul_cost_seed_convention
-from roofline.models import get_model
-from roofline.roofline import device_ridge_point
+from roofline.registry.hardware import get_device
+from roofline.model.inference import decode_step, prefill
+from roofline.model.ops import matmul_cost, matmul_cost_seed_convention
+from roofline.registry.models import get_model
+from roofline.model.roofs import device_ridge_point
 
 NAME = "intensity-line"
 DEVICE, MODEL = "h100-sxm5", "llama-3.1-8b"

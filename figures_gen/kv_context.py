@@ -7,9 +7,9 @@ import numpy as np
 from figures_gen import Table, log_ticks
 from roofline import format as fmt
 from roofline.examples import example
-from roofline.hardware import get_device
-from roofline.inference import decode_step, weight_bytes_per_token
-from roofline.models import get_model
+from roofline.registry.hardware import get_device
+from roofline.model.inference import decode_step, weight_bytes_per_token
+from roofline.registry.models import get_model
 
 NAME = "kv-context"
 DEVICE, MODEL = "h100-sxm5", "llama-3.1-8b"
@@ -66,7 +66,7 @@ def alt() -> str:
 def caption() -> str:
     m = get_model(MODEL)
     w = weight_bytes_per_token(m, "bf16")
-    from roofline.inference import kv_bytes_per_token
+    from roofline.model.inference import kv_bytes_per_token
 
     return (f"KV-cache reads grow as batch × context × {fmt.nbytes(kv_bytes_per_token(m))} per token for {m.name} "
             f"in bf16; they pass the {fmt.nbytes(w)} of weights a step reads at about "

@@ -10,9 +10,9 @@ import numpy as np
 
 from figures_gen import Table, log_ticks
 from roofline import format as fmt
-from roofline.hardware import get_device
+from roofline.registry.hardware import get_device
 from roofline.measure import MEASURED_COLOURS, example_measurement, site_measurements, spec_dtype
-from roofline.roofline import attainable_flop_per_s
+from roofline.model.roofs import attainable_flop_per_s
 
 NAME = "measured-roofline"
 #: The spec roofline drawn for scale: a whole server socket of the CPU family the example ran on.

@@ -5,8 +5,8 @@ from __future__ import annotations
 from figures_gen import Table, _playbook
 from roofline import format as fmt
 from roofline.examples import example
-from roofline.hardware import get_device
-from roofline.playbook import fusion
+from roofline.registry.hardware import get_device
+from roofline.model.playbook import fusion
 
 NAME = "playbook-fusion"
 DEVICE = "h100-sxm5"

@@ -5,9 +5,9 @@ from __future__ import annotations
 from figures_gen import Table, _playbook
 from roofline import format as fmt
 from roofline.examples import example
-from roofline.hardware import get_device
-from roofline.models import get_model
-from roofline.playbook import mixture_of_experts
+from roofline.registry.hardware import get_device
+from roofline.registry.models import get_model
+from roofline.model.playbook import mixture_of_experts
 
 NAME = "playbook-moe"
 DEVICE, MODEL = "h200-sxm", "mixtral-8x7b"  # bf16 Mixtral needs more than an H100's memory

@@ -5,9 +5,9 @@ from __future__ import annotations
 from figures_gen import Table, _playbook
 from roofline import format as fmt
 from roofline.examples import example
-from roofline.hardware import get_device
-from roofline.models import get_model
-from roofline.playbook import speculative
+from roofline.registry.hardware import get_device
+from roofline.registry.models import get_model
+from roofline.model.playbook import speculative
 
 NAME = "playbook-speculative"
 DEVICE, MODEL = "h100-sxm5", "llama-3.1-8b"

@@ -7,10 +7,10 @@ import numpy as np
 from figures_gen import Table, log_ticks
 from roofline import format as fmt
 from roofline.examples import example
-from roofline.hardware import get_device
-from roofline.inference import crossover_prompt_len, prefill
-from roofline.models import Model, get_model
-from roofline.roofline import device_ridge_point
+from roofline.registry.hardware import get_device
+from roofline.model.inference import crossover_prompt_len, prefill
+from roofline.registry.models import Model, get_model
+from roofline.model.roofs import device_ridge_point
 
 NAME = "prefill-intensity"
 MODEL = "llama-3.1-8b"

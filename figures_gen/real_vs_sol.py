@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from figures_gen import Table
 from roofline import format as fmt
-from roofline.measurements import bandwidth_derate, of_kind
+from roofline.registry.measurements import bandwidth_derate, of_kind
 
 NAME = "real-vs-sol"
 KIND_LABELS = {"decode": "decode ÷ speed of light", "gemm": "GEMM ÷ dense peak",

@@ -6,9 +6,9 @@ import numpy as np
 
 from figures_gen import Table, log_ticks
 from roofline import format as fmt
-from roofline.hardware import devices
-from roofline.inference import speed_of_light_tokens_per_s, weight_bytes_per_token, weight_bytes_resident
-from roofline.models import get_model
+from roofline.registry.hardware import devices
+from roofline.model.inference import speed_of_light_tokens_per_s, weight_bytes_per_token, weight_bytes_resident
+from roofline.registry.models import get_model
 
 NAME = "sol-bandwidth"
 MODELS = ("llama-3.1-8b", "llama-3.1-70b")

@@ -28,7 +28,7 @@ def run_cli(capsys):
 @pytest.fixture
 def spec_copy(tmp_path, monkeypatch):
     """Point the registry at an editable copy of a spec file; returns (path, text)."""
-    from roofline import hardware, models
+    from roofline.registry import hardware, models
 
     def make(name: str, text_transform=None) -> Path:
         src = ROOT / "src" / "roofline" / "data" / name

@@ -13,13 +13,13 @@ from typing import Any, Sequence
 
 from roofline import __version__
 from roofline import format as fmt
-from roofline.dtypes import PEAK_DTYPES, STORAGE_DTYPES
+from roofline.model.dtypes import PEAK_DTYPES, STORAGE_DTYPES
 from roofline.errors import InputError, RooflineError
-from roofline.hardware import devices, get_device
-from roofline.inference import critical_batch, decode_step, prefill, speed_of_light_tokens_per_s
-from roofline.intensity import matmul_cost
-from roofline.models import get_model, models
-from roofline.roofline import bound, device_ridge_point
+from roofline.registry.hardware import devices, get_device
+from roofline.model.inference import critical_batch, decode_step, prefill, speed_of_light_tokens_per_s
+from roofline.model.ops import matmul_cost
+from roofline.registry.models import get_model, models
+from roofline.model.roofs import bound, device_ridge_point
 
 EXIT_USAGE = 2
 

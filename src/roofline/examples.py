@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
-from roofline.specfile import lookup
+from roofline.registry.specfile import lookup
 
 EXAMPLES = MappingProxyType({
     # The Visual Guide seed's matrix-vector product: (3×2)·(2×1) in fp16.

@@ -14,7 +14,7 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from roofline_site.paths import ROOT
 ERROR_LINE = re.compile(r"^(ERROR|WARNING)\s+-\s+(.*)$")
 
 

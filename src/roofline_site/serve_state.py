@@ -21,7 +21,7 @@ import logging
 import os
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from roofline_site.paths import ROOT
 # Inputs shared by many pages; docs/ is MkDocs' own business (it rebuilds the pages that changed).
 SHARED_INPUTS = ("src", "glossary", "figures_gen", "measurements", "mkdocs.yml")
 
@@ -48,9 +48,9 @@ def on_startup(command: str, dirty: bool) -> None:
 
 def registry_paths() -> list[Path]:
     """The spec files and measurement folder in use, which environment variables may move out of the tree."""
-    from roofline.hardware import hardware_path
+    from roofline.registry.hardware import hardware_path
     from roofline.measure import measurements_dir
-    from roofline.models import models_path
+    from roofline.registry.models import models_path
 
     return [hardware_path(), models_path(), measurements_dir()]
 

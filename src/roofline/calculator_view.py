@@ -1,0 +1,218 @@
+"""The calculator's view of the package: the registry as JSON, custom devices and models, reference outputs.
+
+The site's interactive calculator (docs/assets/calculator/calc.js) re-implements the
+formulas of inference.py in JavaScript and reads its data from `registry_json()`,
+written at build time to calculator/registry.json. `calculate()` is the reference
+the JavaScript is parity-tested against (tests/test_calculator_parity.py).
+
+>>> calculate(get_device("h100-sxm5"), Model.from_param_count(8e9))["tokens_per_s"]  # 3.35e12 / 16e9
+209.375
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import inspect
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
+
+from roofline.model.dtypes import BYTES_PER_ELEMENT, STORAGE_DTYPES
+from roofline.errors import InputError
+from roofline.examples import example
+from roofline.registry.hardware import GIGA, SIXTEEN_BIT, TERA, Device, devices, get_device
+from roofline.model.inference import (ACTIVATION_DTYPE, MAX_SIZE, critical_batch, crossover_prompt_len, decode_step,
+                                experts_touched, kv_bytes_per_token, prefill, speed_of_light_tokens_per_s,
+                                weight_bytes_resident)
+from roofline.registry.models import Model, get_model, models
+from roofline.model.roofs import COMPUTE_BOUND, MEMORY_BOUND, attainable_flop_per_s
+
+SCHEMA_VERSION = 1
+
+#: What the calculator accepts in each field: (lowest, highest, whole numbers only, lowest allowed itself).
+#: Batch and lengths share the package's MAX_SIZE; device and model limits sit far past any real part,
+#: so only a typo trips them.
+LIMITS = MappingProxyType({
+    "batch": (1, MAX_SIZE, True, True),
+    "context_len": (0, MAX_SIZE, True, True),
+    "prompt_len": (1, MAX_SIZE, True, True),
+    "peak_TFLOP_per_s": (0, 1e9, False, False),
+    "bandwidth_TB_per_s": (0, 1e6, False, False),
+    "memory_GB": (0, 1e9, False, False),
+    "params_billions": (0, 1e6, False, False),  # get_model's bound: fewer than 1e15 parameters
+    "n_layers": (1, 1e5, True, True),
+    "kv_heads": (1, 1e5, True, True),
+    "n_heads": (1, 1e5, True, True),
+    "head_dim": (1, 1e5, True, True),
+})
+
+#: Base-unit multipliers for the calculator's custom fields (vendor units in, SI base units out).
+UNITS = MappingProxyType({"peak_TFLOP_per_s": TERA, "bandwidth_TB_per_s": TERA, "memory_GB": GIGA,
+                          "params_billions": GIGA})
+
+
+# ------------------------------------------------------------------ custom entries ---------
+def custom_device(peak_flop_per_s: float, bandwidth_bytes_per_s: float, capacity_bytes: float) -> Device:
+    """A device from three numbers: a dense 16-bit peak, a memory bandwidth and a capacity.
+
+    >>> custom_device(989.4e12, 3.35e12, 80e9).peak_flop_per_s("fp8")  # only a 16-bit peak
+    Traceback (most recent call last):
+    InputError: custom has no published dense fp8 peak; it has bf16
+    """
+    for name, value in (("peak FLOP/s", peak_flop_per_s), ("memory bandwidth", bandwidth_bytes_per_s),
+                        ("memory capacity", capacity_bytes)):
+        if not (isinstance(value, (int, float)) and 0 < value < float("inf")):
+            raise InputError(f"custom device: {name} must be a positive number, got {value!r}")
+    return Device(id="custom", name="custom device", vendor="", kind="custom", memory_type="",
+                  memory_capacity_bytes=float(capacity_bytes),
+                  memory_bandwidth_bytes_per_s=float(bandwidth_bytes_per_s),
+                  dense_peak_flop_per_s=MappingProxyType({"bf16": float(peak_flop_per_s)}),
+                  source_url="", source_title="", note="entered by the reader", confidence="",
+                  checked=dt.date.min)
+
+
+@dataclass(frozen=True)
+class SizedModel(Model):
+    """A dense model given by its parameter count plus the attention shape that sizes its KV cache.
+
+    Weights stream as one dense block (like `Model.from_param_count`), and `n_layers`,
+    `kv_heads`, `head_dim`, `n_heads` add the KV cache and the attention FLOPs. It has
+    no hidden size, so it moves no activation bytes.
+    """
+
+    @property
+    def is_bare(self) -> bool:
+        return True
+
+
+def custom_model(params: float, n_layers: int = 0, kv_heads: int = 0, head_dim: int = 0,
+                 n_heads: int = 0) -> Model:
+    """A model from a parameter count; layers, KV heads and head dim (all three or none) add a KV cache.
+
+    `n_heads` (query heads) defaults to `kv_heads`, i.e. multi-head attention.
+
+    >>> custom_model(8e9, 32, 8, 128).kv_elements_per_token()  # 2·32·8·128, as Llama 3.1 8B
+    65536
+    """
+    base = get_model(repr(float(params)))  # the package's own check of a bare parameter count
+    shape = (n_layers, kv_heads, head_dim)
+    if not any(shape) and not n_heads:
+        return base
+    names = ("layers", "KV heads", "head dim")
+    for name, value in zip(names, shape):
+        if not (float(value).is_integer() and value >= 1):
+            raise InputError(f"custom model: give layers, KV heads and head dim together as whole numbers ≥ 1; "
+                             f"{name} is {value!r}")
+    heads = n_heads or kv_heads
+    if heads % kv_heads:
+        raise InputError(f"custom model: query heads ({heads}) must be a multiple of KV heads ({kv_heads})")
+    return SizedModel(id=f"{params:g} params, sized", name=f"dense model, {params:g} parameters",
+                      n_layers=int(n_layers), hidden_size=0, n_heads=int(heads), kv_heads=int(kv_heads),
+                      head_dim=int(head_dim), ffn_size=0, gated_ffn=False, vocab_size=0, tied_embeddings=True,
+                      bare_params=base.bare_params, published_params=base.bare_params)
+
+
+# ------------------------------------------------------------------ reference outputs ------
+def calculate(device: Device, model: Model, phase: str = "decode", batch=1, length=0,
+              weight_dtype: str = "bf16", kv_dtype: str = "bf16") -> dict[str, Any]:
+    """Every output the calculator shows, from the package: the reference for the JavaScript.
+
+    `length` is the context already cached (decode) or the prompt length (prefill).
+    Throughputs are kept even when the configuration does not fit; the page hides them.
+    """
+    if phase == "decode":
+        step = decode_step(model, device, batch, length, weight_dtype, kv_dtype)
+        cached = step.context_len + 1
+        cb_context = length
+    elif phase == "prefill":
+        step = prefill(model, device, length, batch, weight_dtype, kv_dtype)
+        cached = step.tokens_per_sequence
+        cb_context = length  # the decode that follows starts from the prompt
+    else:
+        raise InputError(f"phase must be 'decode' or 'prefill', got {phase!r}")
+    kv_tok = kv_bytes_per_token(model, kv_dtype)
+    crossover = crossover_prompt_len(model, device, batch, weight_dtype, kv_dtype) if phase == "prefill" else None
+    return {
+        "phase": phase,
+        "compute_dtype": step.compute_dtype,
+        "peak_flop_per_s": step.peak_flop_per_s,
+        "bandwidth_bytes_per_s": step.bandwidth_bytes_per_s,
+        "memory_capacity_bytes": device.memory_capacity_bytes,
+        "ridge_point": step.ridge_point,
+        "total_params": model.total_params,
+        "active_params": model.active_params,
+        "experts_touched": float(experts_touched(model, step.batch * step.tokens_per_sequence)),
+        "flops": step.flops,
+        "weight_bytes": step.weight_bytes,
+        "kv_bytes": step.kv_bytes,
+        "activation_bytes": step.activation_bytes,
+        "bytes": step.bytes,
+        "arithmetic_intensity": step.arithmetic_intensity,
+        "bound": step.bound,
+        "attainable_flop_per_s": attainable_flop_per_s(step.arithmetic_intensity, step.peak_flop_per_s,
+                                                       step.bandwidth_bytes_per_s),
+        "attained_flop_per_s": step.attained_flop_per_s,
+        "compute_time_s": step.compute_time_s,
+        "memory_time_s": step.memory_time_s,
+        "time_s": step.time_s,
+        "time_to_first_token_s": step.time_s if phase == "prefill" else None,
+        "tokens_per_s_per_sequence": step.tokens_per_s_per_sequence,
+        "tokens_per_s": step.tokens_per_s,
+        "kv_bytes_per_token": kv_tok,
+        "kv_cache_bytes": step.batch * cached * kv_tok,
+        "weights_resident_bytes": weight_bytes_resident(model, weight_dtype),
+        "memory_required_bytes": step.memory_required_bytes,
+        "fits": bool(step.fits),
+        "critical_batch": critical_batch(model, device, cb_context, weight_dtype, kv_dtype),
+        "crossover_prompt_len": crossover,
+        "speed_of_light_tokens_per_s": speed_of_light_tokens_per_s(model, device, weight_dtype),
+    }
+
+
+# ------------------------------------------------------------------ registry export --------
+def _device_record(d: Device) -> dict[str, Any]:
+    return {"id": d.id, "name": d.name, "vendor": d.vendor, "kind": d.kind, "memory_type": d.memory_type,
+            "memory_capacity_bytes": d.memory_capacity_bytes, "capacity_unit": d.capacity_unit,
+            "memory_bandwidth_bytes_per_s": d.memory_bandwidth_bytes_per_s,
+            "dense_peak_flop_per_s": dict(d.dense_peak_flop_per_s), "source_url": d.source_url,
+            "source_title": d.source_title}
+
+
+def _model_record(m: Model) -> dict[str, Any]:
+    fields = ("id", "name", "n_layers", "hidden_size", "n_heads", "kv_heads", "head_dim", "ffn_size", "gated_ffn",
+              "vocab_size", "tied_embeddings", "n_experts", "experts_per_token", "bare_params", "source_url",
+              "source_title")
+    return {f: getattr(m, f) for f in fields}
+
+
+def registry_json() -> dict[str, Any]:
+    """The registry and the constants the calculator needs, as one JSON-ready dict (base SI units)."""
+    return {
+        "schema": SCHEMA_VERSION,
+        "constants": {
+            "bytes_per_element": dict(BYTES_PER_ELEMENT),
+            "storage_dtypes": list(STORAGE_DTYPES),
+            "sixteen_bit": list(SIXTEEN_BIT),
+            "activation_dtype": ACTIVATION_DTYPE,
+            "max_size": MAX_SIZE,
+            "critical_batch_max": inspect.signature(critical_batch).parameters["max_batch"].default,
+            "crossover_max_len": inspect.signature(crossover_prompt_len).parameters["max_len"].default,
+            "compute_bound": COMPUTE_BOUND,
+            "memory_bound": MEMORY_BOUND,
+        },
+        "limits": {k: {"min": lo, "max": hi, "integer": whole, "min_inclusive": incl}
+                   for k, (lo, hi, whole, incl) in LIMITS.items()},
+        "units": dict(UNITS),
+        "defaults": {
+            "hardware": "h100-sxm5", "model": "llama-3.1-8b", "phase": "decode", "batch": 1,
+            "context_len": example("medium_context"), "prompt_len": example("prompt_len"),
+            "weight_dtype": "bf16", "kv_dtype": "bf16", "params": example("bare_params"),
+            "compare_batch": example("batch_mid"),
+        },
+        "devices": [_device_record(d) for d in devices().values()],
+        "models": [_model_record(m) for m in models().values()],
+    }
+
+
+__all__ = ["LIMITS", "UNITS", "SizedModel", "calculate", "custom_device", "custom_model", "registry_json",
+           "get_device", "get_model"]

@@ -1,0 +1,1 @@
+"""The performance model: dtypes, single ops, roofs, decode and prefill steps, the playbook."""

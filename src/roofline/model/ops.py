@@ -1,0 +1,72 @@
+"""FLOPs, bytes moved and arithmetic intensity of single operations, each convention named.
+
+Two counting conventions appear on the site:
+
+* `matmul_cost` — the site's convention: a multiply-add is 2 FLOPs (2·m·n·k), and
+  bytes moved are both operands read once plus the result written once.
+* `matmul_cost_seed_convention` — the convention of the "Visual Guide" seed: each
+  output costs k multiplies and k-1 adds, and only the inputs are counted as bytes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from roofline.model.dtypes import bytes_per_element
+from roofline.errors import InputError
+
+
+@dataclass(frozen=True)
+class OpCost:
+    """FLOPs and bytes of one operation; `convention` says how they were counted."""
+
+    flops: float
+    bytes: float
+    convention: str
+
+    @property
+    def arithmetic_intensity(self) -> float:
+        """FLOPs per byte moved."""
+        return self.flops / self.bytes
+
+
+MAX_DIM = 1e9  # a matrix side above this is certainly a typo (and overflows exact FLOP counts)
+
+
+def _check_dims(**dims: float) -> None:
+    for name, value in dims.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 1 or value != int(value):
+            raise InputError(f"matrix dimension {name} must be a positive whole number, got {value!r}")
+        if value > MAX_DIM:
+            raise InputError(f"matrix dimension {name} must be at most {MAX_DIM:.0e}, got {value!r}")
+
+
+def matmul_cost(m: int, n: int, k: int, dtype: str = "bf16") -> OpCost:
+    """(m×k)·(k×n): 2·m·n·k FLOPs; (m·k + k·n + m·n) elements moved.
+
+    >>> matmul_cost(1000, 1000, 1000, "fp16").arithmetic_intensity  # 2e9 / 6e6
+    333.33333333333331
+    """
+    _check_dims(m=m, n=n, k=k)
+    size = bytes_per_element(dtype)
+    return OpCost(
+        flops=2.0 * m * n * k,
+        bytes=(m * k + k * n + m * n) * size,
+        convention="2·m·n·k FLOPs; operands read once and result written once",
+    )
+
+
+def matmul_cost_seed_convention(m: int, n: int, k: int, dtype: str = "fp16") -> OpCost:
+    """(m×k)·(k×n) counted as the Visual Guide seed does: m·n·(2k-1) FLOPs, inputs-only bytes.
+
+    >>> c = matmul_cost_seed_convention(3, 1, 2, "fp16")  # the seed's 3×2 · 2×1
+    >>> (c.flops, c.bytes, c.arithmetic_intensity)
+    (9.0, 16.0, 0.5625)
+    """
+    _check_dims(m=m, n=n, k=k)
+    size = bytes_per_element(dtype)
+    return OpCost(
+        flops=float(m * n * (2 * k - 1)),
+        bytes=(m * k + k * n) * size,
+        convention="k multiplies and k-1 adds per output; inputs read, result not counted",
+    )

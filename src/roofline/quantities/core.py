@@ -1,0 +1,140 @@
+"""Quantity types and the helpers every topic shares: a number with its unit, label, formula and sourced inputs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from functools import total_ordering
+
+from roofline import examples as _examples
+from roofline.errors import InputError
+from roofline.format import render
+from roofline.model.dtypes import peak_unit
+from roofline.registry.hardware import Device, get_device
+from roofline.registry.models import Model, get_model
+
+
+@dataclass(frozen=True)
+class Source:
+    title: str
+    url: str
+
+
+@dataclass(frozen=True)
+class Input:
+    """One input of a computed number, as the provenance popover shows it."""
+
+    label: str
+    value: float | str
+    unit: str = ""
+    source: Source | None = None
+
+    def text(self) -> str:
+        return self.value if isinstance(self.value, str) else render(self.value, self.unit, 4)
+
+
+@total_ordering
+@dataclass(frozen=True)
+class Quantity:
+    """A number the site prints, with what it is and where it came from."""
+
+    value: float
+    unit: str
+    label: str
+    formula: str
+    inputs: tuple[Input, ...] = ()
+    digits: int = 3
+
+    def text(self) -> str:
+        return render(self.value, self.unit, self.digits)
+
+    __str__ = text
+
+    def __float__(self) -> float:
+        return float(self.value)
+
+    def sig(self, digits: int) -> "Quantity":
+        """The same quantity printed to `digits` significant figures."""
+        return replace(self, digits=digits)
+
+    def __eq__(self, other):
+        return float(self) == float(other)
+
+    def __lt__(self, other):
+        return float(self) < float(other)
+
+    def __hash__(self):
+        # Equality compares values only (a token compares with a plain number), so hash the value
+        # alone: equal quantities must hash equal.
+        return hash(float(self))
+
+
+# ---------------------------------------------------------------- inputs ------------------
+def as_device(hw: str | Device) -> Device:
+    return hw if isinstance(hw, Device) else get_device(hw)
+
+
+def as_model(model: str | float | Model) -> Model:
+    if isinstance(model, Model):
+        return model
+    if isinstance(model, Quantity):
+        model = model.value
+    if isinstance(model, (int, float)):
+        return Model.from_param_count(float(model))
+    return get_model(model)
+
+
+def device_source(d: Device) -> Source:
+    return Source(d.source_title, d.source_url)
+
+
+def bandwidth_input(d: Device) -> Input:
+    return Input(f"{d.name} memory bandwidth", d.memory_bandwidth_bytes_per_s, "B/s", device_source(d))
+
+
+def peak_input(d: Device, dtype: str) -> Input:
+    return Input(f"{d.name} dense {dtype} peak", d.peak_flop_per_s(dtype), peak_unit(dtype), device_source(d))
+
+
+def model_inputs(m: Model) -> tuple[Input, ...]:
+    if m.is_bare:
+        return (Input("parameters (dense, weights only)", m.bare_params, ""),)
+    src = Source(m.source_title, m.source_url)
+    return (Input(f"{m.name} parameters (computed from its config)", m.total_params, "", src),)
+
+
+def example(name: str) -> Quantity:
+    value, unit, why = _examples.EXAMPLES.get(name) or (_examples.example(name), "", "")
+    return Quantity(float(value), unit, why, "a worked-example input", (), digits=6)
+
+
+# ---------------------------------------------------------------- combinators -------------
+def ratio(a: Quantity, b: Quantity, unit: str = "x", digits: int = 3) -> Quantity:
+    return Quantity(float(a) / float(b), unit, f"{a.label} ÷ {b.label}", "ratio", (*a.inputs, *b.inputs), digits)
+
+
+def share(a: Quantity, b: Quantity, digits: int = 2) -> Quantity:
+    return ratio(a, b, "%", digits)
+
+
+def rounded(q: Quantity, digits: int = 3) -> Quantity:
+    """`q` with its value rounded to `digits` significant figures: the number as a page or seed prints it."""
+    value = float(f"{float(q):.{int(digits)}g}")
+    return replace(q, value=value, label=f"{q.label}, rounded to {int(digits)} significant figures")
+
+
+def claim(condition: bool, statement: str) -> str:
+    """A build-time assertion: renders nothing, fails the build naming `statement` when false."""
+    if not condition:
+        raise ClaimFailed(statement)
+    return ""
+
+
+class ClaimFailed(InputError):
+    def __init__(self, statement: str):
+        super().__init__(f"claim no longer holds: {statement}")
+        self.statement = statement
+
+#: The token functions this topic adds to the namespace pages evaluate in.
+TOKENS = (example, ratio, share, rounded, claim,)
+
+__all__ = ['example', 'ratio', 'share', 'rounded', 'claim']

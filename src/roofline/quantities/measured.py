@@ -1,0 +1,105 @@
+"""Tokens about published measurements: measured roofs and their share of the ceilings."""
+
+from __future__ import annotations
+
+from roofline.quantities.core import (
+    Input,
+    Quantity,
+    Source,
+    as_device,
+    as_model,
+    bandwidth_input,
+    model_inputs,
+)
+from roofline.quantities.hardware import bandwidth, peak
+from roofline.quantities.inference import sol
+
+
+# --- measurements (docs/measure.md, docs/real-systems.md): measured roofs and the gap to the speed of light
+def _pub_source(p) -> Source:
+    return Source(p.source_title, p.source_url)
+
+
+def _pub_input(p) -> Input:
+    return Input(f"measured: {p.what} ({p.software}, {p.date})", p.value, p.unit, _pub_source(p))
+
+
+def _pub_reference(p) -> Quantity:
+    if p.kind == "bandwidth":
+        return bandwidth(p.device_id)
+    if p.kind == "gemm":
+        return peak(p.device_id, p.dtype)
+    return sol(p.model_id, p.device_id, p.dtype)
+
+
+def measurement(ident: str):
+    """A published measurement's record, for names: {{ measurement("flashmla-h800").software }}."""
+    from roofline.registry.measurements import get_measurement
+
+    return get_measurement(ident)
+
+
+def measured(ident: str) -> Quantity:
+    """A published measured figure (B/s, FLOP/s or tokens/s) with its source."""
+    p = measurement(ident)
+    where = p.measured_on or p.device.name
+    what = {"bandwidth": "sustained bandwidth", "gemm": f"{p.dtype} large-GEMM throughput",
+            "decode": f"batch-1 decode of {p.model_id if not p.model_id else p.model.name}"}[p.kind]
+    return Quantity(p.value, p.unit, f"measured {what} on the {where}", f"published measurement: {p.what}",
+                    (_pub_input(p),), 4)
+
+
+def measured_reference(ident: str) -> Quantity:
+    """What a published measurement is compared with: spec bandwidth, dense peak or speed of light."""
+    return _pub_reference(measurement(ident))
+
+
+def measured_share(ident: str, digits: int = 2) -> Quantity:
+    """Measured ÷ the package's ceiling for it (spec bandwidth, dense peak, or speed of light)."""
+    from roofline.registry.measurements import get_measurement
+
+    p = get_measurement(ident)
+    ref = _pub_reference(p)
+    return Quantity(p.share, "%", f"{measured(ident).label} as a share of the {ref.label}",
+                    "measured ÷ " + {"bandwidth": "spec bandwidth", "gemm": "dense peak",
+                                     "decode": "speed of light (bandwidth ÷ weight bytes a step reads)"}[p.kind],
+                    (_pub_input(p), *ref.inputs), digits)
+
+
+def _derate_inputs() -> tuple[Input, ...]:
+    from roofline.registry.measurements import of_kind
+
+    return tuple(_pub_input(p) for p in of_kind("bandwidth"))
+
+
+def bandwidth_derate() -> Quantity:
+    """Median share of spec bandwidth that the published bandwidth measurements reached."""
+    from roofline.registry.measurements import bandwidth_derate as _derate
+
+    return Quantity(_derate(), "%", "median share of spec bandwidth reached by published bandwidth measurements",
+                    "median of measured ÷ spec bandwidth", _derate_inputs(), 2)
+
+
+def derated_bandwidth(hw: str) -> Quantity:
+    """Spec bandwidth × the published median share: what a well-tuned kernel can expect."""
+    from roofline.registry.measurements import derated_bandwidth_bytes_per_s
+
+    d = as_device(hw)
+    return Quantity(derated_bandwidth_bytes_per_s(d), "B/s", f"{d.name} derated bandwidth",
+                    "spec bandwidth × median measured share", (bandwidth_input(d), *_derate_inputs()))
+
+
+def derated_sol(model, hw, weight_dtype: str = "bf16") -> Quantity:
+    """The speed of light at the derated bandwidth."""
+    from roofline.registry.measurements import derated_speed_of_light_tokens_per_s
+
+    m, d = as_model(model), as_device(hw)
+    return Quantity(derated_speed_of_light_tokens_per_s(m, d, weight_dtype), "tokens/s",
+                    f"derated speed-of-light batch-1 decode of {m.name} on the {d.name}",
+                    "derated bandwidth ÷ (active parameters × bytes per parameter)",
+                    (*model_inputs(m), bandwidth_input(d), *_derate_inputs()))
+
+#: The token functions this topic adds to the namespace pages evaluate in.
+TOKENS = (measurement, measured, measured_reference, measured_share, bandwidth_derate, derated_bandwidth, derated_sol,)
+
+__all__ = ['measurement', 'measured', 'measured_reference', 'measured_share', 'bandwidth_derate', 'derated_bandwidth', 'derated_sol']

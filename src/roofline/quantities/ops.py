@@ -1,0 +1,44 @@
+"""Tokens about a single matmul: FLOPs, bytes and intensity in the two named conventions."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from roofline.model import ops as _int
+from roofline.quantities.core import Input, Quantity
+
+
+# ---------------------------------------------------------------- single ops --------------
+@dataclass(frozen=True)
+class OpView:
+    flops: Quantity
+    bytes: Quantity
+    intensity: Quantity
+
+
+def _op_view(cost: _int.OpCost, shape: str, dtype: str) -> OpView:
+    inputs = (Input("shape", shape), Input("dtype", dtype), Input("convention", cost.convention))
+    return OpView(
+        Quantity(cost.flops, "FLOP", f"FLOPs of {shape}", cost.convention, inputs),
+        Quantity(cost.bytes, "B", f"bytes moved by {shape}", cost.convention, inputs),
+        Quantity(cost.arithmetic_intensity, "FLOP/byte", f"arithmetic intensity of {shape}",
+                 "FLOPs ÷ bytes moved", inputs),
+    )
+
+
+def matmul(m, n, k, dtype: str = "bf16") -> OpView:
+    """(m×k)·(k×n) in the site's convention (2·m·n·k; operands read, result written)."""
+    m, n, k = int(float(m)), int(float(n)), int(float(k))
+    return _op_view(_int.matmul_cost(m, n, k, dtype), f"({m}×{k})·({k}×{n}) in {dtype}", dtype)
+
+
+def seed_matmul(m, n, k, dtype: str = "fp16") -> OpView:
+    """(m×k)·(k×n) in the Visual Guide seed's convention (m·n·(2k−1) FLOPs, inputs only)."""
+    m, n, k = int(float(m)), int(float(n)), int(float(k))
+    return _op_view(_int.matmul_cost_seed_convention(m, n, k, dtype),
+                    f"({m}×{k})·({k}×{n}) in {dtype}, seed convention", dtype)
+
+#: The token functions this topic adds to the namespace pages evaluate in.
+TOKENS = (matmul, seed_matmul,)
+
+__all__ = ['matmul', 'seed_matmul']

@@ -1,0 +1,213 @@
+"""Tokens of the optimization playbook: each optimization as a move on the roofline."""
+
+from __future__ import annotations
+
+from roofline.errors import InputError
+from roofline.model import playbook as _pb
+from roofline.quantities.core import (
+    Input,
+    Quantity,
+    Source,
+    as_device,
+    as_model,
+    bandwidth_input,
+    model_inputs,
+    peak_input,
+)
+from roofline.registry.hardware import Device
+from roofline.registry.models import Model
+
+# --- playbook (docs/playbook.md): each optimization as a move on the roofline ------------
+# Views whose attributes are Quantities; the class name starts with "_" so NAMESPACE skips it.
+
+
+class _MoveView:
+    """Named Quantities (and a few words or flags) of one playbook move; an unknown name fails clearly."""
+
+    def __init__(self, what: str, fields: dict):
+        self._what, self._fields = what, fields
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        try:
+            return self._fields[name]
+        except KeyError:
+            raise InputError(f"{self._what} has no field {name!r}; known: {', '.join(self._fields)}") from None
+
+
+def _n(x) -> float:
+    return float(x.value) if isinstance(x, Quantity) else float(x)
+
+
+def _pb_inputs(m: Model | None, d: Device, dtype: str = "bf16", **given) -> tuple[Input, ...]:
+    extra = tuple(Input(k.replace("_", " "), v if isinstance(v, str) else _n(v)) for k, v in given.items())
+    return (*(model_inputs(m) if m is not None else ()), peak_input(d, dtype), bandwidth_input(d), *extra)
+
+
+def _pb_view(what: str, inputs: tuple[Input, ...], spec: dict) -> _MoveView:
+    fields = {}
+    for name, item in spec.items():
+        if isinstance(item, tuple):
+            value, unit, label, formula = item
+            fields[name] = Quantity(float(value), unit, f"{label}, {what}", formula, inputs)
+        else:
+            fields[name] = item
+    return _MoveView(what, fields)
+
+
+def quantized(model, hw, weight_dtype: str = "bf16") -> _MoveView:
+    """Batch-1 decode with weights stored in `weight_dtype`: quantized("llama-3.1-8b", "h100-sxm5", "int4").tokens_per_s."""
+    m, d = as_model(model), as_device(hw)
+    q = _pb.quantization(m, d, ("bf16", weight_dtype))
+    base, lv = q.levels[0], q.levels[1]
+    p = lv.point
+    return _pb_view(f"batch-1 decode of {m.name} on the {d.name}, {weight_dtype} weights",
+                    _pb_inputs(m, d, lv.compute_dtype, weight_dtype=weight_dtype), {
+        "weight_bytes": (lv.weight_bytes_per_token, "B", "weight bytes per token", "weights read per step × bytes per weight"),
+        "intensity": (p.intensity_flop_per_byte, "FLOP/byte", "arithmetic intensity", "FLOPs ÷ bytes"),
+        "ridge": (p.ridge_flop_per_byte, "FLOP/byte", f"ridge at the {lv.compute_dtype} peak", "peak ÷ bandwidth"),
+        "attainable": (p.attainable_flop_per_s, "FLOP/s", "attainable FLOP/s", "min(peak, bandwidth × intensity)"),
+        "time": (p.time_s, "s", "time per token", "max(FLOPs ÷ peak, bytes ÷ bandwidth)"),
+        "tokens_per_s": (lv.tokens_per_s, "tokens/s", "tokens/s", "1 ÷ time per token"),
+        "sol": (lv.speed_of_light_tokens_per_s, "tokens/s", "speed of light (weights only)", "bandwidth ÷ weight bytes a step reads"),
+        "speedup": (lv.tokens_per_s / base.tokens_per_s, "x", "speed-up over bf16 weights", "tokens/s ÷ tokens/s with bf16 weights"),
+        "compute_dtype": lv.compute_dtype,
+        "bound": p.bound,
+    })
+
+
+def accepted_tokens(draft_tokens, acceptance) -> Quantity:
+    """Expected tokens per speculative step, (1 − a^(k+1)) ÷ (1 − a) (Leviathan et al. 2023)."""
+    k, a = int(_n(draft_tokens)), _n(acceptance)
+    return Quantity(_pb.expected_accepted_tokens(k, a), "", f"expected tokens per step, k = {k} drafted, acceptance {a:g}",
+                    "(1 − a^(k+1)) ÷ (1 − a), Leviathan et al. 2023",
+                    (Input("drafted tokens k", float(k)), Input("acceptance rate a", a),
+                     Input("formula", "Leviathan, Kalman, Matias: Fast Inference from Transformers via Speculative Decoding",
+                           source=Source("arXiv:2211.17192", "https://arxiv.org/abs/2211.17192"))))
+
+
+def speculation(model, hw, draft_tokens, acceptance, context=0, draft_cost=0) -> _MoveView:
+    """A speculative step verifying k drafted tokens against plain batch-1 decode."""
+    m, d = as_model(model), as_device(hw)
+    s = _pb.speculative(m, d, int(_n(draft_tokens)), _n(acceptance), int(_n(context)), _n(draft_cost))
+    return _pb_view(f"speculative decoding of {m.name} on the {d.name}",
+                    _pb_inputs(m, d, drafted_tokens=draft_tokens, acceptance_rate=acceptance, tokens_cached=context,
+                               draft_cost_per_token=draft_cost), {
+        "verify_tokens": (s.draft_tokens + 1, "", "positions scored in the verify pass", "drafted tokens + 1"),
+        "expected_tokens": (s.expected_tokens_per_step, "", "expected tokens per step", "(1 − a^(k+1)) ÷ (1 − a)"),
+        "plain_intensity": (s.before.intensity_flop_per_byte, "FLOP/byte", "intensity of plain decode", "FLOPs ÷ bytes"),
+        "verify_intensity": (s.after.intensity_flop_per_byte, "FLOP/byte", "intensity of the verify pass", "FLOPs of k + 1 tokens ÷ bytes"),
+        "plain_time": (s.before.time_s, "s", "time of a plain decode step", "max(FLOPs ÷ peak, bytes ÷ bandwidth)"),
+        "verify_time": (s.after.time_s, "s", "time of the verify pass", "max(FLOPs ÷ peak, bytes ÷ bandwidth)"),
+        "step_time": (s.step_time_s, "s", "time of a speculative step", "verify pass + k × draft cost × plain step"),
+        "plain_tokens_per_s": (s.plain_tokens_per_s, "tokens/s", "plain decode tokens/s", "1 ÷ plain step time"),
+        "tokens_per_s": (s.tokens_per_s, "tokens/s", "speculative tokens/s", "expected tokens ÷ speculative step time"),
+        "speedup": (s.speedup, "x", "speed-up over plain decode", "speculative tokens/s ÷ plain tokens/s"),
+        "verify_bound": s.after.bound,
+    })
+
+
+def fused(n_ops, elements, hw, dtype: str = "bf16") -> _MoveView:
+    """A chain of `n_ops` elementwise ops over `elements` values, unfused against fused."""
+    d = as_device(hw)
+    f = _pb.fusion(int(_n(n_ops)), int(_n(elements)), d, dtype)
+    return _pb_view(f"a chain of {f.n_ops} elementwise ops on the {d.name} in {dtype}",
+                    _pb_inputs(None, d, d.sixteen_bit_dtype, ops=n_ops, tensor_elements=elements, element_dtype=dtype), {
+        "flops": (f.before.flops, "FLOP", "FLOPs of the chain", "ops × elements × one FLOP"),
+        "unfused_bytes": (f.before.bytes, "B", "bytes moved unfused", "ops × (read + write) × elements × bytes"),
+        "fused_bytes": (f.after.bytes, "B", "bytes moved fused", "(read + write) × elements × bytes"),
+        "unfused_intensity": (f.before.intensity_flop_per_byte, "FLOP/byte", "intensity unfused", "FLOPs ÷ bytes"),
+        "fused_intensity": (f.after.intensity_flop_per_byte, "FLOP/byte", "intensity fused", "FLOPs ÷ bytes"),
+        "unfused_time": (f.before.time_s, "s", "time unfused", "max(FLOPs ÷ peak, bytes ÷ bandwidth)"),
+        "fused_time": (f.after.time_s, "s", "time fused", "max(FLOPs ÷ peak, bytes ÷ bandwidth)"),
+        "speedup": (f.speedup, "x", "speed-up from fusing", "unfused time ÷ fused time"),
+        "bound": f.after.bound,
+    })
+
+
+def paged(model, hw, max_len, actual_len) -> _MoveView:
+    """Decode batch that fits with KV cache reserved at the maximum length against paged at the actual length."""
+    m, d = as_model(model), as_device(hw)
+    p = _pb.paged_kv(m, d, int(_n(max_len)), int(_n(actual_len)))
+    return _pb_view(f"decode of {m.name} on the {d.name}, KV cache reserved at {p.max_len} or paged at {p.actual_len} tokens",
+                    _pb_inputs(m, d, maximum_length=max_len, actual_length=actual_len,
+                               block_tokens=float(p.block_tokens)), {
+        "block_tokens": (p.block_tokens, "", "tokens per KV block (vLLM)", "PagedAttention block size, Kwon et al. 2023"),
+        "free_memory": (p.free_bytes, "B", "memory left beside the weights", "capacity − weights"),
+        "contiguous_reserved": (p.contiguous_reserved_bytes, "B", "KV cache reserved per sequence, contiguous", "maximum length × KV bytes per token"),
+        "paged_reserved": (p.paged_reserved_bytes, "B", "KV cache reserved per sequence, paged", "actual length in whole blocks × KV bytes per token"),
+        "waste": (p.contiguous_waste, "%", "share of a contiguous reservation never written", "1 − actual ÷ maximum length"),
+        "contiguous_batch": (p.contiguous_batch, "", "sequences that fit, contiguous", "⌊free memory ÷ reservation⌋"),
+        "paged_batch": (p.paged_batch, "", "sequences that fit, paged", "⌊free memory ÷ reservation⌋"),
+        "contiguous_intensity": (p.before.intensity_flop_per_byte, "FLOP/byte", "decode intensity, contiguous batch", "FLOPs ÷ bytes"),
+        "paged_intensity": (p.after.intensity_flop_per_byte, "FLOP/byte", "decode intensity, paged batch", "FLOPs ÷ bytes"),
+        "contiguous_tokens_per_s": (p.contiguous_tokens_per_s, "tokens/s", "tokens/s, contiguous batch", "batch ÷ step time"),
+        "paged_tokens_per_s": (p.paged_tokens_per_s, "tokens/s", "tokens/s, paged batch", "batch ÷ step time"),
+        "speedup": (p.paged_tokens_per_s / p.contiguous_tokens_per_s, "x", "throughput gain from paging", "paged tokens/s ÷ contiguous tokens/s"),
+        "bound": p.after.bound,
+    })
+
+
+def moe_decode(model, hw, batch) -> _MoveView:
+    """A mixture-of-experts model's decode at batch 1 and at `batch`."""
+    m, d = as_model(model), as_device(hw)
+    e = _pb.mixture_of_experts(m, d, int(_n(batch)))
+    return _pb_view(f"decode of {m.name} on the {d.name}", _pb_inputs(m, d, batch=batch), {
+        "active_bytes": (e.active_bytes_per_token, "B", "weight bytes one token reads", "weights in its matmuls (routed experts only) × bytes per weight"),
+        "total_bytes": (e.total_bytes_per_token, "B", "weight bytes a step reading every expert reads", "weights in its matmuls (every expert) × bytes per weight"),
+        "byte_share": (e.active_bytes_per_token / e.total_bytes_per_token, "%", "active share of the weights", "weights read with the routed experts ÷ with every expert"),
+        "n_experts": (m.n_experts, "", "experts per layer", "config"),
+        "experts_per_token": (m.experts_per_token, "", "experts each token is routed to", "config"),
+        "experts_touched": (e.experts_touched, "", "distinct experts read per layer", "E · (1 − (1 − k/E)^batch), uniform routing"),
+        "intensity_1": (e.before.intensity_flop_per_byte, "FLOP/byte", "intensity at batch 1", "FLOPs ÷ bytes"),
+        "intensity": (e.after.intensity_flop_per_byte, "FLOP/byte", "intensity at the batch", "FLOPs ÷ bytes"),
+        "dense_intensity": (e.dense_after.intensity_flop_per_byte, "FLOP/byte", "intensity of a dense model of the active size at the batch", "FLOPs ÷ bytes"),
+        "time_1": (e.before.time_s, "s", "time per token at batch 1", "max(FLOPs ÷ peak, bytes ÷ bandwidth)"),
+        "tokens_per_s_1": (1.0 / e.before.time_s, "tokens/s", "tokens/s at batch 1", "1 ÷ step time"),
+        "tokens_per_s": (e.batch / e.after.time_s, "tokens/s", "tokens/s at the batch", "batch ÷ step time"),
+    })
+
+
+def tensor_parallel(model, hw, n_devices, weight_dtype: str = "bf16") -> _MoveView:
+    """Batch-1 decode split over `n_devices` (ideal: communication ignored)."""
+    m, d = as_model(model), as_device(hw)
+    t = _pb.tensor_parallel(m, d, int(_n(n_devices)), weight_dtype=weight_dtype)
+    return _pb_view(f"batch-1 decode of {m.name} over {t.n_devices} × {d.name}, {weight_dtype} weights",
+                    _pb_inputs(m, d, devices=n_devices, weight_dtype=weight_dtype), {
+        "memory_required": (t.memory_required_bytes, "B", "memory for weights and KV cache", "weights + KV cache"),
+        "memory_per_device": (t.memory_per_device_bytes, "B", "memory per device", "memory required ÷ N"),
+        "min_devices": (t.min_devices_to_fit, "", "fewest devices that hold it", "⌈memory required ÷ capacity⌉"),
+        "intensity": (t.after.intensity_flop_per_byte, "FLOP/byte", "intensity (unchanged by splitting)", "FLOPs ÷ bytes"),
+        "time_1": (t.before.time_s, "s", "time per token on one device, were it to fit", "max(FLOPs ÷ peak, bytes ÷ bandwidth)"),
+        "time": (t.after.time_s, "s", "time per token over the group", "one-device time ÷ N"),
+        "tokens_per_s": (1.0 / t.after.time_s, "tokens/s", "tokens/s over the group", "1 ÷ time per token"),
+        "aggregate_bandwidth": (t.aggregate_bandwidth_bytes_per_s, "B/s", "aggregate bandwidth", "N × bandwidth"),
+        "speedup": (t.speedup, "x", "speed-up over one device", "ideal: N"),
+        "fits_one": t.fits_one_device,
+        "fits": t.fits,
+    })
+
+
+def disaggregated(model, hw, prompt, batch, context=0) -> _MoveView:
+    """A prefill and a decode batch on one device: their points and their interference."""
+    m, d = as_model(model), as_device(hw)
+    g = _pb.disaggregation(m, d, int(_n(prompt)), int(_n(batch)), int(_n(context)))
+    return _pb_view(f"{m.name} on the {d.name}: prefill of {g.prompt_len} tokens, decode batch {g.decode_batch}",
+                    _pb_inputs(m, d, prompt_length=prompt, decode_batch=batch, tokens_cached=context), {
+        "prefill_intensity": (g.prefill.intensity_flop_per_byte, "FLOP/byte", "prefill intensity", "FLOPs ÷ bytes"),
+        "decode_intensity": (g.decode.intensity_flop_per_byte, "FLOP/byte", "decode intensity", "FLOPs ÷ bytes"),
+        "ridge": (g.decode.ridge_flop_per_byte, "FLOP/byte", "ridge point", "peak ÷ bandwidth"),
+        "ttft": (g.time_to_first_token_s, "s", "time to first token", "prefill time"),
+        "decode_step": (g.decode_step_s, "s", "decode step time", "max(FLOPs ÷ peak, bytes ÷ bandwidth)"),
+        "stalled_step": (g.stalled_decode_step_s, "s", "decode step that waits behind the prefill", "decode step + prefill"),
+        "stall_ratio": (g.stall_ratio, "x", "stalled ÷ normal decode step", "(decode + prefill) ÷ decode"),
+        "kv_transfer": (g.kv_transfer_bytes, "B", "prompt KV cache moved between pools", "prompt length × KV bytes per token"),
+        "prefill_bound": g.prefill.bound,
+        "decode_bound": g.decode.bound,
+    })
+
+#: The token functions this topic adds to the namespace pages evaluate in.
+TOKENS = (quantized, accepted_tokens, speculation, fused, paged, moe_decode, tensor_parallel, disaggregated,)
+
+__all__ = ['quantized', 'accepted_tokens', 'speculation', 'fused', 'paged', 'moe_decode', 'tensor_parallel', 'disaggregated']

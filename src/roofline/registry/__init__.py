@@ -1,0 +1,1 @@
+"""The sourced facts: hardware, models and published measurements, loaded from data/*.toml."""

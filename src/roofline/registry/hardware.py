@@ -1,0 +1,132 @@
+"""Devices: dense peak FLOP/s per dtype, memory bandwidth and capacity, each with its source."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from types import MappingProxyType
+from typing import Mapping
+
+from roofline.model.dtypes import PEAK_DTYPES
+from roofline.errors import InputError
+from roofline.registry.specfile import DATA_DIR, Entry, check_unique, lookup, parse_entries
+
+TERA = 1e12
+GIGA = 1e9
+GIBI = 2**30
+
+#: The 16-bit formats a ridge point is quoted at, in order of preference.
+SIXTEEN_BIT = ("bf16", "fp16")
+
+
+@dataclass(frozen=True)
+class Device:
+    """One accelerator (or CPU socket) as its vendor specifies it.
+
+    >>> get_device("h100-sxm5").memory_bandwidth_bytes_per_s
+    3350000000000.0
+    """
+
+    id: str
+    name: str
+    vendor: str
+    kind: str
+    memory_type: str
+    memory_capacity_bytes: float
+    memory_bandwidth_bytes_per_s: float
+    dense_peak_flop_per_s: Mapping[str, float]
+    source_url: str
+    source_title: str
+    note: str
+    confidence: str
+    checked: dt.date
+    power_w: float | None = None
+    capacity_unit: str = "GB"  # "GiB" where the vendor quotes binary gigabytes
+
+    def peak_flop_per_s(self, dtype: str = "bf16") -> float:
+        """Dense peak at `dtype`; "bf16" falls back to fp16 (and back) where only one is published."""
+        peaks = self.dense_peak_flop_per_s
+        if dtype in peaks:
+            return peaks[dtype]
+        if dtype in SIXTEEN_BIT:
+            for alt in SIXTEEN_BIT:
+                if alt in peaks:
+                    return peaks[alt]
+        raise InputError(
+            f"{self.id} has no published dense {dtype} peak; it has {', '.join(peaks)}"
+        )
+
+    @property
+    def sixteen_bit_dtype(self) -> str:
+        """The 16-bit format the device's headline peak is quoted in (bf16, else fp16)."""
+        return next(d for d in SIXTEEN_BIT if d in self.dense_peak_flop_per_s)
+
+
+def _parse_device(entry: Entry) -> Device:
+    peaks_raw = entry.raw.get("dense_peak_TFLOP_per_s")
+    if not isinstance(peaks_raw, dict) or not peaks_raw:
+        raise entry.fail("dense_peak_TFLOP_per_s", "is missing or empty")
+    peaks = {}
+    for dtype, value in peaks_raw.items():
+        if dtype not in PEAK_DTYPES:
+            raise entry.fail("dense_peak_TFLOP_per_s", f"has unknown dtype '{dtype}' (known: {', '.join(PEAK_DTYPES)})")
+        peaks[dtype] = entry.check_number(f"dense_peak_TFLOP_per_s.{dtype}", value) * TERA
+    if not any(d in peaks for d in SIXTEEN_BIT):
+        raise entry.fail("dense_peak_TFLOP_per_s", "needs a bf16 or fp16 peak")
+    if entry.has("memory_capacity_GiB") == entry.has("memory_capacity_GB"):
+        raise entry.fail("memory_capacity_GB", "must be given once, as memory_capacity_GB or memory_capacity_GiB")
+    if entry.has("memory_capacity_GiB"):
+        capacity, unit = entry.number("memory_capacity_GiB") * GIBI, "GiB"
+    else:
+        capacity, unit = entry.number("memory_capacity_GB") * GIGA, "GB"
+    checked = entry.raw.get("checked")
+    if not isinstance(checked, dt.date):
+        raise entry.fail("checked", "must be a date such as 2026-11-22")
+    return Device(
+        id=entry.text("id"),
+        name=entry.text("name"),
+        vendor=entry.text("vendor"),
+        kind=entry.text("kind"),
+        memory_type=entry.text("memory_type"),
+        memory_capacity_bytes=capacity,
+        capacity_unit=unit,
+        memory_bandwidth_bytes_per_s=entry.number("memory_bandwidth_TB_per_s") * TERA,
+        dense_peak_flop_per_s=MappingProxyType(peaks),
+        source_url=entry.source_url(),
+        source_title=entry.text("source_title", required=False) or entry.text("name"),
+        note=entry.text("note"),
+        confidence=entry.text("confidence"),
+        checked=checked,
+        power_w=entry.number("power_W", required=False),
+    )
+
+
+def load_devices(path: Path) -> dict[str, Device]:
+    """Parse and validate a hardware spec file into {id: Device}, in file order."""
+    devices = parse_entries(path, "device", _parse_device)
+    check_unique(path, (d.id for d in devices))
+    return {d.id: d for d in devices}
+
+
+@lru_cache(maxsize=None)
+def _registry(path: Path) -> dict[str, Device]:
+    return load_devices(path)
+
+
+def hardware_path() -> Path:
+    """The registry file in use: $ROOFLINE_HARDWARE if set (for tests and what-ifs), else the bundled one."""
+    import os
+
+    return Path(os.environ.get("ROOFLINE_HARDWARE", DATA_DIR / "hardware.toml"))
+
+
+def devices() -> dict[str, Device]:
+    """Every device in the registry, in file order."""
+    return dict(_registry(hardware_path()))
+
+
+def get_device(device_id: str) -> Device:
+    """The registry device with this id, or an error naming the closest ids."""
+    return lookup("hardware", device_id, _registry(hardware_path()))

@@ -1,0 +1,185 @@
+"""Published measurements (data/measurements.toml) and their gap to the speed of light.
+
+Three kinds, each compared with a number the package computes from the registry:
+
+* bandwidth: measured GB/s ÷ the device's spec memory bandwidth
+* gemm:      measured large-GEMM TFLOP/s ÷ the device's dense peak at that dtype
+* decode:    measured batch-1 tokens/s ÷ the speed of light for that model, device and dtype
+             (bandwidth ÷ the weight bytes a step reads; `inference.speed_of_light_tokens_per_s`)
+
+The *derated* bandwidth is the spec bandwidth times the median share of spec bandwidth
+that the published bandwidth measurements reached (`bandwidth_derate`): what a
+well-tuned kernel can expect, computed from sourced data rather than assumed.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from roofline.model.dtypes import STORAGE_DTYPES
+from roofline.registry.hardware import Device, get_device
+from roofline.model.inference import speed_of_light_tokens_per_s
+from roofline.registry.models import Model, get_model
+from roofline.registry.specfile import DATA_DIR, Entry, check_unique, lookup, parse_entries
+
+GIGA, TERA = 1e9, 1e12
+KINDS = ("bandwidth", "gemm", "decode")
+
+#: Field with the measured value, its scale to base units, and the base unit, per kind.
+VALUE_FIELDS = {
+    "bandwidth": ("measured_GB_per_s", GIGA, "B/s"),
+    "gemm": ("measured_TFLOP_per_s", TERA, "FLOP/s"),
+    "decode": ("measured_tokens_per_s", 1.0, "tokens/s"),
+}
+
+
+@dataclass(frozen=True)
+class PublishedMeasurement:
+    """One measured figure from a cited source, tied to a registry device (and model)."""
+
+    id: str
+    kind: str                 # "bandwidth", "gemm" or "decode"
+    device_id: str
+    value: float              # base units: B/s, FLOP/s or tokens/s
+    unit: str
+    what: str
+    tool: str                 # a short name for tables and figures: "gpt-fast", "llama.cpp", "MAMF"
+    software: str
+    date: str
+    source_url: str
+    source_title: str
+    measured_on: str = ""     # the chip it ran on, where that differs from the registry name
+    mapping: str = ""         # why the registry device stands in for it
+    dtype: str = ""           # gemm: the peak it is compared with; decode: weight dtype
+    model_id: str = ""        # decode only
+    measured_model: str = ""  # the model it ran, where that differs from the registry model
+    shape: str = ""           # gemm only
+
+    @property
+    def device(self) -> Device:
+        return get_device(self.device_id)
+
+    @property
+    def model(self) -> Model:
+        return get_model(self.model_id)
+
+    @property
+    def model_name(self) -> str:
+        """The model as it was run (Llama 3 8B), else the registry model's name."""
+        return self.measured_model or (self.model.name if self.model_id else "")
+
+    @property
+    def reference(self) -> float:
+        """What the measurement is compared with: spec bandwidth, dense peak or speed of light."""
+        d = self.device
+        if self.kind == "bandwidth":
+            return d.memory_bandwidth_bytes_per_s
+        if self.kind == "gemm":
+            return d.peak_flop_per_s(self.dtype)
+        return speed_of_light_tokens_per_s(self.model, d, self.dtype)
+
+    @property
+    def share(self) -> float:
+        """measured ÷ reference: the fraction of the speed of light that was reached."""
+        return self.value / self.reference
+
+
+def _parse(entry: Entry, kind: str) -> PublishedMeasurement:
+    field, scale, unit = VALUE_FIELDS[kind]
+    device_id = entry.text("device")
+    try:
+        device = get_device(device_id)
+    except Exception as err:  # an unknown id: name the file, entry and field
+        raise entry.fail("device", f"is not in the registry ({err})") from None
+    dtype, model_id = "", ""
+    if kind == "gemm":
+        dtype = entry.text("dtype")
+        try:
+            device.peak_flop_per_s(dtype)
+        except Exception as err:
+            raise entry.fail("dtype", f"must be a dtype the device has a dense peak for ({err})") from None
+    if kind == "decode":
+        model_id = entry.text("model")
+        try:
+            get_model(model_id)
+        except Exception as err:
+            raise entry.fail("model", f"is not in the registry ({err})") from None
+        dtype = entry.text("weight_dtype")
+        if dtype not in STORAGE_DTYPES:
+            raise entry.fail("weight_dtype", f"must be one of {', '.join(STORAGE_DTYPES)}, got {dtype!r}")
+    # Context for readers of the file, checked for type but not used in any number.
+    entry.text("quote", required=False)
+    for count in ("prompt_tokens", "generated_tokens", "power_limit_W"):
+        entry.number(count, required=False, integer=True)
+    date = entry.raw.get("date")
+    if not isinstance(date, str) or not date[:4].isdigit():
+        raise entry.fail("date", f"must be a year or year-month string such as \"2024-05\", got {date!r}")
+    return PublishedMeasurement(
+        id=entry.text("id"), kind=kind, device_id=device_id, value=entry.number(field) * scale, unit=unit,
+        what=entry.text("what"), tool=entry.text("tool"), software=entry.text("software"), date=date,
+        source_url=entry.source_url(), source_title=entry.text("source_title"),
+        measured_on=entry.text("measured_on", required=False), mapping=entry.text("mapping", required=False),
+        dtype=dtype, model_id=model_id, shape=entry.text("shape", required=False),
+        measured_model=entry.text("measured_model", required=False),
+    )
+
+
+def load_measurements(path: Path) -> dict[str, PublishedMeasurement]:
+    """Parse and validate a measurements file into {id: PublishedMeasurement}, kinds in KINDS order."""
+    out: list[PublishedMeasurement] = []
+    for kind in KINDS:
+        out += parse_entries(path, kind, lambda e, kind=kind: _parse(e, kind))
+    check_unique(path, (m.id for m in out))
+    return {m.id: m for m in out}
+
+
+def measurements_path() -> Path:
+    """$ROOFLINE_MEASUREMENTS if set (tests, what-ifs), else the bundled file."""
+    return Path(os.environ.get("ROOFLINE_MEASUREMENTS", DATA_DIR / "measurements.toml"))
+
+
+@lru_cache(maxsize=None)
+def _registry(path: Path, _hw: str, _models: str) -> dict[str, PublishedMeasurement]:
+    return load_measurements(path)
+
+
+def published() -> dict[str, PublishedMeasurement]:
+    """Every published measurement, in file order by kind."""
+    from roofline.registry.hardware import hardware_path
+    from roofline.registry.models import models_path
+
+    return dict(_registry(measurements_path(), str(hardware_path()), str(models_path())))
+
+
+def get_measurement(ident: str) -> PublishedMeasurement:
+    """The published measurement with this id, or an error naming the closest ids."""
+    return lookup("measurement", ident, published())
+
+
+def of_kind(kind: str) -> list[PublishedMeasurement]:
+    """Published measurements of one kind, in file order."""
+    return [m for m in published().values() if m.kind == kind]
+
+
+def bandwidth_derate() -> float:
+    """Median share of spec bandwidth the published bandwidth measurements reached.
+
+    With the FlashMLA H800 (3000 of 3350 GB/s), ROCm MI350X (6914 of 8000), gpt-fast
+    A100 (1700 of 2039) and A800 PCIe (1727 of 1935) entries, the median of
+    0.8955, 0.8643, 0.8337 and 0.8925 is (0.8643 + 0.8925) / 2 = 0.8784.
+    """
+    return statistics.median(m.share for m in of_kind("bandwidth"))
+
+
+def derated_bandwidth_bytes_per_s(device: Device) -> float:
+    """Spec bandwidth × bandwidth_derate(): the bandwidth a well-tuned kernel can expect."""
+    return device.memory_bandwidth_bytes_per_s * bandwidth_derate()
+
+
+def derated_speed_of_light_tokens_per_s(model: Model, device: Device, weight_dtype: str = "bf16") -> float:
+    """The speed of light at the derated bandwidth instead of the spec one."""
+    return speed_of_light_tokens_per_s(model, device, weight_dtype) * bandwidth_derate()

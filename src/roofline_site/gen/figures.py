@@ -1,0 +1,72 @@
+"""mkdocs-gen-files script: render every figure module to figures/<name>.svg and .csv.
+
+Rendering the figures with matplotlib is most of a build's time, so the output is cached
+in .cache/figures/<key>/, where the key hashes everything a figure can depend on: the
+figure modules, the roofline package and the spec files it reads (including any
+ROOFLINE_HARDWARE / ROOFLINE_MODELS override), the measurement JSON files, and the
+matplotlib version. Any change to those renders every figure afresh.
+Set ROOFLINE_FIGURE_CACHE=0 to bypass the cache (the reproducibility test and the cold
+build benchmark do).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+from importlib.metadata import version
+from pathlib import Path
+
+import mkdocs_gen_files
+
+from figures_gen import FIGURES, module, render
+from roofline.registry.hardware import hardware_path
+from roofline.registry.models import models_path
+
+from roofline_site.paths import ROOT
+CACHE = ROOT / ".cache" / "figures"
+
+
+def inputs() -> list[Path]:
+    """Every file whose content can change a figure."""
+    files = [*ROOT.glob("figures_gen/*.py"), *ROOT.glob("src/roofline/**/*.py"),
+             *ROOT.glob("src/roofline/data/*.toml"), *ROOT.glob("measurements/*.json"),
+             hardware_path(), models_path()]
+    return sorted(set(files))
+
+
+def cache_key() -> str:
+    h = hashlib.sha256(f"matplotlib {version('matplotlib')}; figures {','.join(FIGURES)}".encode())
+    for path in inputs():
+        h.update(str(path).encode())
+        h.update(path.read_bytes() if path.exists() else b"<missing>")
+    return h.hexdigest()[:16]
+
+
+def rendered() -> dict[str, tuple[bytes, str]]:
+    """{file stem: (svg, csv)} for every figure, from the cache when its key matches."""
+    use_cache = os.environ.get("ROOFLINE_FIGURE_CACHE", "1") != "0"
+    folder = CACHE / cache_key()
+    stems = {name: module(name).NAME for name in FIGURES}
+    if use_cache and all((folder / f"{s}.svg").exists() and (folder / f"{s}.csv").exists() for s in stems.values()):
+        return {s: ((folder / f"{s}.svg").read_bytes(), (folder / f"{s}.csv").read_text()) for s in stems.values()}
+    out = {stems[name]: render(name) for name in FIGURES}
+    if use_cache:
+        tmp = folder.with_name(folder.name + f".tmp{os.getpid()}")
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir(parents=True)
+        for stem, (svg, csv_text) in out.items():
+            (tmp / f"{stem}.svg").write_bytes(svg)
+            (tmp / f"{stem}.csv").write_text(csv_text)
+        for old in CACHE.iterdir():  # keep one generation
+            if old != tmp:
+                shutil.rmtree(old, ignore_errors=True)
+        tmp.rename(folder)
+    return out
+
+
+for stem, (svg, csv_text) in rendered().items():
+    with mkdocs_gen_files.open(f"figures/{stem}.svg", "wb") as f:
+        f.write(svg)
+    with mkdocs_gen_files.open(f"figures/{stem}.csv", "w") as f:
+        f.write(csv_text)

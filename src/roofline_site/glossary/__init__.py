@@ -1,0 +1,1 @@
+"""The glossary: entries, the term matcher, hover cards and "Mentioned in"."""

@@ -1,0 +1,425 @@
+"""The glossary: entries loaded from glossary/<category>/<slug>.md, one term matcher, HTML annotation.
+
+One function decides what counts as a mention of a term (`find_mentions`). The hover-card
+hook uses it on every page's HTML, and the "Mentioned in" lists are the set of pages that
+pass produced, so cards and backlinks cannot disagree. No MkDocs import here: the hook
+module (`glossary_hooks`) and the gen-files script (`gen_glossary`) are the MkDocs glue.
+
+Matching rules (documented once, here):
+- every name is the term or one of its aliases;
+- a name with an upper-case letter after its first character ("KV cache", "FLOPs", "MoE")
+  matches case-sensitively; any other name ("ridge point") matches in any case;
+- a space or hyphen inside a name matches a space, a no-break space or a hyphen;
+- a plural "s" may follow; a name never matches inside a longer word, a hyphenated
+  compound or a slash unit ("FLOP/byte");
+- at one position the longest name wins ("continuous batching" over "batching").
+"""
+
+from __future__ import annotations
+
+import html as _html
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urljoin, urlsplit
+
+import yaml
+
+from roofline.quantities import Source  # a source is a title and a URL, as in the number provenance
+
+from roofline_site.paths import ROOT
+GLOSSARY_DIR = ROOT / "glossary"
+REDIRECTS_FILE = "_redirects.yml"
+
+#: Folder name -> the label a card and the index show.
+CATEGORIES = {
+    "performance-model": "Performance model",
+    "hardware": "Hardware",
+    "operation": "Operation",
+    "number-format": "Number format",
+    "inference-phase": "Inference phase",
+    "optimization": "Optimization",
+    "parallelism": "Parallelism",
+    "metric": "Metric",
+}
+REQUIRED_FIELDS = ("term", "category", "summary", "sources")
+SLUG = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+
+
+class GlossaryError(Exception):
+    """A glossary file is malformed: the message names the file and the field."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One glossary term, as its front matter and body declare it."""
+
+    slug: str
+    term: str
+    aliases: tuple[str, ...]
+    category: str
+    summary: str
+    sources: tuple[Source, ...]
+    see_also: tuple[str, ...]
+    body: str
+    path: str  # relative to the repository root, e.g. "glossary/hardware/hbm.md"
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return (self.term, *self.aliases)
+
+    @property
+    def category_label(self) -> str:
+        return CATEGORIES[self.category]
+
+    @property
+    def url(self) -> str:
+        """Site-relative URL of the published page."""
+        return f"glossary/{self.slug}/"
+
+
+@dataclass(frozen=True)
+class Mention:
+    start: int
+    end: int
+    slug: str
+
+
+@dataclass(frozen=True)
+class Glossary:
+    """All entries, the old-slug redirects, and the compiled term matcher."""
+
+    entries: tuple[Entry, ...]
+    redirects: dict = field(default_factory=dict)  # old slug -> current slug
+    _pattern: re.Pattern = field(default=None, repr=False, compare=False)
+    _group_slug: dict = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def by_slug(self) -> dict[str, Entry]:
+        return {e.slug: e for e in self.entries}
+
+    def get(self, slug: str) -> Entry:
+        return self.by_slug[slug]
+
+
+# ------------------------------------------------------------------ loading -----------------
+# libyaml's safe loader where PyYAML was built with it: the same documents, about ten times faster.
+_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def _split_front_matter(text: str, where: str) -> tuple[dict, str]:
+    if not text.startswith("---\n"):
+        raise GlossaryError(f"{where}: the file must start with a '---' front-matter block")
+    end = text.find("\n---", 4)
+    if end == -1:
+        raise GlossaryError(f"{where}: the front-matter block is not closed with '---'")
+    try:
+        meta = yaml.load(text[4:end], Loader=_YAML_LOADER) or {}
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        line = f" line {mark.line + 2}" if mark else ""
+        raise GlossaryError(f"{where}:{line}: front matter is not valid YAML ({getattr(err, 'problem', err)})") from None
+    if not isinstance(meta, dict):
+        raise GlossaryError(f"{where}: front matter must be a mapping of fields")
+    return meta, text[end + 4:].lstrip("\n")
+
+
+def _str_list(meta: dict, key: str, where: str) -> tuple[str, ...]:
+    value = meta.get(key) or []
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+        raise GlossaryError(f"{where}: field '{key}' must be a list of non-empty strings")
+    return tuple(v.strip() for v in value)
+
+
+def parse_entry(path: Path, root: Path = ROOT) -> Entry:
+    """Read one entry file; raise GlossaryError naming the file and field on any problem."""
+    where = path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
+    meta, body = _split_front_matter(path.read_text(encoding="utf-8"), where)
+    for key in REQUIRED_FIELDS:
+        if not meta.get(key):
+            raise GlossaryError(f"{where}: field '{key}' is missing or empty")
+    for key in ("term", "category", "summary"):
+        if not isinstance(meta[key], str):
+            raise GlossaryError(f"{where}: field '{key}' must be a string")
+    slug, folder = path.stem, path.parent.name
+    if not SLUG.match(slug):
+        raise GlossaryError(f"{where}: the file name must be a lower-case slug such as 'ridge-point.md'")
+    if meta["category"] not in CATEGORIES:
+        raise GlossaryError(f"{where}: category '{meta['category']}' is not one of {', '.join(CATEGORIES)}")
+    if meta["category"] != folder:
+        raise GlossaryError(f"{where}: category '{meta['category']}' does not match its folder '{folder}'")
+    summary = " ".join(meta["summary"].split())
+    if not summary.endswith(".") or summary.count(". ") > 0:
+        raise GlossaryError(f"{where}: field 'summary' must be one sentence ending with a full stop")
+    sources = meta["sources"]
+    if not isinstance(sources, list) or not all(
+            isinstance(s, dict) and isinstance(s.get("title"), str) and isinstance(s.get("url"), str)
+            and s["url"].startswith("https://") for s in sources):
+        raise GlossaryError(f"{where}: field 'sources' must be a list of {{title, url}} with https URLs")
+    if not body.strip():
+        raise GlossaryError(f"{where}: the entry has no body (start it with the definition)")
+    return Entry(slug=slug, term=meta["term"].strip(), aliases=_str_list(meta, "aliases", where),
+                 category=meta["category"], summary=summary,
+                 sources=tuple(Source(s["title"], s["url"]) for s in sources),
+                 see_also=_str_list(meta, "see_also", where), body=body, path=where)
+
+
+def _check(entries: tuple[Entry, ...], redirects: dict) -> None:
+    slugs = {}
+    for e in entries:
+        if e.slug in slugs:
+            raise GlossaryError(f"{e.path}: slug '{e.slug}' is also used by {slugs[e.slug]}")
+        slugs[e.slug] = e.path
+    owner: dict[str, Entry] = {}
+    for e in entries:
+        for name in e.names:
+            if re.search(r"[<>&\"]", name):
+                raise GlossaryError(f"{e.path}: name '{name}' must not contain < > & or quotes")
+            key = _fold(name)
+            if key in owner and owner[key] is not e:
+                raise GlossaryError(f"{e.path}: name '{name}' already belongs to {owner[key].path}")
+            owner[key] = e
+        for other in e.see_also:
+            if other not in slugs:
+                raise GlossaryError(f"{e.path}: see_also '{other}' is not a glossary slug")
+            if other == e.slug:
+                raise GlossaryError(f"{e.path}: see_also lists the entry itself")
+    for old, new in redirects.items():
+        if old in slugs:
+            raise GlossaryError(f"glossary/{REDIRECTS_FILE}: '{old}' is a live slug and cannot redirect")
+        if new not in slugs:
+            raise GlossaryError(f"glossary/{REDIRECTS_FILE}: '{old}' redirects to '{new}', which is not a slug")
+
+
+def _load_redirects(folder: Path) -> dict[str, str]:
+    path = folder / REDIRECTS_FILE
+    if not path.exists():
+        return {}
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as err:
+        raise GlossaryError(f"glossary/{REDIRECTS_FILE}: not valid YAML ({getattr(err, 'problem', err)})") from None
+    if not isinstance(data, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in data.items()):
+        raise GlossaryError(f"glossary/{REDIRECTS_FILE}: must map old slugs to current slugs (old: new)")
+    return dict(data)
+
+
+def load_glossary(folder: Path = GLOSSARY_DIR) -> Glossary:
+    """Every entry under `folder`, checked (fields, categories, see_also, unique names, redirects)."""
+    root = folder.parent
+    entries = tuple(sorted((parse_entry(p, root) for p in folder.glob("*/*.md")), key=lambda e: e.term.lower()))
+    redirects = _load_redirects(folder)
+    _check(entries, redirects)
+    pattern, group_slug = _compile(entries)
+    return Glossary(entries, redirects, pattern, group_slug)
+
+
+# ------------------------------------------------------------------ matching ----------------
+def _fold(name: str) -> str:
+    return re.sub(r"[\s\u00a0-]+", " ", name).lower()
+
+
+def case_sensitive(name: str) -> bool:
+    """A name with a capital after its first character ("KV cache", "FLOPs") keeps its case."""
+    return any(c.isupper() for c in name[1:])
+
+
+def name_pattern(name: str) -> str:
+    """The regex for one name (no boundaries): separators loose, case per `case_sensitive`."""
+    parts = [re.escape(p) for p in re.split(r"[\s-]+", name.strip())]
+    core = r"[\s\u00a0-]+".join(parts)
+    return core if case_sensitive(name) else f"(?i:{core})"
+
+
+def _compile(entries: tuple[Entry, ...]) -> tuple[re.Pattern, dict]:
+    names = sorted(((n, e.slug) for e in entries for n in e.names), key=lambda t: (-len(t[0]), t[0]))
+    group_slug, alts = {}, []
+    for i, (name, slug) in enumerate(names):
+        group_slug[f"g{i}"] = slug
+        alts.append(f"(?P<g{i}>{name_pattern(name)})")
+    body = "|".join(alts) or r"(?!x)x"
+    return re.compile(rf"(?<![\w/\-])(?:{body})s?(?![\w/]|-\w)"), group_slug
+
+
+def find_mentions(text: str, glossary: Glossary) -> list[Mention]:
+    """Every mention of a glossary term in plain text, left to right, non-overlapping."""
+    return [Mention(m.start(), m.end(), glossary._group_slug[m.lastgroup])
+            for m in glossary._pattern.finditer(text)]
+
+
+# ------------------------------------------------------------------ HTML --------------------
+#: Elements whose text is never annotated: code, links, headings, form controls, titles.
+SKIP_TAGS = {"code", "pre", "a", "h1", "h2", "h3", "h4", "h5", "h6", "kbd", "samp", "button", "label",
+             "select", "option", "textarea", "title", "abbr", "summary", "dt", "script", "style", "svg", "math"}
+#: Classes whose subtree is never annotated: number provenance, math, existing cards, admonition titles.
+SKIP_CLASSES = {"rl-num", "rl-prov", "arithmatex", "headerlink", "gl-ref", "gl-card", "gl-cards",
+                "admonition-title", "gl-meta", "gl-mentioned", "gl-index"}
+VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+# A tag may hold ">" inside a quoted attribute value; a comment, script or style is one token.
+HTML_TOKEN = re.compile(r"""<!--.*?-->|<(script|style|svg|math)\b.*?</\1\s*>|</?[a-zA-Z](?:[^>"']|"[^"]*"|'[^']*')*>""",
+                        re.S | re.I)
+TAG_NAME = re.compile(r"<\s*(/?)\s*([a-zA-Z][\w:-]*)")
+CLASS_ATTR = re.compile(r"""\bclass\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""", re.I)
+HREF_ATTR = re.compile(r"""\bhref\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""", re.I)
+OFF_ATTR = re.compile(r"""\bdata-glossary\s*=\s*["']?off""", re.I)
+
+
+@dataclass(frozen=True)
+class Annotated:
+    html: str
+    mentioned: frozenset  # slugs that got a card on this page
+    linked: frozenset     # slugs this page links to by hand (before annotation)
+
+
+def _skips(tag: str, name: str) -> bool:
+    if name in SKIP_TAGS or OFF_ATTR.search(tag):
+        return True
+    m = CLASS_ATTR.search(tag)
+    return bool(m and SKIP_CLASSES & set((m.group(1) or m.group(2) or m.group(3) or "").split()))
+
+
+def text_segments(html: str):
+    """(start, end, annotatable) for every stretch of `html`: tags are never annotatable."""
+    stack: list[tuple[str, bool]] = []
+    pos = 0
+    for m in HTML_TOKEN.finditer(html):
+        if m.start() > pos:
+            yield pos, m.start(), not (stack and stack[-1][1])
+        yield m.start(), m.end(), False
+        pos = m.end()
+        tag = m.group(0)
+        if tag.startswith("<!--") or m.group(1):
+            continue
+        t = TAG_NAME.match(tag)
+        if not t:
+            continue
+        closing, name = t.group(1) == "/", t.group(2).lower()
+        if closing:
+            for i in range(len(stack) - 1, -1, -1):
+                if stack[i][0] == name:
+                    del stack[i:]
+                    break
+        elif name not in VOID and not tag.rstrip(">").endswith("/"):
+            stack.append((name, (stack[-1][1] if stack else False) or _skips(tag, name)))
+    if pos < len(html):
+        yield pos, len(html), not (stack and stack[-1][1])
+
+
+def resolve_glossary_link(href: str, page_url: str, glossary: Glossary) -> str | None:
+    """The slug a link points to (relative to the page at `page_url`), or None."""
+    href = _html.unescape(href).split("#", 1)[0].split("?", 1)[0]
+    if not href or re.match(r"^[a-z][a-z0-9+.-]*:", href, re.I) or href.startswith("//"):
+        return None
+    path = urlsplit(urljoin("http://site/" + page_url, href)).path
+    m = re.fullmatch(r"/?glossary/([a-z0-9-]+)(?:/|/index\.html|\.html|\.md)?", path.lstrip("/"))
+    if m and m.group(1) in glossary.by_slug:
+        return m.group(1)
+    return None
+
+
+def linked_slugs(html: str, page_url: str, glossary: Glossary) -> frozenset:
+    out = set()
+    for m in HTML_TOKEN.finditer(html):
+        tag = m.group(0)
+        if TAG_NAME.match(tag) and TAG_NAME.match(tag).group(2).lower() == "a":
+            h = HREF_ATTR.search(tag)
+            if h:
+                slug = resolve_glossary_link(h.group(1) or h.group(2) or h.group(3) or "", page_url, glossary)
+                if slug:
+                    out.add(slug)
+    return frozenset(out)
+
+
+def card_html(entry: Entry, href: str) -> str:
+    """The hover card of one entry: term, category, the one-sentence summary, a link."""
+    e = _html.escape
+    return (f'<span class="gl-card" role="tooltip" id="gl-card-{entry.slug}" hidden>'
+            f'<span class="gl-card-head"><strong class="gl-card-term">{e(entry.term)}</strong> '
+            f'<span class="gl-card-cat">{e(entry.category_label)}</span></span>'
+            f'<span class="gl-card-summary">{e(entry.summary)}</span>'
+            f'<a class="gl-card-link" href="{e(href)}">Open the glossary entry</a></span>')
+
+
+def annotate_html(html: str, glossary: Glossary, page_url: str, href_for, exclude: frozenset = frozenset()) -> Annotated:
+    """Wrap every mention outside code, links, headings and number spans; link the first one.
+
+    `href_for(slug)` gives the link from this page to the entry; `exclude` holds slugs not to
+    annotate (an entry's own page). The cards go once per term at the end of the content.
+    """
+    linked = linked_slugs(html, page_url, glossary)
+    seen: list[str] = []
+    out = []
+    for a, b, ok in text_segments(html):
+        chunk = html[a:b]
+        if not ok:
+            out.append(chunk)
+            continue
+        last = 0
+        for mention in find_mentions(chunk, glossary):
+            if mention.slug in exclude:
+                continue
+            text = chunk[mention.start:mention.end]
+            slug = mention.slug
+            if slug not in seen:
+                seen.append(slug)
+                trigger = (f'<a class="gl-term" href="{_html.escape(href_for(slug))}" '
+                           f'aria-describedby="gl-card-{slug}">{text}</a>')
+            else:
+                trigger = f'<span class="gl-term" tabindex="0" aria-describedby="gl-card-{slug}">{text}</span>'
+            out.append(chunk[last:mention.start])
+            out.append(f'<span class="gl-ref" data-gl="{slug}">{trigger}</span>')
+            last = mention.end
+        out.append(chunk[last:])
+    if seen:
+        by_slug = glossary.by_slug
+        cards = "".join(card_html(by_slug[s], href_for(s)) for s in seen)
+        out.append(f'\n<div class="gl-cards" hidden data-search-exclude>{cards}</div>')
+    return Annotated("".join(out), frozenset(seen), linked)
+
+
+# ------------------------------------------------------------------ generated Markdown -----
+#: Filled by the hook with a link to the entry's source file (the page's edit URL).
+EDIT_MARKER = '<span class="gl-edit"></span>'
+
+
+def entry_markdown(entry: Entry, glossary: Glossary) -> str:
+    """The page published at /glossary/<slug>/: title, category, body, see also, backlinks, sources."""
+    by_slug = glossary.by_slug
+    lines = [f"# {entry.term}", "",
+             f'<p class="gl-meta"><span class="gl-cat">{_html.escape(entry.category_label)}</span>'
+             + (f" · also called {', '.join(f'<em>{_html.escape(a)}</em>' for a in entry.aliases)}" if entry.aliases else "")
+             + f' · {EDIT_MARKER}</p>', "", entry.body.rstrip(), ""]
+    if entry.see_also:
+        lines += ["## See also", ""]
+        lines += [f"- [{by_slug[s].term}]({s}.md): {by_slug[s].summary}" for s in entry.see_also]
+        lines.append("")
+    lines += ["## Mentioned in", "", f'<div class="gl-mentioned" data-gl-mentioned="{entry.slug}"></div>', "",
+              "## Sources", ""]
+    lines += [f"- [{s.title}]({s.url})" for s in entry.sources]
+    return "\n".join(lines) + "\n"
+
+
+def index_markdown(glossary: Glossary) -> str:
+    """The page published at /glossary/: entries grouped by category with summaries, then A to Z."""
+    lines = ["# Glossary", "",
+             "Every term the site uses, one page each. Hover or focus a term anywhere on the site to see "
+             "its definition; the first mention on a page links here.", "",
+             '<div class="gl-index" markdown>', ""]
+    for cat, label in CATEGORIES.items():
+        members = [e for e in glossary.entries if e.category == cat]
+        if not members:
+            continue
+        lines += [f"## {label}", ""]
+        lines += [f"- [{e.term}]({e.slug}.md): {e.summary}" for e in members]
+        lines.append("")
+    lines += ["## A–Z {#a-z}", ""]
+    names = sorted(((n, e) for e in glossary.entries for n in e.names), key=lambda t: t[0].lower())
+    letter = None
+    for name, e in names:
+        first = name[0].upper() if name[0].isalpha() else "#"
+        if first != letter:
+            letter = first
+            lines += ["", f"### {letter}", ""]
+        lines.append(f"- [{name}]({e.slug}.md)" if name == e.term else f"- {name}: see [{e.term}]({e.slug}.md)")
+    lines += ["", "</div>", ""]
+    return "\n".join(lines)

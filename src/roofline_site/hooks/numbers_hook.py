@@ -1,0 +1,107 @@
+"""MkDocs hooks: number tokens in every page, a fresh `roofline` whenever its sources change."""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import asdict
+from pathlib import Path
+
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import event_priority
+
+from roofline_site import serve_state
+from roofline_site.html.values import non_finite_text
+from roofline_site.release.changelog import changelog as _changelog
+from roofline_site.numbers.tables import table as _table
+from roofline_site.numbers.tokens import Raw, TokenError, defer_popovers, expand, fill_popovers
+
+from roofline_site.paths import ROOT
+_records = serve_state.page_results("numbers")  # page -> its rendered numbers (numbers.json)
+_popovers: dict[str, str] = {}  # number id -> its provenance popover, held until the page is written
+
+
+def on_startup(command, dirty, **kwargs):
+    serve_state.on_startup(command, dirty)
+
+
+def on_pre_build(config, **kwargs):
+    # `mkdocs serve` keeps modules between rebuilds: drop roofline so spec and code edits show.
+    if serve_state.begin_build(Path(config["config_file_path"] or ROOT / "mkdocs.yml").parent):
+        for name in [n for n in sys.modules if n == "roofline" or n.startswith("roofline.")
+                     or n.startswith("figures_gen")]:
+            del sys.modules[name]
+    _popovers.clear()
+    defer_popovers(_popovers)
+
+
+def on_build_error(error, **kwargs):
+    serve_state.on_build_error()
+
+
+def on_files(files, config, **kwargs):
+    pages = files.documentation_pages()
+    _records.keep_only(f.src_uri for f in pages)
+    serve_state.force_full(pages)  # a dirty serve whose registry or package changed renders every page
+    return files
+
+
+def on_serve(server, config, builder, **kwargs):
+    for folder in ("src/roofline", "glossary", "figures_gen"):  # measurements: measurement_hooks
+        server.watch(str(ROOT / folder))
+    for spec in serve_state.registry_paths()[:2]:  # also when ROOFLINE_HARDWARE / _MODELS point elsewhere
+        if not spec.is_relative_to(ROOT / "src" / "roofline"):
+            server.watch(str(spec))
+    return server
+
+
+def figure_block(name: str, page_uri: str) -> Raw:
+    """Markdown for a figure: the SVG with its alt text, the caption, and a link to its CSV."""
+    import posixpath
+
+    from figures_gen import module
+
+    mod = module(name)
+    base = posixpath.relpath("figures", posixpath.dirname(page_uri) or ".")
+    alt = mod.alt().replace("[", "(").replace("]", ")")
+    return Raw(
+        f'<figure class="rl-fig" markdown="span">\n'
+        f'![{alt}]({base}/{mod.NAME}.svg){{ loading=lazy width="700" height="420" }}\n'
+        f'<figcaption markdown="span">{mod.caption()} [Data (CSV)]({base}/{mod.NAME}.csv)</figcaption>\n'
+        f"</figure>"
+    )
+
+
+def on_page_markdown(markdown, page, config, files, **kwargs):
+    uri = page.file.src_uri
+    records = _records[uri] = []
+    try:
+        return expand(markdown, uri, records, {"figure": lambda name: figure_block(name, uri),
+                                               "table": lambda name, **kw: _table(name, uri, records, **kw),
+                                               "changelog": _changelog})
+    except TokenError as err:
+        raise PluginError(str(err)) from None
+
+
+def on_page_content(html, page, config, files, **kwargs):
+    # Number tokens cannot render NaN, but an executed block can print one: never ship it.
+    # (Checked on the content alone: popovers are still deferred, and the theme adds no values.)
+    if (seen := non_finite_text(html)) is not None:
+        raise PluginError(f"{page.file.src_uri}: a non-finite value would show on the page: '{seen}'")
+    return html
+
+
+@event_priority(-100)  # last: every other hook has seen the page without its popovers
+def on_post_page(output, page, config, **kwargs):
+    try:
+        output = fill_popovers(output, _popovers)
+    except TokenError as err:
+        raise PluginError(f"{page.file.src_uri}: {err}") from None
+    return output
+
+
+def on_post_build(config, **kwargs):
+    # Every rendered number with its provenance: read by the tests and by numbers-diff.
+    out = Path(config["site_dir"]) / "numbers.json"
+    rows = [asdict(r) for page_records in _records.values() for r in page_records]
+    out.write_text(json.dumps(rows, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")

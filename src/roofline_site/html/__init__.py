@@ -1,0 +1,1 @@
+"""Reading and writing built HTML: Markdown copies of pages."""

@@ -1,0 +1,1 @@
+"""Number tokens in prose and the tables built from them."""

@@ -1,0 +1,136 @@
+"""Generated tables of measurements: published ones (real-systems.md) and measure JSON files (measure.md).
+
+Every number is a roofline Quantity rendered through `tables._Table.cell`, so it keeps its
+provenance popover and lands in numbers.json. Registered in `tables.TABLES` as
+"measured-bandwidth", "measured-gemm", "measured-decode" and "measured-machines".
+"""
+
+from __future__ import annotations
+
+import html
+
+from roofline_site.numbers.tokens import Raw
+
+
+# tables.py registers this module's TABLES at import, so its helpers are looked up lazily.
+def _escape_cell(text: str) -> str:
+    from roofline_site.numbers.tables import _escape_cell as esc
+
+    return esc(text)
+
+
+def _markdown(header, rows, align) -> Raw:
+    from roofline_site.numbers.tables import _markdown as md
+
+    return md(header, rows, align)
+
+
+def _Table(page, records, expr, sentence):  # noqa: N802 — stands in for the class
+    from roofline_site.numbers.tables import _Table as T
+
+    return T(page, records, expr, sentence)
+
+
+def _source_link(p) -> str:
+    return f"[{_escape_cell(p.tool)}, {html.escape(p.date)}]({p.source_url})"
+
+
+def _run_on(p) -> str:
+    """The chip it ran on, marked † where a registry device stands in for it."""
+    return _escape_cell(p.measured_on) + " †" if p.measured_on else _escape_cell(p.device.name)
+
+
+def _with_notes(table: Raw, entries) -> Raw:
+    """The table, then one line per row: what was measured, with which software, and any stand-in."""
+    lines = []
+    for i, p in enumerate(entries, 1):
+        where = p.measured_on or p.device.name
+        model = f", {p.model_name}" if p.model_id else ""
+        shape = f", best shape {p.shape}" if p.shape and p.shape[0].isdigit() else ""
+        text = f"{p.what}{shape}. Software: {p.software}."
+        if p.mapping:
+            text += f" † {p.mapping}"
+        lines.append(f"{i}. **{_escape_cell(p.tool)}, {_escape_cell(where)}{_escape_cell(model)}**: {_escape_cell(text)}")
+    return Raw(str(table) + "\n\n" + "\n".join(lines))
+
+
+def bandwidth_table(page: str = "", records: list | None = None) -> Raw:
+    """Sustained bandwidth: spec, derated (spec × median measured share), measured, measured ÷ spec."""
+    from roofline.registry.measurements import of_kind
+    from roofline.quantities import bandwidth, derated_bandwidth, measured, measured_share
+
+    t = _Table(page, records, "table('measured-bandwidth')", "published sustained bandwidth against spec")
+    entries = of_kind("bandwidth")
+    rows = [[str(i), _run_on(p), _escape_cell(p.device.name), t.cell(bandwidth(p.device_id).sig(4)),
+             t.cell(derated_bandwidth(p.device_id)), t.cell(measured(p.id)), t.cell(measured_share(p.id)),
+             _source_link(p)] for i, p in enumerate(entries, 1)]
+    return _with_notes(_markdown(["#", "Measured on", "Compared with", "Spec", "Derated", "Measured",
+                                  "Measured ÷ spec", "Source"], rows, ["r", "l", "l", "r", "r", "r", "r", "l"]),
+                       entries)
+
+
+def gemm_table(page: str = "", records: list | None = None) -> Raw:
+    """Large-GEMM throughput (MAMF): dense peak at the dtype, measured, measured ÷ peak."""
+    from roofline.registry.measurements import of_kind
+    from roofline.quantities import measured, measured_share, peak
+
+    t = _Table(page, records, "table('measured-gemm')", "published large-GEMM throughput against the dense peak")
+    entries = of_kind("gemm")
+    rows = [[str(i), _run_on(p), p.dtype, t.cell(peak(p.device_id, p.dtype).sig(4)), t.cell(measured(p.id)),
+             t.cell(measured_share(p.id)), _source_link(p)] for i, p in enumerate(entries, 1)]
+    return _with_notes(_markdown(["#", "Device", "dtype", "Dense peak", "Measured", "Measured ÷ peak", "Source"],
+                                 rows, ["r", "l", "l", "r", "r", "r", "l"]), entries)
+
+
+def decode_table(page: str = "", records: list | None = None) -> Raw:
+    """Batch-1 decode: speed of light at spec and derated bandwidth, measured, measured ÷ speed of light."""
+    from roofline.registry.measurements import of_kind
+    from roofline.quantities import derated_sol, measured, measured_share, sol
+
+    t = _Table(page, records, "table('measured-decode')", "published batch-1 decode against the speed of light")
+    entries = of_kind("decode")
+    rows = [[str(i), _run_on(p), _escape_cell(p.model_name) + (" †" if p.measured_model else ""), p.dtype,
+             t.cell(sol(p.model_id, p.device_id, p.dtype)), t.cell(derated_sol(p.model_id, p.device_id, p.dtype)),
+             t.cell(measured(p.id)), t.cell(measured_share(p.id)), _source_link(p)]
+            for i, p in enumerate(entries, 1)]
+    return _with_notes(_markdown(["#", "Device", "Model", "Weights", "Speed of light", "Derated", "Measured",
+                                  "Measured ÷ speed of light", "Source"], rows,
+                                 ["r", "l", "l", "l", "r", "r", "r", "r", "l"]), entries)
+
+
+def machines_table(page: str = "", records: list | None = None) -> Raw:
+    """Every measurement file in measurements/: its machine and its medians (best in the popover label)."""
+    from roofline.measure import site_measurements
+    from roofline.quantities import machine, machine_ridge
+
+    t = _Table(page, records, "table('measured-machines')", "measurement files in measurements/")
+    rows = []
+    for m in site_measurements():
+        src = m.source.split("/")[-1]
+        rows.append([_escape_cell(m.label), f"`{_escape_cell(m.source)}`", _escape_cell(m.cpu_model),
+                     t.cell(machine("copy", source=src)), t.cell(machine("triad", source=src)),
+                     t.cell(machine("fp64", source=src)), t.cell(machine("fp32", source=src)),
+                     t.cell(machine_ridge(source=src)), _escape_cell(m.blas)])
+    return _markdown(["Machine", "File", "CPU", "Copy", "Triad", "fp64 GEMM", "fp32 GEMM", "Ridge (fp32 ÷ triad)",
+                      "BLAS"], rows, ["l", "l", "l", "r", "r", "r", "r", "r", "l"])
+
+
+def kernels_table(page: str = "", records: list | None = None) -> Raw:
+    """The example measurement kernel by kernel: median, best, repetitions."""
+    from roofline.measure import example_measurement
+    from roofline.quantities import machine, machine_reps
+
+    t = _Table(page, records, "table('measured-kernels')", "the example measurement, kernel by kernel")
+    m = example_measurement()
+    names = {"copy": "STREAM copy", "triad": "STREAM triad", "fp64": "fp64 GEMM", "fp32": "fp32 GEMM"}
+    rows = [[names[k], t.cell(machine(k)), t.cell(machine(k, "best")), t.cell(machine_reps(k))] for k in names]
+    return _markdown([f"Kernel ({_escape_cell(m.label)})", "Median", "Best", "Repetitions"], rows, ["l", "r", "r", "r"])
+
+
+TABLES = {
+    "measured-bandwidth": bandwidth_table,
+    "measured-gemm": gemm_table,
+    "measured-decode": decode_table,
+    "measured-machines": machines_table,
+    "measured-kernels": kernels_table,
+}

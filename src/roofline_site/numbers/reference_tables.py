@@ -1,0 +1,134 @@
+"""Generated tables of the prefill, batching and hardware-reference pages.
+
+Every number is a roofline Quantity rendered through `tables._Table.cell` (provenance
+popover, numbers.json entry); names, notes and links come from the registry. Registered
+in `tables.TABLES` as "prefill-crossover", "critical-batches", "hardware-specs",
+"hardware-peaks" and "hardware-notes".
+"""
+
+from __future__ import annotations
+
+import html
+
+from roofline_site.numbers.tokens import Raw
+
+NOT_FIT = "†"
+NEVER = "never reaches the ridge"
+UNFIT = "‡"  # marks a critical batch that does not fit in memory
+
+
+def _t():
+    # tables.py imports this module at its end, so its helpers are looked up lazily.
+    from roofline_site.numbers import tables
+
+    return tables
+
+
+def _link(text: str, url: str) -> str:
+    text = html.escape(text).replace("[", "(").replace("]", ")")
+    return _t()._escape_cell(f"[{text}]({url})")
+
+
+def prefill_crossover_table(page: str = "", records: list | None = None, model: str = "llama-3.1-8b") -> Raw:
+    """Per device: 16-bit ridge, the prompt length at which prefill reaches it, time to first token."""
+    from roofline.registry.hardware import devices
+    from roofline.registry.models import get_model
+    from roofline.quantities import crossover_prompt, example, prefill, ridge
+
+    tb = _t()
+    t = tb._Table(page, records, f"table('prefill-crossover', model={model!r})",
+                  "prompt length at which prefill reaches the ridge, per device")
+    bare, prompt = example("bare_params"), example("prompt_len")
+    rows = []
+    for d in devices().values():
+        pre = prefill(model, d.id, prompt)
+        ttft = t.cell(pre.ttft) if pre.fits else f"{NOT_FIT} does not fit"
+        rows.append([tb._escape_cell(d.name), t.cell(ridge(d.id, d.sixteen_bit_dtype)),
+                     t.cell(crossover_prompt(bare, d.id)), t.cell(crossover_prompt(model, d.id)), ttft])
+    name = tb._escape_cell(get_model(model).name)
+    return tb._markdown(["Device", "Ridge (dense 16-bit)", "Crossover, weights only", f"Crossover, {name}",
+                         f"Time to first token, {prompt.text()}-token prompt"], rows, ["l", "r", "r", "r", "r"])
+
+
+def critical_batches_table(page: str = "", records: list | None = None, model: str = "llama-3.1-8b",
+                           context: str = "medium_context") -> Raw:
+    """Per device: the decode batch that reaches the ridge with an empty KV cache and at a named context."""
+    from roofline.registry.hardware import devices
+    from roofline.quantities import critical_batch, decode, example, reaches_ridge, ridge
+
+    tb = _t()
+    t = tb._Table(page, records, f"table('critical-batches', model={model!r}, context={context!r})",
+                  "critical batch per device")
+    ctx = example(context)
+
+    def at(d, cached: float) -> str:
+        if not reaches_ridge(model, d.id, cached):
+            return NEVER
+        b = critical_batch(model, d.id, cached)
+        # The ridge ignores capacity: flag batches whose weights and KV cache overflow the device.
+        return t.cell(b) + ("" if decode(model, d.id, b, cached).fits else f" {UNFIT}")
+
+    rows = []
+    for d in devices().values():
+        at0, atc = at(d, 0), at(d, ctx)  # recorded before the ridge cell, as numbers-diff has always seen them
+        rows.append([tb._escape_cell(d.name), t.cell(ridge(d.id, d.sixteen_bit_dtype)), at0, atc])
+    table = tb._markdown(["Device", "Ridge (dense 16-bit)", "Critical batch, empty KV cache",
+                          f"Critical batch, {ctx.text()} tokens cached"], rows, ["l", "r", "r", "r"])
+    if any(UNFIT in cell for row in rows for cell in row):
+        table = Raw(f"{table}\n\n{UNFIT} Weights plus that many sequences' KV cache do not fit in the "
+                    "device's memory: capacity caps the batch before intensity reaches the ridge.")
+    return table
+
+
+def hardware_specs_table(page: str = "", records: list | None = None) -> Raw:
+    """Every device: source link, id, vendor, memory type, capacity as the vendor quotes it, bandwidth, ridge."""
+    from roofline.registry.hardware import devices
+    from roofline.quantities import bandwidth, capacity_quoted, ridge
+
+    tb = _t()
+    t = tb._Table(page, records, "table('hardware-specs')", "registry device specifications")
+    rows = [[_link(d.name, d.source_url), f"`{d.id}`", tb._escape_cell(d.vendor), tb._escape_cell(d.memory_type),
+             t.cell(capacity_quoted(d.id)), t.cell(bandwidth(d.id).sig(4)), t.cell(ridge(d.id, d.sixteen_bit_dtype))]
+            for d in devices().values()]
+    return tb._markdown(["Device (source)", "id", "Vendor", "Memory", "Capacity", "Bandwidth", "Ridge (dense 16-bit)"],
+                        rows, ["l", "l", "l", "l", "r", "r", "r"])
+
+
+def hardware_peaks_table(page: str = "", records: list | None = None) -> Raw:
+    """Every device: the dense peak at each format it publishes; '—' where it publishes none."""
+    from roofline.model.dtypes import PEAK_DTYPES
+    from roofline.registry.hardware import devices
+    from roofline.quantities import peak
+
+    tb = _t()
+    t = tb._Table(page, records, "table('hardware-peaks')", "dense peak per format")
+    rows = [[tb._escape_cell(d.name),
+             *(t.cell(peak(d.id, dt).sig(4)) if dt in d.dense_peak_flop_per_s else "—" for dt in PEAK_DTYPES)]
+            for d in devices().values()]
+    return tb._markdown(["Device", *PEAK_DTYPES], rows, ["l", *("r" for _ in PEAK_DTYPES)])
+
+
+def hardware_notes_table(page: str = "", records: list | None = None) -> Raw:
+    """Every device: how its values were read or derived, its source, confidence and the date checked."""
+    from roofline.registry.hardware import devices
+
+    tb = _t()
+    rows = [[tb._escape_cell(d.name), _md_text(d.note), _link(d.source_title, d.source_url),
+             d.confidence, d.checked.isoformat()] for d in devices().values()]
+    return tb._markdown(["Device", "Note", "Source", "Confidence", "Checked"], rows, ["l", "l", "l", "l", "l"])
+
+
+TABLES = {
+    "prefill-crossover": prefill_crossover_table,
+    "critical-batches": critical_batches_table,
+    "hardware-specs": hardware_specs_table,
+    "hardware-peaks": hardware_peaks_table,
+    "hardware-notes": hardware_notes_table,
+}
+
+
+def _md_text(text: str) -> str:
+    """Registry prose as literal text: no emphasis from a datasheet's '312|624* (*with sparsity)'."""
+    for ch in "\\*_`[]":
+        text = text.replace(ch, "\\" + ch)
+    return _t()._escape_cell(html.escape(text, quote=False))

@@ -1,0 +1,1 @@
+"""Release tooling: the numbers diff between two revisions and the public changelog."""

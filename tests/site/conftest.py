@@ -1,0 +1,72 @@
+"""Fixtures over the built site: one strict build per test session, a local server, a browser.
+
+The build and browser set-up live in tests/support/browser.py, shared with `make bench`.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.support.browser import CHROMIUM, CHROMIUM_FLAGS, browser_missing, build_site
+from tools.server import serve
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="session")
+def site_dir(tmp_path_factory) -> Path:
+    """The site, built once per session with `mkdocs build --strict`."""
+    dest = tmp_path_factory.mktemp("site") / "site"
+    proc = build_site(dest)
+    if proc.returncode != 0:
+        pytest.fail(f"strict build failed:\n{proc.stderr[-4000:]}", pytrace=False)
+    return dest
+
+
+@pytest.fixture(scope="session")
+def site_pages(site_dir) -> dict[str, str]:
+    """{path relative to site/: html} for every built HTML page."""
+    return {p.relative_to(site_dir).as_posix(): p.read_text(encoding="utf-8") for p in site_dir.rglob("*.html")}
+
+
+@pytest.fixture(scope="session")
+def served_site(site_dir):
+    """Base URL (no trailing slash) of the built site served on 127.0.0.1 by tools/server.py."""
+    with serve(site_dir) as base:
+        yield base.rstrip("/")
+
+
+def _require_browser():
+    if reason := browser_missing():
+        if os.environ.get("ROOFLINE_REQUIRE_BROWSER") == "1":
+            pytest.fail(f"browser tests are required here (ROOFLINE_REQUIRE_BROWSER=1) but {reason}", pytrace=False)
+        pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def browser(tmp_path_factory):
+    """A headless Debian Chromium driven by Playwright, with a fresh profile."""
+    _require_browser()
+    from playwright.sync_api import sync_playwright
+
+    profile = tmp_path_factory.mktemp("chromium-profile")
+    with sync_playwright() as p:
+        ctx = p.chromium.launch_persistent_context(
+            str(profile), executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS,
+            viewport={"width": 1280, "height": 900})
+        yield ctx
+        ctx.close()
+
+
+@pytest.fixture
+def page(browser, served_site):
+    """A fresh tab; records every request so tests can assert nothing left localhost."""
+    tab = browser.new_page()
+    tab.requests_seen = []
+    tab.on("request", lambda r: tab.requests_seen.append(r.url))
+    tab.base_url = served_site
+    yield tab
+    tab.close()

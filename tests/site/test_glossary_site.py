@@ -1,0 +1,317 @@
+"""The glossary on the built site: entry pages, index, redirects, cards and backlinks.
+
+The HTML here is read with the standard library's HTMLParser, not with the generator's
+own tokenizer, so a bug in the hook cannot hide itself.
+"""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+from urllib.parse import urljoin, urlsplit
+
+import pytest
+from tests.support.site_helpers import tab_until
+
+from roofline_site.glossary.entries import CATEGORIES, load_glossary
+
+REQUIRED = """roofline-model arithmetic-intensity ridge-point compute-bound memory-bound memory-bandwidth peak-flops
+flops hbm tensor-core systolic-array interconnect decode prefill kv-cache batching continuous-batching
+critical-batch-size speculative-decoding quantization operator-fusion paged-attention mixture-of-experts
+tensor-parallelism pipeline-parallelism disaggregated-serving speed-of-light time-to-first-token
+time-per-output-token tokens-per-second gemm gemv bf16 fp8 mbu mfu""".split()
+
+#: Subtrees that are not prose: where a term must neither get a card nor count as a mention.
+NOT_PROSE_TAGS = {"code", "pre", "a", "h1", "h2", "h3", "h4", "h5", "h6", "kbd", "samp", "button", "label",
+                  "select", "option", "textarea", "title", "abbr", "summary", "dt", "script", "style", "svg", "math"}
+NOT_PROSE_CLASSES = {"rl-num", "rl-prov", "arithmatex", "headerlink", "admonition-title", "gl-meta",
+                     "gl-mentioned", "gl-cards", "gl-index", "gl-off"}
+VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+
+
+class Article(HTMLParser):
+    """What one built page's article holds: card triggers, links, prose text, cards, backlinks."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.stack: list[tuple[str, set, dict]] = []
+        self.in_article = False
+        self.triggers: list[tuple[str, str]] = []   # (slug, text)
+        self.links: list[str] = []                 # hrefs in prose (not in cards or the backlink list)
+        self.prose: list[str] = []                 # text outside non-prose subtrees and outside cards
+        self.cards: dict[str, dict] = {}           # slug -> {"summary", "term", "cat"}
+        self.mentioned_in: list[str] = []
+        self._trigger = None
+        self._card = None
+        self._card_part = None
+
+    def _classes(self) -> set:
+        return set().union(*(c for _, c, _ in self.stack)) if self.stack else set()
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        cls = set((a.get("class") or "").split())
+        if a.get("data-glossary") == "off":
+            cls.add("gl-off")  # an author's opt-out
+        if tag == "article" and "md-content__inner" in cls:
+            self.in_article = True
+        if not self.in_article:
+            return
+        outer = self._classes()
+        if tag == "a" and a.get("href"):
+            if "gl-mentioned" in outer:
+                self.mentioned_in.append(a["href"])
+            elif not outer & {"gl-cards", "gl-card"} and "gl-card-link" not in cls:
+                self.links.append(a["href"])
+        if "gl-term" in cls:
+            self._trigger = [outer_slug(self.stack), ""]
+        if "gl-card" in cls:
+            self._card = a["id"].removeprefix("gl-card-")
+            self.cards[self._card] = {"summary": "", "term": "", "cat": ""}
+        for part in ("summary", "term", "cat"):
+            if f"gl-card-{part}" in cls:
+                self._card_part = part
+        if tag not in VOID:
+            self.stack.append((tag, cls, a))
+
+    def handle_endtag(self, tag):
+        if not self.in_article:
+            return
+        if tag == "article":
+            self.in_article = False
+        for i in range(len(self.stack) - 1, -1, -1):
+            if self.stack[i][0] == tag:
+                closed = self.stack[i:]
+                del self.stack[i:]
+                for _, cls, _ in closed:
+                    if "gl-term" in cls and self._trigger:
+                        self.triggers.append(tuple(self._trigger))
+                        self._trigger = None
+                    if "gl-card" in cls:
+                        self._card = None
+                    if cls & {"gl-card-summary", "gl-card-term", "gl-card-cat"}:
+                        self._card_part = None
+                break
+
+    def handle_data(self, data):
+        if not self.in_article:
+            return
+        if self._trigger is not None:
+            self._trigger[1] += data
+        if self._card and self._card_part:
+            self.cards[self._card][self._card_part] += data
+        tags = {t for t, _, _ in self.stack}
+        classes = self._classes()
+        if not (tags & NOT_PROSE_TAGS or classes & NOT_PROSE_CLASSES or classes & {"gl-ref", "gl-card"}):
+            self.prose.append(data)
+        elif "gl-ref" in classes and not classes & {"gl-card"}:
+            self.prose.append(" \x00 ")  # a trigger: a separator, so text around it does not join up
+
+
+def outer_slug(stack) -> str:
+    for _, cls, a in reversed(stack):
+        if "gl-ref" in cls:
+            return a.get("data-gl", "")
+    return ""
+
+
+def parse(html: str) -> Article:
+    art = Article()
+    art.feed(html)
+    return art
+
+
+def page_url(path: str) -> str:
+    """Site-relative URL of a built page ('decode/index.html' -> 'decode/')."""
+    return path.removesuffix("index.html")
+
+
+def resolve(href: str, from_path: str) -> str:
+    return urlsplit(urljoin("http://site/" + page_url(from_path), href)).path.lstrip("/")
+
+
+def entry_of(path: str) -> str | None:
+    m = re.fullmatch(r"glossary/([a-z0-9-]+)/index\.html", path)
+    return m.group(1) if m else None
+
+
+def name_regex(name: str) -> re.Pattern:
+    """A plain, case-sensitive search for a name as written (spaces or hyphens between words, plural s)."""
+    words = r"[\s\u00a0-]+".join(re.escape(w) for w in re.split(r"[\s-]+", name))
+    return re.compile(rf"(?<![\w/-]){words}s?(?![\w/]|-\w)")
+
+
+@pytest.fixture(scope="module")
+def glossary():
+    return load_glossary()
+
+
+@pytest.fixture(scope="module")
+def pages(site_pages, glossary) -> dict[str, Article]:
+    """Every content page except redirect stubs and the glossary index, parsed."""
+    out = {}
+    for path, html in site_pages.items():
+        if path == "glossary/index.html" or path == "404.html" or "md-content__inner" not in html:
+            continue
+        out[path] = parse(html)
+    return out
+
+
+@pytest.mark.site
+def test_every_required_slug_resolves(site_pages, glossary):
+    for slug in REQUIRED:
+        html = site_pages.get(f"glossary/{slug}/index.html")
+        assert html, f"/glossary/{slug}/ is missing"
+        assert f">{glossary.get(slug).term}<" in html
+
+
+@pytest.mark.site
+def test_entry_pages_link_to_their_source_file_and_end_with_backlinks_then_sources(site_pages, glossary):
+    for e in glossary.entries:
+        html = site_pages[f"glossary/{e.slug}/index.html"]
+        edit = re.search(r'<a class="gl-edit" href="([^"]+)"', html)
+        assert edit and edit.group(1).endswith(f"/edit/main/{e.path}"), e.slug
+        body = html[html.index('class="md-content__inner'):]
+        assert body.index('id="mentioned-in"') < body.index('id="sources"'), e.slug
+        for s in e.sources:
+            assert s.url.replace("&", "&amp;") in body
+
+
+@pytest.mark.site
+def test_glossary_index_groups_by_category_and_lists_a_to_z(site_pages, glossary):
+    html = site_pages["glossary/index.html"]
+    art = parse(html)
+    for label in {e.category_label for e in glossary.entries}:
+        assert f">{label}<" in html
+    hrefs = [resolve(h, "glossary/index.html") for h in art.links]
+    for e in glossary.entries:
+        assert hrefs.count(f"glossary/{e.slug}/") >= 2, f"{e.slug}: in its category and in A–Z"
+        assert e.summary.replace("'", "&#x27;") in html or e.summary in html
+    assert 'id="a-z"' in html
+    assert set(CATEGORIES) >= {e.category for e in glossary.entries}
+
+
+@pytest.mark.site
+def test_renamed_slugs_redirect(site_pages, glossary):
+    assert glossary.redirects
+    for old, new in glossary.redirects.items():
+        stub = site_pages.get(f"glossary/{old}/index.html")
+        assert stub, f"/glossary/{old}/ has no redirect page"
+        assert re.search(rf'http-equiv="refresh" content="0; url=\.\./{new}/"', stub), stub[:400]
+
+
+@pytest.mark.site
+def test_every_card_trigger_has_its_card_with_the_entry_summary(pages, glossary):
+    assert any(p.triggers for path, p in pages.items() if not path.startswith("glossary/")), \
+        "no explainer page has a single glossary card"
+    for path, art in pages.items():
+        for slug, text in art.triggers:
+            e = glossary.get(slug)
+            assert any(name_regex(n).fullmatch(text) or name_regex(n.lower()).fullmatch(text.lower())
+                       for n in e.names), f"{path}: '{text}' is not a name of {slug}"
+            card = art.cards.get(slug)
+            assert card, f"{path}: trigger for {slug} without a card"
+            assert card["summary"] == e.summary and card["term"] == e.term and card["cat"] == e.category_label
+
+
+@pytest.mark.site
+def test_first_mention_on_a_page_is_a_link_to_the_entry(site_pages, pages):
+    for path, art in pages.items():
+        seen = set()
+        for m in re.finditer(r'<span class="gl-ref" data-gl="([a-z0-9-]+)"><(a|span) class="gl-term"([^>]*)>',
+                             site_pages[path]):
+            slug, tag, attrs = m.groups()
+            if slug not in seen:
+                assert tag == "a" and resolve(re.search(r'href="([^"]+)"', attrs).group(1), path) == f"glossary/{slug}/"
+            else:
+                assert tag == "span" and 'tabindex="0"' in attrs
+            assert f'aria-describedby="gl-card-{slug}"' in attrs
+            seen.add(slug)
+
+
+@pytest.mark.site
+def test_no_mention_in_prose_is_left_without_a_card(pages, glossary):
+    for path, art in pages.items():
+        prose = "".join(art.prose)
+        own = entry_of(path)
+        if own:  # an entry does not card itself; its own names ("speculative decoding") are not other terms
+            for name in sorted(glossary.get(own).names, key=len, reverse=True):
+                prose = name_regex(name).sub(" \x00 ", prose)
+                prose = re.compile(name_regex(name).pattern, re.I).sub(" \x00 ", prose)
+        for e in glossary.entries:
+            if e.slug == own:
+                continue
+            for name in e.names:
+                hit = name_regex(name).search(prose)
+                assert not hit, f"{path}: '{prose[max(0, hit.start() - 40):hit.end() + 40]}' has no card for {e.slug}"
+
+
+@pytest.mark.site
+def test_mentioned_in_equals_the_pages_that_mention_or_link_the_entry(pages, glossary):
+    actual: dict[str, set] = {e.slug: set() for e in glossary.entries}
+    for path, art in pages.items():
+        slugs = {s for s, _ in art.triggers}
+        slugs |= {entry_of(resolve(h, path) + "index.html") for h in art.links} - {None}
+        for slug in slugs - {entry_of(path)}:
+            actual[slug].add(path)
+    for e in glossary.entries:
+        path = f"glossary/{e.slug}/index.html"
+        listed = {resolve(h, path) + "index.html" for h in pages[path].mentioned_in}
+        listed = {p.replace("//", "/").removeprefix("/") for p in listed}
+        assert listed == actual[e.slug], f"{e.slug}: listed {sorted(listed)} but mentioned in {sorted(actual[e.slug])}"
+
+
+@pytest.mark.browser
+def test_hover_focus_and_tap_show_the_card_with_the_entry_summary(page, site_pages, glossary):
+    candidates = [p for p, html in site_pages.items() if 'class="gl-ref"' in html
+                  and not p.startswith("glossary/") and p != "404.html"]
+    assert candidates, "no explainer page mentions a glossary term"
+    path = sorted(candidates, key=lambda p: -site_pages[p].count('class="gl-ref"'))[0]
+    page.goto(page.base_url + "/" + page_url(path))
+
+    ref = page.locator("article .gl-ref").first
+    slug = ref.get_attribute("data-gl")
+    summary = glossary.get(slug).summary
+    card = page.locator(f"#gl-card-{slug}")
+    assert not card.is_visible()
+
+    # Hover: the card appears next to the term and shows the entry's one-sentence summary.
+    ref.locator(".gl-term").hover()
+    card.wait_for(state="visible", timeout=3000)
+    assert card.locator(".gl-card-summary").inner_text() == summary
+    assert card.get_attribute("role") == "tooltip"
+    assert glossary.get(slug).term in card.inner_text()
+    page.mouse.move(0, 0)
+    card.wait_for(state="hidden", timeout=3000)
+
+    # Keyboard: Tab from the page title until a term has focus; its card opens, Escape closes it.
+    page.locator("article h1").first.click()
+    tab_until(page, "gl-term", "a glossary term")
+    focused_slug = page.evaluate("document.activeElement.closest('.gl-ref').dataset.gl")
+    focused_card = page.locator(f"#gl-card-{focused_slug}")
+    assert focused_card.is_visible()
+    assert focused_card.locator(".gl-card-summary").inner_text() == glossary.get(focused_slug).summary
+    described = page.evaluate("document.activeElement.getAttribute('aria-describedby')")
+    assert described == f"gl-card-{focused_slug}"
+    page.keyboard.press("Escape")
+    assert not focused_card.is_visible()
+
+    # Tap (a click on a later mention, which is not a link): the card opens without leaving the page.
+    later = page.locator("article span.gl-term").first
+    if later.count():
+        url = page.url
+        later.click()
+        later_slug = page.evaluate("document.activeElement.closest('.gl-ref').dataset.gl")
+        assert page.locator(f"#gl-card-{later_slug}").is_visible()
+        assert page.url == url
+
+    foreign = [u for u in page.requests_seen if not u.startswith(page.base_url)]
+    assert foreign == []
+
+
+@pytest.mark.browser
+def test_old_slug_redirects_in_the_browser(page, glossary):
+    old, new = next(iter(glossary.redirects.items()))
+    page.goto(page.base_url + f"/glossary/{old}/")
+    page.wait_for_url(f"**/glossary/{new}/", timeout=5000)
+    assert page.locator("article h1").first.inner_text().startswith(glossary.get(new).term)

@@ -1,0 +1,242 @@
+"""Every number on the built site opens its provenance, and the inputs it shows are the registry's.
+
+The static checks parse every built page; the browser checks (Debian Chromium) open a
+number by click, tap and keyboard focus and close it with Escape.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+import pytest
+from tests.support.site_helpers import tab_until
+from bs4 import BeautifulSoup
+
+ROOT = Path(__file__).resolve().parents[2]
+#: Elements allowed inside a popover: phrasing content only, since it sits inside a paragraph.
+PHRASING = {"span", "strong", "b", "em", "i", "a", "abbr", "code", "sub", "sup", "br", "small"}
+SI = {"P": 1e15, "T": 1e12, "G": 1e9, "M": 1e6, "k": 1e3, "": 1.0, "m": 1e-3, "µ": 1e-6, "n": 1e-9}
+WORDS = {"trillion": 1e12, "billion": 1e9, "million": 1e6, "": 1.0}
+
+
+def _opened(html: str) -> BeautifulSoup:
+    """A built page with each popover's body moved out of its <template>, as provenance.js does."""
+    return BeautifulSoup(re.sub(r"</?template>", "", html), "html.parser")
+
+
+def numbers(site_pages) -> list[tuple[str, object]]:
+    out = []
+    for path, html in sorted(site_pages.items()):
+        if "rl-num" in html:
+            out += [(path, n) for n in _opened(html).select("span.rl-num")]
+    return out
+
+
+@pytest.fixture(scope="module")
+def site_numbers(site_pages):
+    found = numbers(site_pages)
+    assert found, "no number rendered from a token anywhere on the site"
+    return found
+
+
+def parse_shown(text: str, unit: str) -> float:
+    """The value a popover prints ("3.35 TB/s", "8.03 billion", "50%") back as a float in base units."""
+    text = text.replace(",", "").strip()
+    if unit == "":
+        m = re.fullmatch(r"(-?[\d.]+)(?: (trillion|billion|million))?", text)
+        return float(m.group(1)) * WORDS[m.group(2) or ""]
+    if unit == "%":
+        return float(re.fullmatch(r"(-?[\d.]+)%", text).group(1)) / 100
+    if unit == "x":
+        return float(re.fullmatch(r"(-?[\d.]+)×", text).group(1))
+    if unit == "GiB":
+        return float(re.fullmatch(r"(-?[\d.]+) GiB", text).group(1)) * 2**30
+    m = re.fullmatch(rf"(-?[\d.]+) ([PTGMkmµn]?){re.escape(unit)}", text)
+    assert m, f"cannot read {text!r} as a value in {unit}"
+    return float(m.group(1)) * SI[m.group(2)]
+
+
+def registry_value(label: str):
+    """The registry's value for an input label such as 'NVIDIA H100 SXM5 80GB memory bandwidth', else None."""
+    from roofline.registry.hardware import devices
+    from roofline.registry.models import models
+
+    for d in devices().values():
+        if label == f"{d.name} memory bandwidth":
+            return d.memory_bandwidth_bytes_per_s
+        if label == f"{d.name} memory capacity":
+            return d.memory_capacity_bytes
+        m = re.fullmatch(rf"{re.escape(d.name)} dense (\w+) peak", label)
+        if m:
+            return d.peak_flop_per_s(m.group(1))
+    for mod in models().values():
+        if label.startswith(f"{mod.name} parameters"):
+            return mod.total_params
+    return None
+
+
+def registry_names() -> list[str]:
+    from roofline.registry.hardware import devices
+    from roofline.registry.models import models
+
+    return [d.name for d in devices().values()] + [m.name for m in models().values()]
+
+
+def own_words(label: str) -> str:
+    """A label without the descriptions of worked-example inputs it quotes (they may name a model)."""
+    from roofline.examples import EXAMPLES
+
+    for _, _, why in EXAMPLES.values():
+        if why:
+            label = label.replace(why, "")
+    return label
+
+
+def test_every_number_carries_its_provenance(site_numbers):
+    names = registry_names()
+    for path, num in site_numbers:
+        where = f"{path}: number {num.contents[0]!s:.40}"
+        provs = num.find_all("span", class_="rl-prov", recursive=False)
+        assert len(provs) == 1, f"{where} has no provenance popover"
+        prov = provs[0]
+        assert num.get("tabindex") == "0", f"{where} cannot take keyboard focus"
+        assert prov.get("id") and num.get("aria-describedby") == prov["id"], f"{where}: popover not linked by aria-describedby"
+        label = prov.find(class_="rl-prov-label")
+        formula = prov.find(class_="rl-prov-formula")
+        assert label and label.get_text(strip=True), f"{where}: popover has no label"
+        assert formula and formula.get_text(strip=True), f"{where}: popover has no formula"
+        blocks = {t.name for t in prov.find_all(True)} - PHRASING
+        assert not blocks, f"{where}: block elements {blocks} inside a paragraph's popover break the paragraph"
+        if any(n in own_words(label.get_text()) for n in names):  # derived from a registry entry
+            inputs = prov.select(".rl-prov-in")
+            assert inputs, f"{where}: a registry-derived number shows no inputs"
+            assert prov.select("a.rl-prov-src[href^='https://']"), f"{where}: no datasheet link"
+
+
+def test_number_ids_are_unique_on_each_page(site_pages):
+    for path, html in site_pages.items():
+        ids = re.findall(r'\bid="([^"]+)"', html)
+        dupes = {i for i in ids if ids.count(i) > 1 and i.startswith("rl-p-")}
+        assert not dupes, f"{path}: popover ids used twice: {sorted(dupes)[:5]}"
+
+
+def test_inputs_shown_equal_the_registry(site_numbers):
+    checked = 0
+    for path, num in site_numbers:
+        for row in num.select(".rl-prov-in"):
+            label = row.find(class_="rl-prov-in-label").get_text()
+            expected = registry_value(label)
+            if expected is None:
+                continue
+            shown = parse_shown(row.find("b").get_text(), row["data-rl-unit"])
+            # Inputs print to 4 significant figures: within half a unit of the 4th digit.
+            assert shown == pytest.approx(expected, rel=5e-4), f"{path}: {label} shows {shown}, registry has {expected}"
+            assert float(row["data-rl-input"]) == pytest.approx(expected, rel=1e-12), f"{path}: {label}"
+            checked += 1
+    assert checked > 0, "no popover input could be matched to a registry entry"
+
+
+def test_h100_bandwidth_shown_is_the_one_in_hardware_toml(site_pages):
+    spec = tomllib.loads((ROOT / "src" / "roofline" / "data" / "hardware.toml").read_text())
+    h100 = next(d for d in spec["device"] if d["id"] == "h100-sxm5")
+    expected = f"{h100['memory_bandwidth_TB_per_s']:g} TB/s"  # 3.35 -> "3.35 TB/s"
+    soup = _opened(site_pages["index.html"])
+    shown = [row.find("b").get_text() for row in soup.select(".rl-prov-in")
+             if row.find(class_="rl-prov-in-label").get_text() == f"{h100['name']} memory bandwidth"]
+    assert shown and set(shown) == {expected}
+    ridge = next(p for p in soup.select(".rl-prov") if p.find(class_="rl-prov-label").get_text().startswith("ridge point"))
+    assert h100["source_url"] in [a["href"] for a in ridge.select("a.rl-prov-src")]
+
+
+def test_provenance_script_is_shipped_and_needs_nothing_online(site_dir, site_pages):
+    js = (site_dir / "assets" / "provenance.js").read_text()
+    assert "Escape" in js and not re.search(r"https?://", js.split("*/", 1)[1])
+    assert all("assets/provenance.js" in html for p, html in site_pages.items() if "rl-num" in html)
+
+
+# ---------------------------------------------------------------- browser -----------------
+def _first_number(page):
+    page.goto(page.base_url + "/")
+    num = page.locator(".rl-num").first
+    return num, num.locator(".rl-prov")
+
+
+@pytest.mark.browser
+def test_click_opens_a_number_and_escape_closes_it(page):
+    num, prov = _first_number(page)
+    page.mouse.move(0, 0)
+    assert not prov.is_visible()
+    num.click()
+    page.mouse.move(0, 0)  # off the number: the click pinned it open
+    assert prov.is_visible()
+    assert "inputs" in prov.inner_text().lower() and "sources" in prov.inner_text().lower()
+    page.keyboard.press("Escape")
+    assert not prov.is_visible()
+    num.click()
+    assert prov.is_visible()
+    num.click()  # a second click closes it, even with the pointer still over it
+    assert not prov.is_visible()
+    num.click()
+    page.locator("h1").first.click()  # a click elsewhere closes it
+    page.mouse.move(0, 0)
+    assert not prov.is_visible()
+
+
+@pytest.mark.browser
+def test_a_focused_number_has_its_description_in_place(page):
+    # Popover bodies wait in a <template> until first use; the focus handler must move the body
+    # in, or a screen reader announces an empty description.
+    page.goto(page.base_url + "/hardware/")
+    assert page.evaluate("document.querySelectorAll('.rl-prov > template').length") > 0, "bodies are not deferred"
+    page.locator(".rl-num").nth(3).focus()
+    described = page.evaluate("""() => { const n = document.activeElement;
+        return n.classList.contains('rl-num') ? document.getElementById(n.getAttribute('aria-describedby')).textContent : null; }""")
+    assert described and "Inputs" in described or "No registry inputs" in (described or "")
+
+
+@pytest.mark.browser
+def test_tap_opens_a_number_on_a_touch_screen(page):
+    num, prov = _first_number(page)
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Emulation.setTouchEmulationEnabled", {"enabled": True, "maxTouchPoints": 1})
+    num.scroll_into_view_if_needed()
+    box = num.bounding_box()
+    x, y = box["x"] + 4, box["y"] + box["height"] / 2
+
+    def tap():
+        cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x, "y": y}]})
+        cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+        page.wait_for_timeout(100)
+
+    assert not prov.is_visible()
+    tap()
+    assert prov.is_visible()
+    tap()
+    assert not prov.is_visible()
+
+
+@pytest.mark.browser
+def test_keyboard_focus_opens_a_number_and_escape_closes_it(page):
+    num, prov = _first_number(page)
+    tab_until(page, "rl-num", "a number")  # through the header and navigation to the first number
+    focused = page.locator(".rl-num:focus")
+    assert focused.locator(".rl-prov").is_visible()
+    page.keyboard.press("Escape")
+    assert not focused.locator(".rl-prov").is_visible()
+    page.keyboard.press("Tab")
+    page.keyboard.press("Shift+Tab")  # back onto the number: it opens again
+    assert page.evaluate("document.activeElement.classList.contains('rl-num')")
+    assert page.locator(".rl-num:focus .rl-prov").is_visible()
+
+
+@pytest.mark.browser
+def test_popover_stays_on_screen_and_clear_of_the_line_on_a_phone(page):
+    page.set_viewport_size({"width": 375, "height": 740})
+    num, prov = _first_number(page)
+    num.click()
+    box, own = prov.bounding_box(), num.bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= 375
+    overlap = not (box["y"] >= own["y"] + own["height"] or box["y"] + box["height"] <= own["y"])
+    assert not overlap, "the popover covers the number being read"

@@ -1,0 +1,254 @@
+"""Quality gates on the built site (issue 6): offline, linked, lean, and readable by machines.
+
+Every check is generic over whatever the site contains: it walks every built file. The checkers
+themselves are tested first on a tiny synthetic site, so a gate that stops seeing problems fails.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tools import sitecheck
+
+ROOT = Path(__file__).resolve().parents[2]
+PAGE_BUDGET_BYTES = 300_000
+SVG_BUDGET_BYTES = 40_000
+
+
+def _site_url() -> str:
+    # mkdocs.yml uses a custom !ENV tag; read the one line instead of the whole YAML.
+    line = next(l for l in (ROOT / "mkdocs.yml").read_text().splitlines() if l.startswith("site_url:"))
+    m = re.search(r'"(https?://[^"]+)"', line) or re.search(r"(https?://\S+)", line)
+    return os.environ.get("SITE_URL") or (m.group(1) if m else "")
+
+
+SITE_URL = _site_url()
+
+
+class _Loader(yaml.SafeLoader):
+    """mkdocs.yml with its !ENV and !!python/name tags read as plain nodes."""
+
+
+_Loader.add_multi_constructor("!", lambda loader, suffix, node: None)
+_Loader.add_multi_constructor("tag:yaml.org,2002:python/", lambda loader, suffix, node: None)
+
+
+def _config() -> dict:
+    return yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=_Loader)
+
+
+def broken_links(site_dir: Path, site_url: str = SITE_URL) -> list[str]:
+    """Every internal reference in the built site that names a missing file or a missing anchor."""
+    files = set(sitecheck.site_files(site_dir))
+    parsed = {rel: sitecheck.parse_file(site_dir, rel) for rel in files
+              if rel.endswith((".html", ".css", ".svg"))}
+    problems = []
+    for rel, pf in sorted(parsed.items()):
+        for ref in pf.refs:
+            target = sitecheck.resolve(rel, ref.url, site_url)
+            if target is None:
+                continue
+            path, fragment = target
+            if path not in files:
+                problems.append(f"{rel}: <{ref.tag} {ref.attr}> {ref.url!r} -> missing file {path}")
+            elif fragment and path.endswith(".html") and fragment not in parsed[path].ids:
+                problems.append(f"{rel}: <{ref.tag} {ref.attr}> {ref.url!r} -> no anchor #{fragment} in {path}")
+    return problems
+
+
+def foreign_loads(site_dir: Path, site_url: str = SITE_URL) -> list[str]:
+    """Every reference a browser would LOAD from another origin (outbound <a href> links excluded)."""
+    out = []
+    for rel in sitecheck.site_files(site_dir):
+        if rel.endswith((".html", ".css", ".js", ".mjs", ".svg")):
+            out += [f"{rel}: <{r.tag} {r.attr}> {r.url}" for r in sitecheck.parse_file(site_dir, rel).refs
+                    if r.loaded and sitecheck.is_other_origin(r.url, site_url)]
+    return out
+
+
+# --- the checkers can fail -------------------------------------------------------------------
+
+@pytest.fixture
+def tiny_site(tmp_path) -> Path:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "index.html").write_text(
+        '<html><head><link rel="stylesheet" href="s.css"></head><body><h2 id="top">x</h2>'
+        '<a href="a/">a</a> <a href="#top">top</a> <a href="https://example.org/paper.pdf">source</a>'
+        '</body></html>')
+    (tmp_path / "s.css").write_text("body{background:url(bg.png)}")
+    (tmp_path / "bg.png").write_bytes(b"\x89PNG")
+    (tmp_path / "a" / "index.html").write_text('<a href="../#top">ok</a>')
+    return tmp_path
+
+
+def test_checkers_pass_a_clean_tiny_site(tiny_site):
+    assert broken_links(tiny_site, "") == []
+    assert foreign_loads(tiny_site, "") == []
+
+
+def test_link_checker_finds_missing_pages_and_anchors(tiny_site):
+    (tiny_site / "a" / "index.html").write_text('<a href="../#nope">x</a><a href="../b/">y</a>'
+                                                '<img src="../figures/gone.svg" alt="">')
+    problems = broken_links(tiny_site, "")
+    assert any("no anchor #nope" in p for p in problems)
+    assert any("missing file b/index.html" in p for p in problems)
+    assert any("missing file figures/gone.svg" in p for p in problems)
+
+
+@pytest.mark.parametrize("snippet, name", [
+    ('<script src="https://cdn.example.com/x.js"></script>', "script"),
+    ('<link rel="stylesheet" href="//fonts.example.com/css">', "link"),
+    ('<img srcset="a.png 1x, https://img.example.com/b.png 2x" alt="">', "img"),
+    ('<div style="background:url(https://t.example.com/p.gif)"></div>', "style"),
+    ("<script>fetch('https://api.example.com/v1')</script>", "script"),
+    ("<style>@import 'https://fonts.example.com/f.css';</style>", "style"),
+])
+def test_offline_checker_finds_foreign_loads(tiny_site, snippet, name):
+    (tiny_site / "a" / "index.html").write_text(snippet)
+    found = foreign_loads(tiny_site, "")
+    assert len(found) == 1 and f"<{name}" in found[0]
+
+
+# --- gate 1: offline and private --------------------------------------------------------------
+
+def test_nothing_is_loaded_from_another_origin(site_dir):
+    assert foreign_loads(site_dir) == []
+
+
+# --- gate 2: links ------------------------------------------------------------------------------
+
+def test_every_internal_link_and_anchor_resolves(site_dir):
+    problems = broken_links(site_dir)
+    assert problems == [], "\n".join(problems[:40])
+
+
+def test_sitemap_and_llms_txt_point_at_real_files(site_dir):
+    files = set(sitecheck.site_files(site_dir))
+    locs = re.findall(r"<loc>(.*?)</loc>", (site_dir / "sitemap.xml").read_text())
+    assert locs
+    for loc in locs:
+        assert sitecheck.resolve("index.html", loc, SITE_URL)[0] in files, loc
+    links = re.findall(r"\]\(([^)]+)\)", (site_dir / "llms.txt").read_text())
+    assert links
+    missing = [l for l in links if sitecheck.resolve("llms.txt", l, SITE_URL)[0] not in files]
+    assert missing == []
+
+
+# --- gate 3 (part): a sitemap that does not change every day ---------------------------------
+
+def test_sitemap_is_pinned_and_its_gzip_is_deterministic(site_dir):
+    xml = (site_dir / "sitemap.xml").read_bytes()
+    if "SOURCE_DATE_EPOCH" not in os.environ:
+        assert b"<lastmod>" not in xml, "unpinned lastmod dates change the site every day"
+    gz = (site_dir / "sitemap.xml.gz").read_bytes()
+    assert gzip.decompress(gz) == xml
+    mtime = int.from_bytes(gz[4:8], "little")
+    assert mtime == int(os.environ.get("SOURCE_DATE_EPOCH", 0))
+
+
+# --- gate 5: weight -----------------------------------------------------------------------------
+
+def test_each_page_weighs_at_most_300_KB(site_dir, site_pages):
+    weights = {p: sitecheck.page_weight(site_dir, p, SITE_URL) for p in site_pages}
+    heavy = {p: w for p, w in weights.items() if w > PAGE_BUDGET_BYTES}
+    assert heavy == {}, f"pages over {PAGE_BUDGET_BYTES} bytes transferred: {heavy}"
+
+
+def test_page_weight_counts_the_shared_assets(site_dir):
+    # A weight that forgot the theme's bundle would make the budget meaningless.
+    loaded = sitecheck.page_resources(site_dir, "index.html", SITE_URL)
+    assert any(r.endswith(".js") for r in loaded) and any(r.endswith(".css") for r in loaded)
+    assert "search/search_index.json" not in loaded
+
+
+def test_each_figure_svg_is_at_most_40_KB(site_dir):
+    svgs = {p.relative_to(site_dir).as_posix(): p.stat().st_size for p in site_dir.rglob("*.svg")}
+    assert svgs, "no SVG figure in the built site"
+    heavy = {p: s for p, s in svgs.items() if s > SVG_BUDGET_BYTES}
+    assert heavy == {}, f"SVGs over {SVG_BUDGET_BYTES} bytes: {heavy}"
+
+
+# --- gate 8: machines and search engines -------------------------------------------------------
+
+def _content_pages(site_pages) -> list[str]:
+    """Every built page a reader can land on: not the 404 page, not a redirect stub of a renamed page."""
+    return sorted(p for p, html in site_pages.items()
+                  if p != "404.html" and not re.search(r'<meta\s+http-equiv="refresh"', html, re.I))
+
+
+def test_every_page_has_a_description(site_pages):
+    for path in _content_pages(site_pages):
+        m = re.search(r'<meta name="description" content="([^"]*)"', site_pages[path])
+        assert m and len(m.group(1).strip()) >= 10, f"{path} has no meta description"
+        assert len(m.group(1)) <= 170, f"{path}: description longer than a search snippet"
+        assert "rl-prov" not in m.group(1) and "{{" not in m.group(1)
+
+
+def test_every_page_has_a_markdown_copy_with_rendered_numbers(site_dir, site_pages):
+    for path in _content_pages(site_pages):
+        md_path = site_dir / re.sub(r"\.html$", ".md", path)
+        assert md_path.exists(), f"no Markdown copy beside {path}"
+        md = md_path.read_text()
+        assert md.startswith("# "), f"{md_path.name} for {path} does not open with the page title"
+        prose = re.sub(r"^(```|~~~).*?^\1", "", md, flags=re.S | re.M)  # code may show markup
+        assert "{{" not in prose and 'class="rl-' not in prose and "<span" not in prose, path
+    # Numbers rendered on the home page appear in its copy as text.
+    home_numbers = re.findall(r'<span class="rl-num"[^>]*>([^<]+)<', site_pages["index.html"])
+    home_md = (site_dir / "index.md").read_text()
+    assert home_numbers and all(n in home_md for n in home_numbers)
+
+
+def test_llms_txt_lists_every_page_with_a_description(site_dir, site_pages):
+    text = (site_dir / "llms.txt").read_text()
+    config = _config()
+    assert text.startswith(f"# {config['site_name']}\n")
+    assert f"> {config['site_description']}" in text
+    entries = dict(re.findall(r"^- \[[^\]]+\]\(([^)]+)\): (.+)$", text, re.M))
+    for path in _content_pages(site_pages):
+        md = re.sub(r"\.html$", ".md", path)
+        assert md in entries, f"llms.txt does not list {md}"
+        assert entries[md].strip(), f"llms.txt has no description for {md}"
+
+
+def test_404_page_is_helpful_and_not_indexed(site_dir):
+    html = (site_dir / "404.html").read_text()
+    assert re.search(r"<h1[^>]*>Page not found</h1>", html)
+    assert '<meta name="robots" content="noindex">' in html
+    assert len(re.findall(r'<a href="[^"#]*"', html[html.find("Page not found"):])) >= 3, "404 offers no way on"
+    assert "search" in html.lower()
+
+
+def test_site_has_a_description_a_sitemap_and_robots_txt(site_dir, site_pages):
+    config = _config()
+    assert len(config.get("site_description", "")) >= 40
+    pages = {re.sub(r"(^|/)index\.html$", r"\1", p) for p in _content_pages(site_pages)}
+    locs = {sitecheck.resolve("index.html", l, SITE_URL)[0]
+            for l in re.findall(r"<loc>(.*?)</loc>", (site_dir / "sitemap.xml").read_text())}
+    assert {re.sub(r"(^|/)index\.html$", r"\1", l) for l in locs} >= pages
+    robots = (site_dir / "robots.txt").read_text()
+    assert "User-agent: *" in robots and "sitemap.xml" in robots
+
+
+def test_search_index_holds_prose_not_popovers_or_hover_cards(site_dir):
+    """Popover and card text would make every page match every term; Material indexes what it parses."""
+    import json
+
+    docs = json.loads((site_dir / "search" / "search_index.json").read_text(encoding="utf-8"))["docs"]
+    text = " ".join(d["text"] for d in docs)
+    assert "Open the glossary entry" not in text, "glossary hover cards are in the search index"
+    assert not re.search(r"\bInputs\b.{0,200}\bSources\b", text), "number popovers are in the search index"
+    # and the prose itself is there: the home page's opening words are searchable
+    assert any(d["location"] in ("", "index.html") and len(d["text"]) > 100 for d in docs)
+
+
+def test_no_script_holds_up_the_first_paint(site_pages):
+    """Every external script is deferred or a module: none of them draws the first paint."""
+    for path, html in site_pages.items():
+        for tag in re.findall(r"<script\b[^>]*\bsrc=[^>]*>", html):
+            assert re.search(r"\bdefer\b|type=\"module\"", tag), f"{path}: {tag} blocks rendering"

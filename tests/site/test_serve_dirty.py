@@ -1,0 +1,104 @@
+"""`make serve` (mkdocs serve --dirty) stays correct while it re-renders only what changed.
+
+One serve session on a throw-away copy of the project, with the hardware registry copied beside
+it (ROOFLINE_HARDWARE). Three edits, three checks:
+- a docs page: the edit shows, and a glossary entry the page now mentions lists it under
+  "Mentioned in" (entry pages are skipped when nothing they show changed, so this can go stale);
+- the search index still covers every page after the dirty rebuilds;
+- the registry: every page renders again, so the home page's H100 ridge follows the new bandwidth.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.support.site_helpers import visible_text, with_h100_bandwidth
+from tools.bench import copy_project, fetch_text as _get
+from tools.server import free_port
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _wait_for(check, what: str, timeout_s: float):
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        result = check()
+        if result:
+            return result
+        time.sleep(0.2)
+    pytest.fail(f"mkdocs serve --dirty: {what} within {timeout_s:.0f} s", pytrace=False)
+
+
+@pytest.fixture(scope="module")
+def serve_session(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("dirty-serve")
+    project = copy_project(tmp / "project")
+    spec = tmp / "hardware.toml"
+    spec.write_text((ROOT / "src" / "roofline" / "data" / "hardware.toml").read_text(encoding="utf-8"),
+                    encoding="utf-8")
+    port = free_port()
+    log = (tmp / "serve.log").open("w")
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true",
+           "ROOFLINE_HARDWARE": str(spec)}
+    proc = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "--dirty", "--dev-addr", f"127.0.0.1:{port}"],
+                            cwd=project, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    base = f"http://127.0.0.1:{port}/"
+    try:
+        _wait_for(lambda: proc.poll() is not None or _get(base), "the first build did not come up", 300)
+        assert proc.poll() is None, (tmp / "serve.log").read_text()[-3000:]
+        yield {"base": base, "project": project, "spec": spec, "log": tmp / "serve.log"}
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=30)
+        log.close()
+
+
+def _unmentioning_entry(base: str):
+    """A glossary entry whose "Mentioned in" does not list the ridge-point page yet, with a name to write."""
+    from roofline_site.glossary.entries import load_glossary
+
+    for entry in load_glossary().entries:
+        page = _get(f"{base}glossary/{entry.slug}/")
+        if page and "ridge-point/" not in page.split('data-gl-mentioned', 1)[-1]:
+            return entry
+    pytest.skip("every glossary entry already lists the ridge-point page")
+
+
+def test_a_page_edit_shows_and_updates_the_mentioned_in_list(serve_session):
+    base, page = serve_session["base"], serve_session["project"] / "docs" / "ridge-point.md"
+    entry = _unmentioning_entry(base)
+    marker = f"Dirty serve marker {time.time_ns()}"
+    page.write_text(page.read_text(encoding="utf-8") + f"\n\n{marker}: {entry.names[0]}.\n", encoding="utf-8")
+    _wait_for(lambda: marker in _get(f"{base}ridge-point/"), "the edit to ridge-point.md did not show", 60)
+    listed = _get(f"{base}glossary/{entry.slug}/").split('data-gl-mentioned', 1)[-1]
+    assert "ridge-point/" in listed, f"glossary/{entry.slug}/ does not list the page that now mentions it"
+
+
+def test_search_index_still_covers_every_page(serve_session):
+    docs = json.loads(_get(serve_session["base"] + "search/search_index.json"))["docs"]
+    pages = {d["location"].split("#", 1)[0] for d in docs}
+    # every docs page and every glossary entry (by the Markdown sources of the copy)
+    expected = {"" if p.name == "index.md" and p.parent.name == "docs" else p.relative_to(
+        serve_session["project"] / "docs").with_suffix("").as_posix() + "/"
+                for p in (serve_session["project"] / "docs").glob("*.md")}
+    assert expected <= pages, f"pages missing from the search index: {sorted(expected - pages)}"
+    assert sum(p.startswith("glossary/") for p in pages) >= 30
+
+
+def test_a_registry_edit_renders_every_page_again(serve_session):
+    spec, base = serve_session["spec"], serve_session["base"]
+    spec.write_text(with_h100_bandwidth(spec.read_text(encoding="utf-8"), "4.0"), encoding="utf-8")
+    # 989.4 TFLOP/s ÷ 4.0 TB/s = 247.35 FLOP/byte (was 295.3)
+    home = _wait_for(lambda: (t := visible_text(_get(base))) and "247 FLOP/byte" in t and t,
+                     "the home page did not follow the registry edit", 120)
+    assert "295 FLOP/byte" not in home, "a stale H100 ridge survived the registry edit"
+    log = serve_session["log"].read_text(encoding="utf-8")
+    assert "Traceback" not in log and "ERROR" not in log, log[-3000:]

@@ -1,0 +1,1 @@
+"""Shared test support: hand-derived values, exercise checks, the site build and browser set-up."""

@@ -1,0 +1,51 @@
+"""Shared by the page tests: the `??? question` exercise blocks of a docs page and their answer tokens."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from test_prose_numerals import bare_numerals  # noqa: F401  (re-exported for the page tests)
+
+ROOT = Path(__file__).resolve().parents[2]
+QUESTION = re.compile(r'^\?\?\?\+? question "([^"]*)"\n((?:(?:    .*)?\n)+)', re.M)
+TOKEN = re.compile(r"\{\{(.+?)\}\}", re.S)
+
+
+def exercises(page: str) -> list[tuple[str, str]]:
+    """(title, answer body) of every `??? question` block on docs/<page>."""
+    text = (ROOT / "docs" / page).read_text(encoding="utf-8") + "\n"
+    return [(m.group(1), m.group(2)) for m in QUESTION.finditer(text)]
+
+
+def evaluate(expr: str):
+    """Evaluate one answer token the way the site's token hook does."""
+    from roofline.quantities import NAMESPACE
+
+    return eval(compile(expr, "<answer token>", "eval"), {"__builtins__": {}}, dict(NAMESPACE))
+
+
+def assert_every_exercise_is_checked(page: str, expected: dict) -> None:
+    """docs/<page> has at least two exercises, and each has exactly one expected value in `expected`."""
+    found = exercises(page)
+    assert len(found) >= 2, f"{page} needs exercises"
+    for title, _ in found:
+        keys = [k for k in expected if k[0] == page and title.startswith(k[1])]
+        assert len(keys) == 1, f"{page}: no expected value for the exercise {title!r}"
+
+
+def assert_answer_matches(key: tuple[str, str], expected_value: float) -> None:
+    """The exercise (page, title start) has no typed number, and one of its answer tokens equals `expected_value`."""
+    import math
+
+    page, start = key
+    matches = [(t, body) for t, body in exercises(page) if t.startswith(start)]
+    assert len(matches) == 1, f"{page}: exercise {start!r} not found"
+    title, body = matches[0]
+    assert not bare_numerals(title), f"typed number in the question {title!r}"
+    assert not bare_numerals(body), f"typed number in the answer to {title!r}"
+    values = [float(v.value) for v in (evaluate(e.strip()) for e in TOKEN.findall(body))
+              if hasattr(v, "value") and hasattr(v, "unit")]
+    assert values, f"the answer to {title!r} has no number token"
+    assert any(math.isclose(v, expected_value, rel_tol=1e-9) for v in values), (
+        f"{page}: answer to {title!r} shows {values}, the package computes {expected_value}")

@@ -1,0 +1,119 @@
+"""Markdown copies of pages (roofline_site.html.markdown_copy) and the dirty-serve state (serve_state)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from roofline_site import serve_state
+from roofline_site.html.markdown_copy import CopyWriter, article_html, article_markdown
+
+PAGE = ('<h1 id="t">Ridge</h1><p>The ridge is <span class="rl-num" tabindex="0">295 FLOP/byte'
+        '<span class="rl-prov" role="tooltip"><template><b>Inputs</b> 3.35 TB/s</template></span></span>.</p>'
+        '<div class="language-python highlight"><pre><span></span><code>print(1)</code></pre></div>'
+        '<div class="gl-cards" hidden><span class="gl-card" role="tooltip">card text</span></div>')
+
+
+def test_a_copy_keeps_prose_numbers_and_code_and_drops_popovers_and_cards():
+    md = article_markdown(article_html(PAGE, "Ridge"))
+    assert md.startswith("# Ridge\n")
+    assert "The ridge is 295 FLOP/byte." in md
+    assert "```python\nprint(1)\n```" in md
+    assert "Inputs" not in md and "3.35" not in md and "card text" not in md
+
+
+def test_the_h1_material_adds_is_added_only_when_the_page_has_none():
+    assert article_html("<p>x</p>", "A & B").count("<h1>A &amp; B</h1>") == 1
+    assert "<h1>T</h1>" not in article_html(PAGE, "T")
+
+
+def test_copies_come_back_by_page_from_the_worker():
+    writer = CopyWriter()
+    writer.submit("a.md", article_html("<p>Alpha text.</p>", "A"))
+    writer.submit("b.md", article_html("<p>Beta text.</p>", "B"))
+    writer.submit("a.md", article_html("<p>Alpha, edited.</p>", "A"))  # a later submit wins
+    out = writer.results()
+    assert out == {"a.md": "# A\n\nAlpha, edited.\n", "b.md": "# B\n\nBeta text.\n"}
+
+
+def test_copies_are_made_in_process_when_the_worker_cannot_start(monkeypatch):
+    def no_pool(cls):
+        raise RuntimeError("no processes here")
+
+    monkeypatch.setattr(CopyWriter, "_pool", classmethod(no_pool))
+    writer = CopyWriter()
+    writer.submit("a.md", article_html("<p>Alpha text.</p>", "A"))
+    assert writer.results() == {"a.md": "# A\n\nAlpha text.\n"}
+
+
+def test_a_failed_conversion_names_its_page(monkeypatch):
+    import roofline_site.html.markdown_copy as mc
+
+    monkeypatch.setattr(CopyWriter, "_pool", classmethod(lambda cls: (_ for _ in ()).throw(OSError("no"))))
+    monkeypatch.setattr(mc, "article_markdown", lambda html: 1 / 0)
+    writer = CopyWriter()
+    writer.submit("glossary/hbm.md", "<article></article>")
+    with pytest.raises(RuntimeError, match=r"^glossary/hbm\.md: the Markdown copy failed"):
+        writer.results()
+
+
+# ----------------------------------------------------------------- serve_state ------------
+def test_the_fingerprint_changes_with_a_file_and_not_without(tmp_path):
+    (tmp_path / "src").mkdir()
+    spec = tmp_path / "src" / "hardware.toml"
+    spec.write_text("a = 1\n")
+    before = serve_state.fingerprint([tmp_path / "src"])
+    assert serve_state.fingerprint([tmp_path / "src"]) == before
+    spec.write_text("a = 2\n")
+    os.utime(spec, ns=(spec.stat().st_atime_ns, spec.stat().st_mtime_ns + 1_000_000))
+    assert serve_state.fingerprint([tmp_path / "src"]) != before
+
+
+def test_page_results_drop_pages_that_are_gone():
+    store = serve_state.PageResults({"a.md": 1, "b.md": 2})
+    store.keep_only(["b.md", "c.md"])
+    assert store == {"b.md": 2}
+
+
+def _page_file(tmp_path: Path, name: str) -> SimpleNamespace:
+    dest = tmp_path / f"{name}.html"
+    dest.write_text("built")
+    return SimpleNamespace(abs_dest_path=str(dest), abs_src_path=None, src_uri=f"{name}.md")
+
+
+def test_only_a_dirty_session_whose_inputs_changed_renders_every_page(tmp_path, monkeypatch):
+    files = [_page_file(tmp_path, "a"), _page_file(tmp_path, "b")]
+    monkeypatch.setitem(serve_state._session, "dirty", True)
+    monkeypatch.setitem(serve_state._session, "changed", False)
+    serve_state.force_full(files)
+    assert all(Path(f.abs_dest_path).exists() for f in files), "nothing changed: keep the built pages"
+    monkeypatch.setitem(serve_state._session, "changed", True)
+    serve_state.force_full(files)
+    assert not any(Path(f.abs_dest_path).exists() for f in files), "inputs changed: every page renders"
+
+
+def test_a_generated_page_renders_again_only_when_its_text_or_key_changed(tmp_path, monkeypatch):
+    monkeypatch.setitem(serve_state._session, "dirty", True)
+    monkeypatch.setitem(serve_state._session, "changed", False)
+    monkeypatch.setattr(serve_state, "_rendered", {})
+    src = tmp_path / "entry.md"
+    src.write_text("# Entry\n")
+    key = {"mentions": frozenset({"ridge-point.md"})}
+
+    def build_once() -> bool:
+        f = _page_file(tmp_path, "entry")
+        f.abs_src_path, f.is_modified = str(src), lambda: True
+        serve_state.render_when_changed(f, lambda: key["mentions"])
+        first = f.is_modified()
+        assert f.is_modified() is first, "MkDocs asks twice per build: the same answer"
+        return first
+
+    assert build_once() is True       # never rendered in this session
+    assert build_once() is False      # same text, same mentions
+    key["mentions"] = frozenset({"ridge-point.md", "decode.md"})
+    assert build_once() is True       # its "Mentioned in" list changed
+    src.write_text("# Entry, edited\n")
+    assert build_once() is True       # its text changed

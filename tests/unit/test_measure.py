@@ -1,0 +1,229 @@
+"""`roofline measure`: a real --quick run, honest byte and FLOP counts, and one-line errors for bad files."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from roofline import measure
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "measurements" / measure.EXAMPLE_FILE
+
+
+@pytest.fixture(scope="module")
+def quick_run(tmp_path_factory):
+    """One real `roofline measure --quick --json` in a subprocess, as a user runs it."""
+    out = tmp_path_factory.mktemp("measure") / "quick.json"
+    # The environment is passed through untouched (OPENBLAS_CORETYPE etc. stay as they are).
+    proc = subprocess.run([sys.executable, "-m", "roofline", "measure", "--quick", "--out", str(out), "--json"],
+                          capture_output=True, text=True, timeout=120, env=dict(os.environ))
+    return proc, out
+
+
+def test_quick_run_succeeds_and_saves_what_it_prints(quick_run):
+    proc, out = quick_run
+    assert proc.returncode == 0, proc.stderr
+    printed = json.loads(proc.stdout)
+    assert printed == json.loads(out.read_text())
+    assert printed["schema"] == measure.SCHEMA
+
+
+def test_quick_numbers_are_positive_finite_and_plausible(quick_run):
+    doc = json.loads(quick_run[1].read_text())
+    for kernel in ("copy", "triad"):
+        for stat in ("median", "best"):
+            v = doc["bandwidth"][kernel][f"{stat}_bytes_per_s"]
+            assert math.isfinite(v) and 1e8 <= v <= 1e13, (kernel, stat, v)
+    for dtype in ("fp64", "fp32"):
+        for stat in ("median", "best"):
+            v = doc["matmul"][dtype][f"{stat}_flop_per_s"]
+            assert math.isfinite(v) and 1e8 <= v <= 1e15, (dtype, stat, v)
+    m = measure.validate(doc, "quick.json")
+    assert m.copy.best >= m.copy.median and m.fp32.reps >= 1
+
+
+def test_quick_run_is_bounded_in_time(quick_run):
+    doc = json.loads(quick_run[1].read_text())
+    assert doc["settings"]["budget_s"] == measure.QUICK_BUDGET_S
+    # The budget bounds the kernels; allow one overshooting repetition on a shared machine.
+    assert doc["settings"]["elapsed_s"] <= measure.QUICK_BUDGET_S * 1.5
+
+
+def test_counts_are_honest(quick_run):
+    doc = json.loads(quick_run[1].read_text())
+    bw, mm = doc["bandwidth"], doc["matmul"]
+    # STREAM convention: copy reads b and writes a (2 arrays), triad reads b, c and writes a (3 arrays).
+    assert bw["copy"]["bytes_per_call"] == 2 * bw["copy"]["array_bytes"]
+    assert bw["triad"]["bytes_per_call"] == 3 * bw["triad"]["array_bytes"]
+    # A square GEMM of size n does n² dot products of length n, each n multiply-adds = 2n³ FLOPs.
+    for dtype in ("fp64", "fp32"):
+        n = mm[dtype]["n"]
+        assert mm[dtype]["flops_per_call"] == 2 * n**3
+    # The reported median is the median of work ÷ time over the recorded times (rounded to 1 µs).
+    import statistics
+
+    for kernel in ("copy", "triad"):
+        k = bw[kernel]
+        assert math.isclose(k["median_bytes_per_s"],
+                            statistics.median(k["bytes_per_call"] / t for t in k["times_s"]), rel_tol=1e-3)
+        assert math.isclose(k["best_bytes_per_s"], k["bytes_per_call"] / min(k["times_s"]), rel_tol=1e-3)
+
+
+def test_arrays_exceed_the_last_level_cache(quick_run):
+    doc = json.loads(quick_run[1].read_text())
+    llc = doc["machine"]["last_level_cache_bytes"]
+    if llc:  # --quick: each array exceeds the cache; the triad's three arrays together are ≥ 3× it
+        assert doc["bandwidth"]["triad"]["array_bytes"] > llc
+    example = json.loads(EXAMPLE.read_text())  # a default run: four times the cache
+    assert example["bandwidth"]["triad"]["array_bytes"] >= 4 * example["machine"]["last_level_cache_bytes"]
+
+
+def test_machine_is_described(quick_run):
+    machine = json.loads(quick_run[1].read_text())["machine"]
+    assert machine["cpu_model"] and machine["usable_cpus"] >= 1 and machine["numpy"]
+    assert "name" in machine["blas"]
+
+
+def test_progress_bar_and_gpu_line_on_stderr(quick_run):
+    proc, _ = quick_run
+    assert "%" in proc.stderr and "[" in proc.stderr and "bandwidth: triad" in proc.stderr
+    gpu = json.loads(proc.stdout)["gpu"]
+    if "skipped" in gpu:  # one clear line saying why
+        assert sum("GPU: skipped:" in line for line in proc.stderr.splitlines()) == 1
+
+
+def test_gpu_part_says_why_it_was_skipped(monkeypatch):
+    monkeypatch.setitem(sys.modules, "torch", None)  # import torch now raises ImportError
+    result = measure.measure_gpu(True, 1.0, measure.Progress(1.0, enabled=False))
+    assert result == {"skipped": "torch is not installed, so no GPU GEMM was measured"}
+
+
+# ------------------------------------------------------------------ reading files ---------
+def _write(tmp_path, name, content) -> Path:
+    p = tmp_path / name
+    p.write_text(content if isinstance(content, str) else json.dumps(content))
+    return p
+
+
+def _example_doc() -> dict:
+    return json.loads(EXAMPLE.read_text())
+
+
+def _without(doc, path):
+    doc = json.loads(json.dumps(doc))
+    *parents, last = path.split(".")
+    cur = doc
+    for k in parents:
+        cur = cur[k]
+    del cur[last]
+    return doc
+
+
+@pytest.mark.parametrize("name, content, expected", [
+    ("broken.json", '{"schema": "roofline-measurement/1",', "not valid JSON"),
+    ("foreign.json", {"benchmark": "stream", "triad": 1e10}, "not a roofline measurement (it has no 'schema' field"),
+    ("other.json", {"schema": "someone-else/2"}, "has schema 'someone-else/2'"),
+    ("list.json", [1, 2, 3], "the JSON is a list"),
+])
+def test_malformed_or_foreign_file_gives_one_line_and_exit_2(run_cli, tmp_path, name, content, expected):
+    p = _write(tmp_path, name, content)
+    code, out, err = run_cli("measure", "--from", str(p))
+    assert code == 2 and out == ""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("roofline: error: ") and str(p) in lines[0]
+    assert expected in lines[0]
+
+
+@pytest.mark.parametrize("path, expected", [
+    ("bandwidth.triad.median_bytes_per_s", "field 'bandwidth.triad.median_bytes_per_s' is missing"),
+    ("machine", "field 'machine.usable_cpus' is missing"),
+    ("matmul.fp32", "field 'matmul.fp32.median_flop_per_s' is missing"),
+])
+def test_missing_field_is_named(run_cli, tmp_path, path, expected):
+    p = _write(tmp_path, "partial.json", _without(_example_doc(), path))
+    code, _, err = run_cli("measure", "--from", str(p))
+    assert code == 2 and expected in err and len(err.strip().splitlines()) == 1
+
+
+def test_bad_value_is_named(run_cli, tmp_path):
+    doc = _example_doc()
+    doc["matmul"]["fp64"]["median_flop_per_s"] = -5
+    code, _, err = run_cli("measure", "--from", str(_write(tmp_path, "neg.json", doc)))
+    assert code == 2 and "'matmul.fp64.median_flop_per_s' must be a positive number, got -5" in err
+
+
+def test_the_committed_example_is_valid_and_says_where_it_came_from():
+    m = measure.load(EXAMPLE)
+    doc = _example_doc()
+    assert doc["machine"]["cpu_model"] and "other engineers" in doc["note"] and "noisy" in doc["note"]
+    assert doc["settings"]["quick"] is False and doc["settings"]["elapsed_s"] <= measure.DEFAULT_BUDGET_S
+    assert m.triad.median > 0 and m.fp32.median > 0
+
+
+def test_from_file_with_hardware_compares_and_plots(run_cli, tmp_path):
+    svg = tmp_path / "mine.svg"
+    code, out, _ = run_cli("measure", "--from", str(EXAMPLE), "--hardware", "h100-sxm5", "--plot", str(svg), "--json")
+    assert code == 0
+    c = json.loads(out)["comparison"]
+    m = measure.load(EXAMPLE)
+    # Independent: the H100 SXM5 spec is 3.35 TB/s and 67 TFLOP/s in fp32 (hardware.toml).
+    assert math.isclose(c["bandwidth_ratio"], m.triad.median / 3.35e12)
+    assert math.isclose(c["flop_ratio"], m.fp32.median / 67e12)
+    text = svg.read_text()
+    assert text.startswith("<?xml") and "H100 SXM5" in text and m.label in text
+
+
+def test_unknown_hardware_is_one_line(run_cli):
+    code, _, err = run_cli("measure", "--from", str(EXAMPLE), "--hardware", "h100-sxm9")
+    assert code == 2 and "unknown hardware 'h100-sxm9'" in err
+
+
+# ------------------------------------------------------------------ the site's folder -----
+@pytest.fixture
+def measurements_dir(tmp_path, monkeypatch):
+    folder = tmp_path / "measurements"
+    folder.mkdir()
+    shutil.copy(EXAMPLE, folder / measure.EXAMPLE_FILE)
+    monkeypatch.setenv("ROOFLINE_MEASUREMENTS_DIR", str(folder))
+    return folder
+
+
+def test_a_dropped_file_is_drawn_by_the_next_build(measurements_dir):
+    from figures_gen import render
+
+    doc = _example_doc()
+    doc["label"] = "reader's workstation"
+    (measurements_dir / "mine.json").write_text(json.dumps(doc))
+    (measurements_dir / "local").mkdir()
+    (measurements_dir / "local" / "ignored.json").write_text("not json")  # subfolders are not read
+    svg, csv_text = render("measured_roofline")
+    assert "reader's workstation" in csv_text and "reader's workstation" in svg.decode()
+    assert [m.source for m in measure.site_measurements()] == [f"measurements/{measure.EXAMPLE_FILE}",
+                                                               "measurements/mine.json"]
+
+
+def test_a_bad_file_in_the_folder_names_itself(measurements_dir):
+    (measurements_dir / "zz-broken.json").write_text("{")
+    with pytest.raises(measure.MeasurementError, match=r"^measurements/zz-broken\.json: not valid JSON"):
+        measure.site_measurements()
+
+
+def test_a_bad_file_stops_the_build_with_one_sentence(measurements_dir):
+    (measurements_dir / "foreign.json").write_text(json.dumps({"results": []}))
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true",
+           "ROOFLINE_MEASUREMENTS_DIR": str(measurements_dir)}
+    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir",
+                           str(measurements_dir.parent / "site")], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=600)
+    assert proc.returncode != 0
+    assert ("measurements/foreign.json: not a roofline measurement (it has no 'schema' field; "
+            "expected 'roofline-measurement/1')") in proc.stderr
+    assert "Traceback" not in proc.stderr

@@ -1,0 +1,262 @@
+"""The core explainer pages: exercise answers are tokens equal to the package's values,
+and every figure of these pages plots exactly what the package computes.
+
+Expected values below are recomputed from the low-level `roofline` functions (or, for the
+package additions these pages need, derived by hand in a comment), never read back from the
+token layer the pages use.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.support.hand_values import WEIGHTS_READ_PER_TOKEN
+from roofline.examples import example
+from roofline.registry.hardware import devices, get_device
+from roofline.model.inference import decode_step, kv_bytes_per_token, prefill, speed_of_light_tokens_per_s
+from roofline.model.ops import matmul_cost, matmul_cost_seed_convention
+from roofline.registry.models import Model, get_model, models
+from roofline.model.roofs import (
+    attainable_flop_per_s, device_ridge_point, ridge_point, sparse_peak_flop_per_s,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+PAGES = ("index.md", "arithmetic-intensity.md", "ridge-point.md", "memory-bandwidth.md", "decode.md")
+FIGURES = ("h100_roofline", "intensity_line", "ridge_overlay", "sol_bandwidth", "kv_context")
+
+
+
+# ------------------------------------------------------------------ exercises -------------
+def _h100():
+    return get_device("h100-sxm5")
+
+
+def _l8b():
+    return get_model("llama-3.1-8b")
+
+
+def _bare():
+    return Model.from_param_count(example("bare_params"))
+
+
+def _sq(dtype="bf16", seed=False):
+    n = int(example("square_n"))
+    return (matmul_cost_seed_convention if seed else matmul_cost)(n, n, n, dtype)
+
+
+def _seed_mv(dtype="fp16"):
+    m, k, n = (int(example(x)) for x in ("seed_m", "seed_k", "seed_n"))
+    return matmul_cost(m, n, k, dtype)
+
+
+#: (page, the start of a question's title) -> the value its answer must contain.
+EXPECTED = {
+    ("index.md", "Where is the ridge of the H100 PCIe"): lambda: device_ridge_point(get_device("h100-pcie")),
+    ("index.md", "What share of the H100 SXM5's peak"): lambda: (
+        decode_step(_l8b(), _h100()).attained_flop_per_s / _h100().peak_flop_per_s()),
+    ("index.md", "What does the H100 SXM5's roofline give"): lambda: attainable_flop_per_s(
+        decode_step(_l8b(), _h100(), example("batch_mid")).arithmetic_intensity,
+        _h100().peak_flop_per_s(), _h100().memory_bandwidth_bytes_per_s),
+    ("arithmetic-intensity.md", "What is the arithmetic intensity of squaring"): lambda: _sq("fp16").arithmetic_intensity,
+    ("arithmetic-intensity.md", "What is the site-convention intensity"): lambda: _seed_mv("fp8").arithmetic_intensity,
+    ("arithmetic-intensity.md", "How far below the H100 SXM5's ridge"): lambda: (
+        device_ridge_point(_h100()) / decode_step(_l8b(), _h100()).arithmetic_intensity),
+    ("ridge-point.md", "What is the H200 SXM's ridge"): lambda: device_ridge_point(get_device("h200-sxm")),
+    # 2:4 sparsity doubles the dense peak: 2 × 312e12 / 2.039e12 = 306.0 FLOP/byte.
+    ("ridge-point.md", "What ridge would you compute for the larger-memory A100"): lambda: 2 * 312e12 / 2.039e12,
+    ("ridge-point.md", "What is the TPU v5e's ridge"): lambda: device_ridge_point(get_device("tpu-v5e")),
+    ("memory-bandwidth.md", "How much faster is batch-1 decode"): lambda: (
+        get_device("b200").memory_bandwidth_bytes_per_s / get_device("a100-sxm4-80gb").memory_bandwidth_bytes_per_s),
+    ("memory-bandwidth.md", "What is the speed of light of Llama-3.1-70B"): lambda: (
+        get_device("mi300x").memory_bandwidth_bytes_per_s / (WEIGHTS_READ_PER_TOKEN["llama-3.1-70b"] * 2)),
+    ("memory-bandwidth.md", "What does storing Llama-3.1-8B's weights in int8"): lambda: (
+        _h100().memory_bandwidth_bytes_per_s / (WEIGHTS_READ_PER_TOKEN["llama-3.1-8b"] * 1)),
+    ("decode.md", "How long does one batch-1 decode step"): lambda: (
+        decode_step(_l8b(), _h100(), 1, example("long_context")).time_s),
+    # fp8 weights: 2 FLOPs per weight over 1 byte per weight = 2 FLOP/byte.
+    ("decode.md", "What is the intensity of batch-1 decode of the bare model"): lambda: 2.0,
+    # batch × (context + the entry being written) × 2·layers·kv_heads·head_dim·2 bytes
+    ("decode.md", "How many bytes of KV cache"): lambda: (
+        example("batch_mid") * (example("medium_context") + 1) * 2 * 32 * 8 * 128 * 2),
+}
+
+from tests.support.exercise_blocks import assert_answer_matches, assert_every_exercise_is_checked  # noqa: E402
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_has_exercises_and_each_is_checked(page):
+    assert_every_exercise_is_checked(page, EXPECTED)
+
+
+@pytest.mark.parametrize("key", sorted(EXPECTED), ids=lambda k: f"{k[0]}:{k[1][:30]}")
+def test_exercise_answer_is_a_token_equal_to_the_package(key):
+    assert_answer_matches(key, float(EXPECTED[key]()))
+
+
+# ------------------------------------------------------------------ package additions ------
+def test_sparse_peak_is_twice_dense():
+    # NVIDIA's H100 page prints "1,979 TFLOPS*" (with sparsity) beside the whitepaper's 989.4 dense.
+    assert sparse_peak_flop_per_s(989.4e12) == pytest.approx(1978.8e12)
+    # 1978.8e12 / 3.35e12 = 590.69 FLOP/byte: the sparse ridge quoted as 591.
+    assert ridge_point(sparse_peak_flop_per_s(989.4e12), 3.35e12) == pytest.approx(590.69, abs=0.01)
+
+
+def test_rounded_and_every_device_helpers():
+    from roofline.quantities import bound_on_every_device, ratio, ridge, rounded
+
+    assert float(rounded(ridge("h100-sxm5"))) == 295.0        # 295.34 to three figures
+    assert float(rounded(ratio(ridge("h100-sxm5"), ridge("h100-sxm5")), 2)) == 1.0
+    assert bound_on_every_device("memory-bound", "decode", "llama-3.1-8b")
+    # TPU v6e: 918 / 1.638 = 560 FLOP/byte, above a 512-token prefill's intensity, so not everywhere.
+    assert not bound_on_every_device("compute-bound", "prefill", "llama-3.1-8b", 512)
+    with pytest.raises(Exception, match="phase"):
+        bound_on_every_device("memory-bound", "training", "llama-3.1-8b")
+
+
+def test_generated_tables_cover_the_registry_with_provenance():
+    from roofline_site.numbers.tables import table
+
+    records: list = []
+    ridge_md = table("ridge", "ridge-point.md", records)
+    rows = [line for line in ridge_md.splitlines()[2:] if line.startswith("| ")]
+    assert len(rows) == len(devices())
+    assert len(records) == 3 * len(devices())            # peak, bandwidth and ridge per device
+    assert all('class="rl-num"' in r and "rl-prov" in r for r in rows)
+    h100 = next(r for r in rows if r.startswith(f"| {get_device('h100-sxm5').name} |"))
+    assert f'data-rl-value="{device_ridge_point(get_device("h100-sxm5"))!r}"' in h100
+    sol_md = table("sol", "memory-bandwidth.md", [])
+    assert len([ln for ln in sol_md.splitlines()[2:] if ln.startswith("| ")]) == len(devices())
+    with pytest.raises(KeyError, match="unknown table"):
+        table("nope")
+
+
+# ------------------------------------------------------------------ figures ---------------
+@pytest.fixture(scope="module")
+def rendered():
+    from figures_gen import module, render
+
+    return {name: (module(name), *render(name)) for name in FIGURES}
+
+
+def _csv_rows(text: str) -> list[list[str]]:
+    return list(csv.reader(io.StringIO(text)))[1:]
+
+
+def _close(a, b) -> bool:
+    try:
+        return math.isclose(float(a), float(b), rel_tol=1e-5)
+    except ValueError:
+        return str(a) == str(b)
+
+
+def _assert_csv(text: str, expected_rows: list[tuple]) -> None:
+    rows = _csv_rows(text)
+    assert len(rows) == len(expected_rows)
+    for got, want in zip(rows, expected_rows):
+        assert len(got) == len(want) and all(_close(g, w) for g, w in zip(got, want)), (got, want)
+
+
+def _expected_h100_roofline():
+    d = _h100()
+    ai = np.logspace(-1, 4, 121)
+    return [(x, min(d.peak_flop_per_s(), d.memory_bandwidth_bytes_per_s * x)) for x in ai]
+
+
+def _expected_intensity_line():
+    d, m = _h100(), _l8b()
+    sm, sk, sn = (int(example(k)) for k in ("seed_m", "seed_k", "seed_n"))
+    values = [
+        sm * sn * (2 * sk - 1) / ((sm * sk + sk * sn) * 2),            # seed convention, fp16
+        decode_step(m, d).arithmetic_intensity,
+        decode_step(m, d, example("batch_mid")).arithmetic_intensity,
+        d.peak_flop_per_s() / d.memory_bandwidth_bytes_per_s,
+        _sq().arithmetic_intensity,
+        prefill(m, d, example("prompt_len")).arithmetic_intensity,
+    ]
+    return sorted(values)
+
+
+def _expected_ridge_overlay():
+    from figures_gen.ridge_overlay import DEVICES, HI, LO
+
+    rows = []
+    for dev_id in DEVICES:
+        d = get_device(dev_id)
+        peak, bw = d.peak_flop_per_s("bf16"), d.memory_bandwidth_bytes_per_s
+        for x in sorted({LO, peak / bw, HI}):
+            rows.append((dev_id, d.name, x, min(peak, bw * x)))
+    return rows
+
+
+def _expected_sol_bandwidth():
+    rows = []
+    for model_id in ("llama-3.1-8b", "llama-3.1-70b"):
+        m = get_model(model_id)
+        for d in devices().values():
+            fits = m.total_params * 2 <= d.memory_capacity_bytes
+            rows.append((model_id, d.id, d.memory_bandwidth_bytes_per_s,
+                         d.memory_bandwidth_bytes_per_s / (WEIGHTS_READ_PER_TOKEN[model_id] * 2),
+                         "yes" if fits else "no"))
+    return rows
+
+
+def _expected_kv_context():
+    m = _l8b()
+    per_token = 2 * m.n_layers * m.kv_heads * m.head_dim * 2     # K and V, bf16
+    return [(b, c, b * (c + 1) * per_token)
+            for b in (1, 8, int(example("batch_mid"))) for c in (2 ** np.arange(7, 18)).tolist()]
+
+
+def test_figure_list_registers_these_figures():
+    from figures_gen import FIGURES as ALL
+
+    assert set(FIGURES) <= set(ALL)
+
+
+@pytest.mark.parametrize("name", FIGURES)
+def test_figure_alt_text_svg_size_and_determinism(name, rendered):
+    from figures_gen import render
+
+    mod, svg, _ = rendered[name]
+    alt = mod.alt()
+    assert len(alt) > 80 and mod.caption().strip(), f"{name} needs alt text and a caption"
+    assert len(svg) <= 40_000, f"{name}.svg is {len(svg)} bytes"
+    assert render(name)[0] == svg, f"{name}.svg differs between two renders"
+
+
+def test_h100_roofline_csv(rendered):
+    _assert_csv(rendered["h100_roofline"][2], _expected_h100_roofline())
+
+
+def test_intensity_line_csv(rendered):
+    rows = _csv_rows(rendered["intensity_line"][2])
+    got = [float(r[2]) for r in rows]
+    want = _expected_intensity_line()
+    assert len(got) == len(want) and all(math.isclose(g, w, rel_tol=1e-5) for g, w in zip(got, want))
+    assert [r[0] for r in rows].count("ridge") == 1
+
+
+def test_ridge_overlay_csv(rendered):
+    _assert_csv(rendered["ridge_overlay"][2], _expected_ridge_overlay())
+
+
+def test_sol_bandwidth_csv(rendered):
+    _assert_csv(rendered["sol_bandwidth"][2], _expected_sol_bandwidth())
+    assert kv_bytes_per_token(_l8b()) > 0 and speed_of_light_tokens_per_s(_l8b(), _h100()) > 0
+
+
+def test_kv_context_csv(rendered):
+    _assert_csv(rendered["kv_context"][2], _expected_kv_context())
+
+
+def test_registry_models_listed_in_sol_table_header():
+    from roofline_site.numbers.tables import table
+
+    header = table("sol").splitlines()[0]
+    assert all(m.name in header for m in models().values())

@@ -1,0 +1,249 @@
+"""The prefill, batching, hardware-reference and conventions pages.
+
+Exercise answers must be tokens equal to the package's values; the figures these pages add
+must plot what the package computes; `crossover_prompt_len` is checked against hand
+derivations. Expected values are derived by hand (in a comment) or recomputed from the
+low-level `roofline` functions by a different route (brute-force sweeps instead of the
+package's bisection), never read back from the token layer the pages use.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.support.hand_values import WEIGHTS_READ_PER_TOKEN
+from roofline.errors import InputError
+from roofline.examples import example
+from roofline.registry.hardware import devices, get_device
+from roofline.model.inference import crossover_prompt_len, decode_step, prefill
+from roofline.registry.models import Model, get_model
+
+ROOT = Path(__file__).resolve().parents[2]
+PAGES = ("prefill.md", "batching.md", "hardware.md", "conventions.md")
+FIGURES = ("prefill_intensity", "batch_sweep", "hardware_map")
+
+
+
+def _h100():
+    return get_device("h100-sxm5")
+
+
+def _l8b():
+    return get_model("llama-3.1-8b")
+
+
+def _ridge(d) -> float:
+    return d.peak_flop_per_s(d.sixteen_bit_dtype) / d.memory_bandwidth_bytes_per_s
+
+
+def _first_prompt_reaching_ridge(model, device, max_len: int = 8192) -> int:
+    """Brute force: every prompt length 1…max_len in one sweep, the first at or above the ridge."""
+    t = np.arange(1, max_len + 1)
+    ai = np.asarray(prefill(model, device, t).arithmetic_intensity)
+    return int(t[np.argmax(ai >= _ridge(device))])
+
+
+def _first_batch_reaching_ridge(model, device, max_batch: int = 4096) -> int:
+    b = np.arange(1, max_batch + 1)
+    ai = np.asarray(decode_step(model, device, b).arithmetic_intensity)
+    return int(b[np.argmax(ai >= _ridge(device))])
+
+
+#: (page, the start of a question's title) -> the value its answer must contain.
+EXPECTED = {
+    ("prefill.md", "At what prompt length does a Llama-3.1-8B prefill reach the TPU v6e"): lambda: (
+        _first_prompt_reaching_ridge(_l8b(), get_device("tpu-v6e"))),
+    # Weights only, fp8: 2 FLOPs per weight per token over 1 byte per weight -> 2 × 512 = 1024.
+    ("prefill.md", "What is the prefill intensity of the weights-only model with fp8"): lambda: 1024.0,
+    ("prefill.md", "What is the time to first token"): lambda: (
+        prefill(_l8b(), _h100(), example("long_context")).time_s),
+    ("batching.md", "What is the critical batch of Llama-3.1-8B on the B200"): lambda: (
+        _first_batch_reaching_ridge(_l8b(), get_device("b200"))),
+    # Weights only, fp8 on the H100 SXM5: intensity 2B; fp8 ridge 1978.9 / 3.35 = 590.72;
+    # 2B >= 590.72 first at B = 296 (295.36 rounded up).
+    ("batching.md", "What is the critical batch of the weights-only model with fp8"): lambda: 296.0,
+    ("batching.md", "What whole-batch throughput"): lambda: (
+        decode_step(_l8b(), _h100(), example("batch_mid"), example("medium_context")).tokens_per_s),
+    # Gaudi 3 whitepaper: 1835 TFLOP/s bf16 over 3.7 TB/s = 495.95 FLOP/byte.
+    ("hardware.md", "What is the ridge of the Intel Gaudi 3"): lambda: 1835 / 3.7,
+    # MI355X 8.0 TB/s over H100 SXM5 3.35 TB/s.
+    ("hardware.md", "How many times the H100 SXM5's memory bandwidth"): lambda: 8.0 / 3.35,
+    ("hardware.md", "How fast, at most, can one L4"): lambda: (
+        get_device("l4").memory_bandwidth_bytes_per_s / (WEIGHTS_READ_PER_TOKEN["llama-3.1-8b"] * 2)),
+    # Cloud TPU7x docs: 192 GiB = 192 × 2**30 bytes = 206.2 GB.
+    ("conventions.md", "What does the TPU7x's memory capacity"): lambda: 192 * 2**30,
+    # Seed 000: 3 outputs × (2 multiplies + 1 add) = 9 FLOPs over 8 fp16 inputs = 16 bytes.
+    ("conventions.md", "What is the intensity of the seed's matrix-vector"): lambda: 9 / 16,
+    # Sparse bf16 = 2 × 989.4 TFLOP/s; over 3.35 TB/s = 590.69 FLOP/byte.
+    ("conventions.md", "What ridge would you get for the H100 SXM5 from its sparse"): lambda: 2 * 989.4 / 3.35,
+}
+
+from tests.support.exercise_blocks import assert_answer_matches, assert_every_exercise_is_checked  # noqa: E402
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_has_checked_exercises(page):
+    assert_every_exercise_is_checked(page, EXPECTED)
+
+
+@pytest.mark.parametrize("key", sorted(EXPECTED), ids=lambda k: f"{k[0]}:{k[1][:30]}")
+def test_exercise_answer_is_a_token_equal_to_the_package(key):
+    assert_answer_matches(key, float(EXPECTED[key]()))
+
+
+# ------------------------------------------------------------------ crossover_prompt_len ---
+def _bare():
+    return Model.from_param_count(example("bare_params"))
+
+
+@pytest.mark.parametrize("weight_dtype, batch, device_id, expected", [
+    # Weights only, bf16: intensity = 2·P·T / (2·P) = T. H100 SXM5 ridge 989.4/3.35 = 295.34 -> T = 296.
+    ("bf16", 1, "h100-sxm5", 296),
+    # fp8 weights compute at the fp8 peak: ridge 1978.9/3.35 = 590.72; intensity 2T -> T = 296 (295.36 up).
+    ("fp8", 1, "h100-sxm5", 296),
+    # int8 is weight-only quantization, computed in bf16: ridge 295.34; intensity 2T -> T = 148 (147.67 up).
+    ("int8", 1, "h100-sxm5", 148),
+    # Four prompts at once share the weight read: intensity 4T; 295.34 / 4 = 73.84 -> T = 74.
+    ("bf16", 4, "h100-sxm5", 74),
+    # M2 Ultra: 27.2 / 0.8 = 34 exactly; reaching the ridge counts, so T = 34.
+    ("bf16", 1, "m2-ultra", 34),
+])
+def test_crossover_prompt_len_by_hand(weight_dtype, batch, device_id, expected):
+    assert crossover_prompt_len(_bare(), get_device(device_id), batch, weight_dtype) == expected
+
+
+@pytest.mark.parametrize("device_id", ["h100-sxm5", "a100-sxm4-80gb", "tpu-v6e", "m4-max"])
+def test_crossover_of_a_real_model_is_the_first_prompt_at_the_ridge(device_id):
+    d, m = get_device(device_id), _l8b()
+    t = crossover_prompt_len(m, d)
+    assert prefill(m, d, t).arithmetic_intensity >= _ridge(d) > prefill(m, d, t - 1).arithmetic_intensity
+    # Activations and KV writes cost bytes: a real model needs at least the weights-only prompt.
+    assert t >= crossover_prompt_len(_bare(), d)
+
+
+def test_crossover_none_and_bad_input():
+    assert crossover_prompt_len(_l8b(), get_device("tpu-v6e"), max_len=100) is None  # 100 < 560 at most
+    with pytest.raises(InputError, match="batch"):
+        crossover_prompt_len(_l8b(), _h100(), batch=0)
+
+
+def test_capacity_as_quoted():
+    from roofline.quantities import capacity, capacity_quoted
+
+    # Cloud TPU v4 docs: 32 GiB = 32 × 2**30 = 34,359,738,368 bytes = 34.4 GB.
+    assert capacity_quoted("tpu-v4").text() == "32 GiB"
+    assert capacity("tpu-v4").text() == "34.4 GB"
+    assert capacity_quoted("h100-sxm5").text() == "80 GB"
+
+
+# ------------------------------------------------------------------ tables ----------------
+@pytest.mark.parametrize("name, cells_per_row", [
+    ("prefill-crossover", None), ("critical-batches", None), ("hardware-specs", 3), ("hardware-peaks", None),
+])
+def test_reference_tables_cover_every_device_and_record_every_number(name, cells_per_row):
+    from roofline_site.numbers.tables import table
+
+    records: list = []
+    md = table(name, "x.md", records)
+    rows = [ln for ln in md.splitlines()[2:] if ln.startswith("| ")]
+    assert len(rows) == len(devices())
+    assert sum(r.count('class="rl-num"') for r in rows) == len(records) > 0
+    if cells_per_row:
+        assert len(records) == cells_per_row * len(devices())
+
+
+def test_crossover_table_values_match_a_brute_force_sweep():
+    from roofline_site.numbers.tables import table
+
+    md = table("prefill-crossover", "x.md", [])
+    for d in (_h100(), get_device("mi300x"), get_device("l4")):
+        row = next(ln for ln in md.splitlines() if ln.startswith(f"| {d.name} |"))
+        assert f'data-rl-value="{float(_first_prompt_reaching_ridge(_l8b(), d))!r}"' in row
+
+
+def test_hardware_notes_are_literal_text():
+    from roofline_site.numbers.tables import table
+
+    md = table("hardware-notes", "x.md", [])
+    a100 = next(ln for ln in md.splitlines() if ln.startswith(f"| {get_device('a100-sxm4-40gb').name} |"))
+    assert r"624\* (\*with sparsity)" in a100       # no emphasis from the datasheet's asterisks
+    assert all(d.source_url in md for d in devices().values())
+
+
+# ------------------------------------------------------------------ figures ---------------
+@pytest.fixture(scope="module")
+def rendered():
+    from figures_gen import module, render
+
+    return {name: (module(name), *render(name)) for name in FIGURES}
+
+
+def _csv(text: str) -> tuple[list[str], list[list[str]]]:
+    rows = list(csv.reader(io.StringIO(text)))
+    return rows[0], rows[1:]
+
+
+def test_figures_are_registered():
+    from figures_gen import FIGURES as ALL
+
+    assert set(FIGURES) <= set(ALL)
+
+
+@pytest.mark.parametrize("name", FIGURES)
+def test_figure_alt_text_size_and_determinism(name, rendered):
+    from figures_gen import render
+
+    mod, svg, _ = rendered[name]
+    assert len(mod.alt()) > 80 and mod.caption().strip(), f"{name} needs alt text and a caption"
+    assert len(svg) <= 40_000, f"{name}.svg is {len(svg)} bytes"
+    assert render(name)[0] == svg, f"{name}.svg differs between two renders"
+
+
+def test_prefill_intensity_csv(rendered):
+    header, rows = _csv(rendered["prefill_intensity"][2])
+    from figures_gen.prefill_intensity import DEVICES
+
+    t = np.array([int(r[0]) for r in rows])
+    assert t[0] == 1 and t[-1] == example("long_context") and np.all(np.diff(t) > 0)
+    model_ai = np.asarray(prefill(_l8b(), _h100(), t).arithmetic_intensity)
+    for i, r in enumerate(rows):
+        assert float(r[1]) == pytest.approx(t[i], rel=1e-5)          # weights only, bf16: intensity = T
+        assert float(r[2]) == pytest.approx(model_ai[i], rel=1e-5)
+        for j, dev_id in enumerate(DEVICES):
+            assert float(r[3 + j]) == pytest.approx(_ridge(get_device(dev_id)), rel=1e-5)
+    assert header[3:] == [f"ridge_{d}_flop_per_byte" for d in DEVICES]
+
+
+def test_batch_sweep_csv(rendered):
+    _, rows = _csv(rendered["batch_sweep"][2])
+    d, m = _h100(), _l8b()
+    b = np.array([int(r[0]) for r in rows])
+    ctx = example("medium_context")
+    empty, long = decode_step(m, d, b), decode_step(m, d, b, ctx)
+    kv_token = 2 * m.n_layers * m.kv_heads * m.head_dim * 2                  # K and V, bf16
+    for i, r in enumerate(rows):
+        assert float(r[1]) == pytest.approx(empty.arithmetic_intensity[i], rel=1e-5)
+        assert float(r[2]) == pytest.approx(long.arithmetic_intensity[i], rel=1e-5)
+        fits = m.total_params * 2 + b[i] * (ctx + 1) * kv_token <= d.memory_capacity_bytes
+        assert r[3] == str(bool(fits))
+        t = max(empty.flops[i] / d.peak_flop_per_s(), empty.bytes[i] / d.memory_bandwidth_bytes_per_s)
+        assert float(r[4]) == pytest.approx(t, rel=1e-5)
+        assert float(r[5]) == pytest.approx(b[i] / t, rel=1e-5)
+        assert float(r[6]) == pytest.approx(989.4 / 3.35, rel=1e-5)            # H100 SXM5 ridge
+
+
+def test_hardware_map_csv(rendered):
+    _, rows = _csv(rendered["hardware_map"][2])
+    assert [r[0] for r in rows] == list(devices())
+    for r in rows:
+        d = get_device(r[0])
+        peak = d.peak_flop_per_s(d.sixteen_bit_dtype)
+        assert r[1] == d.kind
+        assert float(r[2]) == pytest.approx(d.memory_bandwidth_bytes_per_s, rel=1e-5)
+        assert float(r[3]) == pytest.approx(peak, rel=1e-5)
+        assert float(r[4]) == pytest.approx(peak / d.memory_bandwidth_bytes_per_s, rel=1e-5)

@@ -1,0 +1,1 @@
+"""Developer tools, not shipped: bench, the calculator bench, built-site checks, one static server."""

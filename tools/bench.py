@@ -1,0 +1,371 @@
+"""`make bench`: build speed against stock Material, edit-to-serve latency, page weights, Lighthouse scores.
+
+Writes reports/bench.json, reports/lighthouse.json and reports/README.md, and prints a summary.
+Every build goes into a temporary folder; the serve measurement edits a temporary copy of the
+project, never the real tree. BENCH_RUNS (default 3) sets the number of timed runs and
+BENCH_LIGHTHOUSE_RUNS (default 5) the Lighthouse runs per page, reported as the median run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import gzip
+import http.server
+import json
+import os
+import platform
+import re
+import shutil
+import socket
+import socketserver
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+from tools import sitecheck
+from tools.server import free_port, serve
+
+ROOT = Path(__file__).resolve().parents[1]
+REPORTS = ROOT / "reports"
+CHROMIUM = os.environ.get("CHROME_PATH", "/usr/bin/chromium")
+LIGHTHOUSE = ROOT / "node_modules" / ".bin" / "lighthouse"
+CATEGORIES = ("performance", "accessibility", "best-practices", "seo")
+TARGETS = {"clean_build_ratio_max": 3.0, "clean_build_s_max": 20.0, "serve_edit_s_max": 3.0,
+           "page_bytes_max": 300_000, "svg_bytes_max": 40_000,
+           "lighthouse_min": {"performance": 95, "accessibility": 100, "best-practices": 100, "seo": 95}}
+QUIET_ENV = {"NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true"}
+PROJECT_PARTS = ("mkdocs.yml", "docs", "glossary", "figures_gen", "src")
+
+
+# --- builds ---------------------------------------------------------------------------------------
+
+def timed_build(root: Path, dest: Path, *, clean: bool, env: dict | None = None, strict: bool = True) -> float:
+    """Seconds for one `mkdocs build` of the project at `root` into `dest`; raises if it fails."""
+    if clean:
+        shutil.rmtree(dest, ignore_errors=True)
+    cmd = [sys.executable, "-m", "mkdocs", "build", "--site-dir", str(dest), *(["--strict"] if strict else [])]
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, cwd=root, env={**os.environ, **QUIET_ENV, **(env or {})},
+                          capture_output=True, text=True)
+    seconds = time.perf_counter() - start
+    if proc.returncode != 0:
+        raise RuntimeError(f"mkdocs build in {root} failed: {(proc.stderr or proc.stdout).strip().splitlines()[-1:]}")
+    return seconds
+
+
+EXEC_FENCE = re.compile(r"^(?P<indent> {0,8})(?P<fence>`{3,}|~{3,})[^\n]*\bexec=\"?(on|true|1)\"?[^\n]*\n.*?^(?P=indent)(?P=fence)[ \t]*$\n?",
+                        re.S | re.M)
+TOKEN = re.compile(r"\{\{.+?\}\}", re.S)
+
+
+def stock_markdown(md: str) -> str:
+    """A page as stock Material would get it: executed blocks removed, number tokens replaced by a word."""
+    return TOKEN.sub("N", EXEC_FENCE.sub("", md))
+
+
+def make_stock_project(dest: Path) -> int:
+    """A plain mkdocs-material project with the same Markdown (docs/ and glossary entries); returns its page count."""
+    docs = dest / "docs"
+    pages = 0
+    for src_root, prefix in ((ROOT / "docs", ""), (ROOT / "glossary", "glossary/")):
+        for md in sorted(src_root.rglob("*.md")):
+            rel = prefix + (md.name if prefix else md.relative_to(src_root).as_posix())
+            out = docs / rel
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text(stock_markdown(md.read_text(encoding="utf-8")), encoding="utf-8")
+            pages += 1
+    extensions = ["abbr", "admonition", "attr_list", "def_list", "footnotes", "md_in_html", "tables",
+                  "toc", "pymdownx.details", "pymdownx.superfences", "pymdownx.arithmatex"]
+    (dest / "mkdocs.yml").write_text(
+        "site_name: Stock Material\ntheme:\n  name: material\n  font: false\nplugins:\n  - search\n"
+        "markdown_extensions:\n" + "".join(f"  - {e}\n" for e in extensions), encoding="utf-8")
+    return pages
+
+
+def copy_project(dest: Path) -> Path:
+    """A throw-away copy of the project's sources (the real tree is never edited)."""
+    dest.mkdir(parents=True, exist_ok=True)
+    for part in PROJECT_PARTS:
+        src = ROOT / part
+        if src.is_dir():
+            shutil.copytree(src, dest / part, ignore=shutil.ignore_patterns("__pycache__"))
+        elif src.exists():
+            shutil.copy2(src, dest / part)
+    return dest
+
+
+def measure_builds(work: Path, runs: int, env: dict) -> dict:
+    """Medians of clean and no-change builds, ours and stock Material's, interleaved in one run."""
+    stock_root = work / "stock"
+    stock_pages = make_stock_project(stock_root)
+    times = {"ours_cold_clean_s": [], "ours_clean_s": [], "ours_rebuild_s": [], "stock_clean_s": [],
+             "stock_rebuild_s": []}
+    for i in range(runs):
+        print(f"  build run {i + 1}/{runs} ...", flush=True)
+        # cold: every figure rendered by matplotlib; then clean builds with the figure cache warm
+        times["ours_cold_clean_s"].append(timed_build(ROOT, work / "ours", clean=True,
+                                                      env={**env, "ROOFLINE_FIGURE_CACHE": "0"}))
+        times["ours_clean_s"].append(timed_build(ROOT, work / "ours", clean=True, env=env))
+        times["ours_rebuild_s"].append(timed_build(ROOT, work / "ours", clean=False, env=env))
+        times["stock_clean_s"].append(timed_build(stock_root, work / "stock-site", clean=True, strict=False))
+        times["stock_rebuild_s"].append(timed_build(stock_root, work / "stock-site", clean=False, strict=False))
+    medians = {k.replace("_s", "_median_s"): round(statistics.median(v), 2) for k, v in times.items()}
+    return {"runs": {k: [round(x, 2) for x in v] for k, v in times.items()}, **medians,
+            "clean_ratio_vs_stock": round(medians["ours_clean_median_s"] / medians["stock_clean_median_s"], 2),
+            "cold_clean_ratio_vs_stock": round(medians["ours_cold_clean_median_s"] / medians["stock_clean_median_s"], 2),
+            "rebuild_ratio_vs_stock": round(medians["ours_rebuild_median_s"] / medians["stock_rebuild_median_s"], 2),
+            "stock_pages": stock_pages}
+
+
+def fetch_text(url: str) -> str:
+    """The page's text, or '' while `mkdocs serve` is busy rebuilding (it answers late or not at all)."""
+    try:
+        with urllib.request.urlopen(url, timeout=10) as r:
+            return r.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+def measure_serve_edit(work: Path, runs: int, page: str = "ridge-point.md", timeout_s: float = 60.0,
+                       dirty: bool = True) -> dict:
+    """Seconds from saving an edit to a page until `mkdocs serve` serves the new text (temp copy of the project).
+
+    `dirty` runs serve as `make serve` does (`--dirty`: only edited pages render again);
+    without it every page renders on every edit.
+    """
+    root = copy_project(work / ("serve-project" if dirty else "serve-project-full"))
+    target = root / "docs" / page
+    url_path = "" if page == "index.md" else page.removesuffix(".md") + "/"
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", *(["--dirty"] if dirty else []),
+                             "--dev-addr", f"127.0.0.1:{port}"],
+                            cwd=root, env={**os.environ, **QUIET_ENV}, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+    url = f"http://127.0.0.1:{port}/{url_path}"
+    latencies = []
+    try:
+        deadline = time.monotonic() + 300
+        while not fetch_text(url):  # the first build
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("mkdocs serve did not come up")
+            time.sleep(0.3)
+        original = target.read_text(encoding="utf-8")
+        for i in range(runs):
+            marker = f"Bench edit marker {'xyz'[i % 3]}{time.time_ns()}."
+            target.write_text(original + f"\n\n{marker}\n", encoding="utf-8")
+            start = time.perf_counter()
+            while marker not in fetch_text(url):
+                if time.perf_counter() - start > timeout_s:
+                    raise RuntimeError(f"an edit to {page} did not show within {timeout_s} s")
+                time.sleep(0.05)
+            latencies.append(time.perf_counter() - start)
+            time.sleep(1.0)  # let serve settle before the next edit
+    finally:
+        os.killpg(proc.pid, 15)
+        proc.wait(timeout=30)
+    return {"page": page, "dirty": dirty, "runs_s": [round(x, 2) for x in latencies],
+            "median_s": round(statistics.median(latencies), 2)}
+
+
+# --- Lighthouse ---------------------------------------------------------------------------------
+
+def lighthouse_pages(site_dir: Path) -> dict[str, str]:
+    """{role: page path} for the audited pages: home, the most figure-heavy page, calculator, a glossary entry."""
+    pages = {p.relative_to(site_dir).as_posix(): p.read_text(encoding="utf-8", errors="replace")
+             for p in site_dir.rglob("index.html")}
+    # Redirect stubs of renamed pages are not pages.
+    pages = {p: html for p, html in pages.items() if not re.search(r'http-equiv="refresh"', html, re.I)}
+    chosen = {"home": "index.html"}
+    figures = {p: len(re.findall(r'<img[^>]+src="[^"]*figures/', html)) for p, html in pages.items()
+               if p != "index.html" and not p.startswith("glossary/")}
+    if figures and max(figures.values()) > 0:
+        chosen["figure-heavy"] = max(sorted(figures), key=lambda p: figures[p])
+    if "calculator/index.html" in pages:
+        chosen["calculator"] = "calculator/index.html"
+    glossary = sorted(p for p in pages if p.startswith("glossary/") and p.count("/") == 2)
+    if glossary:
+        chosen["glossary entry"] = glossary[0]
+    return chosen
+
+
+def lighthouse(url: str, categories=CATEGORIES, workdir: Path | None = None) -> dict:
+    """Lighthouse (mobile preset) on one URL: {'scores': {category: 0-100}, 'failing': [audit titles]}."""
+    workdir = Path(workdir or tempfile.mkdtemp(prefix="lh-"))
+    profile = Path(tempfile.mkdtemp(prefix="lh-profile-", dir=workdir))
+    out = workdir / f"lh-{abs(hash((url, categories)))}.json"
+    flags = ("--headless=new --no-sandbox --disable-gpu --disable-dev-shm-usage --no-first-run "
+             "--disable-background-networking --disable-component-update --disable-sync "
+             f"--user-data-dir={profile}")
+    cmd = [str(LIGHTHOUSE), url, "--quiet", "--output=json", f"--output-path={out}",
+           f"--only-categories={','.join(categories)}", f"--chrome-flags={flags}",
+           "--disable-full-page-screenshot", "--max-wait-for-load=60000"]
+    proc = subprocess.run(cmd, env={**os.environ, "CHROME_PATH": CHROMIUM}, capture_output=True, text=True,
+                          timeout=600)
+    if proc.returncode != 0 or not out.exists():
+        raise RuntimeError(f"lighthouse failed on {url}: {(proc.stderr or proc.stdout).strip()[-500:]}")
+    report = json.loads(out.read_text())
+    scores = {c: round(100 * (report["categories"][c]["score"] or 0)) for c in categories}
+    failing = []
+    for c in categories:
+        for ref in report["categories"][c]["auditRefs"]:
+            audit = report["audits"][ref["id"]]
+            if ref.get("weight", 0) > 0 and audit.get("score") is not None and audit["score"] < 1:
+                failing.append(f"{c}: {audit['title']} ({audit['score']})")
+    metrics = {k: report["audits"][k].get("displayValue") for k in
+               ("first-contentful-paint", "largest-contentful-paint", "total-blocking-time", "cumulative-layout-shift")
+               if k in report["audits"]} if "performance" in categories else {}
+    return {"url": url, "scores": scores, "failing": failing, "metrics": metrics,
+            "lighthouse": report.get("lighthouseVersion"), "user_agent": report.get("environment", {}).get("hostUserAgent")}
+
+
+# --- reporting -----------------------------------------------------------------------------------
+
+def weights(site_dir: Path, site_url: str) -> dict:
+    """Transferred bytes per page (gzip for text) and the size of every SVG figure."""
+    pages = {p.relative_to(site_dir).as_posix(): sitecheck.page_weight(site_dir, p.relative_to(site_dir).as_posix(), site_url)
+             for p in sorted(site_dir.rglob("*.html"))}
+    svgs = {p.relative_to(site_dir).as_posix(): p.stat().st_size for p in sorted(site_dir.rglob("*.svg"))}
+    heaviest = max(pages, key=pages.get)
+    return {"pages": pages, "heaviest_page": heaviest, "heaviest_page_bytes": pages[heaviest],
+            "svgs": svgs, "largest_svg": max(svgs, key=svgs.get) if svgs else None,
+            "largest_svg_bytes": max(svgs.values()) if svgs else 0}
+
+
+def markdown_report(bench: dict, lh: dict) -> str:
+    b, s, w = bench["builds"], bench.get("serve_edit") or {}, bench["weights"]
+    lines = ["# Measured quality figures", "",
+             f"Written by `make bench` on {bench['machine']['cpus']} CPU(s), Python {bench['machine']['python']}, "
+             f"mkdocs {bench['machine']['mkdocs']}, mkdocs-material {bench['machine']['material']}. "
+             f"{b['runs_count']} runs each; medians. Raw figures: `bench.json`, `lighthouse.json`.", "",
+             "## Build speed", "",
+             "| build | ours (s) | stock Material (s) | ratio | target |", "|---|---|---|---|---|",
+             f"| clean, figures rendered (cold cache) | {b['ours_cold_clean_median_s']} | {b['stock_clean_median_s']} | {b['cold_clean_ratio_vs_stock']}× | |",
+             f"| clean, figure cache warm | {b['ours_clean_median_s']} | {b['stock_clean_median_s']} | {b['clean_ratio_vs_stock']}× | ≤ 3× and ≤ 20 s |",
+             f"| no-change rebuild | {b['ours_rebuild_median_s']} | {b['stock_rebuild_median_s']} | {b['rebuild_ratio_vs_stock']}× | |",
+             ""]
+    if s.get("dirty"):
+        lines += [f"An edit to `docs/{s['dirty']['page']}` shows in `make serve` (`mkdocs serve --dirty`, which "
+                  f"re-renders only what the edit touches) after {s['dirty']['median_s']} s (median; target ≤ 3 s)."]
+    if s.get("full"):
+        lines += [f"In a plain `mkdocs serve`, which renders every page on every edit, it takes "
+                  f"{s['full']['median_s']} s."]
+    if s:
+        lines.append("")
+    lines += ["## Weight", "",
+              f"Heaviest page: `{w['heaviest_page']}`, {w['heaviest_page_bytes'] / 1000:.0f} KB transferred "
+              "(gzip, HTML plus every CSS, JS, image it loads; search index excluded; budget 300 KB). "
+              f"Largest figure: `{w['largest_svg']}`, {w['largest_svg_bytes'] / 1000:.1f} KB (budget 40 KB).", "",
+              "## Lighthouse (mobile preset, Debian Chromium, served locally with gzip and keep-alive)", "",
+              "Each row is the run with the median performance score; `lighthouse.json` has every run."
+              + (f" Before the runs the CPUs were {lh['busy_cpu_fraction']:.0%} busy with other work "
+                 "(performance scores drop when they are)." if lh.get("busy_cpu_fraction") is not None else ""), "",
+              "| page | performance | accessibility | best practices | SEO |", "|---|---|---|---|---|"]
+    for role, r in lh.get("pages", {}).items():
+        sc = r["scores"]
+        perf_runs = "/".join(str(x.get("performance")) for x in r.get("runs", []))
+        lines.append(f"| {role} (`{r['path']}`) | {sc['performance']}" + (f" (runs: {perf_runs})" if perf_runs else "")
+                     + f" | {sc['accessibility']} | "
+                     f"{sc['best-practices']} | {sc['seo']} |")
+    if lh.get("skipped"):
+        lines.append(f"| not run: {lh['skipped']} | | | | |")
+    lines.append("")
+    return "\n".join(lines)
+
+
+def _version(module: str) -> str:
+    from importlib.metadata import version
+    try:
+        return version(module)
+    except Exception:  # noqa: BLE001
+        return "?"
+
+
+def busy_cpu_fraction(seconds: float = 2.0) -> float | None:
+    """Share of CPU time spent busy over `seconds` (Linux /proc/stat), or None where unavailable.
+
+    Lighthouse's performance score drops when other work shares the CPU; the report records how
+    busy the machine was so a low score can be told apart from a slow page.
+    """
+    def sample():
+        fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+        idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle + iowait
+        return sum(fields), idle
+    try:
+        total0, idle0 = sample()
+        time.sleep(seconds)
+        total1, idle1 = sample()
+    except (OSError, ValueError, IndexError):
+        return None
+    elapsed = total1 - total0
+    return round(1 - (idle1 - idle0) / elapsed, 2) if elapsed > 0 else None
+
+
+def median_lighthouse(reports: list[dict]) -> dict:
+    """The run with the median performance score (Lighthouse's advice for noisy machines), plus every run's scores."""
+    ranked = sorted(reports, key=lambda r: r["scores"].get("performance", 0))
+    chosen = ranked[len(ranked) // 2]
+    return {**chosen, "runs": [r["scores"] for r in reports]}
+
+
+def main() -> int:
+    runs = int(os.environ.get("BENCH_RUNS", "3"))
+    lh_runs = int(os.environ.get("BENCH_LIGHTHOUSE_RUNS", "5"))
+    REPORTS.mkdir(exist_ok=True)
+    port = free_port()
+    site_url = f"http://127.0.0.1:{port}/"
+    env = {"SITE_URL": site_url}  # canonical URLs match where Lighthouse sees the site
+    with tempfile.TemporaryDirectory(prefix="roofline-bench-") as tmp:
+        work = Path(tmp)
+        print(f"timing builds ({runs} runs each, ours and stock mkdocs-material) ...", flush=True)
+        builds = {**measure_builds(work, runs, env), "runs_count": runs}
+        (REPORTS / "bench.json").write_text(json.dumps({"builds": builds}, indent=1) + "\n", encoding="utf-8")
+        serve_edit = {}
+        for mode, dirty in (("make serve (--dirty)", True), ("plain mkdocs serve", False)):
+            print(f"timing an edit in {mode} ...", flush=True)
+            try:
+                serve_edit["dirty" if dirty else "full"] = measure_serve_edit(work, runs, dirty=dirty)
+            except Exception as err:  # noqa: BLE001 — report it, keep the other figures
+                print(f"  serve measurement failed: {err}", file=sys.stderr)
+        site_dir = work / "ours"
+        bench = {"machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
+                             "mkdocs": _version("mkdocs"), "material": _version("mkdocs-material")},
+                 "targets": TARGETS, "builds": builds, "serve_edit": serve_edit,
+                 "weights": weights(site_dir, site_url)}
+        lh: dict = {"pages": {}}
+        if LIGHTHOUSE.exists() and Path(CHROMIUM).exists():
+            with serve(site_dir, port) as base:
+                lh["busy_cpu_fraction"] = busy = busy_cpu_fraction()
+                if busy is not None and busy > 0.25:
+                    print(f"  warning: the CPUs are {busy:.0%} busy with other work; performance scores "
+                          "will read low (re-run `make bench` on an idle machine)", file=sys.stderr)
+                for role, path in lighthouse_pages(site_dir).items():
+                    print(f"lighthouse: {role} ({path}), {lh_runs} runs ...", flush=True)
+                    url = base + path.removesuffix("index.html")
+                    lh["pages"][role] = {"path": path, **median_lighthouse(
+                        [lighthouse(url, workdir=work) for _ in range(lh_runs)])}
+        else:
+            lh["skipped"] = "node_modules/.bin/lighthouse or Chromium missing (run npm ci)"
+    calc = ROOT / "tools" / "bench_calculator.py"
+    if calc.exists():
+        print("calculator benchmark ...", flush=True)
+        proc = subprocess.run([sys.executable, "-m", "tools.bench_calculator"], cwd=ROOT,
+                              capture_output=True, text=True)
+        bench["calculator"] = {"returncode": proc.returncode, "output": proc.stdout.strip()[-4000:]}
+        print(proc.stdout, end="")
+    (REPORTS / "bench.json").write_text(json.dumps(bench, indent=1) + "\n", encoding="utf-8")
+    (REPORTS / "lighthouse.json").write_text(json.dumps(lh, indent=1) + "\n", encoding="utf-8")
+    (REPORTS / "README.md").write_text(markdown_report(bench, lh), encoding="utf-8")
+    print()
+    print(markdown_report(bench, lh))
+    print(f"wrote {REPORTS.relative_to(ROOT)}/bench.json, lighthouse.json, README.md")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
