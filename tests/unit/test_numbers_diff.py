@@ -19,6 +19,7 @@ import pytest
 
 from roofline_site.release import changelog
 from roofline_site.release.numbers_diff import main
+from roofline_site.release.rows import ReleaseError
 
 ROOT = Path(__file__).resolve().parents[2]
 GIT = ["git", "-c", "user.name=numbers-diff test", "-c", "user.email=test@example.invalid", "-c", "commit.gpgsign=false"]
@@ -45,7 +46,8 @@ def base_repo(tmp_path_factory) -> Path:
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
     shutil.copytree(ROOT / "src", repo / "src", ignore=ignore)
     shutil.copytree(ROOT / "figures_gen", repo / "figures_gen", ignore=ignore)
-    (repo / "docs").mkdir()
+    (repo / "docs" / "_data").mkdir(parents=True)
+    shutil.copy(ROOT / "docs" / "_data" / "changelog.toml", repo / "docs" / "_data" / "changelog.toml")
     (repo / "docs" / "index.md").write_text(PAGE, encoding="utf-8")
     git(repo, "init", "-q", "-b", "main")
     git(repo, "add", "-A")
@@ -207,10 +209,10 @@ def test_the_seed_release_is_the_first_publication_with_no_number_changed():
 def test_a_malformed_changelog_names_the_file_and_release(tmp_path):
     bad = tmp_path / "changelog.toml"
     bad.write_text('[[release]]\nversion = "next"\ndate = 2026-01-01\nnote = "x"\n')
-    with pytest.raises(changelog.ChangelogError, match=r"changelog.toml: release 1: 'version'"):
+    with pytest.raises(ReleaseError, match=r"changelog.toml: release 1: 'version'"):
         changelog.load(bad)
     bad.write_text('[[release]]\nversion = "0.3.0"\ndate = 2026-01-01\nnote = ""\n')
-    with pytest.raises(changelog.ChangelogError, match="note"):
+    with pytest.raises(ReleaseError, match="note"):
         changelog.load(bad)
 
 

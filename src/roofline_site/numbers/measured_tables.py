@@ -1,6 +1,6 @@
 """Generated tables of measurements: published ones (real-systems.md) and measure JSON files (measure.md).
 
-Every number is a roofline Quantity rendered through `tables._Table.cell`, so it keeps its
+Every number is a roofline Quantity rendered through `table_base.Table.cell`, so it keeps its
 provenance popover and lands in numbers.json. Registered in `tables.TABLES` as
 "measured-bandwidth", "measured-gemm", "measured-decode" and "measured-machines".
 """
@@ -9,26 +9,10 @@ from __future__ import annotations
 
 import html
 
+from roofline_site.numbers.table_base import Table as _Table
+from roofline_site.numbers.table_base import escape_cell as _escape_cell
+from roofline_site.numbers.table_base import markdown_table as _markdown
 from roofline_site.numbers.tokens import Raw
-
-
-# tables.py registers this module's TABLES at import, so its helpers are looked up lazily.
-def _escape_cell(text: str) -> str:
-    from roofline_site.numbers.tables import _escape_cell as esc
-
-    return esc(text)
-
-
-def _markdown(header, rows, align) -> Raw:
-    from roofline_site.numbers.tables import _markdown as md
-
-    return md(header, rows, align)
-
-
-def _Table(page, records, expr, sentence):  # noqa: N802 — stands in for the class
-    from roofline_site.numbers.tables import _Table as T
-
-    return T(page, records, expr, sentence)
 
 
 def _source_link(p) -> str:

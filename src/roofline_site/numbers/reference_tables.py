@@ -1,6 +1,6 @@
 """Generated tables of the prefill, batching and hardware-reference pages.
 
-Every number is a roofline Quantity rendered through `tables._Table.cell` (provenance
+Every number is a roofline Quantity rendered through `table_base.Table.cell` (provenance
 popover, numbers.json entry); names, notes and links come from the registry. Registered
 in `tables.TABLES` as "prefill-crossover", "critical-batches", "hardware-specs",
 "hardware-peaks" and "hardware-notes".
@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import html
 
+from roofline_site.numbers.table_base import Table as _Table
+from roofline_site.numbers.table_base import escape_cell as _escape_cell
+from roofline_site.numbers.table_base import markdown_table as _markdown
 from roofline_site.numbers.tokens import Raw
 
 NOT_FIT = "†"
@@ -17,16 +20,9 @@ NEVER = "never reaches the ridge"
 UNFIT = "‡"  # marks a critical batch that does not fit in memory
 
 
-def _t():
-    # tables.py imports this module at its end, so its helpers are looked up lazily.
-    from roofline_site.numbers import tables
-
-    return tables
-
-
 def _link(text: str, url: str) -> str:
     text = html.escape(text).replace("[", "(").replace("]", ")")
-    return _t()._escape_cell(f"[{text}]({url})")
+    return _escape_cell(f"[{text}]({url})")
 
 
 def prefill_crossover_table(page: str = "", records: list | None = None, model: str = "llama-3.1-8b") -> Raw:
@@ -35,18 +31,17 @@ def prefill_crossover_table(page: str = "", records: list | None = None, model: 
     from roofline.registry.models import get_model
     from roofline.quantities import crossover_prompt, example, prefill, ridge
 
-    tb = _t()
-    t = tb._Table(page, records, f"table('prefill-crossover', model={model!r})",
+    t = _Table(page, records, f"table('prefill-crossover', model={model!r})",
                   "prompt length at which prefill reaches the ridge, per device")
     bare, prompt = example("bare_params"), example("prompt_len")
     rows = []
     for d in devices().values():
         pre = prefill(model, d.id, prompt)
         ttft = t.cell(pre.ttft) if pre.fits else f"{NOT_FIT} does not fit"
-        rows.append([tb._escape_cell(d.name), t.cell(ridge(d.id, d.sixteen_bit_dtype)),
+        rows.append([_escape_cell(d.name), t.cell(ridge(d.id, d.sixteen_bit_dtype)),
                      t.cell(crossover_prompt(bare, d.id)), t.cell(crossover_prompt(model, d.id)), ttft])
-    name = tb._escape_cell(get_model(model).name)
-    return tb._markdown(["Device", "Ridge (dense 16-bit)", "Crossover, weights only", f"Crossover, {name}",
+    name = _escape_cell(get_model(model).name)
+    return _markdown(["Device", "Ridge (dense 16-bit)", "Crossover, weights only", f"Crossover, {name}",
                          f"Time to first token, {prompt.text()}-token prompt"], rows, ["l", "r", "r", "r", "r"])
 
 
@@ -56,8 +51,7 @@ def critical_batches_table(page: str = "", records: list | None = None, model: s
     from roofline.registry.hardware import devices
     from roofline.quantities import critical_batch, decode, example, reaches_ridge, ridge
 
-    tb = _t()
-    t = tb._Table(page, records, f"table('critical-batches', model={model!r}, context={context!r})",
+    t = _Table(page, records, f"table('critical-batches', model={model!r}, context={context!r})",
                   "critical batch per device")
     ctx = example(context)
 
@@ -71,8 +65,8 @@ def critical_batches_table(page: str = "", records: list | None = None, model: s
     rows = []
     for d in devices().values():
         at0, atc = at(d, 0), at(d, ctx)  # recorded before the ridge cell, as numbers-diff has always seen them
-        rows.append([tb._escape_cell(d.name), t.cell(ridge(d.id, d.sixteen_bit_dtype)), at0, atc])
-    table = tb._markdown(["Device", "Ridge (dense 16-bit)", "Critical batch, empty KV cache",
+        rows.append([_escape_cell(d.name), t.cell(ridge(d.id, d.sixteen_bit_dtype)), at0, atc])
+    table = _markdown(["Device", "Ridge (dense 16-bit)", "Critical batch, empty KV cache",
                           f"Critical batch, {ctx.text()} tokens cached"], rows, ["l", "r", "r", "r"])
     if any(UNFIT in cell for row in rows for cell in row):
         table = Raw(f"{table}\n\n{UNFIT} Weights plus that many sequences' KV cache do not fit in the "
@@ -85,12 +79,11 @@ def hardware_specs_table(page: str = "", records: list | None = None) -> Raw:
     from roofline.registry.hardware import devices
     from roofline.quantities import bandwidth, capacity_quoted, ridge
 
-    tb = _t()
-    t = tb._Table(page, records, "table('hardware-specs')", "registry device specifications")
-    rows = [[_link(d.name, d.source_url), f"`{d.id}`", tb._escape_cell(d.vendor), tb._escape_cell(d.memory_type),
+    t = _Table(page, records, "table('hardware-specs')", "registry device specifications")
+    rows = [[_link(d.name, d.source_url), f"`{d.id}`", _escape_cell(d.vendor), _escape_cell(d.memory_type),
              t.cell(capacity_quoted(d.id)), t.cell(bandwidth(d.id).sig(4)), t.cell(ridge(d.id, d.sixteen_bit_dtype))]
             for d in devices().values()]
-    return tb._markdown(["Device (source)", "id", "Vendor", "Memory", "Capacity", "Bandwidth", "Ridge (dense 16-bit)"],
+    return _markdown(["Device (source)", "id", "Vendor", "Memory", "Capacity", "Bandwidth", "Ridge (dense 16-bit)"],
                         rows, ["l", "l", "l", "l", "r", "r", "r"])
 
 
@@ -100,22 +93,20 @@ def hardware_peaks_table(page: str = "", records: list | None = None) -> Raw:
     from roofline.registry.hardware import devices
     from roofline.quantities import peak
 
-    tb = _t()
-    t = tb._Table(page, records, "table('hardware-peaks')", "dense peak per format")
-    rows = [[tb._escape_cell(d.name),
+    t = _Table(page, records, "table('hardware-peaks')", "dense peak per format")
+    rows = [[_escape_cell(d.name),
              *(t.cell(peak(d.id, dt).sig(4)) if dt in d.dense_peak_flop_per_s else "—" for dt in PEAK_DTYPES)]
             for d in devices().values()]
-    return tb._markdown(["Device", *PEAK_DTYPES], rows, ["l", *("r" for _ in PEAK_DTYPES)])
+    return _markdown(["Device", *PEAK_DTYPES], rows, ["l", *("r" for _ in PEAK_DTYPES)])
 
 
 def hardware_notes_table(page: str = "", records: list | None = None) -> Raw:
     """Every device: how its values were read or derived, its source, confidence and the date checked."""
     from roofline.registry.hardware import devices
 
-    tb = _t()
-    rows = [[tb._escape_cell(d.name), _md_text(d.note), _link(d.source_title, d.source_url),
+    rows = [[_escape_cell(d.name), _md_text(d.note), _link(d.source_title, d.source_url),
              d.confidence, d.checked.isoformat()] for d in devices().values()]
-    return tb._markdown(["Device", "Note", "Source", "Confidence", "Checked"], rows, ["l", "l", "l", "l", "l"])
+    return _markdown(["Device", "Note", "Source", "Confidence", "Checked"], rows, ["l", "l", "l", "l", "l"])
 
 
 TABLES = {
@@ -131,4 +122,4 @@ def _md_text(text: str) -> str:
     """Registry prose as literal text: no emphasis from a datasheet's '312|624* (*with sparsity)'."""
     for ch in "\\*_`[]":
         text = text.replace(ch, "\\" + ch)
-    return _t()._escape_cell(html.escape(text, quote=False))
+    return _escape_cell(html.escape(text, quote=False))

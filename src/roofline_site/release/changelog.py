@@ -19,24 +19,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from roofline_site.paths import ROOT
+from roofline_site.release.rows import ReleaseError, Row
+
 DATA_RELPATH = "docs/_data/changelog.toml"
 VERSION = re.compile(r"^\d+(\.\d+)+$")
 #: Row kinds a release records: changed numbers and figures, pages that appeared or went.
 RECORDED_KINDS = ("number", "figure", "page-added", "page-removed")
 
 
-class ChangelogError(Exception):
-    """The changelog data file is malformed, or a release cannot be recorded: one sentence."""
-
-
-@dataclass(frozen=True)
-class Change:
-    kind: str
-    page: str
-    old: str = ""
-    new: str = ""
-    sentence: str = ""
-    label: str = ""
+#: Fields of a row the changelog keeps (the token's expression is for the report only).
+KEPT_FIELDS = ("kind", "page", "old", "new", "sentence", "label")
 
 
 @dataclass(frozen=True)
@@ -48,7 +40,7 @@ class Release:
     note: str
     since: str = ""
     commit: str = ""
-    changes: tuple[Change, ...] = ()
+    changes: tuple[Row, ...] = ()
 
 
 def load(path: Path = ROOT / DATA_RELPATH) -> list[Release]:
@@ -56,15 +48,15 @@ def load(path: Path = ROOT / DATA_RELPATH) -> list[Release]:
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError) as err:
-        raise ChangelogError(f"{path.name}: cannot be read: {err}") from None
+        raise ReleaseError(f"{path.name}: cannot be read: {err}") from None
     out = []
     for i, entry in enumerate(data.get("release", []), 1):
         version = str(entry.get("version", ""))
         if not VERSION.match(version):
-            raise ChangelogError(f"{path.name}: release {i}: 'version' must look like 0.2.0, got {version!r}")
+            raise ReleaseError(f"{path.name}: release {i}: 'version' must look like 0.2.0, got {version!r}")
         if not str(entry.get("note", "")).strip():
-            raise ChangelogError(f"{path.name}: release {version}: 'note' is empty; say why the numbers changed")
-        changes = tuple(Change(**{k: str(c.get(k, "")) for k in Change.__dataclass_fields__})
+            raise ReleaseError(f"{path.name}: release {version}: 'note' is empty; say why the numbers changed")
+        changes = tuple(Row(**{k: str(c.get(k, "")) for k in KEPT_FIELDS})
                         for c in entry.get("change", []))
         out.append(Release(version, str(entry.get("date", "")), str(entry["note"]).strip(),
                            str(entry.get("since", "")), str(entry.get("commit", "")), changes))
@@ -83,36 +75,28 @@ def release_toml(release: Release) -> str:
              f"note = {_toml_str(release.note)}"]
     for c in release.changes:
         lines += ["", "[[release.change]]"]
-        lines += [f"{k} = {_toml_str(getattr(c, k))}" for k in Change.__dataclass_fields__ if getattr(c, k)]
+        lines += [f"{k} = {_toml_str(getattr(c, k))}" for k in KEPT_FIELDS if getattr(c, k)]
     return "\n".join(lines) + "\n"
 
 
 def check_new_release(version: str, note: str, path: Path) -> None:
-    """Raise DiffError (one sentence) unless `version` and `note` can be recorded in the file at `path`."""
-    from roofline_site.release.numbers_diff import DiffError
-
+    """Raise ReleaseError (one sentence) unless `version` and `note` can be recorded in the file at `path`."""
     if not VERSION.match(version):
-        raise DiffError(f"release version must look like 0.2.0, got '{version}'")
+        raise ReleaseError(f"release version must look like 0.2.0, got '{version}'")
     if not note.strip():
-        raise DiffError("--record needs --note: one sentence saying why the numbers changed")
-    try:
-        existing = load(path) if path.exists() else []
-    except ChangelogError as err:
-        raise DiffError(str(err)) from None
+        raise ReleaseError("--record needs --note: one sentence saying why the numbers changed")
+    existing = load(path) if path.exists() else []
     if any(r.version == version for r in existing):
-        raise DiffError(f"release {version} is already in {path.name}")
+        raise ReleaseError(f"release {version} is already in {path.name}")
 
 
 def record(version: str, note: str, since: str, commit: str, rows, path: Path,
            today: _dt.date | None = None) -> Path:
     """Append a release with the recorded kinds of `rows` (numbers_diff.Row) to the data file at `path`."""
-    from roofline_site.release.numbers_diff import DiffError
-
     check_new_release(version, note, path)
     if any(r.kind == "error" for r in rows):
-        raise DiffError("a page failed to render; fix it before recording a release")
-    changes = tuple(Change(r.kind, r.page, r.old, r.new, r.sentence, r.label)
-                    for r in rows if r.kind in RECORDED_KINDS)
+        raise ReleaseError("a page failed to render; fix it before recording a release")
+    changes = tuple(Row(**{k: getattr(r, k) for k in KEPT_FIELDS}) for r in rows if r.kind in RECORDED_KINDS)
     release = Release(version, (today or _dt.date.today()).isoformat(), note.strip(), since, commit, changes)
     with path.open("a", encoding="utf-8") as f:
         f.write(release_toml(release))
@@ -138,14 +122,14 @@ def _page_link(page: str, docs_dir: Path) -> str:
     return f'<a href="{href}">{name}</a>' if href else f"<code>{html.escape(page)}</code>"
 
 
-def _changes_html(numbers: list[Change], docs_dir: Path) -> str:
+def _changes_html(numbers: list[Row], docs_dir: Path) -> str:
     """Changed numbers grouped by page, each page a collapsed table.
 
     Raw HTML, not a Markdown table: a release can change hundreds of numbers (a spec fix moves
     a whole table), and Markdown's inline pass over every cell would cost a visible share of the
     build. Everything is escaped here.
     """
-    by_page: dict[str, list[Change]] = {}
+    by_page: dict[str, list[Row]] = {}
     for c in numbers:
         by_page.setdefault(c.page, []).append(c)
     out = []

@@ -29,29 +29,15 @@ import sys
 import tarfile
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
 
 from roofline_site.paths import ROOT
+from roofline_site.release import changelog
+from roofline_site.release.rows import ReleaseError
+from roofline_site.release.rows import Row
 WORKER = Path(__file__).with_name("numbers_worker.py")
 NUMERAL = re.compile(r"\d[\d.,]*")
-
-
-class DiffError(Exception):
-    """A problem the user can fix (bad ref, not a repository): one sentence."""
-
-
-@dataclass(frozen=True)
-class Row:
-    """One line of the report. kind: number, figure, page-added, page-removed, quote-added, quote-removed, error."""
-
-    kind: str
-    page: str
-    old: str = ""
-    new: str = ""
-    sentence: str = ""
-    expr: str = ""
-    label: str = ""
 
 
 # ---------------------------------------------------------------- trees -------------------
@@ -60,15 +46,15 @@ def _git(repo: Path, *args: str, binary: bool = False):
 
 
 def resolve(repo: Path, ref: str) -> str:
-    """The commit `ref` names in `repo`; DiffError in one sentence if there is none."""
+    """The commit `ref` names in `repo`; ReleaseError in one sentence if there is none."""
     top = _git(repo, "rev-parse", "--show-toplevel")
     if top.returncode != 0:
-        raise DiffError(f"{repo} is not inside a git repository")
+        raise ReleaseError(f"{repo} is not inside a git repository")
     if ref.startswith("-"):
-        raise DiffError(f"'{ref}' is not a git ref")
+        raise ReleaseError(f"'{ref}' is not a git ref")
     proc = _git(repo, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")
     if proc.returncode != 0 or not proc.stdout.strip():
-        raise DiffError(f"'{ref}' is not a commit in {repo} (try a tag, a branch or a hash from `git log`)")
+        raise ReleaseError(f"'{ref}' is not a commit in {repo} (try a tag, a branch or a hash from `git log`)")
     return proc.stdout.strip()
 
 
@@ -78,7 +64,7 @@ def export_tree(repo: Path, commit: str, dest: Path) -> Path:
     prefix = repo.resolve().relative_to(top.resolve()).as_posix()
     proc = _git(repo, "archive", "--format=tar", commit, binary=True)
     if proc.returncode != 0:
-        raise DiffError(f"git archive of {commit[:12]} failed: {proc.stderr.decode(errors='replace').strip()}")
+        raise ReleaseError(f"git archive of {commit[:12]} failed: {proc.stderr.decode(errors='replace').strip()}")
     with tarfile.open(fileobj=io.BytesIO(proc.stdout)) as tar:
         tar.extractall(dest, filter="data")
     return dest / prefix if prefix != "." else dest
@@ -94,12 +80,12 @@ def render(tree: Path, scratch: Path) -> dict:
                           cwd=tree, env=env, capture_output=True, text=True)
     if proc.returncode != 0 or not out.exists():
         last = (proc.stderr.strip().splitlines() or ["no output"])[-1]
-        raise DiffError(f"rendering the numbers of {tree} failed: {last}")
+        raise ReleaseError(f"rendering the numbers of {tree} failed: {last}")
     result = json.loads(out.read_text(encoding="utf-8"))
     if "fatal" in result:
-        raise DiffError(f"rendering the numbers of {tree} failed: {result['fatal']}")
+        raise ReleaseError(f"rendering the numbers of {tree} failed: {result['fatal']}")
     if "spec_error" in result:
-        raise DiffError(f"{tree}: {result['spec_error']}")
+        raise ReleaseError(f"{tree}: {result['spec_error']}")
     return result
 
 
@@ -265,7 +251,6 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         if args.record:
-            from roofline_site.release import changelog
 
             data = args.repo.resolve() / changelog.DATA_RELPATH
             changelog.check_new_release(args.record, args.note, data)  # before the slow part
@@ -273,7 +258,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.record:
             path = changelog.record(args.record, args.note, args.ref, commit, rows, data)
             print(f"recorded release {args.record} in {path}", file=sys.stderr)
-    except DiffError as err:
+    except ReleaseError as err:
         print(f"numbers-diff: error: {err}", file=sys.stderr)
         return 2
     if args.json:

@@ -1,0 +1,58 @@
+"""Generated tables of the registry itself: every device's ridge point, every model's speed of light.
+
+Registered in `tables.TABLES` as "ridge" and "sol".
+"""
+
+from __future__ import annotations
+
+from roofline_site.numbers.table_base import Table as _Table
+from roofline_site.numbers.table_base import escape_cell as _escape_cell
+from roofline_site.numbers.table_base import markdown_table as _markdown
+from roofline_site.numbers.tokens import Raw
+
+
+def ridge_table(page: str = "", records: list | None = None) -> Raw:
+    """Every registry device: its 16-bit dense peak, memory bandwidth and ridge point."""
+    from roofline.registry.hardware import devices
+    from roofline.quantities import bandwidth, peak, ridge
+
+    t = _Table(page, records, "table('ridge')", "ridge point of every registry device")
+    rows = []
+    for d in devices().values():
+        dtype = d.sixteen_bit_dtype
+        # Peak and bandwidth to four figures, as datasheets print them; the ridge to three.
+        rows.append([_escape_cell(d.name), dtype, t.cell(peak(d.id, dtype).sig(4)), t.cell(bandwidth(d.id).sig(4)),
+                     t.cell(ridge(d.id, dtype))])
+    return _markdown(["Device", "dtype", "Dense peak", "Memory bandwidth", "Ridge point"], rows,
+                     ["l", "l", "r", "r", "r"])
+
+
+def sol_table(page: str = "", records: list | None = None, weight_dtype: str = "bf16") -> Raw:
+    """Speed-of-light batch-1 decode tokens/s for every registry model on every registry device.
+
+    A cell ends in "†" where the model's weights alone exceed the device's memory capacity.
+    """
+    from roofline.registry.hardware import devices
+    from roofline.registry.models import models
+    from roofline.model.inference import weight_bytes_resident
+    from roofline.quantities import bandwidth, sol
+
+    t = _Table(page, records, f"table('sol', weight_dtype={weight_dtype!r})", "speed-of-light decode tokens/s")
+    ms = list(models().values())
+
+    def cell(m, d) -> str:
+        # The ceiling ignores capacity; mark where the weights alone do not fit in the device's memory.
+        fits = weight_bytes_resident(m, weight_dtype) <= d.memory_capacity_bytes
+        return t.cell(sol(m.id, d.id, weight_dtype)) + ("" if fits else " †")
+
+    rows = [[_escape_cell(d.name), t.cell(bandwidth(d.id).sig(4)), *(cell(m, d) for m in ms)]
+            for d in devices().values()]
+    return _markdown(["Device", "Bandwidth", *(_escape_cell(m.name) for m in ms)], rows,
+                     ["l", "r", *("r" for _ in ms)])
+
+
+#: The tables this module adds, by the name pages use in `{{ table("name") }}`.
+TABLES = {
+    "ridge": ridge_table,
+    "sol": sol_table,
+}
