@@ -8,26 +8,20 @@ BENCH_LIGHTHOUSE_RUNS (default 5) the Lighthouse runs per page, reported as the 
 
 from __future__ import annotations
 
-import contextlib
-import functools
-import gzip
-import http.server
 import json
 import os
 import platform
 import re
 import shutil
-import socket
-import socketserver
 import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import urllib.request
 from pathlib import Path
 
+from roofline_site.numbers.tokens import TOKEN
 from tools import sitecheck
 from tools.server import free_port, serve
 
@@ -61,7 +55,6 @@ def timed_build(root: Path, dest: Path, *, clean: bool, env: dict | None = None,
 
 EXEC_FENCE = re.compile(r"^(?P<indent> {0,8})(?P<fence>`{3,}|~{3,})[^\n]*\bexec=\"?(on|true|1)\"?[^\n]*\n.*?^(?P=indent)(?P=fence)[ \t]*$\n?",
                         re.S | re.M)
-TOKEN = re.compile(r"\{\{.+?\}\}", re.S)
 
 
 def stock_markdown(md: str) -> str:

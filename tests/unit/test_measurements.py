@@ -21,7 +21,6 @@ from roofline.errors import SpecError
 from roofline.format import percent
 from roofline.registry.measurements import (KINDS, bandwidth_derate, get_measurement, load_measurements, of_kind,
                                    published)
-from roofline.registry.models import get_model
 
 DATA = Path(__file__).resolve().parents[2] / "src" / "roofline" / "data"
 RAW = tomllib.loads((DATA / "measurements.toml").read_text())

@@ -45,6 +45,15 @@ def _namespace():
     return NAMESPACE
 
 
+def evaluate(expr: str, namespace: dict | None = None, where: str = "<token>"):
+    """The value of one token's expression: `roofline.quantities.NAMESPACE` (or `namespace`), no builtins.
+
+    The one evaluator of tokens: the page hook, the numbers diff and the exercise checks all call it.
+    """
+    names = _namespace() if namespace is None else namespace
+    return eval(compile(expr, where, "eval"), {"__builtins__": {}}, dict(names))  # noqa: S307 — the repo's own pages
+
+
 # Characters Markdown would read as syntax inside the popover text (emphasis, links, code):
 # written as entities so a label such as "head_dim" or a source title survives as typed.
 _MD_SYNTAX = str.maketrans({c: f"&#{ord(c)};" for c in "*_[]`\\$"})
@@ -196,7 +205,7 @@ def expand(markdown: str, page: str, records: list[Rendered] | None = None,
         plain = line.lstrip().startswith("#") or "![" in line[line.rfind("]") + 1:] or 'alt="' in line
         line_no = markdown.count("\n", 0, m.start()) + 1
         try:
-            value = eval(compile(expr, f"<token in {page}>", "eval"), {"__builtins__": {}}, dict(namespace))
+            value = evaluate(expr, namespace, f"<token in {page}>")
             numbers += 1
             text, q = render_value(value, plain=plain, ident=number_id(page, numbers))
         except Exception as err:  # noqa: BLE001 — any failure is reported against the page

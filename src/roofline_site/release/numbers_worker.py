@@ -23,7 +23,6 @@ from pathlib import Path
 OWN_PACKAGES = ("roofline", "roofline_site", "figures_gen")
 PAGE_GLOBS = (("docs", "**/*.md"), ("glossary", "**/*.md"))
 UNDEFINED = re.compile(r"name '(\w+)' is not defined")
-TOKEN = re.compile(r"\{\{(.+?)\}\}", re.S)
 
 
 def isolate(tree: Path) -> None:
@@ -71,17 +70,36 @@ def pages(tree: Path) -> list[tuple[str, str]]:
     return out
 
 
-def plain_sentence(sentence: str, namespace: dict) -> str:
+def _import_first(*names: str):
+    """The first of `names` that imports: the tree's module under this layout, else an older one."""
+    from importlib import import_module
+
+    for name in names[:-1]:
+        try:
+            return import_module(name)
+        except ImportError:
+            continue
+    return import_module(names[-1])
+
+
+def _evaluate(tokens, expr: str, namespace: dict):
+    # The tree's own evaluator; a ref from before tokens.evaluate existed evaluated tokens this way.
+    if hasattr(tokens, "evaluate"):
+        return tokens.evaluate(expr, namespace, "<sentence>")
+    return eval(compile(expr, "<sentence>", "eval"), {"__builtins__": {}}, dict(namespace))  # noqa: S307
+
+
+def plain_sentence(sentence: str, namespace: dict, tokens) -> str:
     """The sentence with every token replaced by its text, as a reader sees it (raw where one fails)."""
     def sub(m):
         try:
-            v = eval(compile(m.group(1).strip(), "<sentence>", "eval"), {"__builtins__": {}}, dict(namespace))
+            v = _evaluate(tokens, m.group(1).strip(), namespace)
         except Exception:  # noqa: BLE001 — a site-only name: keep the token as written
             return m.group(0)
         if hasattr(v, "text") and callable(v.text):
             return v.text()
         return v if isinstance(v, str) else m.group(0)
-    return " ".join(TOKEN.sub(sub, sentence).split())
+    return " ".join(tokens.TOKEN.sub(sub, sentence).split())
 
 
 def via_hooks(hooks, markdown: str, uri: str) -> list:
@@ -115,14 +133,15 @@ def render_tree(tree: Path) -> dict:
     isolate(tree)
     out = {"records": [], "errors": [], "figures": {}, "renderer": None}
     try:
-        from roofline_site.numbers import tokens
+        tokens = _import_first("roofline_site.numbers.tokens", "roofline_site.tokens")
     except Exception as err:  # noqa: BLE001 — a ref from before number tokens existed
         out["errors"].append({"page": "", "error": f"no token renderer at this ref ({one_line(err)})"})
         return out
     try:  # a broken spec file would fail every page: report it once, as the loader words it
-        from roofline.registry import hardware, models
+        hardware = _import_first("roofline.registry.hardware", "roofline.hardware")
+        models = _import_first("roofline.registry.models", "roofline.models")
         hardware.devices(), models.models()
-        from roofline.registry import measurements
+        measurements = _import_first("roofline.registry.measurements", "roofline.measurements")
         getattr(measurements, "published", lambda: None)()
     except ImportError:
         pass  # a ref from before that registry existed
@@ -132,7 +151,7 @@ def render_tree(tree: Path) -> dict:
             return out
         raise
     try:
-        from roofline_site.hooks import numbers_hook as hooks
+        hooks = _import_first("roofline_site.hooks.numbers_hook", "roofline_site.hooks")
         getattr(hooks, "_records")
     except Exception:  # noqa: BLE001
         hooks = None
@@ -159,7 +178,7 @@ def render_tree(tree: Path) -> dict:
             continue
         for position, r in enumerate(records):
             out["records"].append({"page": path, "expr": r.expr, "text": r.text, "label": r.label,
-                                   "sentence": plain_sentence(r.sentence, namespace), "position": position})
+                                   "sentence": plain_sentence(r.sentence, namespace, tokens), "position": position})
     try:
         import figures_gen
     except Exception:  # noqa: BLE001 — a ref from before figures existed
