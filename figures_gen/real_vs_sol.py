@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from figures_gen import Table
 from roofline import format as fmt
-from roofline.registry.measurements import bandwidth_derate, of_kind
+from roofline.model.measured import bandwidth_derate, reference
+from roofline.model.measured import share as share_of
+from roofline.registry.measurements import of_kind
 
 NAME = "real-vs-sol"
 KIND_LABELS = {"decode": "decode ÷ speed of light", "gemm": "GEMM ÷ dense peak",
@@ -35,7 +37,7 @@ def data() -> Table:
     rows = []
     for kind in ("decode", "gemm", "bandwidth"):
         for p in of_kind(kind):
-            rows.append((p.id, kind, _label(p), p.value, p.reference, p.share))
+            rows.append((p.id, kind, _label(p), p.value, reference(p), share_of(p)))
     return Table(("id", "kind", "label", "measured", "ceiling", "share_of_ceiling"), tuple(rows))
 
 
@@ -61,7 +63,7 @@ def draw(fig, table: Table) -> None:
 
 
 def _spread(kind: str) -> tuple[float, float]:
-    shares = [p.share for p in of_kind(kind)]
+    shares = [share_of(p) for p in of_kind(kind)]
     return min(shares), max(shares)
 
 

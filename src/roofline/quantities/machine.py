@@ -111,11 +111,12 @@ def measure_min_reps() -> Quantity:
 
 def measured_extreme(kind: str, which: str = "max") -> Quantity:
     """The highest (or lowest) share of its ceiling that any published measurement of `kind` reached."""
+    from roofline.model.measured import share as measured_share_of
     from roofline.registry.measurements import KINDS, of_kind
 
     if kind not in KINDS or which not in ("min", "max"):
         raise InputError(f"measured_extreme() takes one of {', '.join(KINDS)} and 'min' or 'max', got {kind!r}, {which!r}")
-    pick = (max if which == "max" else min)(of_kind(kind), key=lambda p: p.share)
+    pick = (max if which == "max" else min)(of_kind(kind), key=measured_share_of)
     return measured_share(pick.id)
 
 #: The token functions this topic adds to the namespace pages evaluate in.

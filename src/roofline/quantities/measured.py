@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from roofline.model.measured import share as share_of
 from roofline.quantities.core import (
     Input,
     Quantity,
@@ -60,7 +61,7 @@ def measured_share(ident: str, digits: int = 2) -> Quantity:
 
     p = get_measurement(ident)
     ref = _pub_reference(p)
-    return Quantity(p.share, "%", f"{measured(ident).label} as a share of the {ref.label}",
+    return Quantity(share_of(p), "%", f"{measured(ident).label} as a share of the {ref.label}",
                     "measured ÷ " + {"bandwidth": "spec bandwidth", "gemm": "dense peak",
                                      "decode": "speed of light (bandwidth ÷ weight bytes a step reads)"}[p.kind],
                     (_pub_input(p), *ref.inputs), digits)
@@ -74,7 +75,7 @@ def _derate_inputs() -> tuple[Input, ...]:
 
 def bandwidth_derate() -> Quantity:
     """Median share of spec bandwidth that the published bandwidth measurements reached."""
-    from roofline.registry.measurements import bandwidth_derate as _derate
+    from roofline.model.measured import bandwidth_derate as _derate
 
     return Quantity(_derate(), "%", "median share of spec bandwidth reached by published bandwidth measurements",
                     "median of measured ÷ spec bandwidth", _derate_inputs(), 2)
@@ -82,7 +83,7 @@ def bandwidth_derate() -> Quantity:
 
 def derated_bandwidth(hw: str) -> Quantity:
     """Spec bandwidth × the published median share: what a well-tuned kernel can expect."""
-    from roofline.registry.measurements import derated_bandwidth_bytes_per_s
+    from roofline.model.measured import derated_bandwidth_bytes_per_s
 
     d = as_device(hw)
     return Quantity(derated_bandwidth_bytes_per_s(d), "B/s", f"{d.name} derated bandwidth",
@@ -91,7 +92,7 @@ def derated_bandwidth(hw: str) -> Quantity:
 
 def derated_sol(model, hw, weight_dtype: str = "bf16") -> Quantity:
     """The speed of light at the derated bandwidth."""
-    from roofline.registry.measurements import derated_speed_of_light_tokens_per_s
+    from roofline.model.measured import derated_speed_of_light_tokens_per_s
 
     m, d = as_model(model), as_device(hw)
     return Quantity(derated_speed_of_light_tokens_per_s(m, d, weight_dtype), "tokens/s",

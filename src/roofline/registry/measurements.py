@@ -15,14 +15,12 @@ well-tuned kernel can expect, computed from sourced data rather than assumed.
 from __future__ import annotations
 
 import os
-import statistics
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
 from roofline.model.dtypes import STORAGE_DTYPES
 from roofline.registry.hardware import Device, get_device
-from roofline.model.inference import speed_of_light_tokens_per_s
 from roofline.registry.models import Model, get_model
 from roofline.registry.specfile import DATA_DIR, Entry, check_unique, lookup, parse_entries
 
@@ -71,21 +69,6 @@ class PublishedMeasurement:
     def model_name(self) -> str:
         """The model as it was run (Llama 3 8B), else the registry model's name."""
         return self.measured_model or (self.model.name if self.model_id else "")
-
-    @property
-    def reference(self) -> float:
-        """What the measurement is compared with: spec bandwidth, dense peak or speed of light."""
-        d = self.device
-        if self.kind == "bandwidth":
-            return d.memory_bandwidth_bytes_per_s
-        if self.kind == "gemm":
-            return d.peak_flop_per_s(self.dtype)
-        return speed_of_light_tokens_per_s(self.model, d, self.dtype)
-
-    @property
-    def share(self) -> float:
-        """measured ÷ reference: the fraction of the speed of light that was reached."""
-        return self.value / self.reference
 
 
 def _parse(entry: Entry, kind: str) -> PublishedMeasurement:
@@ -163,23 +146,3 @@ def get_measurement(ident: str) -> PublishedMeasurement:
 def of_kind(kind: str) -> list[PublishedMeasurement]:
     """Published measurements of one kind, in file order."""
     return [m for m in published().values() if m.kind == kind]
-
-
-def bandwidth_derate() -> float:
-    """Median share of spec bandwidth the published bandwidth measurements reached.
-
-    With the FlashMLA H800 (3000 of 3350 GB/s), ROCm MI350X (6914 of 8000), gpt-fast
-    A100 (1700 of 2039) and A800 PCIe (1727 of 1935) entries, the median of
-    0.8955, 0.8643, 0.8337 and 0.8925 is (0.8643 + 0.8925) / 2 = 0.8784.
-    """
-    return statistics.median(m.share for m in of_kind("bandwidth"))
-
-
-def derated_bandwidth_bytes_per_s(device: Device) -> float:
-    """Spec bandwidth × bandwidth_derate(): the bandwidth a well-tuned kernel can expect."""
-    return device.memory_bandwidth_bytes_per_s * bandwidth_derate()
-
-
-def derated_speed_of_light_tokens_per_s(model: Model, device: Device, weight_dtype: str = "bf16") -> float:
-    """The speed of light at the derated bandwidth instead of the spec one."""
-    return speed_of_light_tokens_per_s(model, device, weight_dtype) * bandwidth_derate()

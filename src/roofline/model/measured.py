@@ -1,0 +1,49 @@
+"""Published measurements against the model's ceilings: the share of its roof each one reached.
+
+The registry (registry/measurements.py) holds what was measured; this module compares it with
+the spec bandwidth, the dense peak or the speed of light, so the data never imports the model.
+"""
+
+from __future__ import annotations
+
+import statistics
+
+from roofline.model.inference import speed_of_light_tokens_per_s
+from roofline.registry.hardware import Device
+from roofline.registry.measurements import PublishedMeasurement, of_kind
+from roofline.registry.models import Model
+
+
+def reference(p: PublishedMeasurement) -> float:
+    """What a measurement is compared with: spec bandwidth, dense peak or speed of light."""
+    d = p.device
+    if p.kind == "bandwidth":
+        return d.memory_bandwidth_bytes_per_s
+    if p.kind == "gemm":
+        return d.peak_flop_per_s(p.dtype)
+    return speed_of_light_tokens_per_s(p.model, d, p.dtype)
+
+
+def share(p: PublishedMeasurement) -> float:
+    """measured ÷ reference: the fraction of its ceiling a measurement reached."""
+    return p.value / reference(p)
+
+
+def bandwidth_derate() -> float:
+    """Median share of spec bandwidth the published bandwidth measurements reached.
+
+    With the FlashMLA H800 (3000 of 3350 GB/s), ROCm MI350X (6914 of 8000), gpt-fast
+    A100 (1700 of 2039) and A800 PCIe (1727 of 1935) entries, the median of
+    0.8955, 0.8643, 0.8337 and 0.8925 is (0.8643 + 0.8925) / 2 = 0.8784.
+    """
+    return statistics.median(share(m) for m in of_kind("bandwidth"))
+
+
+def derated_bandwidth_bytes_per_s(device: Device) -> float:
+    """Spec bandwidth × bandwidth_derate(): the bandwidth a well-tuned kernel can expect."""
+    return device.memory_bandwidth_bytes_per_s * bandwidth_derate()
+
+
+def derated_speed_of_light_tokens_per_s(model: Model, device: Device, weight_dtype: str = "bf16") -> float:
+    """The speed of light at the derated bandwidth instead of the spec one."""
+    return speed_of_light_tokens_per_s(model, device, weight_dtype) * bandwidth_derate()

@@ -1,0 +1,137 @@
+"""The tree's architecture, checked: imports flow one way and nothing circles back.
+
+Read statically from the sources (every import, module-level or inside a function), so a lazy
+import cannot hide a circle or an arrow the wrong way.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SRC = ROOT / "src"
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(SRC if SRC in path.parents else ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+def _imports(path: Path) -> set[str]:
+    """Every module `path` imports, absolute names, from any scope."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+            found.update(f"{node.module}.{a.name}" for a in node.names)  # `from pkg import module`
+    return found
+
+
+def _graph(*folders: Path) -> dict[str, set[str]]:
+    files = [p for folder in folders for p in folder.rglob("*.py")]
+    names = {_module_name(p): p for p in files}
+    return {name: {m for m in _imports(path) if m in names and m != name} for name, path in names.items()}
+
+
+GRAPH = _graph(SRC / "roofline", SRC / "roofline_site")
+
+
+def _outside(module: str) -> set[str]:
+    return {m.split(".")[0] for m in _imports_of(module)}
+
+
+def _imports_of(module: str) -> set[str]:
+    path = SRC / Path(*module.split("."))
+    path = path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
+    return _imports(path)
+
+
+ROOFLINE = sorted(m for m in GRAPH if m == "roofline" or m.startswith("roofline."))
+
+
+@pytest.mark.parametrize("module", ROOFLINE)
+def test_the_package_knows_nothing_of_the_site_the_builder_or_the_figures(module):
+    # (matplotlib is allowed: `roofline measure --plot` draws with it, imported only when asked.)
+    forbidden = {"roofline_site", "mkdocs", "mkdocs_gen_files", "markdown_exec", "figures_gen", "tools", "tests"}
+    assert not (_outside(module) & forbidden), f"{module} imports {sorted(_outside(module) & forbidden)}"
+
+
+def test_registry_data_never_imports_the_model_or_anything_above_it():
+    # The registry may use the error types, the spec loader and the dtype vocabulary it validates against.
+    allowed = ("roofline.errors", "roofline.registry", "roofline.model.dtypes")
+    for module in (m for m in GRAPH if m.startswith("roofline.registry")):
+        wrong = {m for m in GRAPH[module] if m.startswith("roofline") and not m.startswith(allowed)
+                 and m != "roofline"}
+        assert not wrong, f"{module} (data) imports {sorted(wrong)}"
+
+
+def test_the_package_does_not_look_for_a_repository():
+    for path in (SRC / "roofline").rglob("*.py"):
+        assert "parents[" not in path.read_text(encoding="utf-8"), f"{path.relative_to(ROOT)} finds a folder by __file__"
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    # A package importing its own submodules (quantities/__init__ gathering its topics) is not a circle.
+    def edges(m):
+        return {n for n in graph[m] if not n.startswith(m + ".") and not m.startswith(n + ".")}
+
+    index, low, stack, on, out, counter = {}, {}, [], set(), [], [0]
+
+    def visit(v):  # Tarjan's strongly connected components
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in edges(v):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    for v in graph:
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_no_import_circles():
+    assert _cycles(GRAPH) == []
+
+
+def test_the_cycle_finder_finds_a_circle():
+    # The check above must be able to fail: a two-module circle and a three-module one are found.
+    graph = {"a": {"b"}, "b": {"a"}, "c": {"d"}, "d": {"e"}, "e": {"c"}, "f": set()}
+    assert sorted(_cycles(graph)) == [["a", "b"], ["c", "d", "e"]]
+
+
+def test_mkdocs_names_only_hook_files_and_gen_scripts_in_their_folders():
+    import yaml
+
+    class _Loader(yaml.SafeLoader):
+        pass
+
+    _Loader.add_multi_constructor("!", lambda loader, suffix, node: None)  # !ENV and friends
+    config = yaml.load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), Loader=_Loader)
+    hooks = config["hooks"]
+    assert hooks and all(h.startswith("src/roofline_site/hooks/") and h.endswith("_hook.py") for h in hooks), hooks
+    scripts = next(p["gen-files"]["scripts"] for p in config["plugins"] if isinstance(p, dict) and "gen-files" in p)
+    assert scripts and all(s.startswith("src/roofline_site/gen/") for s in scripts), scripts
