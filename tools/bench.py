@@ -34,7 +34,7 @@ TARGETS = {"clean_build_ratio_max": 3.0, "clean_build_s_max": 20.0, "serve_edit_
            "page_bytes_max": 300_000, "svg_bytes_max": 40_000,
            "lighthouse_min": {"performance": 95, "accessibility": 100, "best-practices": 100, "seo": 95}}
 QUIET_ENV = {"NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true"}
-PROJECT_PARTS = ("mkdocs.yml", "docs", "glossary", "figures_gen", "src")
+PROJECT_PARTS = ("mkdocs.yml", "docs", "glossary", "figures_gen", "src", "measurements")
 
 
 # --- builds ---------------------------------------------------------------------------------------

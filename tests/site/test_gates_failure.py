@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from tools.bench import copy_project
 
 ROOT = Path(__file__).resolve().parents[2]
 PREVIOUS = "<html><body>the previous site</body></html>"
@@ -22,12 +23,7 @@ PREVIOUS = "<html><body>the previous site</body></html>"
 @pytest.fixture
 def project_copy(tmp_path) -> Path:
     """A copy of the project's sources with a previous site/ already built."""
-    root = tmp_path / "project"
-    root.mkdir()
-    shutil.copy2(ROOT / "mkdocs.yml", root / "mkdocs.yml")
-    for folder in ("docs", "glossary", "figures_gen", "src"):
-        if (ROOT / folder).exists():
-            shutil.copytree(ROOT / folder, root / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    root = copy_project(tmp_path / "project")
     (root / "site").mkdir()
     (root / "site" / "index.html").write_text(PREVIOUS)
     return root
