@@ -47,7 +47,7 @@ LIMITS = MappingProxyType({
 })
 
 #: Base-unit multipliers for the calculator's custom fields (vendor units in, SI base units out).
-UNITS = MappingProxyType({"peak_TFLOP_per_s": TERA, "bandwidth_TB_per_s": TERA, "memory_GB": GIGA,
+FIELD_SCALES = MappingProxyType({"peak_TFLOP_per_s": TERA, "bandwidth_TB_per_s": TERA, "memory_GB": GIGA,
                           "params_billions": GIGA})
 
 
@@ -202,7 +202,7 @@ def registry_json() -> dict[str, Any]:
         },
         "limits": {k: {"min": lo, "max": hi, "integer": whole, "min_inclusive": incl}
                    for k, (lo, hi, whole, incl) in LIMITS.items()},
-        "units": dict(UNITS),
+        "units": dict(FIELD_SCALES),
         "defaults": {
             "hardware": "h100-sxm5", "model": "llama-3.1-8b", "phase": "decode", "batch": 1,
             "context_len": example("medium_context"), "prompt_len": example("prompt_len"),
@@ -214,5 +214,5 @@ def registry_json() -> dict[str, Any]:
     }
 
 
-__all__ = ["LIMITS", "UNITS", "SizedModel", "calculate", "custom_device", "custom_model", "registry_json",
+__all__ = ["LIMITS", "FIELD_SCALES", "SizedModel", "calculate", "custom_device", "custom_model", "registry_json",
            "get_device", "get_model"]

@@ -95,7 +95,7 @@ def percent(fraction: float, digits: int = 2) -> str:
     return f"{sig(fraction * 100, digits)}%"
 
 
-UNITS = {
+FORMATTERS = {
     "FLOP/s": flop_per_s,
     "OP/s": lambda v, d=3: f"{sig(v / 1e12, d)} TOP/s",  # integer formats: vendors quote TOPS, so always tera
     "B/s": bytes_per_s,
@@ -114,7 +114,7 @@ UNITS = {
 def render(value: float, unit: str, digits: int = 3) -> str:
     """Format `value` in `unit` through the formatter registered for it."""
     try:
-        fn = UNITS[unit]
+        fn = FORMATTERS[unit]
     except KeyError:
-        raise InputError(f"no formatter for unit {unit!r}; known: {', '.join(repr(u) for u in UNITS)}") from None
+        raise InputError(f"no formatter for unit {unit!r}; known: {', '.join(repr(u) for u in FORMATTERS)}") from None
     return fn(value, digits)

@@ -1,6 +1,6 @@
 // The calculator's inputs: parsing what the reader typed, one message per bad field, and the
 // URL form of a view. Pure (no DOM), so node can import it. Limits and units come from
-// calculator/registry.json (roofline.export.LIMITS and UNITS).
+// calculator/registry.json (roofline.calculator_view.LIMITS and FIELD_SCALES).
 
 import { customDevice, customModel } from "./calc.js";
 import { integer, sig } from "./format.js";
