@@ -575,8 +575,11 @@ def max_batch_that_fits(model: Model, device: Device, context_len, formats: Form
     device's usable memory at `context_len` cached tokens per sequence (0 where even one does not).
 
     Memory is linear in the batch, so two evaluations give it exactly; vectorised over the context.
+    None for a bare parameter count (it models no per-sequence memory).
     """
     formats = _check(formats, attention, device)
+    if model.is_bare:
+        return None
     one = np.asarray(decode(model, device, 1, context_len, formats, attention).memory_required_bytes, float)
     two = np.asarray(decode(model, device, 2, context_len, formats, attention).memory_required_bytes, float)
     per_sequence = two - one
