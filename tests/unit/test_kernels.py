@@ -15,13 +15,13 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from roofline.errors import InputError
-from roofline.hardware import get_device
+from roofline.registry.hardware import get_device
 from roofline.model.formats import Formats, parse_weight_format
 from roofline.model.kernels import (
     COMPUTE_BOUND, MEMORY_BOUND, RooflinePoint, attention_intensity_limit, critical_batch, decode,
     max_batch_that_fits, prefill, weights_resident_bytes, whole_step_crossing_batch,
 )
-from roofline.models import get_model
+from roofline.registry.models import get_model
 
 H100 = "h100-sxm5"
 
