@@ -280,22 +280,34 @@ def experts_touched(model: Model, tokens) -> np.ndarray:
     return e * (1.0 - (1.0 - k / e) ** np.asarray(tokens, float))
 
 
-def attended_positions(model: Model, context) -> np.ndarray:
-    """Cached positions one new token attends to: the context, capped by a sliding window where the model has one."""
-    window = model.attention_window() if hasattr(model, "attention_window") else 0
-    ctx = np.asarray(context, float)
-    return np.minimum(ctx, window) if window else ctx
+def _window_layers(model: Model) -> tuple[int, int, int]:
+    """(layers attending to everything, windowed layers, window): `sliding_window` and
+    `n_window_layers` where the model has them (issue 15's fields), else every layer full."""
+    window = int(getattr(model, "sliding_window", 0) or 0)
+    n_win = int(getattr(model, "n_window_layers", 0) or 0) if window else 0
+    return model.n_layers - n_win, n_win, window
 
 
-def _causal_pairs(model: Model, n) -> np.ndarray:
-    """Σ_{i=1..n} min(i, window): query-key pairs of a causal prefill of n tokens."""
+def layer_positions(model: Model, positions) -> np.ndarray:
+    """Σ over layers of the cached positions one token attends to (a windowed layer caps them).
+
+    >>> float(layer_positions(get_model("llama-3.1-8b"), 1024))  # 32 layers · 1024
+    32768.0
+    """
+    full, n_win, window = _window_layers(model)
+    pos = np.asarray(positions, float)
+    return full * pos + (n_win * np.minimum(pos, window) if n_win else 0.0)
+
+
+def _causal_layer_pairs(model: Model, n) -> np.ndarray:
+    """Σ over layers of the query-key pairs of a causal prefill of n tokens: Σ_{i=1..n} min(i, window)."""
+    full, n_win, window = _window_layers(model)
     n = np.asarray(n, float)
-    window = model.attention_window() if hasattr(model, "attention_window") else 0
-    full = n * (n + 1) / 2
-    if not window:
-        return full
-    w = float(window)
-    return np.where(n <= w, full, w * (w + 1) / 2 + (n - w) * w)
+    out = full * n * (n + 1) / 2
+    if n_win:
+        w = float(window)
+        out = out + n_win * np.where(n <= w, n * (n + 1) / 2, w * (w + 1) / 2 + (n - w) * w)
+    return out
 
 
 def _vector_peak(device: Device) -> tuple[float, str]:
@@ -314,10 +326,10 @@ def _attention_dtype(formats: Formats) -> str:
 
 # ----------------------------------------------------------------------------- kernels -----
 def _kernels(model: Model, device: Device, formats: Formats, attention: str, batch, new_tokens,
-             attended, pairs, head_tokens) -> tuple[RooflinePoint, ...]:
-    """Every kernel of one step. `attended`: positions each sequence's K/V are read for
-    (decode: context + 1; prefill: the prompt); `pairs`: query-key pairs per sequence;
-    `head_tokens`: positions the output head runs on."""
+             attended_layers, pairs_layers, head_tokens) -> tuple[RooflinePoint, ...]:
+    """Every kernel of one step. Per sequence, summed over layers: `attended_layers`, the cached
+    positions whose K and V are read (decode: context + 1 per layer; prefill: the prompt);
+    `pairs_layers`, the query-key pairs scored. `head_tokens`: positions the output head runs on."""
     bw = device.memory_bandwidth_bytes_per_s
     a, kvb = formats.activation_bytes, formats.kv_bytes
     T = batch * new_tokens
@@ -366,22 +378,22 @@ def _kernels(model: Model, device: Device, formats: Formats, attention: str, bat
 
     attn_dtype = _attention_dtype(formats)
     attn_peak = device.peak_flop_per_s(attn_dtype)
-    score_pairs = B * pairs * s.heads          # scores per layer
-    dot_flops = L * 2.0 * s.head_dim * score_pairs  # one of QKᵀ or P·V
-    kv_read_each = L * B * attended * s.kv * kvb    # K (or V) read
+    scores = B * pairs_layers * s.heads            # scores in all layers
+    dot_flops = 2.0 * s.head_dim * scores          # one of QKᵀ or P·V
+    kv_read_each = B * attended_layers * s.kv * kvb  # K (or V) read
     if attention == "fused":
         ops.append(point("attention", L, peak=attn_peak, dtype=attn_dtype,
-                         flops=2 * dot_flops + L * SOFTMAX_FLOPS_PER_SCORE * score_pairs,
+                         flops=2 * dot_flops + SOFTMAX_FLOPS_PER_SCORE * scores,
                          act_read_bytes=L * T * s.q * a, act_written_bytes=L * T * s.q * a,
                          kv_read_bytes=2 * kv_read_each))
     else:
         ops += [point("attn_qk", L, peak=attn_peak, dtype=attn_dtype, flops=dot_flops,
-                      act_read_bytes=L * T * s.q * a, act_written_bytes=L * score_pairs * a,
+                      act_read_bytes=L * T * s.q * a, act_written_bytes=scores * a,
                       kv_read_bytes=kv_read_each),
-                point("attn_softmax", L, vector=True, flops=L * SOFTMAX_FLOPS_PER_SCORE * score_pairs,
-                      act_read_bytes=L * score_pairs * a, act_written_bytes=L * score_pairs * a),
+                point("attn_softmax", L, vector=True, flops=SOFTMAX_FLOPS_PER_SCORE * scores,
+                      act_read_bytes=scores * a, act_written_bytes=scores * a),
                 point("attn_pv", L, peak=attn_peak, dtype=attn_dtype, flops=dot_flops,
-                      act_read_bytes=L * score_pairs * a, act_written_bytes=L * T * s.q * a,
+                      act_read_bytes=scores * a, act_written_bytes=L * T * s.q * a,
                       kv_read_bytes=kv_read_each)]
     ops += [point("o_proj", L, flops=L * 2.0 * T * s.q * s.d, weight_bytes=L * weights(s.q * s.d, s.q) + 0 * T,
                   act_read_bytes=L * T * s.q * a, act_written_bytes=L * T * s.d * a),
@@ -439,6 +451,10 @@ def weights_resident_bytes(model: Model, formats: Formats) -> float:
     return float(s.layers * per_layer + table * (1 if model.tied_embeddings else 2) + s.d * NORM_WEIGHT_BYTES)
 
 
+def _kv_elements_per_token_per_layer(model: Model) -> float:
+    return model.kv_elements_per_token() / model.n_layers if model.n_layers else 0.0
+
+
 def _check(formats: Formats | None, attention: str, device: Device) -> Formats:
     if attention not in ATTENTION_VARIANTS:
         raise InputError(f"unknown attention variant {attention!r}: expected one of {', '.join(ATTENTION_VARIANTS)}")
@@ -469,9 +485,9 @@ def decode(model: Model, device: Device, batch=1, context_len=1, formats: Format
         raise InputError(f"context must be a whole number ≥ 1 (a decode step attends to at least one cached "
                          f"token; use prefill for an empty cache), got {context_len!r}") from None
     b, ctx = np.broadcast_arrays(b, ctx)
-    attended = attended_positions(model, ctx + 1)
+    attended = layer_positions(model, ctx + 1) if not model.is_bare else 0 * b
     ops = _kernels(model, device, formats, attention, b, np.ones_like(b), attended, attended, np.ones_like(b))
-    kv_resident = b * attended_positions(model, ctx + 1) * model.kv_elements_per_token() * formats.kv_bytes
+    kv_resident = b * attended * _kv_elements_per_token_per_layer(model) * formats.kv_bytes
     return KernelStep("decode", model, device, formats, attention, _scalar(b), _scalar(np.ones_like(b)),
                       _scalar(ctx), ops, _scalar(kv_resident), weights_resident_bytes(model, formats),
                       matmul_dtype=formats.matmul_dtype())
@@ -489,9 +505,14 @@ def prefill(model: Model, device: Device, prompt_len, batch=1, formats: Formats 
     b = _size("batch", batch)
     n = _size("prompt length", prompt_len)
     b, n = np.broadcast_arrays(b, n)
-    pairs = _causal_pairs(model, n) if attention == "fused" else n * attended_positions(model, n)
-    ops = _kernels(model, device, formats, attention, b, n, n, pairs, np.ones_like(b))
-    kv_resident = b * attended_positions(model, n) * model.kv_elements_per_token() * formats.kv_bytes
+    if model.is_bare:
+        attended = pairs = 0 * n
+    else:
+        attended = layer_positions(model, n)
+        # fused: the causal half; unfused (eager): the full prompt × prompt matrix, masked
+        pairs = _causal_layer_pairs(model, n) if attention == "fused" else n * attended
+    ops = _kernels(model, device, formats, attention, b, n, attended, pairs, np.ones_like(b))
+    kv_resident = b * attended * _kv_elements_per_token_per_layer(model) * formats.kv_bytes
     return KernelStep("prefill", model, device, formats, attention, _scalar(b), _scalar(n), _scalar(np.zeros_like(n)),
                       ops, _scalar(kv_resident), weights_resident_bytes(model, formats),
                       matmul_dtype=formats.matmul_dtype())
