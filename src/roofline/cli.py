@@ -306,8 +306,10 @@ def cmd_measure(args) -> None:
                      for k, v in gpu.items() if isinstance(v, dict)))
     if device is not None:
         c = doc["comparison"]
-        lines.append(f"vs {device.name} spec ({dtype}): compute {fmt.percent(c['flop_ratio'], 3)} of "
-                     f"{fmt.flop_per_s(c['spec_peak_flop_per_s'])}, bandwidth {fmt.percent(c['bandwidth_ratio'], 3)} of "
+        compute = (f"compute {fmt.percent(c['flop_ratio'], 3)} of {fmt.flop_per_s(c['spec_peak_flop_per_s'])}"
+                   if c["flop_ratio"] is not None else
+                   f"compute not compared (the GEMM ran in fp32, the {dtype} peak is another format)")
+        lines.append(f"vs {device.name} spec ({dtype}): {compute}, bandwidth {fmt.percent(c['bandwidth_ratio'], 3)} of "
                      f"{fmt.bytes_per_s(c['spec_bandwidth_bytes_per_s'])}")
     if saved:
         lines.append(f"saved: {saved}")
