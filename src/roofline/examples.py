@@ -19,6 +19,8 @@ EXAMPLES = MappingProxyType({
     "seed_30b_params": (30e9, "", "the Visual Guide's 30B model"),
     "prompt_len": (512, "", "the prompt length the seeds place prefill at"),
     "long_context": (32768, "", "a long-context decode: 32k tokens cached"),
+    "min_context": (1, "", "one token cached: the shortest context a decode step has"),
+    "short_context": (1024, "", "a short chat context: 1,024 tokens cached"),
     "medium_context": (4096, "", "a typical chat context"),
     "batch_mid": (64, "", "a serving batch"),
     "spec_draft_tokens": (4, "", "tokens proposed per speculative step"),
