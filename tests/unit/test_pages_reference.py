@@ -45,7 +45,7 @@ def _ridge(d) -> float:
 def _first_prompt_reaching_ridge(model, device, max_len: int = 8192) -> int:
     """Brute force: every prompt length 1…max_len in one sweep, the first at or above the ridge."""
     t = np.arange(1, max_len + 1)
-    ai = np.asarray(prefill(model, device, t).arithmetic_intensity)
+    ai = np.asarray(kernels.prefill(model, device, t).arithmetic_intensity)
     return int(t[np.argmax(ai >= _ridge(device))])
 
 

@@ -607,3 +607,21 @@ def max_batch_that_fits(model: Model, device: Device, context_len, formats: Form
     fixed = one - per_sequence
     free = usable_memory_bytes(device) - fixed
     return _scalar(np.maximum(np.floor(free / per_sequence), 0).astype(np.int64))
+
+
+def crossover_prompt_len(model: Model, device: Device, batch=1, formats: Formats | None = None,
+                         attention: str = "fused", max_len: int = 1 << 20) -> int | None:
+    """Shortest prompt whose whole prefill (all FLOPs ÷ all bytes) reaches the weight matmuls' ridge;
+    None if none up to `max_len`. Weights only in bf16 that is ⌈ridge⌉: intensity 2·P·T ÷ 2·P = T.
+
+    >>> crossover_prompt_len(Model.from_param_count(8e9), get_device("h100-sxm5"))
+    296
+    """
+    formats = _check(formats, attention, device)
+    _size("batch", batch)
+
+    def reached(n):
+        s = prefill(model, device, n, batch, formats, attention)
+        return np.asarray(s.arithmetic_intensity) >= s.ridge_point
+
+    return _first_true(reached, max_len)

@@ -209,6 +209,12 @@ def usable_memory_input(d) -> Input:
     return Input(f"{d.name} usable memory", _k.usable_memory_bytes(d), "B", src)
 
 
+def runtime_reserve() -> Quantity:
+    """The memory "fits" sets aside besides weights, KV cache and activations (an assumption)."""
+    return Quantity(float(_k.RUNTIME_RESERVE_BYTES), "B", "runtime reserve (CUDA context, library workspaces)",
+                    "an assumption, stated wherever fits is", ())
+
+
 def usable_memory(hw) -> Quantity:
     """Bytes a program can allocate: the runtime's total where sourced (nvidia-smi), else the vendor figure."""
     d = as_device(hw)
@@ -216,15 +222,16 @@ def usable_memory(hw) -> Quantity:
                     d.usable_memory_note or "vendor capacity (no runtime figure sourced)", (usable_memory_input(d),))
 
 
-def crossover_prompt(model, hw, batch=1, weight_dtype: str = "bf16", kv_dtype: str = "bf16") -> Quantity:
+def crossover_prompt(model, hw, batch=1, weight_format: str = "bf16", kv_dtype: str = "bf16") -> Quantity:
     """Shortest prompt whose prefill reaches the ridge: {{ crossover_prompt("llama-3.1-8b", "h100-sxm5") }}."""
     m, d = as_model(model), as_device(hw)
-    t = _inf.crossover_prompt_len(m, d, float(batch), weight_dtype, kv_dtype)
+    f = _formats(weight_format, kv_dtype)
+    t = _k.crossover_prompt_len(m, d, float(batch), f)
     if t is None:
         raise InputError(f"prefill of {m.name} on the {d.name} never reaches the ridge")
     return Quantity(float(t), "", f"prompt length at which prefill of {m.name} reaches the ridge of the {d.name}",
-                    "smallest prompt length whose prefill intensity reaches the ridge point",
-                    (*model_inputs(m), peak_input(d, _inf.compute_dtype(d, weight_dtype)), bandwidth_input(d),
+                    "smallest prompt length whose whole-prefill intensity (all FLOPs ÷ all bytes) reaches the ridge point",
+                    (*model_inputs(m), peak_input(d, f.matmul_dtype()), bandwidth_input(d),
                      Input("batch", float(batch))), digits=6)
 
 
@@ -290,7 +297,7 @@ def sol(model, hw, weight_format: str = "bf16") -> Quantity:
 
 #: The token functions this topic adds to the namespace pages evaluate in.
 TOKENS = (decode, prefill, critical_batch, whole_step_crossing, whole_step_reaches_ridge, attention_intensity,
-          max_batch, usable_memory, crossover_prompt, capacity_quoted, bound_on_every_device, kv_per_token, params, active_params, weights_size, sol,)
+          max_batch, usable_memory, runtime_reserve, crossover_prompt, capacity_quoted, bound_on_every_device, kv_per_token, params, active_params, weights_size, sol,)
 
 __all__ = ['decode', 'prefill', 'critical_batch', 'whole_step_crossing', 'whole_step_reaches_ridge',
-           'attention_intensity', 'max_batch', 'usable_memory', 'crossover_prompt', 'capacity_quoted', 'bound_on_every_device', 'kv_per_token', 'params', 'active_params', 'weights_size', 'sol']
+           'attention_intensity', 'max_batch', 'usable_memory', 'runtime_reserve', 'crossover_prompt', 'capacity_quoted', 'bound_on_every_device', 'kv_per_token', 'params', 'active_params', 'weights_size', 'sol']
