@@ -1,4 +1,4 @@
-"""Decode intensity and throughput against batch size, with the critical batch marked."""
+"""Decode kernels against batch size: the weight matmuls cross the ridge, attention never does, memory runs out."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import numpy as np
 from figures_gen import Table, log_ticks
 from roofline import format as fmt
 from roofline.examples import example
+from roofline.model.kernels import critical_batch, decode, max_batch_that_fits
 from roofline.registry.hardware import get_device
-from roofline.model.inference import critical_batch, decode_step
 from roofline.registry.models import get_model
 
 NAME = "batch-sweep"
@@ -23,58 +23,69 @@ def batches() -> np.ndarray:
 def _steps():
     d, m = get_device(DEVICE), get_model(MODEL)
     b = batches()
-    return d, m, b, decode_step(m, d, b, 0), decode_step(m, d, b, example("medium_context"))
+    ctx = example("medium_context")
+    step = decode(m, d, b, ctx)
+    return d, m, b, ctx, step, critical_batch(m, d), int(max_batch_that_fits(m, d, ctx))
+
+
+def _op(step, name):
+    return next(k for k in step.ops if k.name == name)
 
 
 def data() -> Table:
-    _, _, b, empty, long = _steps()
-    cols = ("batch", "intensity_empty_cache_flop_per_byte", "intensity_medium_context_flop_per_byte",
-            "fits_medium_context", "time_per_step_empty_cache_s", "tokens_per_s_empty_cache", "ridge_flop_per_byte")
-    rows = zip(b, empty.arithmetic_intensity, long.arithmetic_intensity, long.fits, empty.time_s,
-               empty.tokens_per_s)
-    return Table(cols, tuple((int(bi), float(a), float(c), bool(f), float(t), float(tps), float(empty.ridge_point))
-                             for bi, a, c, f, t, tps in rows))
+    _, _, b, _, s, _, _ = _steps()
+    mlp, attn = _op(s, "gate_up_proj"), _op(s, "attention")
+    cols = ("batch", "mlp_matmul_intensity_flop_per_byte", "attention_intensity_flop_per_byte",
+            "whole_step_intensity_flop_per_byte", "fits", "time_per_step_s", "time_perfect_overlap_s",
+            "tokens_per_s", "ridge_flop_per_byte")
+    rows = zip(b, mlp.arithmetic_intensity, attn.arithmetic_intensity, s.arithmetic_intensity, s.fits, s.time_s,
+               s.time_perfect_overlap_s, s.tokens_per_s)
+    return Table(cols, tuple((int(bi), float(i1), float(i2), float(i3), bool(f), float(t), float(t0), float(tps),
+                              float(s.ridge_point)) for bi, i1, i2, i3, f, t, t0, tps in rows))
 
 
 def draw(fig, table: Table) -> None:
-    d, m = get_device(DEVICE), get_model(MODEL)
-    ctx = int(example("medium_context"))
-    crit = critical_batch(m, d)
+    d, m, _, ctx, _, crit, wall = _steps()
     b = np.array(table.column("batch"))
+    fits = np.array(table.column("fits"), dtype=bool)
+    last = int(np.flatnonzero(fits)[-1])
     ridge = table.column("ridge_flop_per_byte")[0]
     ax1, ax2 = fig.subplots(1, 2)
 
-    ax1.loglog(b, table.column("intensity_empty_cache_flop_per_byte"), color="#3f51b5", lw=2.2,
-               label="empty KV cache")
-    long = np.array(table.column("intensity_medium_context_flop_per_byte"))
-    fits = np.array(table.column("fits_medium_context"), dtype=bool)
-    ax1.loglog(b[fits], long[fits], color="#ef6c00", lw=2.2, label=f"{fmt.sig(float(ctx), 6)} tokens cached")
-    last_fit = int(np.flatnonzero(fits)[-1])
-    ax1.loglog(b[last_fit:], long[last_fit:], color="#ef6c00", lw=1.4, ls=":", label="… KV cache does not fit")
+    for col, colour, label in (("mlp_matmul_intensity_flop_per_byte", "#3f51b5", "MLP matmul (gate/up)"),
+                               ("whole_step_intensity_flop_per_byte", "#00897b", "whole step"),
+                               ("attention_intensity_flop_per_byte", "#ef6c00", "attention")):
+        y = np.array(table.column(col))
+        ax1.loglog(b[:last + 1], y[:last + 1], color=colour, lw=2.2, label=label)
+        ax1.loglog(b[last:], y[last:], color="#9e9e9e", lw=1.4, ls=":")
     ax1.axhline(ridge, color="#757575", ls="--", lw=1)
     ax1.annotate(f"ridge {fmt.intensity(ridge)}", (b[0], ridge), xytext=(2, 3), textcoords="offset points",
                  color="#555", fontsize=8.5)
-    if crit is not None:
-        ax1.axvline(crit, color="#d81b60", lw=1)
-        ax1.annotate(f"critical batch {fmt.sig(float(crit), 6)}", (crit, 2), xytext=(4, 0),
-                     textcoords="offset points", ha="left", color="#d81b60", fontsize=8.5)
+    for ax in (ax1, ax2):
+        ax.axvspan(wall, b[-1], color="#bdbdbd", alpha=0.35, lw=0)
+        ax.axvline(crit, color="#d81b60", lw=1)
+    ax1.annotate(f"critical batch {fmt.sig(float(crit), 6)}", (crit, 1.2), xytext=(4, 0),
+                 textcoords="offset points", ha="left", color="#d81b60", fontsize=8.5)
+    ax1.annotate(f"memory wall {fmt.sig(float(wall), 6)}", (wall, 2.5), xytext=(-4, 0), textcoords="offset points",
+                 ha="right", color="#424242", fontsize=8.5)
     ax1.set_xlabel("batch (sequences, log)")
-    ax1.set_ylabel("decode intensity (FLOP/byte, log)")
-    ax1.set_title("Intensity")
+    ax1.set_ylabel("intensity (FLOP/byte, log)")
+    ax1.set_title("Kernel intensity")
     ax1.legend(loc="upper left", frameon=False, fontsize=8.5)
 
-    ax2.loglog(b, table.column("tokens_per_s_empty_cache"), color="#3f51b5", lw=2.2, label="tokens/s")
+    tps = np.array(table.column("tokens_per_s"))
+    ax2.loglog(b[:last + 1], tps[:last + 1], color="#3f51b5", lw=2.2, label="tokens/s")
+    ax2.loglog(b[last:], tps[last:], color="#9e9e9e", lw=1.4, ls=":")
     ax2.set_xlabel("batch (sequences, log)")
     ax2.set_ylabel("tokens/s, whole batch (log)", color="#3f51b5")
     ax3 = ax2.twinx()
     ax3.spines["right"].set_visible(True)
     ax3.grid(False)
-    ax3.loglog(b, np.array(table.column("time_per_step_empty_cache_s")) * 1e3, color="#00897b", lw=1.8, ls="--",
-               label="ms per step")
+    t = np.array(table.column("time_per_step_s")) * 1e3
+    ax3.loglog(b[:last + 1], t[:last + 1], color="#00897b", lw=1.8, ls="--", label="ms per step")
+    ax3.loglog(b[last:], t[last:], color="#9e9e9e", lw=1.2, ls=":")
     ax3.set_ylabel("time per step (ms, log)", color="#00897b")
-    if crit is not None:
-        ax2.axvline(crit, color="#d81b60", lw=1)
-    ax2.set_title("Throughput and latency, empty cache")
+    ax2.set_title("Throughput and latency")
     for ax in (ax1, ax2, ax3):
         log_ticks(ax, "x", [])
         log_ticks(ax, "y", [])
@@ -84,32 +95,25 @@ def draw(fig, table: Table) -> None:
     ax3.yaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
     lines = ax2.get_lines()[:1] + ax3.get_lines()[:1]
     ax2.legend(lines, [l.get_label() for l in lines], loc="upper left", frameon=False, fontsize=8.5)
-    fig.suptitle(f"Decode of {m.name} on the {d.name}, bf16", fontsize=10)
+    fig.suptitle(f"Decode of {m.name} on the {d.name}, bf16, {fmt.sig(float(ctx), 6)} tokens cached; "
+                 "grey: does not fit", fontsize=10)
 
 
 def alt() -> str:
-    d, m, b, empty, long = _steps()
-    crit = critical_batch(m, d)
-    ctx = example("medium_context")
-    crit_long = critical_batch(m, d, ctx)
-    never = ("never reaches the ridge" if crit_long is None
-             else f"reaches the ridge only at batch {fmt.sig(float(crit_long), 6)}")
-    return (f"Two log-log panels for decode of {m.name} on the {d.name}, batch from one to {fmt.sig(float(b[-1]), 6)}. "
-            f"Left: with an empty KV cache, intensity rises almost in step with batch and crosses the ridge of "
-            f"{fmt.intensity(empty.ridge_point)} at the critical batch of {fmt.sig(float(crit), 6)}; with "
-            f"{fmt.sig(float(ctx), 6)} tokens cached it flattens near {fmt.intensity(long.arithmetic_intensity[-1])} and "
-            f"{never}. Right: whole-batch throughput climbs from "
-            f"{fmt.tokens_per_s(empty.tokens_per_s[0])} at batch one to "
-            f"{fmt.tokens_per_s(empty.tokens_per_s[-1])}, while time per step stays near "
-            f"{fmt.seconds(empty.time_s[0])} until the critical batch and then grows in proportion to batch, "
-            f"reaching {fmt.seconds(empty.time_s[-1])}.")
+    d, m, b, ctx, s, crit, wall = _steps()
+    mlp, attn = _op(s, "gate_up_proj"), _op(s, "attention")
+    return (f"Two log-log panels for decode of {m.name} on the {d.name} in bf16 with {fmt.sig(float(ctx), 6)} tokens "
+            f"cached, batch from one to {fmt.sig(float(b[-1]), 6)}. Left: the MLP matmul's intensity rises with batch "
+            f"from {fmt.intensity(mlp.arithmetic_intensity[0])} and crosses the ridge of {fmt.intensity(s.ridge_point)} "
+            f"near the critical batch of {fmt.sig(float(crit), 6)}; attention stays near "
+            f"{fmt.intensity(attn.arithmetic_intensity[-1])} at every batch; the whole step levels off near "
+            f"{fmt.intensity(s.arithmetic_intensity[-1])}. Past the memory wall at batch {fmt.sig(float(wall), 6)} the "
+            f"curves are grey: weights and KV cache no longer fit. Right: whole-batch throughput climbs from "
+            f"{fmt.tokens_per_s(s.tokens_per_s[0])} at batch one, and time per step from {fmt.seconds(s.time_s[0])}.")
 
 
 def caption() -> str:
-    d, m, b, empty, long = _steps()
-    crit = critical_batch(m, d)
-    ctx = example("medium_context")
-    long_case = ("decode stays memory-bound at any batch" if critical_batch(m, d, ctx) is None
-                 else "decode reaches the ridge only at a far larger batch")
-    return (f"Below the critical batch ({fmt.sig(float(crit), 6)}) batching is nearly free; above it each step takes longer. "
-            f"With {fmt.sig(float(ctx), 6)} tokens cached, {long_case}.")
+    d, m, b, ctx, s, crit, wall = _steps()
+    return (f"The weight matmuls cross the ridge near the critical batch ({fmt.sig(float(crit), 6)}); attention never "
+            f"does. With {fmt.sig(float(ctx), 6)} tokens cached, memory runs out first: at most "
+            f"{fmt.sig(float(wall), 6)} sequences fit (grey beyond). Step time is the sum of the kernels' roofline times.")

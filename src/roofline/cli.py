@@ -16,7 +16,8 @@ from roofline import format as fmt
 from roofline.model.dtypes import PEAK_DTYPES, STORAGE_DTYPES
 from roofline.errors import InputError, RooflineError
 from roofline.registry.hardware import devices, get_device
-from roofline.model.inference import critical_batch, decode_step, prefill, speed_of_light_tokens_per_s
+from roofline.model import kernels
+from roofline.model.formats import ACTIVATION_DTYPES, WEIGHT_FORMAT_HELP, Formats, parse_weight_format
 from roofline.model.ops import matmul_cost
 from roofline.registry.models import get_model, models
 from roofline.model.roofs import bound, device_ridge_point
@@ -124,67 +125,136 @@ def cmd_matmul(args) -> None:
     _emit(args, payload, text)
 
 
+def _op_payload(k) -> dict[str, Any]:
+    return {"name": k.name, "count": k.count, "flops": k.flops, "bytes": k.bytes,
+            "weight_bytes": k.weight_bytes, "activation_read_bytes": k.act_read_bytes,
+            "activation_written_bytes": k.act_written_bytes, "kv_read_bytes": k.kv_read_bytes,
+            "kv_written_bytes": k.kv_written_bytes, "arithmetic_intensity": k.arithmetic_intensity,
+            "compute_dtype": k.compute_dtype, "peak_flop_per_s": k.peak_flop_per_s, "ridge_point": k.ridge_point,
+            "bound": k.bound, "time_s": k.time_s}
+
+
 def _step_payload(s) -> dict[str, Any]:
+    f = s.formats
     return {
         "phase": s.phase, "model": s.model.id, "hardware": s.device.id, "batch": int(s.batch),
         "context_len": int(s.context_len), "tokens_per_sequence": int(s.tokens_per_sequence),
-        "weight_dtype": s.weight_dtype, "kv_dtype": s.kv_dtype, "compute_dtype": s.compute_dtype,
+        "weight_format": f.weights.name, "weight_bytes_per_weight": f.weights.bytes_per_weight(s.model.hidden_size or None),
+        "head_format": f.head_format.name, "activation_dtype": f.activation, "kv_dtype": f.kv,
+        "attention": s.attention, "compute_dtype": s.matmul_dtype,
         "flops": s.flops, "bytes": s.bytes, "weight_bytes": s.weight_bytes, "kv_bytes": s.kv_bytes,
         "activation_bytes": s.activation_bytes, "arithmetic_intensity": s.arithmetic_intensity,
         "ridge_point": s.ridge_point, "bound": s.bound, "time_s": s.time_s,
+        "time_perfect_overlap_s": s.time_perfect_overlap_s,
         "tokens_per_s": s.tokens_per_s, "tokens_per_s_per_sequence": s.tokens_per_s_per_sequence,
+        "weights_resident_bytes": s.weights_resident_bytes, "kv_resident_bytes": s.kv_resident_bytes,
+        "activation_peak_bytes": s.activation_peak_bytes, "runtime_reserve_bytes": s.runtime_reserve_bytes,
         "memory_required_bytes": s.memory_required_bytes,
-        "memory_capacity_bytes": s.device.memory_capacity_bytes, "fits": bool(s.fits),
+        "memory_capacity_bytes": s.device.memory_capacity_bytes,
+        "usable_memory_bytes": kernels.usable_memory_bytes(s.device), "fits": bool(s.fits),
+        "ops": [_op_payload(k) for k in s.ops],
     }
 
 
-def _step_text(s, extra: list[tuple[str, str]]) -> str:
+def _ops_table(s) -> str:
+    rows = [{"name": k.name, "n": f"×{k.count}" if k.count > 1 else "", "flops": fmt.si(k.flops, "FLOP"),
+             "bytes": fmt.nbytes(k.bytes), "ai": fmt.sig(k.arithmetic_intensity), "ridge": fmt.sig(k.ridge_point),
+             "bound": k.bound, "time": fmt.seconds(k.time_s),
+             "share": fmt.percent(k.time_s / s.time_s, 3)} for k in s.ops]
+    return _table(rows, [("name", "kernel"), ("n", "runs"), ("flops", "FLOPs"), ("bytes", "bytes"),
+                         ("ai", "FLOP/B"), ("ridge", "ridge"), ("bound", "bound"), ("time", "time"),
+                         ("share", "of step")])
+
+
+def _step_text(s, extra: list[tuple[str, str]], show_ops: bool = False) -> str:
     """A step as aligned `label  value` lines; `extra` rows go after the time."""
-    head = f"{s.phase} · {s.model.name} on {s.device.name} · batch {int(s.batch)}"
+    where = f"context {int(s.context_len)}" if s.phase == "decode" else f"prompt {int(s.tokens_per_sequence)}"
+    f = s.formats
+    head = (f"{s.phase} · {s.model.name} on {s.device.name} · batch {int(s.batch)}, {where} · "
+            f"weights {f.weights.name}, activations {f.activation}, KV {f.kv}, {s.attention} attention")
+    usable = kernels.usable_memory_bytes(s.device)
     if not s.fits:
-        return (f"{head}\ndoes not fit: weights + KV cache need {fmt.nbytes(s.memory_required_bytes)} "
-                f"but the {s.device.name} has {fmt.nbytes(s.device.memory_capacity_bytes)}; "
+        return (f"{head}\ndoes not fit: weights + KV cache + activations + runtime reserve need "
+                f"{fmt.nbytes(s.memory_required_bytes)} but the {s.device.name} exposes {fmt.nbytes(usable)}; "
                 "no throughput is shown for a configuration that cannot run on one device")
     rows = [("FLOPs", fmt.si(s.flops, "FLOP")),
             ("bytes", f"{fmt.nbytes(s.bytes)} (weights {fmt.nbytes(s.weight_bytes)}, KV {fmt.nbytes(s.kv_bytes)}, "
                       f"activations {fmt.nbytes(s.activation_bytes)})"),
-            ("intensity", f"{fmt.intensity(s.arithmetic_intensity)} vs ridge {fmt.intensity(s.ridge_point)} -> {s.bound}"),
-            ("time", fmt.seconds(s.time_s)), *extra,
-            ("memory", f"{fmt.nbytes(s.memory_required_bytes)} of {fmt.nbytes(s.device.memory_capacity_bytes)}")]
+            ("intensity", f"{fmt.intensity(s.arithmetic_intensity)} whole step vs matmul ridge "
+                          f"{fmt.intensity(s.ridge_point)}; most time {s.bound}"),
+            ("time", f"{fmt.seconds(s.time_s)} (sum of {len(s.ops)} kernel{'s' if len(s.ops) > 1 else ''})"),
+            ("perfect overlap", f"{fmt.seconds(s.time_perfect_overlap_s)} (lower bound)"), *extra,
+            ("memory", f"{fmt.nbytes(s.memory_required_bytes)} of {fmt.nbytes(usable)} usable "
+                       f"(incl. {fmt.nbytes(s.runtime_reserve_bytes)} runtime reserve)")]
     width = max(len(label) for label, _ in rows)
     lines = [head, *(f"  {label:<{width}}  {value}" for label, value in rows)]
     if s.model.is_bare:
         lines.append("  (a bare parameter count models weights only: no KV cache, no activations)")
+    if show_ops:
+        lines += ["", _ops_table(s)]
     return "\n".join(lines)
+
+
+def _formats(args) -> Formats:
+    return Formats.of(args.weight_format, args.activation_dtype, args.kv_dtype)
 
 
 def cmd_decode(args) -> None:
     m, d = get_model(args.model), get_device(args.hardware)
-    s = decode_step(m, d, args.batch, args.context, args.weight_dtype, args.kv_dtype)
+    f = _formats(args)
+    s = kernels.decode(m, d, args.batch, args.context, f, args.attention)
     payload = _step_payload(s)
-    cb = critical_batch(m, d, args.context, args.weight_dtype, args.kv_dtype)
-    payload["critical_batch"] = cb
-    payload["speed_of_light_tokens_per_s"] = speed_of_light_tokens_per_s(m, d, args.weight_dtype)
+    cb = kernels.critical_batch(m, d, f)
+    ws = kernels.whole_step_crossing_batch(m, d, args.context, f, args.attention)
+    mb = kernels.max_batch_that_fits(m, d, args.context, f, args.attention)
+    payload.update({
+        "critical_batch": cb, "whole_step_crossing_batch": ws,
+        "attention_intensity": None if m.is_bare else kernels.attention_intensity_limit(m, f),
+        "max_batch_that_fits": None if mb is None else int(mb),
+        "speed_of_light_tokens_per_s": d.memory_bandwidth_bytes_per_s / kernels.decode(m, d, 1, 1, f).weight_bytes,
+    })
     if not s.fits:
-        payload.update({"time_s": None, "tokens_per_s": None, "tokens_per_s_per_sequence": None})
+        payload.update({"time_s": None, "time_perfect_overlap_s": None, "tokens_per_s": None,
+                        "tokens_per_s_per_sequence": None})
     extra = [("tokens/s", f"{fmt.sig(s.tokens_per_s_per_sequence)} per sequence, {fmt.sig(s.tokens_per_s)} in all"),
-             ("critical batch", str(cb) if cb is not None else "never (KV-cache reads keep it below the ridge)")]
-    _emit(args, payload, _step_text(s, extra))
+             ("critical batch", f"{cb} (weight matmuls reach the ridge)" if cb is not None else "none"),
+             ("whole step", f"reaches the ridge at batch {ws} (perfect overlap)" if ws is not None
+              else "never reaches the ridge at this context (attention's KV reads)"),
+             ("max batch", "not modelled for a bare parameter count" if mb is None
+              else f"{int(mb)} fit at this context")]
+    _emit(args, payload, _step_text(s, extra, args.ops))
     if not s.fits:
         sys.exit(EXIT_USAGE) if not args.json else None
 
 
 def cmd_prefill(args) -> None:
     m, d = get_model(args.model), get_device(args.hardware)
-    s = prefill(m, d, args.prompt, args.batch, args.weight_dtype, args.kv_dtype)
+    s = kernels.prefill(m, d, args.prompt, args.batch, _formats(args), args.attention)
     payload = _step_payload(s)
     payload["time_to_first_token_s"] = s.time_s if s.fits else None
     if not s.fits:
-        payload.update({"time_s": None, "tokens_per_s": None, "tokens_per_s_per_sequence": None})
+        payload.update({"time_s": None, "time_perfect_overlap_s": None, "tokens_per_s": None,
+                        "tokens_per_s_per_sequence": None})
     extra = [("time to first token", fmt.seconds(s.time_s))]
-    _emit(args, payload, _step_text(s, extra))
+    _emit(args, payload, _step_text(s, extra, args.ops))
     if not s.fits:
         sys.exit(EXIT_USAGE) if not args.json else None
+
+
+def _context(text: str) -> int:
+    try:
+        return _positive_int("context")(text)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(
+            f"context must be a whole number ≥ 1 (a decode step attends to at least one cached token; "
+            f"an empty cache is a prefill), got {text!r}") from None
+
+
+def _weight_format(text: str) -> str:
+    try:
+        return parse_weight_format(text).name
+    except InputError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
 
 
 def _budget_s(text: str) -> float:
@@ -236,8 +306,10 @@ def cmd_measure(args) -> None:
                      for k, v in gpu.items() if isinstance(v, dict)))
     if device is not None:
         c = doc["comparison"]
-        lines.append(f"vs {device.name} spec ({dtype}): compute {fmt.percent(c['flop_ratio'], 3)} of "
-                     f"{fmt.flop_per_s(c['spec_peak_flop_per_s'])}, bandwidth {fmt.percent(c['bandwidth_ratio'], 3)} of "
+        compute = (f"compute {fmt.percent(c['flop_ratio'], 3)} of {fmt.flop_per_s(c['spec_peak_flop_per_s'])}"
+                   if c["flop_ratio"] is not None else
+                   f"compute not compared (the GEMM ran in fp32, the {dtype} peak is another format)")
+        lines.append(f"vs {device.name} spec ({dtype}): {compute}, bandwidth {fmt.percent(c['bandwidth_ratio'], 3)} of "
                      f"{fmt.bytes_per_s(c['spec_bandwidth_bytes_per_s'])}")
     if saved:
         lines.append(f"saved: {saved}")
@@ -276,11 +348,19 @@ def build_parser() -> argparse.ArgumentParser:
         sp.add_argument("--hardware", required=True, help="registry device id (see `roofline hardware`)")
         sp.add_argument("--batch", type=_positive_int("batch"), default=1, help="sequences processed together")
         if name == "decode":
-            sp.add_argument("--context", type=_nonneg_int("context"), default=0, help="tokens already cached per sequence")
+            sp.add_argument("--context", type=_context, default=1,
+                            help="tokens already cached per sequence (at least 1: the new token attends to them and itself)")
         else:
             sp.add_argument("--prompt", type=_positive_int("prompt"), required=True, help="prompt tokens per sequence")
-        sp.add_argument("--weight-dtype", default="bf16", choices=STORAGE_DTYPES, help="format the weights are stored in")
+        sp.add_argument("--weight-format", "--weight-dtype", dest="weight_format", default="bf16", type=_weight_format,
+                        metavar="FORMAT", help=f"how the checkpoint stores its weights: {WEIGHT_FORMAT_HELP}; "
+                                               "embedding and output head stay 16-bit")
+        sp.add_argument("--activation-dtype", default="bf16", choices=ACTIVATION_DTYPES,
+                        help="format of activations; fp8 with fp8 weights runs the matmuls on the fp8 peak")
         sp.add_argument("--kv-dtype", default="bf16", choices=STORAGE_DTYPES, help="format of the KV cache")
+        sp.add_argument("--attention", default="fused", choices=kernels.ATTENTION_VARIANTS,
+                        help="fused (FlashAttention-style, scores stay on chip) or unfused (scores written and re-read)")
+        sp.add_argument("--ops", action="store_true", help="print the per-kernel table")
     sp = add("measure", cmd_measure, "measure this machine's memory bandwidth (STREAM copy/triad) and GEMM FLOP/s")
     sp.add_argument("--quick", action="store_true", help="a short run (about 5 s) with smaller arrays")
     sp.add_argument("--budget", type=_budget_s, help="time budget in seconds (default 30, or 5 with --quick)")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
+from roofline.model.formats import DEFAULT_GROUP_SIZE
 from roofline.registry.specfile import lookup
 
 EXAMPLES = MappingProxyType({
@@ -19,6 +20,9 @@ EXAMPLES = MappingProxyType({
     "seed_30b_params": (30e9, "", "the Visual Guide's 30B model"),
     "prompt_len": (512, "", "the prompt length the seeds place prefill at"),
     "long_context": (32768, "", "a long-context decode: 32k tokens cached"),
+    "min_context": (1, "", "one token cached: the shortest context a decode step has"),
+    "short_context": (1024, "", "a short chat context: 1,024 tokens cached"),
+    "quant_group": (DEFAULT_GROUP_SIZE, "", "weights sharing one scale and zero point in a GPTQ/AWQ int4 checkpoint"),
     "medium_context": (4096, "", "a typical chat context"),
     "batch_mid": (64, "", "a serving batch"),
     "spec_draft_tokens": (4, "", "tokens proposed per speculative step"),

@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from roofline.registry.hardware import get_device
-from roofline.model.inference import decode_step
+from roofline.model.kernels import decode
 from roofline.registry.models import get_model
 
 DOCUMENTED = {"flops", "bytes", "arithmetic_intensity", "time_s", "tokens_per_s", "bound", "ridge_point",
@@ -19,8 +19,11 @@ def test_decode_json_has_the_documented_fields(run_cli):
     assert code == 0
     data = json.loads(out)
     assert DOCUMENTED <= set(data)
-    s = decode_step(get_model("llama-3.1-8b"), get_device("h100-sxm5"))
+    s = decode(get_model("llama-3.1-8b"), get_device("h100-sxm5"))
     assert data["time_s"] == s.time_s and data["bound"] == "memory-bound"
+    assert {"ops", "time_perfect_overlap_s", "max_batch_that_fits", "whole_step_crossing_batch"} <= set(data)
+    assert data["time_s"] == sum(op["time_s"] for op in data["ops"]) and data["critical_batch"] == 296
+    assert {"name", "flops", "bytes", "arithmetic_intensity", "bound", "time_s"} <= set(data["ops"][0])
 
 
 def test_bare_param_count(run_cli):
@@ -54,11 +57,17 @@ def test_every_command_prints_text_and_json(run_cli, args):
     (["decode", "--model", "8e9", "--hardware", "h100-sxm5", "--batch", "-3"], "batch must be a whole number ≥ 1"),
     (["decode", "--model", "8e9", "--hardware", "h100-sxm5", "--batch", "0"], "batch must be a whole number ≥ 1"),
     (["decode", "--model", "8e9", "--hardware", "h100-sxm5", "--batch", "lots"], "batch must be a whole number"),
-    (["decode", "--model", "8e9", "--hardware", "h100-sxm5", "--context", "-1"], "context must be a whole number ≥ 0"),
+    (["decode", "--model", "8e9", "--hardware", "h100-sxm5", "--context", "-1"], "context must be a whole number ≥ 1"),
+    (["decode", "--model", "8e9", "--hardware", "h100-sxm5", "--context", "0"], "at least one cached token"),
+    (["decode", "--model", "8e9", "--hardware", "h100-sxm5", "--weight-format", "int4-g96"], "power of two"),
+    (["decode", "--model", "8e9", "--hardware", "h100-sxm5", "--weight-format", "nf4"], "expected one of fp32, bf16"),
+    (["decode", "--model", "8e9", "--hardware", "h100-sxm5", "--attention", "flash"], "choose from 'fused', 'unfused'"),
+    (["decode", "--model", "8e9", "--hardware", "a100-sxm4-80gb", "--weight-format", "fp8", "--activation-dtype", "fp8"],
+     "has no published fp8 peak"),
     (["prefill", "--model", "8e9", "--hardware", "h100-sxm5", "--prompt", "1.5"], "prompt must be a whole number ≥ 1"),
     (["matmul", "0", "4", "4"], "M must be a whole number ≥ 1"),
     (["decode", "--model=-8e9", "--hardware", "h100-sxm5"], "parameter count must be a positive number"),
-    (["decode", "--model", "8e9", "--hardware", "h100-sxm5", "--weight-dtype", "fp12"], "invalid choice: 'fp12'"),
+    (["decode", "--model", "8e9", "--hardware", "h100-sxm5", "--weight-dtype", "fp12"], "unknown weight format 'fp12'"),
     (["ridge", "m2-ultra", "--dtype", "fp8"], "m2-ultra has no published dense fp8 peak"),
 ])
 def test_bad_input_one_line_exit_2(run_cli, args, message):
@@ -91,15 +100,27 @@ def test_help_shows_meaningful_defaults_only():
 
     sub = build_parser()._subparsers._group_actions[0].choices["decode"]
     text = sub.format_help()
-    assert "(default: bf16)" in text and "(default: 1)" in text and "(default: 0)" in text
+    assert "(default: bf16)" in text and "(default: 1)" in text and "(default: fused)" in text
     assert "(default: None)" not in text and "(default: False)" not in text
 
 
 def test_step_table_aligns_values_and_says_what_a_bare_model_leaves_out(run_cli):
     code, out, _ = run_cli("decode", "--model", "8e9", "--hardware", "h100-sxm5", "--context", "1000")
     rows = [line for line in out.splitlines()[1:] if not line.lstrip().startswith("(")]
-    labels = ("FLOPs", "bytes", "intensity", "time", "tokens/s", "critical batch", "memory")
+    labels = ("FLOPs", "bytes", "intensity", "time", "perfect overlap", "tokens/s", "critical batch", "whole step",
+              "max batch", "memory")
     assert [r.split("  ")[1].strip() for r in rows] == list(labels)
     starts = {len(r) - len(r[2:].split("  ", 1)[1].lstrip()) for r in rows}
     assert code == 0 and len(starts) == 1, out  # every value starts in the same column
     assert "no KV cache" in out
+
+
+def test_ops_table_lists_every_kernel(run_cli):
+    code, out, _ = run_cli("decode", "--model", "llama-3.1-8b", "--hardware", "h100-sxm5", "--batch", "400",
+                           "--context", "1024", "--ops")
+    assert code == 0
+    for name in ("qkv_proj", "attention", "o_proj", "gate_up_proj", "down_proj", "lm_head"):
+        assert f"\n{name} " in out
+    # batch 400 past the critical batch (296): the MLP matmuls are compute-bound, attention is not
+    line = {l.split()[0]: l for l in out.splitlines() if l.split()}
+    assert "compute-bound" in line["gate_up_proj"] and "memory-bound" in line["attention"]

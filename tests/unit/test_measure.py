@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from roofline import measure
+from roofline.registry.hardware import get_device
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "measurements" / measure.EXAMPLE_FILE
@@ -227,3 +228,12 @@ def test_a_bad_file_stops_the_build_with_one_sentence(measurements_dir):
     assert ("measurements/foreign.json: not a roofline measurement (it has no 'schema' field; "
             "expected 'roofline-measurement/1')") in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_fp32_gemm_is_never_divided_by_a_16_bit_peak(run_cli):
+    # The TPU v4 publishes no fp32 peak: the comparison runs at bf16 and leaves compute out.
+    m = measure.load(EXAMPLE)
+    c = measure.compare(m, get_device("tpu-v4"), "bf16")
+    assert c["flop_ratio"] is None and c["bandwidth_ratio"] == m.triad.median / get_device("tpu-v4").memory_bandwidth_bytes_per_s
+    code, out, _ = run_cli("measure", "--from", str(EXAMPLE), "--hardware", "tpu-v4")
+    assert code == 0 and "compute not compared" in out

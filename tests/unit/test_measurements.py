@@ -72,9 +72,9 @@ def test_hand_checked_shares():
 
 
 def test_derate_is_the_median_bandwidth_share():
-    # 3000/3350 = 0.8955, 6914/8000 = 0.8643, 1700/2039 = 0.8337, 1727/1935 = 0.8925;
-    # sorted 0.8337 0.8643 0.8925 0.8955, median (0.8643 + 0.8925) / 2 = 0.8784.
-    assert round(bandwidth_derate(), 4) == 0.8784
+    # 3000/3350 = 0.8955, 6914/8000 = 0.86425, 1700/2039 = 0.8337 (the A800 "1727 GB/s" is a
+    # cache-resident test, not recorded); sorted 0.8337 0.86425 0.8955, median 0.86425 (0.8642 at 4 places).
+    assert round(bandwidth_derate(), 4) == 0.8642
     shares = [_expected_share("bandwidth", e) for e in RAW["bandwidth"]]
     assert bandwidth_derate() == pytest.approx(statistics.median(shares), rel=1e-12)
     assert float(q.derated_bandwidth("h100-sxm5")) == pytest.approx(3.35e12 * statistics.median(shares))

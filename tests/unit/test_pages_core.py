@@ -41,6 +41,12 @@ def _l8b():
     return get_model("llama-3.1-8b")
 
 
+def _kdec(m, d, batch=1, context=1):
+    """A decode step on the kernel model; pages' decode tokens default to one cached token."""
+    from roofline.model.kernels import decode
+    return decode(m, d, batch, context)
+
+
 def _bare():
     return Model.from_param_count(example("bare_params"))
 
@@ -59,31 +65,38 @@ def _seed_mv(dtype="fp16"):
 EXPECTED = {
     ("index.md", "Where is the ridge of the H100 PCIe"): lambda: device_ridge_point(get_device("h100-pcie")),
     ("index.md", "What share of the H100 SXM5's peak"): lambda: (
-        decode_step(_l8b(), _h100()).attained_flop_per_s / _h100().peak_flop_per_s()),
+        _kdec(_l8b(), _h100()).flops / _kdec(_l8b(), _h100()).time_s / _h100().peak_flop_per_s()),
     ("index.md", "What does the H100 SXM5's roofline give"): lambda: attainable_flop_per_s(
-        decode_step(_l8b(), _h100(), example("batch_mid")).arithmetic_intensity,
+        _kdec(_l8b(), _h100(), example("batch_mid")).arithmetic_intensity,
         _h100().peak_flop_per_s(), _h100().memory_bandwidth_bytes_per_s),
     ("arithmetic-intensity.md", "What is the arithmetic intensity of squaring"): lambda: _sq("fp16").arithmetic_intensity,
     ("arithmetic-intensity.md", "What is the site-convention intensity"): lambda: _seed_mv("fp8").arithmetic_intensity,
     ("arithmetic-intensity.md", "How far below the H100 SXM5's ridge"): lambda: (
-        device_ridge_point(_h100()) / decode_step(_l8b(), _h100()).arithmetic_intensity),
+        device_ridge_point(_h100()) / _kdec(_l8b(), _h100()).arithmetic_intensity),
     ("ridge-point.md", "What is the H200 SXM's ridge"): lambda: device_ridge_point(get_device("h200-sxm")),
     # 2:4 sparsity doubles the dense peak: 2 × 312e12 / 2.039e12 = 306.0 FLOP/byte.
     ("ridge-point.md", "What ridge would you compute for the larger-memory A100"): lambda: 2 * 312e12 / 2.039e12,
     ("ridge-point.md", "What is the TPU v5e's ridge"): lambda: device_ridge_point(get_device("tpu-v5e")),
     ("memory-bandwidth.md", "How much faster is batch-1 decode"): lambda: (
         get_device("b200").memory_bandwidth_bytes_per_s / get_device("a100-sxm4-80gb").memory_bandwidth_bytes_per_s),
+    # The speed of light reads every matmul weight plus the norm vectors (80·2·8192 + 8192) and one
+    # embedding row (8192), all bf16.
     ("memory-bandwidth.md", "What is the speed of light of Llama-3.1-70B"): lambda: (
-        get_device("mi300x").memory_bandwidth_bytes_per_s / (WEIGHTS_READ_PER_TOKEN["llama-3.1-70b"] * 2)),
+        get_device("mi300x").memory_bandwidth_bytes_per_s
+        / (WEIGHTS_READ_PER_TOKEN["llama-3.1-70b"] * 2 + (80 * 2 * 8192 + 8192) * 2 + 8192 * 2)),
+    # int8 with per-output-channel fp16 scales and int8 zero points (3 bytes per output row): layer
+    # matmuls 6,979,321,856 B + 3 × 32 × (6144 + 4096 + 28672 + 4096) = 4,128,768 B; the head stays
+    # bf16, 525,336,576 × 2; one embedding row 8,192 B; norms 532,480 B.
     ("memory-bandwidth.md", "What does storing Llama-3.1-8B's weights in int8"): lambda: (
-        _h100().memory_bandwidth_bytes_per_s / (WEIGHTS_READ_PER_TOKEN["llama-3.1-8b"] * 1)),
+        _h100().memory_bandwidth_bytes_per_s
+        / (6_979_321_856 + 4_128_768 + 525_336_576 * 2 + 8_192 + 532_480)),
     ("decode.md", "How long does one batch-1 decode step"): lambda: (
-        decode_step(_l8b(), _h100(), 1, example("long_context")).time_s),
+        _kdec(_l8b(), _h100(), 1, example("long_context")).time_s),
     # fp8 weights: 2 FLOPs per weight over 1 byte per weight = 2 FLOP/byte.
     ("decode.md", "What is the intensity of batch-1 decode of the bare model"): lambda: 2.0,
-    # batch × (context + the entry being written) × 2·layers·kv_heads·head_dim·2 bytes
+    # batch × (context + 1 positions read, + 1 entry written) × 2·layers·kv_heads·head_dim·2 bytes
     ("decode.md", "How many bytes of KV cache"): lambda: (
-        example("batch_mid") * (example("medium_context") + 1) * 2 * 32 * 8 * 128 * 2),
+        example("batch_mid") * (example("medium_context") + 2) * 2 * 32 * 8 * 128 * 2),
 }
 
 from tests.support.exercise_blocks import assert_answer_matches, assert_every_exercise_is_checked  # noqa: E402

@@ -52,32 +52,36 @@ def test_point_is_the_roofline():
 
 # ---------------------------------------------------------------- quantization ---------------
 def test_quantization_bare_model(h100, bare8b):
-    # Bare 8e9 weights: bytes per token = 8e9 × (2, 1, 1, 0.5); FLOPs 2 × 8e9 = 1.6e10,
-    # so intensity = 2 ÷ bytes per weight = 1, 2, 2, 4; tokens/s = 3.35e12 ÷ bytes =
-    # 209.375, 418.75, 418.75, 837.5. fp8 runs at the fp8 peak; int8/int4 are weight-only (bf16).
+    # Bare 8e9 weights: bytes per weight 2, 1, 1 (+ one scale and zero point for the whole row,
+    # negligible), and int4-g128 0.5 + 2.5/128 = 0.51953125; FLOPs 2 × 8e9 = 1.6e10, so
+    # intensity = 2 ÷ bytes per weight = 1, 2, 2, 3.8496; tokens/s = 3.35e12 ÷ bytes =
+    # 209.375, 418.75, 418.75, 806.015. fp8 × fp8 runs at the fp8 peak; int8/int4 are weight-only (bf16).
     q = pb.quantization(bare8b, h100)
-    assert [lv.weight_dtype for lv in q.levels] == ["bf16", "fp8", "int8", "int4"]
-    assert [lv.weight_bytes_per_token for lv in q.levels] == [16e9, 8e9, 8e9, 4e9]
-    assert [lv.point.intensity_flop_per_byte for lv in q.levels] == pytest.approx([1, 2, 2, 4])
-    assert [lv.tokens_per_s for lv in q.levels] == pytest.approx([209.375, 418.75, 418.75, 837.5])
+    assert [lv.weight_dtype for lv in q.levels] == ["bf16", "fp8", "int8", "int4-g128"]
+    assert [lv.weight_bytes_per_token for lv in q.levels] == pytest.approx([16e9, 8e9, 8e9, 4.15625e9], rel=1e-9)
+    assert [lv.point.intensity_flop_per_byte for lv in q.levels] == pytest.approx([1, 2, 2, 2 / 0.51953125])
+    assert [lv.tokens_per_s for lv in q.levels] == pytest.approx([209.375, 418.75, 418.75, 3.35e12 / 4.15625e9])
     assert [lv.compute_dtype for lv in q.levels] == ["bf16", "fp8", "bf16", "bf16"]
     assert q.level("fp8").point.peak_flop_per_s == H100_FP8
-    assert q.before.label == "bf16 weights" and q.after.label == "int4 weights"
+    assert q.before.label == "bf16 weights" and q.after.label == "int4-g128 weights"
 
 
 def test_quantization_llama_weight_bytes(h100):
     # Llama 3.1 8B matmul weights: total 8,030,261,248 minus the embedding table (looked up, not
     # multiplied) 128,256 × 4,096 = 525,336,576 and the norm vectors (elementwise, not matmuls)
     # 32 · 2 · 4,096 + 4,096 = 266,240 → 7,504,658,432; × 2 bytes in bf16 = 15,009,316,864.
-    q = pb.quantization(get_model("llama-3.1-8b"), h100, ("bf16", "int4"))
-    assert q.level("bf16").weight_bytes_per_token == 15_009_316_864
-    assert q.level("int4").weight_bytes_per_token == 15_009_316_864 / 4
+    # A step also reads the norm vectors (266,240 × 2 = 532,480 B) and one embedding row (8,192 B).
+    # int4-g128: layer matmuls 6,979,321,856 × 0.51953125 = 3,625,975,808 B, head kept bf16
+    # 1,050,673,152 B, plus the same 540,672 B.
+    q = pb.quantization(get_model("llama-3.1-8b"), h100, ("bf16", "int4-g128"))
+    assert q.level("bf16").weight_bytes_per_token == 15_009_316_864 + 532_480 + 8_192
+    assert q.level("int4-g128").weight_bytes_per_token == 3_625_975_808 + 1_050_673_152 + 540_672
     with pytest.raises(InputError, match="no quantization level 'fp8'"):
         q.level("fp8")
 
 
 def test_quantization_rejects_unknown_dtype(h100, bare8b):
-    with pytest.raises(InputError, match="weight dtype 'int3'"):
+    with pytest.raises(InputError, match="unknown weight format 'int3'"):
         pb.quantization(bare8b, h100, ("bf16", "int3"))
 
 
@@ -275,7 +279,12 @@ def _expected_rows(name):
     d = get_device("h100-sxm5")
     m8, ctx = get_model("llama-3.1-8b"), int(example("medium_context"))
     if name == "playbook_quantization":
-        return [_step_row(inf.decode_step(m8, d, 1, 0, w)) for w in ("bf16", "fp8", "int8", "int4")]
+        from roofline.model import kernels
+        from roofline.model.formats import Formats
+        steps = [kernels.decode(m8, d, 1, 1, Formats.of(w, "fp8" if w == "fp8" else "bf16"))
+                 for w in ("bf16", "fp8", "int8", "int4-g128")]
+        return [_row(float(s.flops), float(s.bytes), d.peak_flop_per_s(s.matmul_dtype), d.memory_bandwidth_bytes_per_s)
+                for s in steps]
     if name == "playbook_speculative":
         k = int(example("spec_draft_tokens"))
         wide = inf.decode_step(m8, d, k + 1, ctx)
@@ -358,8 +367,10 @@ def test_page_answers_are_package_values():
     from roofline.quantities import NAMESPACE as ns
 
     ev = lambda expr: eval(expr, {"__builtins__": {}}, dict(ns))  # noqa: E731
-    # int4 Llama 3.1 70B on one H100: 70,553,706,496 × 0.5 B = 35.3 GB, fits in 80 GB.
-    assert float(ev('weights_size("llama-3.1-70b", "int4")')) == 70_553_706_496 * 0.5
+    # int4-g128 Llama 3.1 70B: layer matmuls 80 × (8192·12288 + 8192·8192 + 3·8192·28672) =
+    # 68,451,041,280 weights × 0.51953125 B = 35,562,455,040 B; embedding and head kept bf16,
+    # 2 × 128,256 × 8,192 × 2 = 4,202,692,608 B; norms (80·2·8192 + 8192) × 2 = 2,637,824 B.
+    assert float(ev('weights_size("llama-3.1-70b", "int4")')) == 35_562_455_040 + 4_202_692_608 + 2_637_824
     # fp8 70B: 70.55 GB of weights + one KV token fits one 80 GB H100.
     assert float(ev('tensor_parallel("llama-3.1-70b", "h100-sxm5", 1, "fp8").min_devices')) == 1
     # the weaker draft: (1 − 0.6^5) / 0.4 = 2.3056

@@ -26,7 +26,7 @@ from roofline.registry.models import Model
 from roofline.model.roofs import attainable_flop_per_s, bound, ridge_point
 
 #: Weight formats the quantization move steps through, widest first.
-QUANT_DTYPES = ("bf16", "fp8", "int8", "int4")
+QUANT_DTYPES = ("bf16", "fp8", "int8", "int4-g128")
 
 #: Tokens per KV-cache block in vLLM's PagedAttention (Kwon et al., SOSP 2023, section 4).
 PAGED_BLOCK_TOKENS = 16
@@ -101,12 +101,13 @@ class QuantLevel:
     compute_dtype: str               # what the matmuls run in (see inference.compute_dtype)
     weight_bytes_per_token: float    # weights streamed for one token
     speed_of_light_tokens_per_s: float  # bandwidth ÷ weight bytes a step reads (the seeds' estimate)
-    point: RooflinePoint
+    point: RooflinePoint             # the whole step as one point (for the chart)
+    step_time_s: float = 0.0         # the sum of its kernels' roofline times
 
     @property
     def tokens_per_s(self) -> float:
-        """Roofline ceiling of the decode step (batch 1, so one token per step)."""
-        return 1.0 / self.point.time_s
+        """Roofline ceiling of the decode step (batch 1, so one token per step): 1 ÷ the kernels' summed time."""
+        return 1.0 / (self.step_time_s or self.point.time_s)
 
 
 @dataclass(frozen=True)
@@ -132,23 +133,33 @@ class Quantization:
         return self.levels[-1].point
 
 
-def quantization(model: Model, device: Device, weight_dtypes=QUANT_DTYPES, context_len: int = 0) -> Quantization:
+def quantization(model: Model, device: Device, weight_dtypes=QUANT_DTYPES, context_len: int = 1) -> Quantization:
     """Batch-1 decode with the weights stored in each format of `weight_dtypes` (KV cache in bf16).
 
-    Fewer bytes per weight means fewer bytes per token at the same FLOPs: the point
-    moves right along the bandwidth roof. fp8 weights compute in fp8 where the device
-    publishes an fp8 peak; int8 and int4 are weight-only (dequantized, multiplied in 16-bit).
+    Formats as checkpoints store them (`roofline.model.formats`): int4 means int4-g128 with fp16
+    scales and zero points, and the embedding and output head stay bf16. fp8 checkpoints run
+    fp8 × fp8 on the fp8 peak where the device has one; int8 and int4 are weight-only
+    (dequantized, multiplied in 16-bit). The step is the per-kernel model; `point` is the whole
+    step as one point for the chart.
 
     >>> q = quantization(Model.from_param_count(8e9), get_device("h100-sxm5"))
     >>> [round(l.point.intensity_flop_per_byte) for l in q.levels]  # 2 FLOPs ÷ bytes per weight
     [1, 2, 2, 4]
     """
+    from roofline.model import kernels
+    from roofline.model.formats import Formats
+
     levels = []
     for w in weight_dtypes:
-        check_storage_dtype(w, "weight dtype")
-        step = _inf.decode_step(model, device, 1, context_len, w, "bf16")
-        levels.append(QuantLevel(w, step.compute_dtype, float(step.weight_bytes),
-                                 _inf.speed_of_light_tokens_per_s(model, device, w), point_of(step, f"{w} weights")))
+        fmt = Formats.of(w)
+        if fmt.weights.element == "fp8" and "fp8" in device.dense_peak_flop_per_s:
+            fmt = Formats.of(w, "fp8")  # an fp8 checkpoint multiplies in fp8 where it can
+        step = kernels.decode(model, device, 1, context_len, fmt)
+        wbytes = float(step.weight_bytes)
+        point = RooflinePoint(f"{w} weights", float(step.flops), float(step.bytes),
+                              device.peak_flop_per_s(step.matmul_dtype), device.memory_bandwidth_bytes_per_s)
+        levels.append(QuantLevel(w, step.matmul_dtype, wbytes, device.memory_bandwidth_bytes_per_s / wbytes, point,
+                                 float(step.time_s)))
     if not levels:
         raise InputError("quantization needs at least one weight dtype")
     return Quantization(model, device, tuple(levels))

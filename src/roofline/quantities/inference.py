@@ -6,9 +6,12 @@ from dataclasses import dataclass
 
 from roofline.errors import InputError
 from roofline.model import inference as _inf
+from roofline.model import kernels as _k
+from roofline.model.formats import Formats
 from roofline.quantities.core import (
     Input,
     Quantity,
+    Source,
     as_device,
     as_model,
     bandwidth_input,
@@ -19,102 +22,216 @@ from roofline.quantities.core import (
 
 
 # ---------------------------------------------------------------- inference ---------------
+# Decode and prefill tokens compute from the per-kernel model (roofline.model.kernels): a step's
+# time is the sum of its kernels' roofline times; `time_overlap` is the perfect-overlap bound.
+
+def _formats(weight_format: str = "bf16", kv_dtype: str = "bf16", activation: str = "bf16") -> Formats:
+    return Formats.of(weight_format, activation, kv_dtype)
+
+
+@dataclass(frozen=True)
+class OpView:
+    """One kernel of a step as Quantities: {{ decode("llama-3.1-8b", "h100-sxm5", 64, 4096).op("attention").intensity }}."""
+
+    view: "StepView"
+    op: _k.RooflinePoint
+
+    def _q(self, value, unit, what, formula) -> Quantity:
+        return self.view._q(value, unit, f"{self.op.name}: {what}", formula)
+
+    @property
+    def flops(self): return self._q(self.op.flops, "FLOP", "FLOPs per step", "the kernel's FLOPs over all layers")
+    @property
+    def bytes(self): return self._q(self.op.bytes, "B", "bytes per step", "weights + activations + KV cache read and written")
+    @property
+    def intensity(self): return self._q(self.op.arithmetic_intensity, "FLOP/byte", "arithmetic intensity", "FLOPs ÷ bytes")
+    @property
+    def ridge(self): return self._q(self.op.ridge_point, "FLOP/byte", "ridge point at its peak", "peak ÷ bandwidth")
+    @property
+    def time(self): return self._q(self.op.time_s, "s", "roofline time", "max(FLOPs ÷ peak, bytes ÷ bandwidth)")
+    @property
+    def share(self): return self._q(self.op.time_s / self.view.step.time_s, "%", "share of the step's time", "kernel time ÷ step time")
+    @property
+    def bound(self) -> str: return str(self.op.bound)
+
+
 @dataclass(frozen=True)
 class StepView:
-    """A decode step or prefill as Quantities; `.step` is the underlying `inference.Step`."""
+    """A decode step or prefill as Quantities; `.step` is the underlying `kernels.KernelStep`."""
 
-    step: _inf.Step
+    step: _k.KernelStep
 
     def _inputs(self) -> tuple[Input, ...]:
         s = self.step
-        return (*model_inputs(s.model), peak_input(s.device, s.compute_dtype), bandwidth_input(s.device),
+        f = s.formats
+        return (*model_inputs(s.model), peak_input(s.device, s.matmul_dtype), bandwidth_input(s.device),
                 Input("batch", float(s.batch)), Input("tokens cached" if s.phase == "decode" else "prompt length",
                                                       float(s.context_len if s.phase == "decode" else s.tokens_per_sequence)),
-                Input("weights / KV cache", f"{s.weight_dtype} / {s.kv_dtype}"))
+                Input("weights / activations / KV cache", f"{f.weights.name} / {f.activation} / {f.kv}"),
+                Input("attention", s.attention))
 
     def _q(self, value, unit, what, formula) -> Quantity:
         s = self.step
-        where = f"{s.phase} of {s.model.name} on the {s.device.name}"
+        where = (f"decode of {s.model.name} on the {s.device.name}, batch {float(s.batch):g}, "
+                 f"{float(s.context_len):g} tokens cached" if s.phase == "decode" else
+                 f"prefill of {s.model.name} on the {s.device.name}, batch {float(s.batch):g}, "
+                 f"{float(s.tokens_per_sequence):g}-token prompt")
         return Quantity(float(value), unit, f"{what}, {where}", formula, self._inputs())
 
+    def op(self, name: str) -> OpView:
+        """One kernel by name (qkv_proj, attention, o_proj, gate_up_proj, down_proj, lm_head, ...)."""
+        for k in self.step.ops:
+            if k.name == name:
+                return OpView(self, k)
+        raise InputError(f"no kernel {name!r} in this step; it has {', '.join(k.name for k in self.step.ops)}")
+
     @property
-    def flops(self): return self._q(self.step.flops, "FLOP", "FLOPs per step", "2 × weights × tokens + attention")
+    def flops(self): return self._q(self.step.flops, "FLOP", "FLOPs per step", "sum of the kernels' FLOPs")
     @property
-    def bytes(self): return self._q(self.step.bytes, "B", "bytes per step", "weights + KV cache + activations")
+    def bytes(self): return self._q(self.step.bytes, "B", "bytes per step", "weights + KV cache + activations, every kernel")
     @property
     def weight_bytes(self): return self._q(self.step.weight_bytes, "B", "weight bytes per step", "weights read once per step")
     @property
-    def kv_bytes(self): return self._q(self.step.kv_bytes, "B", "KV-cache bytes per step", "batch × cached tokens × KV bytes per token")
+    def kv_bytes(self): return self._q(self.step.kv_bytes, "B", "KV-cache bytes per step", "K and V read for every cached position, plus the new entries written")
     @property
-    def intensity(self): return self._q(self.step.arithmetic_intensity, "FLOP/byte", "arithmetic intensity", "FLOPs ÷ bytes")
+    def intensity(self): return self._q(self.step.arithmetic_intensity, "FLOP/byte", "whole-step arithmetic intensity", "FLOPs ÷ bytes")
     @property
-    def time(self): return self._q(self.step.time_s, "s", "time per step", "max(FLOPs ÷ peak, bytes ÷ bandwidth)")
+    def time(self): return self._q(self.step.time_s, "s", "time per step", "sum over kernels of max(FLOPs ÷ peak, bytes ÷ bandwidth)")
     @property
-    def ttft(self): return self._q(self.step.time_s, "s", "time to first token", "prefill time = max(FLOPs ÷ peak, bytes ÷ bandwidth)")
+    def time_overlap(self): return self._q(self.step.time_perfect_overlap_s, "s", "perfect-overlap time per step (a lower bound)", "max(Σ FLOPs ÷ peak, Σ bytes ÷ bandwidth)")
+    @property
+    def ttft(self): return self._q(self.step.time_s, "s", "time to first token", "prefill time: sum of the kernels' roofline times")
     @property
     def tokens_per_s(self): return self._q(self.step.tokens_per_s, "tokens/s", "tokens/s (whole batch)", "batch × tokens per step ÷ time")
     @property
     def tokens_per_s_per_seq(self): return self._q(self.step.tokens_per_s_per_sequence, "tokens/s", "tokens/s per sequence", "tokens per step ÷ time")
     @property
-    def attained(self): return self._q(self.step.attained_flop_per_s, "FLOP/s", "FLOP/s attained", "FLOPs ÷ time")
+    def attained(self): return self._q(self.step.flops / self.step.time_s, "FLOP/s", "FLOP/s attained", "FLOPs ÷ time")
     @property
-    def utilization(self): return self._q(self.step.attained_flop_per_s / self.step.peak_flop_per_s, "%", "share of peak FLOP/s", "attained ÷ peak")
+    def utilization(self):
+        peak = self.step.device.peak_flop_per_s(self.step.matmul_dtype)
+        return self._q(self.step.flops / self.step.time_s / peak, "%", "share of peak FLOP/s", "attained ÷ peak")
     @property
-    def memory_required(self): return self._q(self.step.memory_required_bytes, "B", "memory for weights and KV cache", "all weights + batch × cached tokens × KV bytes per token")
+    def memory_required(self): return self._q(self.step.memory_required_bytes, "B", "memory for weights, KV cache, activations and runtime reserve", "all weights + batch × cached tokens × KV bytes per token + activations + reserve")
     @property
-    def ridge(self): return self._q(self.step.ridge_point, "FLOP/byte", "ridge point", "peak ÷ bandwidth")
+    def ridge(self): return self._q(self.step.ridge_point, "FLOP/byte", "ridge point of the weight matmuls", "peak ÷ bandwidth")
     @property
     def bound(self) -> str: return str(self.step.bound)
     @property
     def fits(self) -> bool: return bool(self.step.fits)
 
 
-def decode(model, hw, batch=1, context=0, weight_dtype: str = "bf16", kv_dtype: str = "bf16") -> StepView:
-    return StepView(_inf.decode_step(as_model(model), as_device(hw), float(batch), float(context), weight_dtype, kv_dtype))
+def decode(model, hw, batch=1, context=1, weight_format: str = "bf16", kv_dtype: str = "bf16",
+           activation: str = "bf16", attention: str = "fused") -> StepView:
+    """A decode step: `batch` sequences with `context` tokens cached each (at least 1)."""
+    return StepView(_k.decode(as_model(model), as_device(hw), float(batch), float(context),
+                              _formats(weight_format, kv_dtype, activation), attention))
 
 
-def prefill(model, hw, prompt, batch=1, weight_dtype: str = "bf16", kv_dtype: str = "bf16") -> StepView:
-    return StepView(_inf.prefill(as_model(model), as_device(hw), float(prompt), float(batch), weight_dtype, kv_dtype))
+def prefill(model, hw, prompt, batch=1, weight_format: str = "bf16", kv_dtype: str = "bf16",
+            activation: str = "bf16", attention: str = "fused") -> StepView:
+    return StepView(_k.prefill(as_model(model), as_device(hw), float(prompt), float(batch),
+                               _formats(weight_format, kv_dtype, activation), attention))
 
 
-# Pages ask for the same critical batch several times (reaches_ridge, then the value); each is a
-# search. Keyed on the objects themselves, which are kept alive here so an id is never reused:
-# an edited registry yields new objects and so new entries.
-_critical_batches: dict[tuple, tuple] = {}
+# Pages ask for the same crossing several times; each is a search. Keyed on the objects
+# themselves, kept alive here so an id is never reused.
+_searches: dict[tuple, tuple] = {}
 
 
-def _critical_batch_of(m, d, context: float, weight_dtype: str, kv_dtype: str):
-    key = (id(m), id(d), context, weight_dtype, kv_dtype)
-    hit = _critical_batches.get(key)
+def _cached(kind, m, d, *args):
+    key = (kind, id(m), id(d), *args)
+    hit = _searches.get(key)
     if hit is None or hit[0] is not m or hit[1] is not d:
-        hit = _critical_batches[key] = (m, d, _inf.critical_batch(m, d, context, weight_dtype, kv_dtype))
+        if kind == "critical":
+            value = _k.critical_batch(m, d, _formats(*args))
+        else:
+            context, weight_format, kv_dtype = args
+            value = _k.whole_step_crossing_batch(m, d, context, _formats(weight_format, kv_dtype))
+        hit = _searches[key] = (m, d, value)
     return hit[2]
 
 
-def critical_batch(model, hw, context=0, weight_dtype: str = "bf16", kv_dtype: str = "bf16") -> Quantity:
+def critical_batch(model, hw, weight_format: str = "bf16", kv_dtype: str = "bf16", activation: str = "bf16") -> Quantity:
+    """The sources' critical batch: where the weight matmuls (weight bytes only) reach the ridge; any context."""
     m, d = as_model(model), as_device(hw)
-    b = _critical_batch_of(m, d, float(context), weight_dtype, kv_dtype)
+    f = _formats(weight_format, kv_dtype, activation)
+    b = _cached("critical", m, d, weight_format, kv_dtype, activation)
     if b is None:
-        raise InputError(f"decode of {m.name} on the {d.name} at context {float(context):g} never reaches the ridge")
-    return Quantity(float(b), "", f"critical batch of {m.name} on the {d.name}",
-                    "smallest batch whose decode intensity reaches the ridge point",
-                    (*model_inputs(m), peak_input(d, _inf.compute_dtype(d, weight_dtype)), bandwidth_input(d),
+        raise InputError(f"the weight matmuls of {m.name} never reach the ridge of the {d.name}")
+    return Quantity(float(b), "", f"critical batch of {m.name} on the {d.name} ({f.weights.name} weights)",
+                    "smallest batch at which the weight matmuls' FLOPs ÷ weight bytes reach the ridge point",
+                    (*model_inputs(m), peak_input(d, f.matmul_dtype()), bandwidth_input(d),
+                     Input("weight format", f.weights.name)))
+
+
+def whole_step_crossing(model, hw, context, weight_format: str = "bf16", kv_dtype: str = "bf16") -> Quantity:
+    """The batch at which a whole decode step's intensity reaches the ridge (a perfect-overlap figure)."""
+    m, d = as_model(model), as_device(hw)
+    b = _cached("whole", m, d, float(context), weight_format, kv_dtype)
+    if b is None:
+        raise InputError(f"decode of {m.name} on the {d.name} with {float(context):g} tokens cached: "
+                         "the whole step never reaches the ridge")
+    f = _formats(weight_format, kv_dtype)
+    return Quantity(float(b), "", f"whole-step crossing batch of {m.name} on the {d.name}, {float(context):g} tokens cached",
+                    "smallest batch whose whole decode step (all FLOPs ÷ all bytes) reaches the ridge",
+                    (*model_inputs(m), peak_input(d, f.matmul_dtype()), bandwidth_input(d),
                      Input("tokens cached", float(context))))
 
 
-def reaches_ridge(model, hw, context=0, weight_dtype: str = "bf16", kv_dtype: str = "bf16") -> bool:
-    return _critical_batch_of(as_model(model), as_device(hw), float(context), weight_dtype, kv_dtype) is not None
+def whole_step_reaches_ridge(model, hw, context, weight_format: str = "bf16", kv_dtype: str = "bf16") -> bool:
+    """Whether some batch brings the whole decode step (perfect overlap) to the ridge at this context."""
+    return _cached("whole", as_model(model), as_device(hw), float(context), weight_format, kv_dtype) is not None
 
 
-def crossover_prompt(model, hw, batch=1, weight_dtype: str = "bf16", kv_dtype: str = "bf16") -> Quantity:
+def attention_intensity(model, kv_dtype: str = "bf16") -> Quantity:
+    """Decode attention's FLOP/byte as the context grows; no batch changes it."""
+    m = as_model(model)
+    return Quantity(_k.attention_intensity_limit(m, _formats(kv_dtype=kv_dtype)), "FLOP/byte",
+                    f"decode attention intensity of {m.name} ({kv_dtype} KV cache)",
+                    "(4 × head_dim + 5) × query heads ÷ (2 × KV heads × head_dim × KV bytes)", model_inputs(m))
+
+
+def max_batch(model, hw, context, weight_format: str = "bf16", kv_dtype: str = "bf16") -> Quantity:
+    """The memory wall: the largest decode batch whose weights, KV cache, activations and reserve fit."""
+    m, d = as_model(model), as_device(hw)
+    b = _k.max_batch_that_fits(m, d, float(context), _formats(weight_format, kv_dtype))
+    if b is None:
+        raise InputError("a bare parameter count models no per-sequence memory")
+    return Quantity(float(b), "", f"largest decode batch of {m.name} that fits the {d.name}, {float(context):g} tokens cached",
+                    "(usable memory − weights − runtime reserve) ÷ (KV cache + activations per sequence)",
+                    (*model_inputs(m), usable_memory_input(d), Input("tokens cached", float(context)),
+                     Input("runtime reserve", _k.RUNTIME_RESERVE_BYTES, "B")))
+
+
+def usable_memory_input(d) -> Input:
+    src = Source("usable memory", d.usable_memory_source_url) if d.usable_memory_bytes else device_source(d)
+    return Input(f"{d.name} usable memory", _k.usable_memory_bytes(d), "B", src)
+
+
+def runtime_reserve() -> Quantity:
+    """The memory "fits" sets aside besides weights, KV cache and activations (an assumption)."""
+    return Quantity(float(_k.RUNTIME_RESERVE_BYTES), "B", "runtime reserve (CUDA context, library workspaces)",
+                    "an assumption, stated wherever fits is", ())
+
+
+def usable_memory(hw) -> Quantity:
+    """Bytes a program can allocate: the runtime's total where sourced (nvidia-smi), else the vendor figure."""
+    d = as_device(hw)
+    return Quantity(_k.usable_memory_bytes(d), "B", f"{d.name} usable memory",
+                    d.usable_memory_note or "vendor capacity (no runtime figure sourced)", (usable_memory_input(d),))
+
+
+def crossover_prompt(model, hw, batch=1, weight_format: str = "bf16", kv_dtype: str = "bf16") -> Quantity:
     """Shortest prompt whose prefill reaches the ridge: {{ crossover_prompt("llama-3.1-8b", "h100-sxm5") }}."""
     m, d = as_model(model), as_device(hw)
-    t = _inf.crossover_prompt_len(m, d, float(batch), weight_dtype, kv_dtype)
+    f = _formats(weight_format, kv_dtype)
+    t = _k.crossover_prompt_len(m, d, float(batch), f)
     if t is None:
         raise InputError(f"prefill of {m.name} on the {d.name} never reaches the ridge")
     return Quantity(float(t), "", f"prompt length at which prefill of {m.name} reaches the ridge of the {d.name}",
-                    "smallest prompt length whose prefill intensity reaches the ridge point",
-                    (*model_inputs(m), peak_input(d, _inf.compute_dtype(d, weight_dtype)), bandwidth_input(d),
+                    "smallest prompt length whose whole-prefill intensity (all FLOPs ÷ all bytes) reaches the ridge point",
+                    (*model_inputs(m), peak_input(d, f.matmul_dtype()), bandwidth_input(d),
                      Input("batch", float(batch))), digits=6)
 
 
@@ -134,8 +251,10 @@ def bound_on_every_device(bound: str, phase: str, model, n=1, weight_dtype: str 
         raise InputError(f"phase must be 'decode' or 'prefill', got {phase!r}")
     m = as_model(model)
     for d in devices().values():
-        step = (_inf.decode_step(m, d, float(n), 0.0, weight_dtype) if phase == "decode"
-                else _inf.prefill(m, d, float(n), 1.0, weight_dtype))
+        f = _formats(weight_dtype)
+        if f.matmul_dtype() not in d.dense_peak_flop_per_s and f.matmul_dtype() not in ("bf16", "fp16"):
+            continue  # a format the device has no peak for is not served on it
+        step = (_k.decode(m, d, float(n), 1.0, f) if phase == "decode" else _k.prefill(m, d, float(n), 1.0, f))
         if step.bound != bound:
             return False
     return True
@@ -158,19 +277,27 @@ def active_params(model) -> Quantity:
                     "all weights minus the experts a token is not routed to", model_inputs(m))
 
 
-def weights_size(model, weight_dtype: str = "bf16") -> Quantity:
+def weights_size(model, weight_format: str = "bf16") -> Quantity:
+    """Every weight of the checkpoint as stored: group scales included, embedding and head in 16-bit."""
     m = as_model(model)
-    return Quantity(_inf.weight_bytes_resident(m, weight_dtype), "B", f"weights of {m.name} in {weight_dtype}",
-                    "parameters × bytes per parameter", model_inputs(m))
+    f = _formats(weight_format)
+    return Quantity(_k.weights_resident_bytes(m, f), "B", f"weights of {m.name} in {f.weights.name}",
+                    "parameters × bytes per parameter (group scales and zero points included; embedding and head 16-bit)",
+                    model_inputs(m))
 
 
-def sol(model, hw, weight_dtype: str = "bf16") -> Quantity:
+def sol(model, hw, weight_format: str = "bf16") -> Quantity:
+    """The speed of light: bandwidth ÷ the weight bytes a batch-1 decode step reads."""
     m, d = as_model(model), as_device(hw)
-    return Quantity(_inf.speed_of_light_tokens_per_s(m, d, weight_dtype), "tokens/s",
-                    f"speed-of-light batch-1 decode of {m.name} on the {d.name}",
-                    "bandwidth ÷ (weights a decode step reads × bytes per weight)", (*model_inputs(m), bandwidth_input(d)))
+    f = _formats(weight_format)
+    wbytes = _k.decode(m, d, 1, 1, f).weight_bytes
+    return Quantity(d.memory_bandwidth_bytes_per_s / wbytes, "tokens/s",
+                    f"speed-of-light batch-1 decode of {m.name} on the {d.name} ({f.weights.name} weights)",
+                    "bandwidth ÷ weight bytes a decode step reads", (*model_inputs(m), bandwidth_input(d)))
 
 #: The token functions this topic adds to the namespace pages evaluate in.
-TOKENS = (decode, prefill, critical_batch, reaches_ridge, crossover_prompt, capacity_quoted, bound_on_every_device, kv_per_token, params, active_params, weights_size, sol,)
+TOKENS = (decode, prefill, critical_batch, whole_step_crossing, whole_step_reaches_ridge, attention_intensity,
+          max_batch, usable_memory, runtime_reserve, crossover_prompt, capacity_quoted, bound_on_every_device, kv_per_token, params, active_params, weights_size, sol,)
 
-__all__ = ['decode', 'prefill', 'critical_batch', 'reaches_ridge', 'crossover_prompt', 'capacity_quoted', 'bound_on_every_device', 'kv_per_token', 'params', 'active_params', 'weights_size', 'sol']
+__all__ = ['decode', 'prefill', 'critical_batch', 'whole_step_crossing', 'whole_step_reaches_ridge',
+           'attention_intensity', 'max_batch', 'usable_memory', 'runtime_reserve', 'crossover_prompt', 'capacity_quoted', 'bound_on_every_device', 'kv_per_token', 'params', 'active_params', 'weights_size', 'sol']

@@ -59,6 +59,8 @@ def _pb_view(what: str, inputs: tuple[Input, ...], spec: dict) -> _MoveView:
 def quantized(model, hw, weight_dtype: str = "bf16") -> _MoveView:
     """Batch-1 decode with weights stored in `weight_dtype`: quantized("llama-3.1-8b", "h100-sxm5", "int4").tokens_per_s."""
     m, d = as_model(model), as_device(hw)
+    if weight_dtype == "int4":
+        weight_dtype = "int4-g128"
     q = _pb.quantization(m, d, ("bf16", weight_dtype))
     base, lv = q.levels[0], q.levels[1]
     p = lv.point
@@ -68,7 +70,7 @@ def quantized(model, hw, weight_dtype: str = "bf16") -> _MoveView:
         "intensity": (p.intensity_flop_per_byte, "FLOP/byte", "arithmetic intensity", "FLOPs ÷ bytes"),
         "ridge": (p.ridge_flop_per_byte, "FLOP/byte", f"ridge at the {lv.compute_dtype} peak", "peak ÷ bandwidth"),
         "attainable": (p.attainable_flop_per_s, "FLOP/s", "attainable FLOP/s", "min(peak, bandwidth × intensity)"),
-        "time": (p.time_s, "s", "time per token", "max(FLOPs ÷ peak, bytes ÷ bandwidth)"),
+        "time": (1.0 / lv.tokens_per_s, "s", "time per token", "sum over kernels of max(FLOPs ÷ peak, bytes ÷ bandwidth)"),
         "tokens_per_s": (lv.tokens_per_s, "tokens/s", "tokens/s", "1 ÷ time per token"),
         "sol": (lv.speed_of_light_tokens_per_s, "tokens/s", "speed of light (weights only)", "bandwidth ÷ weight bytes a step reads"),
         "speedup": (lv.tokens_per_s / base.tokens_per_s, "x", "speed-up over bf16 weights", "tokens/s ÷ tokens/s with bf16 weights"),

@@ -16,6 +16,7 @@ from roofline.registry.specfile import DATA_DIR, Entry, check_unique, lookup, pa
 TERA = 1e12
 GIGA = 1e9
 GIBI = 2**30
+MEBI = 2**20
 
 #: The 16-bit formats a ridge point is quoted at, in order of preference.
 SIXTEEN_BIT = ("bf16", "fp16")
@@ -44,6 +45,16 @@ class Device:
     checked: dt.date
     power_w: float | None = None
     capacity_unit: str = "GB"  # "GiB" where the vendor quotes binary gigabytes
+    #: Bytes a program can allocate, as the runtime reports them (nvidia-smi's total); None where
+    #: no runtime figure is sourced and the vendor's capacity stands in (see `usable_memory_bytes_or_vendor`).
+    usable_memory_bytes: float | None = None
+    usable_memory_source_url: str = ""
+    usable_memory_note: str = ""
+
+    @property
+    def usable_memory_bytes_or_vendor(self) -> float:
+        """Usable bytes: the runtime's figure where sourced, else the vendor's capacity."""
+        return self.usable_memory_bytes or self.memory_capacity_bytes
 
     def peak_flop_per_s(self, dtype: str = "bf16") -> float:
         """Dense peak at `dtype`; "bf16" falls back to fp16 (and back) where only one is published."""
@@ -81,6 +92,16 @@ def _parse_device(entry: Entry) -> Device:
         capacity, unit = entry.number("memory_capacity_GiB") * GIBI, "GiB"
     else:
         capacity, unit = entry.number("memory_capacity_GB") * GIGA, "GB"
+    usable_fields = [f for f in ("usable_memory_MiB", "usable_memory_GiB", "usable_memory_bytes") if entry.has(f)]
+    if len(usable_fields) > 1:
+        raise entry.fail(usable_fields[1], f"give usable memory once, not also as {usable_fields[0]}")
+    usable = None
+    if usable_fields:
+        field = usable_fields[0]
+        scale = {"usable_memory_MiB": MEBI, "usable_memory_GiB": GIBI, "usable_memory_bytes": 1.0}[field]
+        usable = entry.number(field) * scale
+        if usable > capacity * 1.2:
+            raise entry.fail(field, f"is more than 1.2 × the vendor capacity ({capacity:.4g} bytes)")
     checked = entry.raw.get("checked")
     if not isinstance(checked, dt.date):
         raise entry.fail("checked", "must be a date such as 2026-11-22")
@@ -100,6 +121,9 @@ def _parse_device(entry: Entry) -> Device:
         confidence=entry.text("confidence"),
         checked=checked,
         power_w=entry.number("power_W", required=False),
+        usable_memory_bytes=usable,
+        usable_memory_source_url=entry.source_url("usable_memory_source_url") if usable else "",
+        usable_memory_note=entry.text("usable_memory_note") if usable else "",
     )
 
 

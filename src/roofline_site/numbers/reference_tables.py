@@ -47,30 +47,30 @@ def prefill_crossover_table(page: str = "", records: list | None = None, model: 
 
 def critical_batches_table(page: str = "", records: list | None = None, model: str = "llama-3.1-8b",
                            context: str = "medium_context") -> Raw:
-    """Per device: the decode batch that reaches the ridge with an empty KV cache and at a named context."""
+    """Per device: the critical batch (weight matmuls reach the ridge), the memory wall and the
+    whole-step crossing at a named context."""
     from roofline.registry.hardware import devices
-    from roofline.quantities import critical_batch, decode, example, reaches_ridge, ridge
+    from roofline.quantities import (critical_batch, example, max_batch, ridge, whole_step_crossing,
+                                     whole_step_reaches_ridge)
 
     t = _Table(page, records, f"table('critical-batches', model={model!r}, context={context!r})",
                   "critical batch per device")
     ctx = example(context)
-
-    def at(d, cached: float) -> str:
-        if not reaches_ridge(model, d.id, cached):
-            return NEVER
-        b = critical_batch(model, d.id, cached)
-        # The ridge ignores capacity: flag batches whose weights and KV cache overflow the device.
-        return t.cell(b) + ("" if decode(model, d.id, b, cached).fits else f" {UNFIT}")
-
     rows = []
     for d in devices().values():
-        at0, atc = at(d, 0), at(d, ctx)  # recorded before the ridge cell, as numbers-diff has always seen them
-        rows.append([_escape_cell(d.name), t.cell(ridge(d.id, d.sixteen_bit_dtype)), at0, atc])
-    table = _markdown(["Device", "Ridge (dense 16-bit)", "Critical batch, empty KV cache",
-                          f"Critical batch, {ctx.text()} tokens cached"], rows, ["l", "r", "r", "r"])
+        crit = critical_batch(model, d.id)
+        wall = max_batch(model, d.id, ctx)
+        cross = (t.cell(whole_step_crossing(model, d.id, ctx)) if whole_step_reaches_ridge(model, d.id, ctx)
+                 else NEVER)
+        crit_cell = t.cell(crit) + ("" if float(crit) <= float(wall) else f" {UNFIT}")
+        rows.append([_escape_cell(d.name), t.cell(ridge(d.id, d.sixteen_bit_dtype)), crit_cell,
+                     t.cell(wall), cross])
+    table = _markdown(["Device", "Ridge (dense 16-bit)", "Critical batch (weight matmuls)",
+                          f"Largest batch that fits, {ctx.text()} tokens cached",
+                          f"Whole-step crossing, {ctx.text()} tokens cached"], rows, ["l", "r", "r", "r", "r"])
     if any(UNFIT in cell for row in rows for cell in row):
-        table = Raw(f"{table}\n\n{UNFIT} Weights plus that many sequences' KV cache do not fit in the "
-                    "device's memory: capacity caps the batch before intensity reaches the ridge.")
+        table = Raw(f"{table}\n\n{UNFIT} More sequences than fit at that context: memory runs out before the "
+                    "weight matmuls reach the ridge.")
     return table
 
 

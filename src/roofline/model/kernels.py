@@ -1,0 +1,627 @@
+"""A decode step or a prefill as the kernels a serving engine runs, each one roofline point.
+
+Per layer: attention norm, QKV projection (K and V written straight into the cache),
+attention (fused, FlashAttention-style: Q, K, V read once and the scores never leave the
+chip; or unfused: scores written by QKᵀ, read and rewritten by softmax, read by P·V),
+output projection, residual add, MLP norm, MLP (gate/up, activation, down; for MoE the
+router and the experts the batch touches), residual add. Once per step: the embedding
+lookup, the final norm and the output head (in prefill over the last position only:
+engines compute logits for the token they sample).
+
+Counting conventions (the site's, see docs/conventions.md): a multiply-add is 2 FLOPs;
+softmax costs 5 FLOPs per score (max, subtract, exp, sum, divide), RMSNorm 4 per element
+(square, sum, scale, weight), an add 1, the gated activation 2 per output (SiLU, multiply);
+bytes are operands read once plus results written once. Weight matmuls run at the peak
+their formats select (`Formats.matmul_dtype`); elementwise kernels (norms, adds,
+softmax, activation) run on the vector units, at the fp32 peak where one is published.
+
+A step's time is the sum of its kernels' roofline times (kernels run one after another).
+The whole-step max(Σ compute time, Σ memory time) is `time_perfect_overlap_s`: a lower
+bound that assumes every kernel's memory traffic hides under another's compute.
+
+Batch, context and prompt arguments accept numpy arrays (broadcast together), so a sweep
+over batch 1…4096 with the per-kernel breakdown is one call.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from roofline.errors import InputError
+from roofline.registry.hardware import Device
+from roofline.model.formats import Formats, WeightFormat
+from roofline.registry.models import Model
+
+MEMORY_BOUND = "memory-bound"
+COMPUTE_BOUND = "compute-bound"
+ATTENTION_VARIANTS = ("fused", "unfused")
+MAX_SIZE = 1e9  # batch sizes or lengths above this are certainly typos
+
+SOFTMAX_FLOPS_PER_SCORE = 5.0
+NORM_FLOPS_PER_ELEMENT = 4.0
+GATED_ACT_FLOPS_PER_ELEMENT = 2.0
+NORM_WEIGHT_BYTES = 2.0  # norm weights stay 16-bit in every checkpoint format
+
+#: Memory a serving process holds besides weights, KV cache and activations: the CUDA
+#: context and library workspaces (cuBLAS, NCCL, the allocator's slack). An assumption,
+#: stated wherever "fits" is: 2 GiB.
+RUNTIME_RESERVE_BYTES = 2 * 2**30
+
+
+def _scalar(x):
+    arr = np.asarray(x)
+    return arr.item() if arr.ndim == 0 else arr
+
+
+def _size(name: str, value, minimum: int = 1) -> np.ndarray:
+    arr = np.asarray(value, dtype=float) if not isinstance(value, str) else None
+    if arr is None or arr.dtype.kind not in "fi":
+        raise InputError(f"{name} must be a number, got {value!r}")
+    if not np.all(np.isfinite(arr)) or not np.all(arr >= minimum) or np.any(arr != np.floor(arr)):
+        raise InputError(f"{name} must be a whole number ≥ {minimum}, got {value!r}")
+    if np.any(arr > MAX_SIZE):
+        raise InputError(f"{name} must be at most {MAX_SIZE:.0e}, got {value!r}")
+    return arr
+
+
+@dataclass(frozen=True)
+class RooflinePoint:
+    """One unit of work on one device's roofs: FLOPs and bytes in, intensity, bound and time out.
+
+    Bytes are split by what moves: weights read, activations read and written, KV cache read
+    and written. Fields are numpy arrays (or floats) that broadcast together.
+
+    >>> p = RooflinePoint("matmul", flops=2e9, weight_bytes=2e6, peak_flop_per_s=1e15, bandwidth_bytes_per_s=1e12)
+    >>> p.arithmetic_intensity, p.bound
+    (1000.0, 'compute-bound')
+    """
+
+    name: str
+    flops: object = 0.0
+    weight_bytes: object = 0.0
+    act_read_bytes: object = 0.0
+    act_written_bytes: object = 0.0
+    kv_read_bytes: object = 0.0
+    kv_written_bytes: object = 0.0
+    peak_flop_per_s: float = 1.0
+    bandwidth_bytes_per_s: float = 1.0
+    compute_dtype: str = "bf16"
+    count: int = 1  # how many times a step runs it (layers); the figures above are the step's total
+
+    @property
+    def bytes_read(self):
+        return _scalar(np.asarray(self.weight_bytes) + self.act_read_bytes + self.kv_read_bytes)
+
+    @property
+    def bytes_written(self):
+        return _scalar(np.asarray(self.act_written_bytes) + self.kv_written_bytes)
+
+    @property
+    def bytes(self):
+        return _scalar(np.asarray(self.bytes_read) + self.bytes_written)
+
+    @property
+    def arithmetic_intensity(self):
+        """FLOPs per byte moved (0 for a pure copy such as the embedding lookup)."""
+        return _scalar(np.asarray(self.flops, float) / np.asarray(self.bytes, float))
+
+    @property
+    def ridge_point(self) -> float:
+        return self.peak_flop_per_s / self.bandwidth_bytes_per_s
+
+    @property
+    def compute_time_s(self):
+        return _scalar(np.asarray(self.flops, float) / self.peak_flop_per_s)
+
+    @property
+    def memory_time_s(self):
+        return _scalar(np.asarray(self.bytes, float) / self.bandwidth_bytes_per_s)
+
+    @property
+    def time_s(self):
+        """Roofline time: the slower of the compute roof and the memory roof."""
+        return _scalar(np.maximum(self.compute_time_s, self.memory_time_s))
+
+    @property
+    def bound(self):
+        """'compute-bound' at or past the ridge point, 'memory-bound' below it."""
+        out = np.where(np.asarray(self.arithmetic_intensity) >= self.ridge_point, COMPUTE_BOUND, MEMORY_BOUND)
+        return _scalar(out)
+
+
+@dataclass(frozen=True)
+class KernelStep:
+    """A decode step or a prefill: its kernels, and their sums.
+
+    >>> s = decode(get_model("llama-3.1-8b"), get_device("h100-sxm5"), batch=1, context_len=1)
+    >>> [k.name for k in s.ops][:3]
+    ['embedding', 'attn_norm', 'qkv_proj']
+    """
+
+    phase: str
+    model: Model
+    device: Device
+    formats: Formats
+    attention: str
+    batch: object
+    tokens_per_sequence: object
+    context_len: object
+    ops: tuple[RooflinePoint, ...]
+    kv_resident_bytes: object
+    weights_resident_bytes: float
+    runtime_reserve_bytes: float = RUNTIME_RESERVE_BYTES
+    matmul_dtype: str = field(default="bf16")
+
+    def _sum(self, attr: str):
+        return _scalar(sum(np.asarray(getattr(k, attr), float) for k in self.ops))
+
+    @property
+    def flops(self):
+        return self._sum("flops")
+
+    @property
+    def bytes(self):
+        return self._sum("bytes")
+
+    @property
+    def weight_bytes(self):
+        return self._sum("weight_bytes")
+
+    @property
+    def kv_bytes(self):
+        return _scalar(np.asarray(self._sum("kv_read_bytes")) + self._sum("kv_written_bytes"))
+
+    @property
+    def activation_bytes(self):
+        return _scalar(np.asarray(self._sum("act_read_bytes")) + self._sum("act_written_bytes"))
+
+    @property
+    def time_s(self):
+        """The step's time: the sum of its kernels' roofline times."""
+        return self._sum("time_s")
+
+    @property
+    def compute_time_s(self):
+        return self._sum("compute_time_s")
+
+    @property
+    def memory_time_s(self):
+        return self._sum("memory_time_s")
+
+    @property
+    def time_perfect_overlap_s(self):
+        """Perfect overlap: max(Σ compute time, Σ memory time), a lower bound on `time_s`."""
+        return _scalar(np.maximum(self.compute_time_s, self.memory_time_s))
+
+    @property
+    def arithmetic_intensity(self):
+        """The whole step's FLOPs per byte (what a perfect-overlap view compares with the ridge)."""
+        return _scalar(np.asarray(self.flops, float) / np.asarray(self.bytes, float))
+
+    @property
+    def ridge_point(self) -> float:
+        """The weight matmuls' ridge point on this device at their formats' peak."""
+        return self.device.peak_flop_per_s(self.matmul_dtype) / self.device.memory_bandwidth_bytes_per_s
+
+    @property
+    def compute_bound_time_s(self):
+        """Time spent in kernels at or past their ridge point."""
+        return _scalar(sum(np.where(np.asarray(k.bound) == COMPUTE_BOUND, k.time_s, 0.0) for k in self.ops))
+
+    @property
+    def bound(self):
+        """'compute-bound' where compute-bound kernels take most of the step's time."""
+        cb = np.asarray(self.compute_bound_time_s)
+        return _scalar(np.where(cb * 2 >= np.asarray(self.time_s), COMPUTE_BOUND, MEMORY_BOUND))
+
+    @property
+    def tokens_per_s(self):
+        """Tokens per second over the whole batch (decode: one per sequence per step)."""
+        return _scalar(np.asarray(self.batch) * self.tokens_per_sequence / self.time_s)
+
+    @property
+    def tokens_per_s_per_sequence(self):
+        return _scalar(np.asarray(self.tokens_per_sequence) / self.time_s)
+
+    @property
+    def activation_peak_bytes(self):
+        """Activation memory held at once: the residual stream plus the largest kernel's inputs and outputs."""
+        per_kernel = [(np.asarray(k.act_read_bytes, float) + k.act_written_bytes) / k.count for k in self.ops]
+        residual = np.asarray(self.batch) * self.tokens_per_sequence * self.model.hidden_size * self.formats.activation_bytes
+        return _scalar(np.maximum.reduce(np.broadcast_arrays(*per_kernel)) + residual)
+
+    @property
+    def memory_required_bytes(self):
+        """Weights + KV cache + activations + the runtime reserve (`RUNTIME_RESERVE_BYTES`)."""
+        return _scalar(self.weights_resident_bytes + np.asarray(self.kv_resident_bytes)
+                       + self.activation_peak_bytes + self.runtime_reserve_bytes)
+
+    @property
+    def fits(self):
+        return _scalar(np.asarray(self.memory_required_bytes) <= usable_memory_bytes(self.device))
+
+
+def usable_memory_bytes(device: Device) -> float:
+    """Bytes a program can allocate on the device: the runtime's figure where sourced, else the vendor's."""
+    return device.usable_memory_bytes_or_vendor
+
+
+# ----------------------------------------------------------------------------- shapes ------
+@dataclass(frozen=True)
+class _Shapes:
+    d: int
+    q: int        # query width: heads · head_dim
+    kv: int       # K (or V) width: KV heads · head_dim
+    heads: int
+    head_dim: int
+    ffn: int
+    ffn_mats_in: int  # 2 for a gated MLP (gate and up), else 1
+    vocab: int
+    layers: int
+    experts: int
+    experts_per_token: int
+
+
+def _shapes(model: Model) -> _Shapes:
+    """The widths a layer's kernels read from the model (one place to extend for new architectures)."""
+    return _Shapes(d=model.hidden_size, q=model.n_heads * model.head_dim, kv=model.kv_heads * model.head_dim,
+                   heads=model.n_heads, head_dim=model.head_dim, ffn=model.ffn_size,
+                   ffn_mats_in=2 if model.gated_ffn else 1, vocab=model.vocab_size, layers=model.n_layers,
+                   experts=model.n_experts, experts_per_token=model.experts_per_token)
+
+
+def experts_touched(model: Model, tokens) -> np.ndarray:
+    """Expected distinct experts per layer that `tokens` routed tokens hit (uniform routing): E·(1 − (1 − k/E)^tokens)."""
+    e, k = model.n_experts, model.experts_per_token
+    if e == 1:
+        return np.ones_like(np.asarray(tokens, float))
+    return e * (1.0 - (1.0 - k / e) ** np.asarray(tokens, float))
+
+
+def _window_layers(model: Model) -> tuple[int, int, int]:
+    """(layers attending to everything, windowed layers, window): `sliding_window` and
+    `n_window_layers` where the model has them (issue 15's fields), else every layer full."""
+    window = int(getattr(model, "sliding_window", 0) or 0)
+    n_win = int(getattr(model, "n_window_layers", 0) or 0) if window else 0
+    return model.n_layers - n_win, n_win, window
+
+
+def layer_positions(model: Model, positions) -> np.ndarray:
+    """Σ over layers of the cached positions one token attends to (a windowed layer caps them).
+
+    >>> float(layer_positions(get_model("llama-3.1-8b"), 1024))  # 32 layers · 1024
+    32768.0
+    """
+    full, n_win, window = _window_layers(model)
+    pos = np.asarray(positions, float)
+    return full * pos + (n_win * np.minimum(pos, window) if n_win else 0.0)
+
+
+def _causal_layer_pairs(model: Model, n) -> np.ndarray:
+    """Σ over layers of the query-key pairs of a causal prefill of n tokens: Σ_{i=1..n} min(i, window)."""
+    full, n_win, window = _window_layers(model)
+    n = np.asarray(n, float)
+    out = full * n * (n + 1) / 2
+    if n_win:
+        w = float(window)
+        out = out + n_win * np.where(n <= w, n * (n + 1) / 2, w * (w + 1) / 2 + (n - w) * w)
+    return out
+
+
+def _vector_peak(device: Device) -> tuple[float, str]:
+    """Elementwise kernels run on the vector units: the fp32 peak where published, else the 16-bit one."""
+    if "fp32" in device.dense_peak_flop_per_s:
+        return device.dense_peak_flop_per_s["fp32"], "fp32"
+    return device.peak_flop_per_s(device.sixteen_bit_dtype), device.sixteen_bit_dtype
+
+
+def _attention_dtype(formats: Formats) -> str:
+    """QKᵀ and P·V compute in the KV format where activations share it (fp8 × fp8), else 16-bit."""
+    if formats.kv == formats.activation:
+        return formats.activation
+    return formats.activation if formats.activation in ("bf16", "fp16", "fp32") else "bf16"
+
+
+# ----------------------------------------------------------------------------- kernels -----
+def _kernels(model: Model, device: Device, formats: Formats, attention: str, batch, new_tokens,
+             attended_layers, pairs_layers, head_tokens) -> tuple[RooflinePoint, ...]:
+    """Every kernel of one step. Per sequence, summed over layers: `attended_layers`, the cached
+    positions whose K and V are read (decode: context + 1 per layer; prefill: the prompt);
+    `pairs_layers`, the query-key pairs scored. `head_tokens`: positions the output head runs on."""
+    bw = device.memory_bandwidth_bytes_per_s
+    a, kvb = formats.activation_bytes, formats.kv_bytes
+    T = batch * new_tokens
+    B = batch
+    vec_peak, vec_dtype = _vector_peak(device)
+    mm_dtype = formats.matmul_dtype()
+    mm_peak = device.peak_flop_per_s(mm_dtype)
+    head_fmt = formats.head_format
+    head_dtype = formats.matmul_dtype(head_fmt)
+
+    def point(name, count=1, vector=False, peak=None, dtype=None, **amounts):
+        if vector:
+            peak, dtype = vec_peak, vec_dtype
+        return RooflinePoint(name, peak_flop_per_s=peak or mm_peak, bandwidth_bytes_per_s=bw,
+                             compute_dtype=dtype or mm_dtype, count=count,
+                             **{k: _scalar(v) for k, v in amounts.items()})
+
+    if model.is_bare:  # a bare parameter count: one dense weight matrix, weights only
+        p = model.bare_params
+        return (point("weights", flops=2.0 * p * T, weight_bytes=p * formats.weights.bytes_per_weight(p) + 0 * T),)
+
+    s = _shapes(model)
+    L = s.layers
+    wf: WeightFormat = formats.weights
+
+    def weights(params, in_features):
+        return params * wf.bytes_per_weight(in_features)
+
+    def norm(name, count):
+        return point(name, count, vector=True, flops=count * NORM_FLOPS_PER_ELEMENT * T * s.d,
+                     weight_bytes=count * s.d * NORM_WEIGHT_BYTES + 0 * T,
+                     act_read_bytes=count * T * s.d * a, act_written_bytes=count * T * s.d * a)
+
+    def add(name):
+        return point(name, L, vector=True, flops=L * T * s.d, act_read_bytes=L * 2 * T * s.d * a,
+                     act_written_bytes=L * T * s.d * a)
+
+    ops = [point("embedding", vector=True, flops=0 * T, weight_bytes=T * s.d * head_fmt.bytes_per_weight(s.d),
+                 act_written_bytes=T * s.d * a),
+           norm("attn_norm", L)]
+    qkv_out = s.q + 2 * s.kv
+    ops.append(point("qkv_proj", L, flops=L * 2.0 * T * s.d * qkv_out,
+                     weight_bytes=L * weights(s.d * qkv_out, s.d) + 0 * T,
+                     act_read_bytes=L * T * s.d * a, act_written_bytes=L * T * s.q * a,
+                     kv_written_bytes=L * T * 2 * s.kv * kvb))
+
+    attn_dtype = _attention_dtype(formats)
+    attn_peak = device.peak_flop_per_s(attn_dtype)
+    scores = B * pairs_layers * s.heads            # scores in all layers
+    dot_flops = 2.0 * s.head_dim * scores          # one of QKᵀ or P·V
+    kv_read_each = B * attended_layers * s.kv * kvb  # K (or V) read
+    if attention == "fused":
+        ops.append(point("attention", L, peak=attn_peak, dtype=attn_dtype,
+                         flops=2 * dot_flops + SOFTMAX_FLOPS_PER_SCORE * scores,
+                         act_read_bytes=L * T * s.q * a, act_written_bytes=L * T * s.q * a,
+                         kv_read_bytes=2 * kv_read_each))
+    else:
+        ops += [point("attn_qk", L, peak=attn_peak, dtype=attn_dtype, flops=dot_flops,
+                      act_read_bytes=L * T * s.q * a, act_written_bytes=scores * a,
+                      kv_read_bytes=kv_read_each),
+                point("attn_softmax", L, vector=True, flops=SOFTMAX_FLOPS_PER_SCORE * scores,
+                      act_read_bytes=scores * a, act_written_bytes=scores * a),
+                point("attn_pv", L, peak=attn_peak, dtype=attn_dtype, flops=dot_flops,
+                      act_read_bytes=scores * a, act_written_bytes=L * T * s.q * a,
+                      kv_read_bytes=kv_read_each)]
+    ops += [point("o_proj", L, flops=L * 2.0 * T * s.q * s.d, weight_bytes=L * weights(s.q * s.d, s.q) + 0 * T,
+                  act_read_bytes=L * T * s.q * a, act_written_bytes=L * T * s.d * a),
+            add("attn_add"), norm("mlp_norm", L)]
+
+    m_in, f = s.ffn_mats_in, s.ffn
+    if model.is_moe:
+        touched = experts_touched(model, T)
+        k = s.experts_per_token
+        ops += [point("router", L, dtype=head_dtype, peak=device.peak_flop_per_s(head_dtype),
+                      flops=L * 2.0 * T * s.d * s.experts,
+                      weight_bytes=L * s.d * s.experts * head_fmt.bytes_per_weight(s.d) + 0 * T,
+                      act_read_bytes=L * T * s.d * a, act_written_bytes=L * T * s.experts * a),
+                point("experts_gate_up", L, flops=L * 2.0 * T * k * s.d * m_in * f,
+                      weight_bytes=L * touched * weights(s.d * m_in * f, s.d),
+                      act_read_bytes=L * T * k * s.d * a, act_written_bytes=L * T * k * m_in * f * a),
+                point("mlp_act", L, vector=True, flops=L * GATED_ACT_FLOPS_PER_ELEMENT * T * k * f,
+                      act_read_bytes=L * T * k * m_in * f * a, act_written_bytes=L * T * k * f * a),
+                point("experts_down", L, flops=L * 2.0 * T * k * f * s.d,
+                      weight_bytes=L * touched * weights(f * s.d, f),
+                      act_read_bytes=L * T * k * f * a, act_written_bytes=L * T * k * s.d * a)]
+    else:
+        ops += [point("gate_up_proj" if m_in == 2 else "up_proj", L, flops=L * 2.0 * T * s.d * m_in * f,
+                      weight_bytes=L * weights(s.d * m_in * f, s.d) + 0 * T,
+                      act_read_bytes=L * T * s.d * a, act_written_bytes=L * T * m_in * f * a),
+                point("mlp_act", L, vector=True, flops=L * GATED_ACT_FLOPS_PER_ELEMENT * T * f,
+                      act_read_bytes=L * T * m_in * f * a, act_written_bytes=L * T * f * a),
+                point("down_proj", L, flops=L * 2.0 * T * f * s.d, weight_bytes=L * weights(f * s.d, f) + 0 * T,
+                      act_read_bytes=L * T * f * a, act_written_bytes=L * T * s.d * a)]
+    ops += [add("mlp_add"), norm("final_norm", 1)]
+    H = B * head_tokens
+    ops.append(point("lm_head", dtype=head_dtype, peak=device.peak_flop_per_s(head_dtype),
+                     flops=2.0 * H * s.d * s.vocab,
+                     weight_bytes=s.vocab * s.d * head_fmt.bytes_per_weight(s.d) + 0 * H,
+                     act_read_bytes=H * s.d * a, act_written_bytes=H * s.vocab * a))
+    return tuple(ops)
+
+
+def weights_resident_bytes(model: Model, formats: Formats) -> float:
+    """Bytes every weight of the checkpoint occupies in its format (all experts, group metadata included).
+
+    >>> round(weights_resident_bytes(get_model("llama-3.1-70b"), Formats.of("bf16")) / 1e9, 1)
+    141.1
+    """
+    if model.is_bare:
+        return model.bare_params * formats.weights.bytes_per_weight(model.bare_params)
+    s = _shapes(model)
+    wf, hf = formats.weights, formats.head_format
+    per_layer = (wf.bytes_per_weight(s.d) * s.d * (s.q + 2 * s.kv) + wf.bytes_per_weight(s.q) * s.q * s.d
+                 + s.experts * (wf.bytes_per_weight(s.d) * s.d * s.ffn_mats_in * s.ffn
+                                + wf.bytes_per_weight(s.ffn) * s.ffn * s.d)
+                 + (s.d * s.experts * hf.bytes_per_weight(s.d) if model.is_moe else 0)
+                 + 2 * s.d * NORM_WEIGHT_BYTES)
+    table = s.vocab * s.d * hf.bytes_per_weight(s.d)
+    return float(s.layers * per_layer + table * (1 if model.tied_embeddings else 2) + s.d * NORM_WEIGHT_BYTES)
+
+
+def _kv_elements_per_token_per_layer(model: Model) -> float:
+    return model.kv_elements_per_token() / model.n_layers if model.n_layers else 0.0
+
+
+def _check(formats: Formats | None, attention: str, device: Device) -> Formats:
+    if attention not in ATTENTION_VARIANTS:
+        raise InputError(f"unknown attention variant {attention!r}: expected one of {', '.join(ATTENTION_VARIANTS)}")
+    formats = formats or Formats.of()
+    for dtype in {formats.matmul_dtype(), _attention_dtype(formats)}:
+        if dtype not in device.dense_peak_flop_per_s and dtype not in ("bf16", "fp16"):
+            raise InputError(f"activation dtype {formats.activation!r} with weight format {formats.weights.name!r} "
+                             f"computes in {dtype}, but the {device.name} has no published {dtype} peak "
+                             f"(it has {', '.join(device.dense_peak_flop_per_s)})")
+    return formats
+
+
+def decode(model: Model, device: Device, batch=1, context_len=1, formats: Formats | None = None,
+           attention: str = "fused") -> KernelStep:
+    """One decode step: each of `batch` sequences with `context_len` tokens cached emits one token.
+
+    The new token attends to the cached tokens and itself (context_len + 1 positions).
+
+    >>> s = decode(get_model("llama-3.1-8b"), get_device("h100-sxm5"), batch=1, context_len=1024)
+    >>> s.time_s >= s.time_perfect_overlap_s
+    True
+    """
+    formats = _check(formats, attention, device)
+    b = _size("batch", batch)
+    try:
+        ctx = _size("context", context_len, minimum=1)
+    except InputError:
+        raise InputError(f"context must be a whole number ≥ 1 (a decode step attends to at least one cached "
+                         f"token; use prefill for an empty cache), got {context_len!r}") from None
+    b, ctx = np.broadcast_arrays(b, ctx)
+    attended = layer_positions(model, ctx + 1) if not model.is_bare else 0 * b
+    ops = _kernels(model, device, formats, attention, b, np.ones_like(b), attended, attended, np.ones_like(b))
+    kv_resident = b * attended * _kv_elements_per_token_per_layer(model) * formats.kv_bytes
+    return KernelStep("decode", model, device, formats, attention, _scalar(b), _scalar(np.ones_like(b)),
+                      _scalar(ctx), ops, _scalar(kv_resident), weights_resident_bytes(model, formats),
+                      matmul_dtype=formats.matmul_dtype())
+
+
+def prefill(model: Model, device: Device, prompt_len, batch=1, formats: Formats | None = None,
+            attention: str = "fused") -> KernelStep:
+    """Process `prompt_len` prompt tokens for each of `batch` sequences: the time to first token.
+
+    Fused attention computes the causal half (token i attends to i positions); unfused
+    attention writes the full prompt × prompt score matrix and masks it, as eager code does.
+    The output head runs on the last position only.
+    """
+    formats = _check(formats, attention, device)
+    b = _size("batch", batch)
+    n = _size("prompt length", prompt_len)
+    b, n = np.broadcast_arrays(b, n)
+    if model.is_bare:
+        attended = pairs = 0 * n
+    else:
+        attended = layer_positions(model, n)
+        # fused: the causal half; unfused (eager): the full prompt × prompt matrix, masked
+        pairs = _causal_layer_pairs(model, n) if attention == "fused" else n * attended
+    ops = _kernels(model, device, formats, attention, b, n, attended, pairs, np.ones_like(b))
+    kv_resident = b * attended * _kv_elements_per_token_per_layer(model) * formats.kv_bytes
+    return KernelStep("prefill", model, device, formats, attention, _scalar(b), _scalar(n), _scalar(np.zeros_like(n)),
+                      ops, _scalar(kv_resident), weights_resident_bytes(model, formats),
+                      matmul_dtype=formats.matmul_dtype())
+
+
+# ------------------------------------------------------------------- derived quantities -----
+WEIGHT_MATMULS = ("qkv_proj", "o_proj", "gate_up_proj", "up_proj", "down_proj", "experts_gate_up",
+                  "experts_down", "router", "lm_head", "weights")
+
+
+def _first_true(pred, limit: int) -> int | None:
+    """Smallest n in 1..limit with pred(n) true (pred monotone, vectorised over an int array); None if none."""
+    if not bool(np.asarray(pred(np.array([float(limit)])))[0]):
+        return None
+    lo, hi = 0, int(limit)
+    while hi - lo > 1:
+        grid = np.unique(np.linspace(lo, hi, 66).astype(np.int64))
+        grid = grid[(grid > lo) & (grid < hi)]
+        ok = np.atleast_1d(np.asarray(pred(grid.astype(float))))
+        first = int(np.argmax(ok)) if ok.any() else len(grid)
+        lo = int(grid[first - 1]) if first > 0 else lo
+        hi = int(grid[first]) if first < len(grid) else hi
+    return hi
+
+
+def critical_batch(model: Model, device: Device, formats: Formats | None = None, max_batch: int = 1 << 20) -> int | None:
+    """The sources' critical batch: the smallest decode batch at which the weight matmuls, counting
+    their weight bytes only, reach the ridge point. It does not depend on the context.
+
+    With 16-bit weights the matmuls' weights-only intensity is 2·B·P ÷ 2·P = B, so the critical
+    batch is ⌈ridge⌉: 296 on an H100 SXM5 in bf16 (989.4e12 / 3.35e12 = 295.3).
+
+    >>> critical_batch(get_model("llama-3.1-8b"), get_device("h100-sxm5"))
+    296
+    """
+    formats = _check(formats, "fused", device)
+
+    def reached(b):
+        s = decode(model, device, b, 1, formats)
+        mm = [k for k in s.ops if k.name in WEIGHT_MATMULS]
+        flops = sum(np.asarray(k.flops, float) for k in mm)
+        wbytes = sum(np.asarray(k.weight_bytes, float) for k in mm)
+        return flops / wbytes >= s.ridge_point
+
+    return _first_true(reached, max_batch)
+
+
+def whole_step_crossing_batch(model: Model, device: Device, context_len, formats: Formats | None = None,
+                              attention: str = "fused", max_batch: int = 1 << 20) -> int | None:
+    """The smallest batch whose whole decode step (all FLOPs ÷ all bytes) reaches the matmuls' ridge;
+    None where attention's KV reads keep it below (long contexts). A perfect-overlap figure."""
+    formats = _check(formats, attention, device)
+
+    def reached(b):
+        s = decode(model, device, b, context_len, formats, attention)
+        return np.asarray(s.arithmetic_intensity) >= s.ridge_point
+
+    return _first_true(reached, max_batch)
+
+
+def attention_intensity_limit(model: Model, formats: Formats | None = None) -> float:
+    """Decode attention's FLOPs per byte as the context grows: it never depends on the batch.
+
+    Per cached position and layer, attention does 4·heads·head_dim FLOPs (QKᵀ and P·V) plus 5·heads
+    for softmax, and reads 2·kv_heads·head_dim KV values, so the limit is
+    (4·head_dim + 5)·heads ÷ (2·kv_heads·head_dim·KV bytes) ≈ 2·(heads ÷ kv_heads) ÷ KV bytes.
+
+    >>> round(attention_intensity_limit(get_model("llama-3.1-8b")), 3)  # (512+5)·32 ÷ (2·8·128·2)
+    4.039
+    """
+    formats = formats or Formats.of()
+    if model.is_bare:
+        raise InputError("a bare parameter count has no attention")
+    s = _shapes(model)
+    return (4 * s.head_dim + SOFTMAX_FLOPS_PER_SCORE) * s.heads / (2 * s.kv * formats.kv_bytes)
+
+
+def max_batch_that_fits(model: Model, device: Device, context_len, formats: Formats | None = None,
+                        attention: str = "fused"):
+    """The largest decode batch whose weights, KV cache, activations and runtime reserve fit the
+    device's usable memory at `context_len` cached tokens per sequence (0 where even one does not).
+
+    Memory is linear in the batch, so two evaluations give it exactly; vectorised over the context.
+    None for a bare parameter count (it models no per-sequence memory).
+    """
+    formats = _check(formats, attention, device)
+    if model.is_bare:
+        return None
+    one = np.asarray(decode(model, device, 1, context_len, formats, attention).memory_required_bytes, float)
+    two = np.asarray(decode(model, device, 2, context_len, formats, attention).memory_required_bytes, float)
+    per_sequence = two - one
+    fixed = one - per_sequence
+    free = usable_memory_bytes(device) - fixed
+    return _scalar(np.maximum(np.floor(free / per_sequence), 0).astype(np.int64))
+
+
+def crossover_prompt_len(model: Model, device: Device, batch=1, formats: Formats | None = None,
+                         attention: str = "fused", max_len: int = 1 << 20) -> int | None:
+    """Shortest prompt whose whole prefill (all FLOPs ÷ all bytes) reaches the weight matmuls' ridge;
+    None if none up to `max_len`. Weights only in bf16 that is ⌈ridge⌉: intensity 2·P·T ÷ 2·P = T.
+
+    >>> crossover_prompt_len(Model.from_param_count(8e9), get_device("h100-sxm5"))
+    296
+    """
+    formats = _check(formats, attention, device)
+    _size("batch", batch)
+
+    def reached(n):
+        s = prefill(model, device, n, batch, formats, attention)
+        return np.asarray(s.arithmetic_intensity) >= s.ridge_point
+
+    return _first_true(reached, max_len)

@@ -1,0 +1,317 @@
+"""The per-kernel model: hand-derived FLOPs and bytes, a peer's accounting, formats, memory, properties.
+
+Shapes used below (config.json of each model, as in models.toml):
+  Llama-3.1-8B: 32 layers, d = 4096, 32 heads, 8 KV heads, head_dim 128 (q = 4096, kv = 1024),
+                gated MLP f = 14336, vocab 128256, untied head.
+  Llama-2-7b:   32 layers, d = 4096, 32 heads, 32 KV heads (kv = 4096), f = 11008, vocab 32000.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from roofline.errors import InputError
+from roofline.registry.hardware import get_device
+from roofline.model.formats import Formats, parse_weight_format
+from roofline.model.kernels import (
+    COMPUTE_BOUND, MEMORY_BOUND, RooflinePoint, attention_intensity_limit, critical_batch, decode,
+    max_batch_that_fits, prefill, weights_resident_bytes, whole_step_crossing_batch,
+)
+from roofline.registry.models import get_model
+
+H100 = "h100-sxm5"
+
+
+def ops(step):
+    return {k.name: k for k in step.ops}
+
+
+# ------------------------------------------------------------- Llama-3.1-8B, hand-derived ----
+def test_llama31_8b_decode_batch1_context1023():
+    """Batch 1, 1023 tokens cached: the new token attends to 1024 positions."""
+    k = ops(decode(get_model("llama-3.1-8b"), get_device(H100), 1, 1023))
+    # QKV: 2 · 1 token · 4096 · (4096 + 2·1024) · 32 layers
+    assert k["qkv_proj"].flops == 2 * 4096 * 6144 * 32 == 1_610_612_736
+    assert k["qkv_proj"].weight_bytes == 4096 * 6144 * 2 * 32
+    assert k["qkv_proj"].act_read_bytes == 4096 * 2 * 32
+    assert k["qkv_proj"].act_written_bytes == 4096 * 2 * 32      # Q out
+    assert k["qkv_proj"].kv_written_bytes == 2 * 1024 * 2 * 32   # the new token's K and V
+    # Fused attention: 32 heads · 1024 positions scores per layer; 4·128 FLOPs each (QKᵀ, P·V) + 5 softmax
+    assert k["attention"].flops == 32 * (4 * 128 + 5) * 32 * 1024 == 542_113_792
+    # K and V of 1024 positions · 1024 wide · 2 bytes · 32 layers
+    assert k["attention"].kv_read_bytes == 2 * 1024 * 1024 * 2 * 32 == 134_217_728
+    assert k["attention"].weight_bytes == 0
+    assert k["o_proj"].flops == 2 * 4096 * 4096 * 32
+    assert k["gate_up_proj"].flops == 2 * 4096 * 2 * 14336 * 32 == 7_516_192_768
+    assert k["down_proj"].weight_bytes == 14336 * 4096 * 2 * 32
+    # Head: one position, 4096 × 128256 weights in bf16
+    assert k["lm_head"].flops == 2 * 4096 * 128256 == 1_050_673_152
+    assert k["lm_head"].weight_bytes == 4096 * 128256 * 2
+    assert k["lm_head"].act_written_bytes == 128256 * 2
+
+
+def test_llama31_8b_decode_batch64_context4095():
+    k = ops(decode(get_model("llama-3.1-8b"), get_device(H100), 64, 4095))
+    assert k["qkv_proj"].flops == 64 * 2 * 4096 * 6144 * 32
+    assert k["qkv_proj"].weight_bytes == 4096 * 6144 * 2 * 32    # weights read once for the batch
+    # 64 sequences · 4096 positions · K and V 1024 wide · 2 B · 32 layers
+    assert k["attention"].kv_read_bytes == 64 * 4096 * 2 * 1024 * 2 * 32 == 34_359_738_368
+    # Attention's intensity is near its limit: (512+5)·32 FLOPs per 2·1024·2 bytes = 4.04
+    assert k["attention"].arithmetic_intensity == pytest.approx(517 * 32 / 4096, rel=1e-3)
+    assert k["attention"].bound == MEMORY_BOUND
+
+
+def test_llama2_7b_decode_batch8_context511():
+    k = ops(decode(get_model("llama-2-7b"), get_device(H100), 8, 511))
+    # MHA: K and V are 4096 wide. 8 sequences · 512 positions · 2 · 4096 · 2 B · 32 layers
+    assert k["attention"].kv_read_bytes == 8 * 512 * 2 * 4096 * 2 * 32
+    assert k["qkv_proj"].flops == 8 * 2 * 4096 * 3 * 4096 * 32
+    assert k["gate_up_proj"].weight_bytes == 4096 * 2 * 11008 * 2 * 32
+    assert k["lm_head"].flops == 8 * 2 * 4096 * 32000
+
+
+def test_prefill_head_runs_on_the_last_position_only():
+    """512-token prompt, batch 1: the head does 2·4096·128256 FLOPs, not 512 times that."""
+    k = ops(prefill(get_model("llama-3.1-8b"), get_device(H100), 512))
+    assert k["lm_head"].flops == 2 * 4096 * 128256
+    assert k["qkv_proj"].flops == 512 * 2 * 4096 * 6144 * 32
+    # causal, fused: token i attends to i positions -> 512·513/2 pairs per head
+    assert k["attention"].flops == 32 * (4 * 128 + 5) * 32 * (512 * 513 // 2)
+    # the prompt's K and V are written once by the QKV projection
+    assert k["qkv_proj"].kv_written_bytes == 512 * 2 * 1024 * 2 * 32
+
+
+# --------------------------------------- the unfused variant against LLM-Viewer's accounting --
+# LLM-Viewer (github.com/hahnyuan/LLM-Viewer, model_analyzer.py, ModelAnalyzer.analyze) counts a
+# decode step per layer with `seqlen` attended positions. Its formulas, transcribed for Llama-2-7b
+# in fp16 (w = a = kv = 2 bytes, hidden 4096, 32 heads, head_size 128, 32 KV heads, ffn 11008):
+#   q/k/v/o/gate/up/down: OPs = 2·ic·oc·B; load_weight = ic·oc·2; load_act = ic·B·2;
+#                         store_act = oc·B·2 (k, v: store_kv_cache = oc·B·2 instead)
+#   qk_matmul: OPs = seqlen·128·32·B·2; load_act = 128·B·32·2; store_act = seqlen·B·32·2;
+#              load_kv_cache = seqlen·128·B·32·2
+#   sv_matmul: OPs as qk; load_act = seqlen·B·32·2; store_act = 128·B·32·2; load_kv as qk
+#   softmax:   OPs = B·32·seqlen·5; load_act = store_act = B·32·seqlen·2
+#   attn_norm, mlp_norm: OPs = B·4096·7; load = store = B·4096·2 (no weight)
+#   attn_add, mlp_add:   OPs = B·4096; load = store = B·4096·2
+#   mlp_act:             OPs = B·4096·2; load = B·4096·2·2; store = B·4096·2
+# Where conventions differ (this package's choice first):
+#   * attended positions: the new token attends to the cache and itself, so LLM-Viewer's
+#     seqlen = 1024 is context_len = 1023 here;
+#   * QKV and gate/up are one fused GEMM each, reading their input once (LLM-Viewer: three
+#     and two separate GEMMs, each reading it);
+#   * RMSNorm counts 4 FLOPs per element and reads its weight (LLM-Viewer: LayerNorm's 7, no
+#     weight); a residual add reads both operands (LLM-Viewer: one); the gated activation
+#     works on the ffn width (LLM-Viewer uses the hidden width);
+#   * the output head and embedding are counted here (LLM-Viewer leaves lm_head out).
+# The matmuls, QKᵀ, softmax and P·V are tested exactly; the per-layer totals to 1 %.
+SEQLEN = 1024
+
+
+def llm_viewer_layer(B):
+    lin = {name: (ic, oc) for name, ic, oc in (("q", 4096, 4096), ("k", 4096, 4096), ("v", 4096, 4096),
+                                                ("o", 4096, 4096), ("gate", 4096, 11008),
+                                                ("up", 4096, 11008), ("down", 11008, 4096))}
+    r = {}
+    for name, (ic, oc) in lin.items():
+        r[name] = dict(ops=2 * ic * oc * B, w=ic * oc * 2, la=ic * B * 2,
+                       sa=0 if name in "kv" else oc * B * 2, skv=oc * B * 2 if name in "kv" else 0, lkv=0)
+    r["qk"] = dict(ops=SEQLEN * 128 * 32 * B * 2, w=0, la=128 * B * 32 * 2, sa=SEQLEN * B * 32 * 2,
+                   lkv=SEQLEN * 128 * B * 32 * 2, skv=0)
+    r["sv"] = dict(ops=SEQLEN * 128 * 32 * B * 2, w=0, la=SEQLEN * B * 32 * 2, sa=128 * B * 32 * 2,
+                   lkv=SEQLEN * 128 * B * 32 * 2, skv=0)
+    r["softmax"] = dict(ops=B * 32 * SEQLEN * 5, w=0, la=B * 32 * SEQLEN * 2, sa=B * 32 * SEQLEN * 2, lkv=0, skv=0)
+    for name in ("attn_norm", "mlp_norm"):
+        r[name] = dict(ops=B * 4096 * 7, w=0, la=B * 4096 * 2, sa=B * 4096 * 2, lkv=0, skv=0)
+    for name in ("attn_add", "mlp_add"):
+        r[name] = dict(ops=B * 4096, w=0, la=B * 4096 * 2, sa=B * 4096 * 2, lkv=0, skv=0)
+    r["mlp_act"] = dict(ops=B * 4096 * 2, w=0, la=B * 4096 * 4, sa=B * 4096 * 2, lkv=0, skv=0)
+    return r
+
+
+@pytest.mark.parametrize("B", [1, 8, 64])
+def test_unfused_llama2_7b_fp16_matches_llm_viewer(B):
+    m = get_model("llama-2-7b")
+    step = decode(m, get_device(H100), B, SEQLEN - 1, Formats.of("fp16", "fp16", "fp16"), attention="unfused")
+    k = ops(step)
+    lv = llm_viewer_layer(B)
+    L = 32
+
+    def total(rec):
+        return rec["w"] + rec["la"] + rec["sa"] + rec["lkv"] + rec["skv"]
+
+    # Exact where the conventions agree.
+    assert k["attn_qk"].flops == L * lv["qk"]["ops"]
+    assert k["attn_qk"].bytes == L * total(lv["qk"])
+    assert k["attn_pv"].flops == L * lv["sv"]["ops"]
+    assert k["attn_pv"].bytes == L * total(lv["sv"])
+    assert k["attn_softmax"].flops == L * lv["softmax"]["ops"]
+    assert k["attn_softmax"].bytes == L * total(lv["softmax"])
+    assert k["o_proj"].bytes == L * total(lv["o"])
+    assert k["down_proj"].bytes == L * total(lv["down"])
+    assert k["qkv_proj"].flops == L * sum(lv[n]["ops"] for n in "qkv")
+    assert k["qkv_proj"].weight_bytes == L * sum(lv[n]["w"] for n in "qkv")
+    assert k["qkv_proj"].kv_written_bytes == L * (lv["k"]["skv"] + lv["v"]["skv"])
+    assert k["gate_up_proj"].flops == L * (lv["gate"]["ops"] + lv["up"]["ops"])
+    assert k["gate_up_proj"].weight_bytes == L * (lv["gate"]["w"] + lv["up"]["w"])
+    # The layers' totals to 1 % (head and embedding are outside LLM-Viewer's layer count).
+    layer = [x for x in step.ops if x.name not in ("embedding", "final_norm", "lm_head")]
+    assert sum(x.flops for x in layer) == pytest.approx(L * sum(r["ops"] for r in lv.values()), rel=0.01)
+    assert sum(x.bytes for x in layer) == pytest.approx(L * sum(total(r) for r in lv.values()), rel=0.01)
+
+
+def test_fused_attention_never_writes_scores():
+    m, d = get_model("llama-2-7b"), get_device(H100)
+    fused = ops(decode(m, d, 8, 1023))["attention"]
+    unfused = ops(decode(m, d, 8, 1023, attention="unfused"))
+    # Same FLOPs; unfused moves the 8·32·1024 scores four more times (write, read, write, read) per layer.
+    assert fused.flops == sum(unfused[n].flops for n in ("attn_qk", "attn_softmax", "attn_pv"))
+    extra = sum(unfused[n].bytes for n in ("attn_qk", "attn_softmax", "attn_pv")) - fused.bytes
+    assert extra == 4 * 8 * 32 * 1024 * 2 * 32
+
+
+# --------------------------------------------------------------------------- formats --------
+def test_int4_g128_bytes_per_weight():
+    # 4 bits + an fp16 scale and a 4-bit zero point per 128 weights: 0.5 + 2.5/128
+    assert parse_weight_format("int4-g128").bytes_per_weight() == 0.5 + 2.5 / 128 == 0.51953125
+    assert parse_weight_format("int4").group_size == 128
+    assert parse_weight_format("int4-g32").bytes_per_weight() == 0.5 + 2.5 / 32
+    assert parse_weight_format("fp8").bytes_per_weight() == 1.0
+
+
+def test_int4_g128_llama31_8b_bytes_per_token():
+    """The issue's figure: ≈ 4.7 GB per token, ≈ 710 tokens/s on an H100 SXM5, ≈ 3.2× bf16.
+
+    Layer matmul weights: 32 · (4096·6144 + 4096·4096 + 3·4096·14336) = 6,979,321,856 at 0.51953125 B
+    = 3,489,660,928 + 6,979,321,856/128·2.5 (136,314,880) = 3,625,975,808 B; head 4096·128256 = 525,336,576 weights kept bf16 = 1,050,673,152 B;
+    embedding row 4096·2 = 8,192 B; norms 32·2·4096·2 + 4096·2 = 532,480 B. Total 4,677,189,632 B.
+    """
+    m, d = get_model("llama-3.1-8b"), get_device(H100)
+    s = decode(m, d, 1, 1, Formats.of("int4-g128"))
+    assert s.weight_bytes == 3_625_975_808 + 1_050_673_152 + 8_192 + 532_480
+    # Speed of light from weight bytes: 3.35e12 / 4.6772e9 = 716 tokens/s; with KV and activations ≈ 715
+    assert 700 < s.tokens_per_s < 717
+    bf16 = decode(m, d, 1, 1)
+    assert s.tokens_per_s / bf16.tokens_per_s == pytest.approx(3.2, abs=0.02)
+
+
+def test_fp8_weights_and_activations_run_on_the_fp8_peak():
+    d = get_device(H100)
+    k = ops(decode(get_model("llama-3.1-8b"), d, 512, 1, Formats.of("fp8", "fp8", "fp8")))
+    assert k["gate_up_proj"].peak_flop_per_s == 1978.9e12
+    assert k["lm_head"].peak_flop_per_s == 989.4e12        # the head stays 16-bit
+    int4 = ops(decode(get_model("llama-3.1-8b"), d, 512, 1, Formats.of("int4-g128")))
+    assert int4["gate_up_proj"].peak_flop_per_s == 989.4e12  # dequantized to bf16
+
+
+@pytest.mark.parametrize("text", ["int3", "int4-g100", "int4-g0", "nf4", "int4-gx"])
+def test_bad_weight_formats_name_the_choices(text):
+    with pytest.raises(InputError) as err:
+        parse_weight_format(text)
+    assert "int4" in str(err.value) or "power of two" in str(err.value)
+
+
+def test_activation_dtype_without_a_peak_is_refused():
+    with pytest.raises(InputError, match="no published fp8 peak"):
+        decode(get_model("llama-3.1-8b"), get_device("a100-sxm4-80gb"), 1, 1, Formats.of("fp8", "fp8"))
+
+
+def test_decode_context_zero_is_an_error():
+    with pytest.raises(InputError, match="at least one cached token"):
+        decode(get_model("llama-3.1-8b"), get_device(H100), 1, 0)
+
+
+# ------------------------------------------------------------ critical batch, attention -----
+def test_critical_batch_is_the_ridge_for_bf16_weights_whatever_the_context():
+    # weights-only intensity 2·B·P / (2·P) = B; ridge 989.4 / 3.35 = 295.3 -> 296
+    assert critical_batch(get_model("llama-3.1-8b"), get_device(H100)) == 296
+    assert critical_batch(get_model("llama-2-7b"), get_device(H100)) == 296
+
+
+def test_whole_step_crossing_is_a_different_named_figure():
+    m, d = get_model("llama-3.1-8b"), get_device(H100)
+    assert whole_step_crossing_batch(m, d, 4096) is None      # attention's KV reads keep it below
+    assert whole_step_crossing_batch(m, d, 256) > 296
+
+
+def test_attention_intensity_is_fixed_by_heads_and_kv_dtype():
+    # (4·128 + 5)·32 / (2·1024·2): Llama-3.1-8B, bf16 KV
+    assert attention_intensity_limit(get_model("llama-3.1-8b")) == pytest.approx(517 * 32 / 4096)
+    # MHA (32 KV heads): a quarter of that; fp8 KV doubles it
+    assert attention_intensity_limit(get_model("llama-2-7b")) == pytest.approx(517 * 32 / 16384)
+    assert attention_intensity_limit(get_model("llama-3.1-8b"), Formats.of(kv="fp8")) == pytest.approx(517 * 32 / 2048)
+
+
+def test_matmuls_cross_the_ridge_at_long_context_while_attention_does_not():
+    k = ops(decode(get_model("llama-3.1-8b"), get_device(H100), 1024, 4095))
+    assert k["gate_up_proj"].bound == COMPUTE_BOUND
+    assert k["attention"].bound == MEMORY_BOUND
+
+
+# ----------------------------------------------------------------------------- memory -------
+def test_llama31_70b_bf16_fits_an_h200():
+    """70.55e9 weights · 2 B = 141.1e9 B; the H200 exposes 143,771 MiB = 150.75e9 B; reserve 2 GiB."""
+    m, d = get_model("llama-3.1-70b"), get_device("h200-sxm")
+    assert weights_resident_bytes(m, Formats.of()) == pytest.approx(141.1e9, rel=1e-3)
+    assert d.usable_memory_bytes == 143771 * 2**20
+    assert decode(m, d, 1, 4095).fits
+    # KV per token 2·80·8·128·2 = 327,680 B: (150.75e9 − 141.11e9 − 2.15e9) / (4096 · 327,680) ≈ 5.6
+    assert max_batch_that_fits(m, d, 4095) == 5
+    assert not decode(m, get_device("h100-sxm5"), 1, 1).fits
+
+
+def test_max_batch_is_vectorised_over_context():
+    got = max_batch_that_fits(get_model("llama-3.1-8b"), get_device(H100), np.array([1023, 4095, 32767]))
+    assert list(got) == sorted(got, reverse=True) and got[-1] >= 1
+
+
+# ----------------------------------------------------------------------------- properties ----
+sizes = st.integers(1, 4096)
+
+
+@settings(max_examples=40, deadline=None)
+@given(sizes, sizes, st.sampled_from(["fused", "unfused"]), st.sampled_from(["bf16", "int4-g128", "fp8"]))
+def test_sum_of_kernel_times_at_least_perfect_overlap(batch, context, attention, wf):
+    s = decode(get_model("llama-3.1-8b"), get_device(H100), batch, context, Formats.of(wf), attention)
+    assert s.time_s >= s.time_perfect_overlap_s * (1 - 1e-12)
+    assert s.time_s == pytest.approx(sum(k.time_s for k in s.ops))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.floats(1e9, 1e17), st.floats(1e8, 1e14), st.floats(1e3, 1e12))
+def test_bound_flips_exactly_at_each_kernels_ridge(peak, bw, nbytes):
+    ridge = peak / bw
+    at = RooflinePoint("k", flops=ridge * nbytes, weight_bytes=nbytes, peak_flop_per_s=peak, bandwidth_bytes_per_s=bw)
+    if at.arithmetic_intensity >= ridge:  # rounding can put ridge·bytes/bytes a hair below
+        assert at.bound == COMPUTE_BOUND
+    below = RooflinePoint("k", flops=np.nextafter(at.arithmetic_intensity, 0) * nbytes * (1 - 1e-12),
+                          weight_bytes=nbytes, peak_flop_per_s=peak, bandwidth_bytes_per_s=bw)
+    assert below.bound == MEMORY_BOUND
+    # Compute-bound exactly when the compute time is the longer one.
+    for p in (at, below):
+        assert (p.bound == COMPUTE_BOUND) == (p.compute_time_s >= p.memory_time_s) or \
+            p.compute_time_s == pytest.approx(p.memory_time_s, rel=1e-12)
+
+
+@settings(max_examples=20, deadline=None)
+@given(sizes, sizes)
+def test_each_kernels_bound_matches_its_own_ridge(batch, context):
+    for k in decode(get_model("llama-3.1-8b"), get_device(H100), batch, context).ops:
+        if k.bytes:
+            assert (k.bound == COMPUTE_BOUND) == (k.arithmetic_intensity >= k.ridge_point)
+
+
+def test_batch_sweep_with_breakdown_is_one_call():
+    m, d = get_model("llama-3.1-8b"), get_device(H100)
+    b = np.arange(1, 4097)
+    s = decode(m, d, b, 4095)
+    assert np.shape(s.time_s) == (4096,) and all(np.shape(k.time_s) == (4096,) for k in s.ops)
+    t0 = time.perf_counter()
+    for _ in range(5):
+        s = decode(m, d, b, 4095)
+        [k.time_s for k in s.ops]
+    per_call_s = (time.perf_counter() - t0) / 5
+    assert per_call_s < 0.05  # generous on a shared CI core; `make bench` records the real figure
