@@ -547,10 +547,12 @@ def load_folder(folder: Path | str, root: Path | str | None = None) -> list[Meas
 
 def save(doc: dict[str, Any], path: Path | str) -> Path:
     """Write a measurement document as indented JSON, creating the folder."""
+    from roofline.atomic import atomic_write_text
+
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
-    return path
+    # Temporary file + rename: a full disk or a kill mid-write leaves the old file, never half a new one.
+    return atomic_write_text(path, json.dumps(doc, indent=2) + "\n")
 
 
 def default_out_path(root: Path | str = ".") -> Path:

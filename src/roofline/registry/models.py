@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
 from roofline.errors import InputError
-from roofline.registry.specfile import DATA_DIR, Entry, check_unique, lookup, parse_entries
+from roofline.registry.specfile import DATA_DIR, Entry, check_unique, env_path, lookup, parse_entries
 
 
 @dataclass(frozen=True)
@@ -188,7 +187,7 @@ def _registry(path: Path) -> dict[str, Model]:
 
 
 def models_path() -> Path:
-    return Path(os.environ.get("ROOFLINE_MODELS", DATA_DIR / "models.toml"))
+    return env_path("ROOFLINE_MODELS", DATA_DIR / "models.toml")
 
 
 def models() -> dict[str, Model]:

@@ -52,17 +52,31 @@ def rendered() -> dict[str, tuple[bytes, str]]:
         return {s: ((folder / f"{s}.svg").read_bytes(), (folder / f"{s}.csv").read_text()) for s in stems.values()}
     out = {stems[name]: render(name) for name in FIGURES}
     if use_cache:
-        tmp = folder.with_name(folder.name + f".tmp{os.getpid()}")
+        _store(folder, out)
+    return out
+
+
+def _store(folder: Path, out: dict[str, tuple[bytes, str]]) -> None:
+    """Cache one generation of figures: written into a temporary folder, renamed into place whole.
+
+    A cache is an optimisation: a full disk or a concurrent build that got there first leaves
+    the figures rendered and the cache as it was, never a folder of truncated files.
+    """
+    tmp = folder.with_name(folder.name + f".tmp{os.getpid()}")
+    try:
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir(parents=True)
         for stem, (svg, csv_text) in out.items():
             (tmp / f"{stem}.svg").write_bytes(svg)
             (tmp / f"{stem}.csv").write_text(csv_text)
         for old in CACHE.iterdir():  # keep one generation
-            if old != tmp:
+            if old != tmp and not old.name.startswith(folder.name + ".tmp"):
                 shutil.rmtree(old, ignore_errors=True)
         tmp.rename(folder)
-    return out
+    except OSError:
+        pass
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 for stem, (svg, csv_text) in rendered().items():
