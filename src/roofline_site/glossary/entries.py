@@ -52,6 +52,8 @@ CATEGORIES = {
     "metric": "Metric",
 }
 REQUIRED_FIELDS = ("term", "category", "summary", "sources")
+# A number standing alone ("8 bits", "3.35"); digits inside a name (FP32, E4M3, H100) are not one.
+NUMERAL = re.compile(r"(?<![\w.])[+-]?\d[\d,.]*(?![\w])")
 SLUG = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 
 
@@ -160,6 +162,10 @@ def parse_entry(path: Path, root: Path = ROOT) -> Entry:
     summary = " ".join(meta["summary"].split())
     if not summary.endswith(".") or summary.count(". ") > 0:
         raise GlossaryError(f"{where}: field 'summary' must be one sentence ending with a full stop")
+    if (numeral := NUMERAL.search(summary)) is not None:
+        # Summaries show in hover cards and descriptions, where no token can compute a number.
+        raise GlossaryError(f"{where}: field 'summary' must not contain a numeral ('{numeral.group()}'); "
+                            "put numbers in the body, as tokens")
     sources = meta["sources"]
     if not isinstance(sources, list) or not all(
             isinstance(s, dict) and isinstance(s.get("title"), str) and isinstance(s.get("url"), str)

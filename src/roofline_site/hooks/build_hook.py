@@ -135,8 +135,11 @@ def guard_executed_blocks(limit_s: float) -> None:
 def _note(text: str) -> None:
     """One line to the parent: the page being rendered, or that the build finished."""
     if _state["status"] is not None:
-        with open(_state["status"], "a", encoding="utf-8") as f:
-            f.write(text + "\n")
+        try:
+            with open(_state["status"], "a", encoding="utf-8") as f:
+                f.write(text + "\n")
+        except OSError:  # the parent then reports a build that did not say it finished
+            pass
 
 
 # ---------------------------------------------------------------- the parent: wait, swap, report
@@ -213,6 +216,7 @@ def on_config(config, **kwargs):
     if _state["dirty"]:
         return config  # a dirty build adds to site/ in place by design
     real = Path(config["site_dir"])
+    real.parent.mkdir(parents=True, exist_ok=True)
     tmp = real.with_name(f".{real.name}.building-{os.getpid()}")
     status = real.with_name(f".{real.name}.building-{os.getpid()}.status")
     shutil.rmtree(tmp, ignore_errors=True)

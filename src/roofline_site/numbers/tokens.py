@@ -187,6 +187,38 @@ def _sentence(markdown: str, start: int, end: int) -> str:
     return " ".join(markdown[a:b].split())
 
 
+def _tokens(markdown: str, protected: list[tuple[int, int]]):
+    """Every token outside code; a `{{` inside code never swallows a real token after it."""
+    pos = 0
+    while (m := TOKEN.search(markdown, pos)) is not None:
+        inside = next((b for a, b in protected if a <= m.start() < b), None)
+        if inside is None:
+            yield m
+            pos = m.end()
+        else:
+            pos = max(inside, m.start() + 1)
+
+
+def _check_closed(markdown: str, page: str, protected: list[tuple[int, int]]) -> None:
+    """Raise TokenError for a `{{` outside code that no `}}` closes before the next `{{` or the paragraph's end.
+
+    Unclosed, a token would be published as literal braces, or would swallow the prose up to the
+    next token's braces.
+    """
+    for m in re.finditer(r"\{\{", markdown):
+        if any(a <= m.start() < b for a, b in protected):
+            continue
+        if m.start() > 0 and markdown[m.start() - 1] == "{":
+            continue  # the second brace of "{{{": the first pair is the token
+        rest = markdown[m.end():]
+        close, reopen, para = rest.find("}}"), rest.find("{{"), rest.find("\n\n")
+        if close == -1 or -1 < reopen < close or -1 < para < close:
+            line_no = markdown.count("\n", 0, m.start()) + 1
+            stop = m.end() + para if para != -1 else len(markdown)
+            snippet = " ".join(markdown[m.start():min(m.start() + 40, stop)].split())
+            raise TokenError(f"{page}:{line_no}: token '{snippet}' is never closed with '}}}}'")
+
+
 def expand(markdown: str, page: str, records: list[Rendered] | None = None,
            extra: dict | None = None) -> str:
     """Replace every token outside code; raise TokenError naming `page` on the first failure.
@@ -195,10 +227,9 @@ def expand(markdown: str, page: str, records: list[Rendered] | None = None,
     """
     namespace = {**_namespace(), **(extra or {})}
     protected = _protected_spans(markdown)
+    _check_closed(markdown, page, protected)
     out, last, numbers = [], 0, 0
-    for m in TOKEN.finditer(markdown):
-        if any(a <= m.start() < b for a, b in protected):
-            continue
+    for m in _tokens(markdown, protected):
         expr = m.group(1).strip()
         line_start = markdown.rfind("\n", 0, m.start()) + 1
         line = markdown[line_start:m.start()]
