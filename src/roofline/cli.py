@@ -46,7 +46,7 @@ class _Parser(argparse.ArgumentParser):
 MAX_SIZE = 10**9
 
 
-def _whole_number(name: str, minimum: int, maximum: int = MAX_SIZE):
+def _whole_number(name: str, minimum: int, maximum: int | None = MAX_SIZE):
     """An argparse type: a whole number in [minimum, maximum], refused in one sentence naming `name`."""
     def parse(text: str) -> int:
         shown = fmt.terminal(text)[:40]
@@ -54,9 +54,10 @@ def _whole_number(name: str, minimum: int, maximum: int = MAX_SIZE):
             value = float(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"{name} must be a whole number, got {shown!r}") from None
-        if not math.isfinite(value) or value < minimum or value > maximum or value != int(value):
-            raise argparse.ArgumentTypeError(f"{name} must be a whole number from {minimum} to {maximum:,}, "
-                                             f"got {shown!r}")
+        if not math.isfinite(value) or value < minimum or value != int(value):
+            raise argparse.ArgumentTypeError(f"{name} must be a whole number ≥ {minimum}, got {shown!r}")
+        if maximum is not None and value > maximum:
+            raise argparse.ArgumentTypeError(f"{name} must be at most {maximum:.0e}, got {shown!r}")
         return int(value)
     return parse
 
@@ -309,7 +310,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp = add("matmul", cmd_matmul, "FLOPs, bytes and intensity of an (M×K)·(K×N) matmul")
     for dim, what in (("m", "rows of the left matrix"), ("n", "columns of the right matrix"),
                       ("k", "the shared (inner) dimension")):
-        sp.add_argument(dim, type=_positive_int(dim.upper()), help=what)
+        sp.add_argument(dim, type=_whole_number(dim.upper(), 1, None), help=what)  # ops.py bounds the size
     sp.add_argument("--dtype", default="bf16", choices=STORAGE_DTYPES, help="element format of all three matrices")
     sp.add_argument("--hardware", help="a registry device: adds the bound and the roofline time")
     for name, fn, help_ in (("decode", cmd_decode, "one decode step: every sequence in the batch emits a token"),

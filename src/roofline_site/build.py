@@ -1,4 +1,4 @@
-"""`make site`: a strict `mkdocs build`, swapped into site/ only on success (by safe_build), reported in one line.
+"""`make site`: a strict `mkdocs build`, swapped into site/ only on success (by hooks/build_hook.py), reported in one line.
 
 A failed build leaves the previous site/ untouched and ends with one line naming
 the file and the problem.
@@ -78,7 +78,7 @@ def block_error_location(log: str, root: Path) -> tuple[str, str] | None:
 def build(site_dir: Path | None = None, extra_args: list[str] | None = None, root: Path = ROOT) -> int:
     """Build the project at `root` into `site_dir` (default root/site); 0 on success, 1 on failure.
 
-    The build-and-swap itself is `safe_build`'s (the first hook of every `mkdocs build`): this runs
+    The build-and-swap itself is the build hook's (the first hook of every `mkdocs build`): this runs
     MkDocs strictly and turns its log into one line. The log goes to a file, not a pipe, so a
     process an executed block left behind can never hold this one open.
     """
@@ -96,7 +96,7 @@ def build(site_dir: Path | None = None, extra_args: list[str] | None = None, roo
                                     stderr=subprocess.STDOUT)
             code = proc.wait()
         except KeyboardInterrupt:
-            proc.wait()  # MkDocs' own supervisor (safe_build) stops the build and keeps site/
+            proc.wait()  # MkDocs' own supervisor (the build hook) stops the build and keeps site/
             print(f"build interrupted, {site_dir.name}/ left as it was", file=sys.stderr)
             return 130
         out.seek(0)

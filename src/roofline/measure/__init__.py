@@ -456,7 +456,7 @@ RATE_RANGES = {"bytes_per_s": (1e6, 1e15, "1 MB/s to 1 PB/s"), "flop_per_s": (1e
 
 
 def _positive_rate(v: Any, field: str, unit: str, name: str) -> float:
-    from roofline.specfile import show
+    from roofline.registry.specfile import show
 
     if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v <= 0:
         raise MeasurementError(f"{name}: field '{field}' must be a positive number, got {show(v)}")

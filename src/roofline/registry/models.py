@@ -220,6 +220,8 @@ def get_model(model_id: str) -> Model:
         return lookup("model", model_id, _registry(models_path()))
     if not params > 0 or params != params:
         raise InputError(f"parameter count must be a positive number, got {model_id!r}")
-    if not 1e3 <= params < 1e15:
-        raise InputError(f"parameter count must be from 1e3 to 1e15, got {model_id[:40]!r}")
+    if params >= 1e15:
+        raise InputError(f"parameter count must be below 1e15, got {model_id[:40]!r}")
+    if params < 1e3:  # 1e-30 "parameters" would print 40-digit token rates
+        raise InputError(f"parameter count must be at least 1e3, got {model_id[:40]!r}")
     return Model.from_param_count(params)
