@@ -257,3 +257,27 @@ def test_text_is_literal_in_html_and_markdown():
 
     cell = re.search(r"<td>(.*)</td>", html).group(1)
     assert h.unescape(cell) == hostile
+
+
+# ---------------------------------------------------------------- the calculator
+def test_the_calculator_gives_a_sentence_or_a_finite_result_for_every_hostile_value(tmp_path):
+    """Denormal, tiny, huge and junk values, typed or in a link: an inline sentence, never a page error."""
+    import shutil
+    import subprocess
+
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node not found (apt-get install nodejs): the calculator's JavaScript cannot run")
+    from roofline.calculator_view import registry_json
+
+    work = tmp_path / "calc"
+    shutil.copytree(ROOT / "docs" / "assets" / "calculator", work)
+    (work / "package.json").write_text('{"type": "module"}')
+    shutil.copy2(CORPUS / "calculator_fuzz.mjs", work / "fuzz.mjs")
+    proc = subprocess.run([node, str(work / "fuzz.mjs")], input=json.dumps(registry_json()), capture_output=True,
+                          text=True, cwd=work, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    counts = json.loads(proc.stdout)
+    assert counts["problems"] == []
+    assert counts["tried"] == counts["sentence"] + counts["finite"] >= 400
+    assert counts["sentence"] > counts["tried"] / 2  # most of the corpus is junk: refused, not computed
