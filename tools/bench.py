@@ -21,6 +21,7 @@ import time
 import urllib.request
 from pathlib import Path
 
+from roofline.atomic import atomic_write_text
 from roofline_site.numbers.tokens import TOKEN
 from tools import sitecheck
 from tools.server import free_port, serve
@@ -317,7 +318,7 @@ def main() -> int:
         work = Path(tmp)
         print(f"timing builds ({runs} runs each, ours and stock mkdocs-material) ...", flush=True)
         builds = {**measure_builds(work, runs, env), "runs_count": runs}
-        (REPORTS / "bench.json").write_text(json.dumps({"builds": builds}, indent=1) + "\n", encoding="utf-8")
+        atomic_write_text(REPORTS / "bench.json", json.dumps({"builds": builds}, indent=1) + "\n")
         serve_edit = {}
         for mode, dirty in (("make serve (--dirty)", True), ("plain mkdocs serve", False)):
             print(f"timing an edit in {mode} ...", flush=True)
@@ -351,9 +352,9 @@ def main() -> int:
                               capture_output=True, text=True)
         bench["calculator"] = {"returncode": proc.returncode, "output": proc.stdout.strip()[-4000:]}
         print(proc.stdout, end="")
-    (REPORTS / "bench.json").write_text(json.dumps(bench, indent=1) + "\n", encoding="utf-8")
-    (REPORTS / "lighthouse.json").write_text(json.dumps(lh, indent=1) + "\n", encoding="utf-8")
-    (REPORTS / "README.md").write_text(markdown_report(bench, lh), encoding="utf-8")
+    atomic_write_text(REPORTS / "bench.json", json.dumps(bench, indent=1) + "\n")
+    atomic_write_text(REPORTS / "lighthouse.json", json.dumps(lh, indent=1) + "\n")
+    atomic_write_text(REPORTS / "README.md", markdown_report(bench, lh))
     print()
     print(markdown_report(bench, lh))
     print(f"wrote {REPORTS.relative_to(ROOT)}/bench.json, lighthouse.json, README.md")

@@ -25,6 +25,7 @@ from roofline.model.inference import (ACTIVATION_DTYPE, MAX_SIZE, critical_batch
                                 experts_touched, kv_bytes_per_token, prefill, speed_of_light_tokens_per_s,
                                 weight_bytes_resident)
 from roofline.registry.models import Model, get_model, models
+from roofline.registry.specfile import PLAUSIBLE
 from roofline.model.roofs import COMPUTE_BOUND, MEMORY_BOUND, attainable_flop_per_s
 
 SCHEMA_VERSION = 1
@@ -36,14 +37,16 @@ LIMITS = MappingProxyType({
     "batch": (1, MAX_SIZE, True, True),
     "context_len": (0, MAX_SIZE, True, True),
     "prompt_len": (1, MAX_SIZE, True, True),
-    "peak_TFLOP_per_s": (0, 1e9, False, False),
-    "bandwidth_TB_per_s": (0, 1e6, False, False),
-    "memory_GB": (0, 1e9, False, False),
-    "params_billions": (0, 1e6, False, False),  # get_model's bound: fewer than 1e15 parameters
-    "n_layers": (1, 1e5, True, True),
-    "kv_heads": (1, 1e5, True, True),
-    "n_heads": (1, 1e5, True, True),
-    "head_dim": (1, 1e5, True, True),
+    # The registry's plausible ranges (registry.specfile.PLAUSIBLE): a denormal peak or a googol of
+    # bandwidth gets the same inline sentence as any other bad value, never a page error.
+    "peak_TFLOP_per_s": (*PLAUSIBLE["dense_peak_TFLOP_per_s"][:2], False, True),
+    "bandwidth_TB_per_s": (*PLAUSIBLE["memory_bandwidth_TB_per_s"][:2], False, True),
+    "memory_GB": (*PLAUSIBLE["memory_capacity_GB"][:2], False, True),
+    "params_billions": (*PLAUSIBLE["published_params_B"][:2], False, True),  # get_model: 1e3 to 1e15 parameters
+    "n_layers": (*PLAUSIBLE["n_layers"][:2], True, True),
+    "kv_heads": (*PLAUSIBLE["kv_heads"][:2], True, True),
+    "n_heads": (*PLAUSIBLE["n_heads"][:2], True, True),
+    "head_dim": (*PLAUSIBLE["head_dim"][:2], True, True),
 })
 
 #: Base-unit multipliers for the calculator's custom fields (vendor units in, SI base units out).

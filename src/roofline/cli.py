@@ -8,7 +8,10 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
+import tempfile
+from pathlib import Path
 from typing import Any, Sequence
 
 from roofline import __version__
@@ -39,15 +42,23 @@ class _Parser(argparse.ArgumentParser):
         raise InputError(message)
 
 
-def _whole_number(name: str, minimum: int):
-    """An argparse type: a whole number ≥ `minimum`, refused in one sentence naming `name`."""
+#: The largest batch, context, prompt or matmul dimension an option takes (README): past it a
+#: result is a many-digit number about no real system, so the option is refused instead.
+MAX_SIZE = 10**9
+
+
+def _whole_number(name: str, minimum: int, maximum: int | None = MAX_SIZE):
+    """An argparse type: a whole number in [minimum, maximum], refused in one sentence naming `name`."""
     def parse(text: str) -> int:
+        shown = fmt.terminal(text)[:40]
         try:
             value = float(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} must be a whole number, got {text!r}") from None
+            raise argparse.ArgumentTypeError(f"{name} must be a whole number, got {shown!r}") from None
         if not math.isfinite(value) or value < minimum or value != int(value):
-            raise argparse.ArgumentTypeError(f"{name} must be a whole number ≥ {minimum}, got {text!r}")
+            raise argparse.ArgumentTypeError(f"{name} must be a whole number ≥ {minimum}, got {shown!r}")
+        if maximum is not None and value > maximum:
+            raise argparse.ArgumentTypeError(f"{name} must be at most {maximum:.0e}, got {shown!r}")
         return int(value)
     return parse
 
@@ -69,7 +80,9 @@ def _table(rows: list[dict[str, Any]], columns: list[tuple[str, str]]) -> str:
 
 
 def _emit(args, payload: dict[str, Any] | list, text: str) -> None:
-    print(json.dumps(payload, indent=2) if args.json else text)
+    # JSON: valid always (null, never NaN or Infinity; whole numbers without ".0"); text: no escapes
+    # from a file's label or name reach the terminal.
+    print(json.dumps(fmt.json_safe(payload), indent=2, allow_nan=False) if args.json else fmt.terminal(text))
 
 
 # ------------------------------------------------------------------ commands -------------
@@ -273,7 +286,9 @@ def cmd_measure(args) -> None:
 
     device = get_device(args.hardware) if args.hardware else None
     dtype = measure.spec_dtype(device, args.dtype) if device is not None else None
-    if args.source:
+    if args.source is not None:
+        if not args.source.strip():
+            raise InputError("--from needs the path of a measurement JSON file, got an empty string")
         ignored = [flag for flag, value in (("--out", args.out), ("--quick", args.quick), ("--budget", args.budget),
                                             ("--label", args.label), ("--note", args.note)) if value]
         if ignored:
@@ -281,10 +296,22 @@ def cmd_measure(args) -> None:
         m = measure.load(args.source)
         doc, saved = json.loads(open(args.source, encoding="utf-8").read()), None
     else:
-        doc = measure.run(quick=args.quick, budget_s=args.budget, label=args.label or "", note=args.note or "",
-                          progress=measure.Progress(args.budget or (measure.QUICK_BUDGET_S if args.quick
-                                                                    else measure.DEFAULT_BUDGET_S)))
-        saved = measure.save(doc, args.out or measure.default_out_path())
+        out = Path(args.out) if args.out else measure.default_out_path()
+        _check_writable(out, "--out")  # before the measurement, not after 30 s of it
+        if args.plot:
+            _check_writable(Path(args.plot), "--plot")
+        progress = measure.Progress(args.budget or (measure.QUICK_BUDGET_S if args.quick else measure.DEFAULT_BUDGET_S))
+        try:
+            doc = measure.run(quick=args.quick, budget_s=args.budget, label=args.label or "", note=args.note or "",
+                              progress=progress)
+        except KeyboardInterrupt:
+            progress.note("")
+            raise InputError("measurement interrupted; nothing written") from None
+        try:
+            saved = measure.save(doc, out)
+        except OSError as err:
+            raise InputError(f"--out {fmt.terminal(out)}: could not write the measurement "
+                             f"({err.strerror or err}); nothing written") from None
         m = measure.validate(doc, str(saved))
     if device is not None:
         doc = {**doc, "comparison": measure.compare(m, device, dtype)}
@@ -299,7 +326,7 @@ def cmd_measure(args) -> None:
              _table(rows, [("k", "kernel"), ("med", "median"), ("best", "best"), ("reps", "reps")]),
              "bytes: copy = 2 × array bytes, triad = 3 × array bytes (STREAM convention); GEMM: 2·n³ FLOPs",
              f"measured ridge (fp32 GEMM ÷ triad, medians): {fmt.intensity(m.ridge_point)}"]
-    gpu = doc.get("gpu", {})
+    gpu = m.gpu
     lines.append(f"GPU: skipped: {gpu['skipped']}" if "skipped" in gpu else
                  f"GPU {gpu.get('device', '?')}: " + ", ".join(
                      f"{k} GEMM {fmt.flop_per_s(v['median_flop_per_s'])} median"
@@ -316,6 +343,23 @@ def cmd_measure(args) -> None:
     if args.plot:
         lines.append(f"plot: {args.plot}")
     _emit(args, doc, "\n".join(lines))
+
+
+def _check_writable(path: Path, option: str) -> None:
+    """Refuse, before any work, a path that is a folder or lies where this user cannot write."""
+    shown = fmt.terminal(path)
+    if path.is_dir():
+        raise InputError(f"{option} {shown}: is a folder; name a file inside it")
+    folder = path.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir():
+        raise InputError(f"{option} {shown}: {fmt.terminal(folder)} is a file, not a folder")
+    try:  # the honest test: create (and remove) a file there, as the atomic save will
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".roofline-probe-"):
+            pass
+    except OSError as err:
+        raise InputError(f"{option} {shown}: cannot write in {fmt.terminal(folder)} ({err.strerror or err})") from None
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -338,7 +382,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp = add("matmul", cmd_matmul, "FLOPs, bytes and intensity of an (M×K)·(K×N) matmul")
     for dim, what in (("m", "rows of the left matrix"), ("n", "columns of the right matrix"),
                       ("k", "the shared (inner) dimension")):
-        sp.add_argument(dim, type=_positive_int(dim.upper()), help=what)
+        sp.add_argument(dim, type=_whole_number(dim.upper(), 1, None), help=what)  # ops.py bounds the size
     sp.add_argument("--dtype", default="bf16", choices=STORAGE_DTYPES, help="element format of all three matrices")
     sp.add_argument("--hardware", help="a registry device: adds the bound and the roofline time")
     for name, fn, help_ in (("decode", cmd_decode, "one decode step: every sequence in the batch emits a token"),
@@ -383,8 +427,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
         args.func(args)
     except RooflineError as err:
-        print(f"roofline: error: {err}", file=sys.stderr)
+        print(f"roofline: error: {fmt.terminal(err)}", file=sys.stderr)
         return EXIT_USAGE
+    except RecursionError:
+        print("roofline: error: an input nests too deeply to read", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("roofline: error: interrupted; nothing written", file=sys.stderr)
+        return EXIT_USAGE
+    except BrokenPipeError:  # `roofline hardware | head`: the reader left; nothing to report
+        sys.stderr.close()
+        return 0
     return 0
 
 

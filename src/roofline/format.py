@@ -3,11 +3,44 @@
 from __future__ import annotations
 
 import math
+import re
 
 from roofline.errors import InputError
 
 _PREFIXES = [(1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, "")]
 _SUB_PREFIXES = [(1.0, ""), (1e-3, "m"), (1e-6, "µ"), (1e-9, "n")]
+
+
+# C0/C1 controls (escape sequences, carriage return, bell) and bidirectional overrides, which let
+# text from a file clear a terminal, move its cursor or forge a line; newline and tab are kept.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def terminal(text: object) -> str:
+    r"""`text` for a terminal: control characters and escape sequences removed, the rest as is.
+
+    >>> terminal("ok\x1b[2J\rroofline: error: forged")
+    'ok[2Jroofline: error: forged'
+    """
+    return _CONTROL.sub("", str(text))
+
+
+def json_safe(value):
+    """`value` for JSON output: NaN and infinities as null, whole floats as integers, recursively.
+
+    >>> json_safe({"a": float("inf"), "b": [8030000000.0, 0.5]})
+    {'a': None, 'b': [8030000000, 0.5]}
+    """
+    if isinstance(value, dict):
+        return {k: json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v) for v in value]
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            return None
+        if value.is_integer() and abs(value) < 2**63:
+            return int(value)
+    return value
 
 
 def _check(value: float) -> float:

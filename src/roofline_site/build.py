@@ -1,4 +1,4 @@
-"""`make site`: a strict build into a temporary folder, swapped into site/ only on success.
+"""`make site`: a strict `mkdocs build`, swapped into site/ only on success (by hooks/build_hook.py), reported in one line.
 
 A failed build leaves the previous site/ untouched and ends with one line naming
 the file and the problem.
@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
+from roofline.atomic import atomic_write_text
 from roofline_site.paths import ROOT
+
 ERROR_LINE = re.compile(r"^(ERROR|WARNING)\s+-\s+(.*)$")
 
 
@@ -73,38 +75,40 @@ def block_error_location(log: str, root: Path) -> tuple[str, str] | None:
     return m.group("page"), f"{m.group('page')}:{line}"
 
 
-def swap_in(built: Path, site_dir: Path) -> None:
-    """Replace `site_dir` with the finished build in `built`: two renames, the old tree removed after."""
-    old = site_dir.with_name(site_dir.name + ".old")
-    shutil.rmtree(old, ignore_errors=True)
-    if site_dir.exists():
-        site_dir.rename(old)
-    built.rename(site_dir)
-    shutil.rmtree(old, ignore_errors=True)
-
-
 def build(site_dir: Path | None = None, extra_args: list[str] | None = None, root: Path = ROOT) -> int:
-    """Build the project at `root` into `site_dir` (default root/site); 0 on success, 1 on failure."""
-    site_dir = site_dir or root / "site"
-    tmp = site_dir.with_name(site_dir.name + ".tmp")
-    shutil.rmtree(tmp, ignore_errors=True)
+    """Build the project at `root` into `site_dir` (default root/site); 0 on success, 1 on failure.
+
+    The build-and-swap itself is the build hook's (the first hook of every `mkdocs build`): this runs
+    MkDocs strictly and turns its log into one line. The log goes to a file, not a pipe, so a
+    process an executed block left behind can never hold this one open.
+    """
+    site_dir = (site_dir or root / "site").resolve()
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true"}
-    cmd = [sys.executable, "-m", "mkdocs", "build", "--strict", "--clean", "--site-dir", str(tmp), *(extra_args or [])]
+    cmd = [sys.executable, "-m", "mkdocs", "build", "--strict", "--clean", "--site-dir", str(site_dir),
+           *(extra_args or [])]
     print(f"building the site (mkdocs build --strict) into {site_dir.name}/ ...", flush=True)
     start = time.perf_counter()
-    proc = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True)
-    if proc.returncode != 0:
-        shutil.rmtree(tmp, ignore_errors=True)
-        (root / ".cache").mkdir(exist_ok=True)
-        (root / ".cache" / "last-build.log").write_text(proc.stdout + proc.stderr)
-        log = proc.stderr + proc.stdout
+    cache = root / ".cache"
+    cache.mkdir(exist_ok=True)
+    with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as out:
+        try:
+            proc = subprocess.Popen(cmd, cwd=root, env=env, stdin=subprocess.DEVNULL, stdout=out,
+                                    stderr=subprocess.STDOUT)
+            code = proc.wait()
+        except KeyboardInterrupt:
+            proc.wait()  # MkDocs' own supervisor (the build hook) stops the build and keeps site/
+            print(f"build interrupted, {site_dir.name}/ left as it was", file=sys.stderr)
+            return 130
+        out.seek(0)
+        log = out.read()
+    if code != 0:
+        atomic_write_text(cache / "last-build.log", log)
         problem = first_problem(log)
         if (where := block_error_location(log, root)) and problem.startswith(where[0] + ":"):
             problem = where[1] + problem[len(where[0]):]  # the raising line in the page, not only the page
         print(f"build failed, {site_dir.name}/ left as it was: {problem}"
               f" (full log: .cache/last-build.log)", file=sys.stderr)
         return 1
-    swap_in(tmp, site_dir)
     print(f"built {site_dir.name}/ in {time.perf_counter() - start:.1f} s")
     return 0
 

@@ -172,11 +172,22 @@ function showErrors(panel, errors, notices = {}) {
   }
 }
 
+/** The field a whole-result problem is shown beside: the first custom value, else the batch. */
+function firstCustomKey(raw) {
+  if (raw.hw === "custom") return "peak";
+  if (raw.model === "custom") return "params";
+  return "batch";
+}
+
 function compute(registry, raw) {
   const cfg = resolveConfig(registry, raw);
   if (Object.keys(cfg.errors).length) return { errors: cfg.errors };
   try {
     const out = calc.calculate(registry.constants, cfg.device, cfg.model, cfg.phase, cfg.batch, cfg.length, cfg.wd, cfg.kvd);
+    // Inputs inside their limits can still combine into a result no number can show (an overflow):
+    // the same inline sentence as any other bad value, never a page error or a stale summary.
+    const bad = Object.entries(out).find(([, v]) => typeof v === "number" && !Number.isFinite(v));
+    if (bad) return { errors: { [firstCustomKey(raw)]: "These values give a result too large or too small to show; check them." } };
     return { cfg, out, errors: {} };
   } catch (err) {
     return { errors: { batch: String(err.message || err) } };

@@ -451,13 +451,27 @@ def _get(doc: Any, path: str, name: str) -> Any:
     return cur
 
 
+#: Plausible measured rates (README): 1 MB/s to 1 PB/s, 1 MFLOP/s to 1 EFLOP/s. Outside, a file is broken.
+RATE_RANGES = {"bytes_per_s": (1e6, 1e15, "1 MB/s to 1 PB/s"), "flop_per_s": (1e6, 1e18, "1 MFLOP/s to 1 EFLOP/s")}
+
+
+def _positive_rate(v: Any, field: str, unit: str, name: str) -> float:
+    from roofline.registry.specfile import show
+
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v <= 0:
+        raise MeasurementError(f"{name}: field '{field}' must be a positive number, got {show(v)}")
+    lo, hi, words = RATE_RANGES[unit]
+    if not lo <= v <= hi:
+        raise MeasurementError(f"{name}: field '{field}' must be between {show(lo)} and {show(hi)} ({words}), "
+                               f"got {show(v)}")
+    return float(v)
+
+
 def _rate(doc: dict, path: str, unit: str, name: str) -> Rate:
     values = []
     for stat in ("median", "best"):
         v = _get(doc, f"{path}.{stat}_{unit}", name)
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v <= 0:
-            raise MeasurementError(f"{name}: field '{path}.{stat}_{unit}' must be a positive number, got {v!r}")
-        values.append(float(v))
+        values.append(_positive_rate(v, f"{path}.{stat}_{unit}", unit, name))
     if values[1] < values[0]:
         raise MeasurementError(f"{name}: field '{path}.best_{unit}' is below the median, which cannot happen")
     reps = _get(doc, f"{path}.reps", name)
@@ -492,7 +506,7 @@ def validate(doc: Any, name: str) -> Measurement:
         raise MeasurementError(f"{name}: field 'machine.usable_cpus' must be a whole number ≥ 1, got {cpus!r}")
     blas = _get(doc, "machine.blas", name)
     blas_text = " ".join(str(blas.get(k, "")) for k in ("name", "version")).strip() if isinstance(blas, dict) else str(blas)
-    gpu = doc.get("gpu", {})
+    gpu = _gpu(doc.get("gpu", {}), name)
     return Measurement(
         source=name, label=_text(doc, "label", name), note=_text(doc, "note", name, required=False),
         created_utc=_text(doc, "created_utc", name), cpu_model=_text(doc, "machine.cpu_model", name),
@@ -501,10 +515,27 @@ def validate(doc: Any, name: str) -> Measurement:
         triad=_rate(doc, "bandwidth.triad", "bytes_per_s", name),
         fp64=_rate(doc, "matmul.fp64", "flop_per_s", name),
         fp32=_rate(doc, "matmul.fp32", "flop_per_s", name),
-        gpu=gpu if isinstance(gpu, dict) else {},
+        gpu=gpu,
         array_bytes=_optional_positive(doc, "bandwidth.triad.array_bytes"),
         llc_bytes=_optional_positive(doc, "machine.last_level_cache_bytes"),
     )
+
+
+def _gpu(gpu: Any, name: str) -> dict[str, Any]:
+    """The optional 'gpu' section: {"skipped": reason} or {"device": name, dtype: {median_flop_per_s, ...}}."""
+    if not isinstance(gpu, dict):
+        raise MeasurementError(f"{name}: field 'gpu' must be an object, got {type(gpu).__name__}")
+    if "skipped" in gpu and not isinstance(gpu["skipped"], str):
+        raise MeasurementError(f"{name}: field 'gpu.skipped' must be a string")
+    if "device" in gpu and not isinstance(gpu["device"], str):
+        raise MeasurementError(f"{name}: field 'gpu.device' must be a string")
+    for key, value in gpu.items():
+        if key in ("skipped", "device"):
+            continue
+        if not isinstance(value, dict) or "median_flop_per_s" not in value:
+            raise MeasurementError(f"{name}: field 'gpu.{key}' must be an object with a 'median_flop_per_s'")
+        _positive_rate(value["median_flop_per_s"], f"gpu.{key}.median_flop_per_s", "flop_per_s", name)
+    return gpu
 
 
 def _optional_positive(doc: dict, path: str) -> float | None:
@@ -513,6 +544,10 @@ def _optional_positive(doc: dict, path: str) -> float | None:
         cur = cur.get(key) if isinstance(cur, dict) else None
     ok = isinstance(cur, (int, float)) and not isinstance(cur, bool) and math.isfinite(cur) and cur > 0
     return float(cur) if ok else None
+
+
+def _no_constant(word: str):
+    raise ValueError(f"'{word}' is not a JSON number")
 
 
 def load(path: Path | str, name: str | None = None) -> Measurement:
@@ -526,9 +561,13 @@ def load(path: Path | str, name: str | None = None) -> Measurement:
     except (OSError, UnicodeDecodeError) as err:
         raise MeasurementError(f"{name}: cannot read the measurement file ({err})") from None
     try:
-        doc = json.loads(text)
+        doc = json.loads(text, parse_constant=_no_constant)
     except json.JSONDecodeError as err:
         raise MeasurementError(f"{name}: not valid JSON ({err.msg} at line {err.lineno}, column {err.colno})") from None
+    except RecursionError:
+        raise MeasurementError(f"{name}: nests too deeply to be a roofline measurement") from None
+    except ValueError as err:  # NaN or Infinity, which JSON does not have
+        raise MeasurementError(f"{name}: not valid JSON ({err})") from None
     return validate(doc, name)
 
 
@@ -547,10 +586,12 @@ def load_folder(folder: Path | str, root: Path | str | None = None) -> list[Meas
 
 def save(doc: dict[str, Any], path: Path | str) -> Path:
     """Write a measurement document as indented JSON, creating the folder."""
+    from roofline.atomic import atomic_write_text
+
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
-    return path
+    # Temporary file + rename: a full disk or a kill mid-write leaves the old file, never half a new one.
+    return atomic_write_text(path, json.dumps(doc, indent=2) + "\n")
 
 
 def default_out_path(root: Path | str = ".") -> Path:

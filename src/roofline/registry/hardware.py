@@ -11,7 +11,7 @@ from typing import Mapping
 
 from roofline.model.dtypes import PEAK_DTYPES
 from roofline.errors import InputError
-from roofline.registry.specfile import DATA_DIR, Entry, check_unique, lookup, parse_entries
+from roofline.registry.specfile import DATA_DIR, Entry, check_unique, env_path, lookup, parse_entries
 
 TERA = 1e12
 GIGA = 1e9
@@ -141,9 +141,7 @@ def _registry(path: Path) -> dict[str, Device]:
 
 def hardware_path() -> Path:
     """The registry file in use: $ROOFLINE_HARDWARE if set (for tests and what-ifs), else the bundled one."""
-    import os
-
-    return Path(os.environ.get("ROOFLINE_HARDWARE", DATA_DIR / "hardware.toml"))
+    return env_path("ROOFLINE_HARDWARE", DATA_DIR / "hardware.toml")
 
 
 def devices() -> dict[str, Device]:

@@ -14,7 +14,6 @@ well-tuned kernel can expect, computed from sourced data rather than assumed.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -22,7 +21,7 @@ from pathlib import Path
 from roofline.model.dtypes import STORAGE_DTYPES
 from roofline.registry.hardware import Device, get_device
 from roofline.registry.models import Model, get_model
-from roofline.registry.specfile import DATA_DIR, Entry, check_unique, lookup, parse_entries
+from roofline.registry.specfile import DATA_DIR, Entry, check_unique, env_path, lookup, parse_entries
 
 GIGA, TERA = 1e9, 1e12
 KINDS = ("bandwidth", "gemm", "decode")
@@ -122,7 +121,7 @@ def load_measurements(path: Path) -> dict[str, PublishedMeasurement]:
 
 def measurements_path() -> Path:
     """$ROOFLINE_MEASUREMENTS if set (tests, what-ifs), else the bundled file."""
-    return Path(os.environ.get("ROOFLINE_MEASUREMENTS", DATA_DIR / "measurements.toml"))
+    return env_path("ROOFLINE_MEASUREMENTS", DATA_DIR / "measurements.toml")
 
 
 @lru_cache(maxsize=None)

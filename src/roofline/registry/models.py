@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
 from roofline.errors import InputError
-from roofline.registry.specfile import DATA_DIR, Entry, check_unique, lookup, parse_entries
+from roofline.registry.specfile import DATA_DIR, Entry, check_unique, env_path, lookup, parse_entries
+
+#: How far a model card's parameter count may sit from the one its architecture fields give (README).
+PUBLISHED_TOLERANCE = 0.05
 
 
 @dataclass(frozen=True)
@@ -154,8 +156,15 @@ def _parse_model(entry: Entry) -> Model:
     for flag in ("gated_ffn", "tied_embeddings"):
         if not isinstance(entry.raw.get(flag), bool):
             raise entry.fail(flag, "must be true or false")
-    return Model(
-        id=entry.text("id"),
+    ident = entry.text("id")
+    try:
+        float(ident)
+    except ValueError:
+        pass
+    else:  # `--model 8e9` means a bare parameter count: an id that parses as one could never be named
+        raise entry.fail("id", f"must not read as a number ({ident!r} would be taken as a parameter count)")
+    model = Model(
+        id=ident,
         name=entry.text("name"),
         n_layers=int(entry.number("n_layers", integer=True)),
         hidden_size=hidden,
@@ -168,11 +177,18 @@ def _parse_model(entry: Entry) -> Model:
         tied_embeddings=entry.raw["tied_embeddings"],
         n_experts=n_experts,
         experts_per_token=k,
-        published_params=float(entry.number("published_params_B")) * 1e9,
+        # A count of weights: whole, not 8.03 × 1e9 = 8029999999.999999.
+        published_params=float(round(entry.number("published_params_B") * 1e9)),
         source_url=entry.source_url(),
         source_title=entry.text("source_title"),
         note=entry.text("note", required=False),
     )
+    computed = model.total_params
+    if abs(computed / model.published_params - 1) > PUBLISHED_TOLERANCE:
+        raise entry.fail("published_params_B", f"is {model.published_params / 1e9:.4g} B but the architecture "
+                                               f"fields give {computed / 1e9:.4g} B, more than "
+                                               f"{PUBLISHED_TOLERANCE * 100:g} % apart: check the fields against the source")
+    return model
 
 
 def load_models(path: Path) -> dict[str, Model]:
@@ -188,7 +204,7 @@ def _registry(path: Path) -> dict[str, Model]:
 
 
 def models_path() -> Path:
-    return Path(os.environ.get("ROOFLINE_MODELS", DATA_DIR / "models.toml"))
+    return env_path("ROOFLINE_MODELS", DATA_DIR / "models.toml")
 
 
 def models() -> dict[str, Model]:
@@ -205,5 +221,7 @@ def get_model(model_id: str) -> Model:
     if not params > 0 or params != params:
         raise InputError(f"parameter count must be a positive number, got {model_id!r}")
     if params >= 1e15:
-        raise InputError(f"parameter count must be below 1e15, got {model_id!r}")
+        raise InputError(f"parameter count must be below 1e15, got {model_id[:40]!r}")
+    if params < 1e3:  # 1e-30 "parameters" would print 40-digit token rates
+        raise InputError(f"parameter count must be at least 1e3, got {model_id[:40]!r}")
     return Model.from_param_count(params)

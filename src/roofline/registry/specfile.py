@@ -13,16 +13,104 @@ from roofline.errors import InputError, SpecError
 
 DATA_DIR = Path(str(resources.files("roofline") / "data"))
 
+#: The plausible range of every numeric spec field, in the field's own unit (README, "Editing a spec").
+#: Outside it a value is a typo or a unit slip (GB/s typed as TB/s), refused in one line, so no page
+#: quotes a 400-digit number and no figure axis spans a googol.
+PLAUSIBLE: dict[str, tuple[float, float, str]] = {
+    # hardware.toml
+    "memory_bandwidth_TB_per_s": (1e-6, 1e3, "1 MB/s to 1 PB/s"),
+    "memory_capacity_GB": (1e-3, 1e6, "1 MB to 1 PB"),
+    "memory_capacity_GiB": (1e-3, 1e6, "1 MiB to about 1 PB"),
+    "dense_peak_TFLOP_per_s": (1e-6, 1e6, "1 MFLOP/s to 1 EFLOP/s"),
+    "power_W": (0.1, 1e6, "0.1 W to 1 MW"),
+    # models.toml
+    "n_layers": (1, 10_000, "1 to 10,000"),
+    "hidden_size": (1, 1_000_000, "1 to 1,000,000"),
+    "n_heads": (1, 100_000, "1 to 100,000"),
+    "kv_heads": (1, 100_000, "1 to 100,000"),
+    "head_dim": (1, 100_000, "1 to 100,000"),
+    "ffn_size": (1, 10_000_000, "1 to 10,000,000"),
+    "vocab_size": (1, 100_000_000, "1 to 100,000,000"),
+    "n_experts": (1, 100_000, "1 to 100,000"),
+    "experts_per_token": (1, 100_000, "1 to 100,000"),
+    "published_params_B": (1e-6, 1e6, "a thousand to a quadrillion parameters"),
+    # measurements.toml
+    "measured_GB_per_s": (1e-3, 1e6, "1 MB/s to 1 PB/s"),
+    "measured_TFLOP_per_s": (1e-6, 1e6, "1 MFLOP/s to 1 EFLOP/s"),
+    "measured_tokens_per_s": (1e-3, 1e9, "0.001 to a billion tokens/s"),
+    "prompt_tokens": (1, 1e9, "1 to a billion tokens"),
+    "generated_tokens": (1, 1e9, "1 to a billion tokens"),
+    "power_limit_W": (0.1, 1e6, "0.1 W to 1 MW"),
+}
+
+#: Deeper than this, a TOML document is hostile, not a spec (and Python's parser would recurse out).
+MAX_NESTING = 64
+
+
+def env_path(var: str, default: Path) -> Path:
+    """The spec file named by environment variable `var`, else `default`; set but empty is an error."""
+    import os
+
+    value = os.environ.get(var)
+    if value is None:
+        return default
+    if not value.strip():
+        raise SpecError(f"{var} is set but empty; unset it to use the bundled {default.name}, or name a file")
+    return Path(value)
+
+
+def show(value: Any) -> str:
+    """A number as an error message quotes it: never hundreds of digits.
+
+    >>> show(1e308), show(2**63 - 1), show(3.35)
+    ('1e+308', '9.223372e+18', '3.35')
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return repr(value)[:60]
+    if isinstance(value, int) and abs(value) < 10**15:
+        return str(value)
+    try:
+        return f"{float(value):.7g}"
+    except OverflowError:
+        return "a number with hundreds of digits"
+
+
+def _nesting(text: str) -> int:
+    """The deepest bracket nesting in a TOML text, strings ignored roughly (an upper bound)."""
+    depth = deepest = 0
+    for ch in text:
+        if ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}":
+            depth = max(depth - 1, 0)
+    return deepest
+
 
 def load_table_list(path: Path, key: str) -> list[dict[str, Any]]:
     """The array of tables `[[key]]` in the TOML file at `path`."""
     try:
-        with open(path, "rb") as f:
-            doc = tomllib.load(f)
+        data = path.read_bytes()
     except FileNotFoundError:
         raise SpecError(f"{path}: spec file not found") from None
+    except IsADirectoryError:
+        raise SpecError(f"{path}: is a folder, not a spec file") from None
+    except OSError as err:
+        raise SpecError(f"{path}: cannot be read ({err.strerror or err})") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = data[:err.start].count(b"\n") + 1
+        raise SpecError(f"{path.name}: line {line}: not UTF-8 text (byte 0x{data[err.start]:02x}); "
+                        "save the file as UTF-8") from None
+    if _nesting(text) > MAX_NESTING:
+        raise SpecError(f"{path.name}: nests brackets more than {MAX_NESTING} deep; not a spec file")
+    try:
+        doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
         raise SpecError(f"{path.name}: not valid TOML ({err})") from None
+    except RecursionError:
+        raise SpecError(f"{path.name}: nests too deeply to read; not a spec file") from None
     entries = doc.get(key)
     if not isinstance(entries, list) or not entries:
         raise SpecError(f"{path}: expected at least one [[{key}]] table")
@@ -108,13 +196,16 @@ class Entry:
     def check_number(self, field: str, value: Any, *, integer: bool = False,
                      allow_zero: bool = False) -> float:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise self.fail(field, f"must be a number, got {value!r}")
-        if not math.isfinite(value):
+            raise self.fail(field, f"must be a number, got {show(value)}")
+        if isinstance(value, float) and not math.isfinite(value):
             raise self.fail(field, f"must be finite, got {value!r}")
         if value < 0 or (value == 0 and not allow_zero):
-            raise self.fail(field, f"must be positive, got {value!r}")
+            raise self.fail(field, f"must be positive, got {show(value)}")
         if integer and value != int(value):
-            raise self.fail(field, f"must be a whole number, got {value!r}")
+            raise self.fail(field, f"must be a whole number, got {show(value)}")
+        lo, hi, words = PLAUSIBLE.get(field.split(".")[0], (0, math.inf, ""))
+        if value and not lo <= value <= hi:
+            raise self.fail(field, f"must be between {show(lo)} and {show(hi)} ({words}), got {show(value)}")
         return int(value) if integer else float(value)
 
     def source_url(self, field: str = "source_url") -> str:

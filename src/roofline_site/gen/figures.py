@@ -13,14 +13,18 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 from importlib.metadata import version
 from pathlib import Path
 
 import mkdocs_gen_files
+from mkdocs.exceptions import PluginError
 
 from figures_gen import FIGURES, module, render
+from roofline.measure import measurements_dir
 from roofline.registry.hardware import hardware_path
+from roofline.registry.measurements import measurements_path
 from roofline.registry.models import models_path
 
 from roofline_site.paths import ROOT
@@ -30,8 +34,8 @@ CACHE = ROOT / ".cache" / "figures"
 def inputs() -> list[Path]:
     """Every file whose content can change a figure."""
     files = [*ROOT.glob("figures_gen/*.py"), *ROOT.glob("src/roofline/**/*.py"),
-             *ROOT.glob("src/roofline/data/*.toml"), *ROOT.glob("measurements/*.json"),
-             hardware_path(), models_path()]
+             *ROOT.glob("src/roofline/data/*.toml"), *measurements_dir().glob("*.json"),
+             hardware_path(), models_path(), measurements_path()]
     return sorted(set(files))
 
 
@@ -50,19 +54,49 @@ def rendered() -> dict[str, tuple[bytes, str]]:
     stems = {name: module(name).NAME for name in FIGURES}
     if use_cache and all((folder / f"{s}.svg").exists() and (folder / f"{s}.csv").exists() for s in stems.values()):
         return {s: ((folder / f"{s}.svg").read_bytes(), (folder / f"{s}.csv").read_text()) for s in stems.values()}
-    out = {stems[name]: render(name) for name in FIGURES}
+    out = {stems[name]: _render(name) for name in FIGURES}
     if use_cache:
-        tmp = folder.with_name(folder.name + f".tmp{os.getpid()}")
+        _store(folder, out)
+    return out
+
+
+# A CSV cell that is NaN or an infinity: a reader who downloads the data must never get one.
+NON_FINITE = re.compile(r"(?im)(?:^|,)\s*\"?[-+]?(?:nan|inf|infinity)\"?\s*(?=,|$)")
+
+
+def _render(name: str) -> tuple[bytes, str]:
+    """One figure, or a one-line build error naming its module."""
+    try:
+        svg, csv_text = render(name)
+    except Exception as err:  # noqa: BLE001 — any failure is reported against the module
+        raise PluginError(f"figure module figures_gen/{name}.py failed: {type(err).__name__}: {err}") from None
+    if (bad := NON_FINITE.search(csv_text)) is not None:
+        raise PluginError(f"figure module figures_gen/{name}.py: its published data (CSV) holds "
+                          f"'{bad.group().strip(', ' + chr(10) + chr(13) + chr(34))}', not a finite number")
+    return svg, csv_text
+
+
+def _store(folder: Path, out: dict[str, tuple[bytes, str]]) -> None:
+    """Cache one generation of figures: written into a temporary folder, renamed into place whole.
+
+    A cache is an optimisation: a full disk or a concurrent build that got there first leaves
+    the figures rendered and the cache as it was, never a folder of truncated files.
+    """
+    tmp = folder.with_name(folder.name + f".tmp{os.getpid()}")
+    try:
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir(parents=True)
         for stem, (svg, csv_text) in out.items():
             (tmp / f"{stem}.svg").write_bytes(svg)
             (tmp / f"{stem}.csv").write_text(csv_text)
         for old in CACHE.iterdir():  # keep one generation
-            if old != tmp:
+            if old != tmp and not old.name.startswith(folder.name + ".tmp"):
                 shutil.rmtree(old, ignore_errors=True)
         tmp.rename(folder)
-    return out
+    except OSError:
+        pass
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 for stem, (svg, csv_text) in rendered().items():

@@ -26,9 +26,18 @@ from urllib.parse import urljoin, urlsplit
 import yaml
 
 from roofline.quantities import Source  # a source is a title and a URL, as in the number provenance
+from roofline_site.html import escape as esc
 
 from roofline_site.paths import ROOT
 GLOSSARY_DIR = ROOT / "glossary"
+
+
+def glossary_dir() -> Path:
+    """The glossary folder in use: $ROOFLINE_GLOSSARY if set (tests, what-ifs), else <repo>/glossary."""
+    import os
+
+    env = os.environ.get("ROOFLINE_GLOSSARY")
+    return Path(env) if env else GLOSSARY_DIR
 REDIRECTS_FILE = "_redirects.yml"
 
 #: Folder name -> the label a card and the index show.
@@ -43,6 +52,8 @@ CATEGORIES = {
     "metric": "Metric",
 }
 REQUIRED_FIELDS = ("term", "category", "summary", "sources")
+# A number standing alone ("8 bits", "3.35"); digits inside a name (FP32, E4M3, H100) are not one.
+NUMERAL = re.compile(r"(?<![\w.])[+-]?\d[\d,.]*(?![\w])")
 SLUG = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 
 
@@ -151,6 +162,10 @@ def parse_entry(path: Path, root: Path = ROOT) -> Entry:
     summary = " ".join(meta["summary"].split())
     if not summary.endswith(".") or summary.count(". ") > 0:
         raise GlossaryError(f"{where}: field 'summary' must be one sentence ending with a full stop")
+    if (numeral := NUMERAL.search(summary)) is not None:
+        # Summaries show in hover cards and descriptions, where no token can compute a number.
+        raise GlossaryError(f"{where}: field 'summary' must not contain a numeral ('{numeral.group()}'); "
+                            "put numbers in the body, as tokens")
     sources = meta["sources"]
     if not isinstance(sources, list) or not all(
             isinstance(s, dict) and isinstance(s.get("title"), str) and isinstance(s.get("url"), str)
@@ -204,8 +219,9 @@ def _load_redirects(folder: Path) -> dict[str, str]:
     return dict(data)
 
 
-def load_glossary(folder: Path = GLOSSARY_DIR) -> Glossary:
-    """Every entry under `folder`, checked (fields, categories, see_also, unique names, redirects)."""
+def load_glossary(folder: Path | None = None) -> Glossary:
+    """Every entry under `folder` (default `glossary_dir()`), checked (fields, categories, see_also, names)."""
+    folder = folder or glossary_dir()
     root = folder.parent
     entries = tuple(sorted((parse_entry(p, root) for p in folder.glob("*/*.md")), key=lambda e: e.term.lower()))
     redirects = _load_redirects(folder)
@@ -332,12 +348,12 @@ def linked_slugs(html: str, page_url: str, glossary: Glossary) -> frozenset:
 
 def card_html(entry: Entry, href: str) -> str:
     """The hover card of one entry: term, category, the one-sentence summary, a link."""
-    e = _html.escape
+    e = esc.text
     return (f'<span class="gl-card" role="tooltip" id="gl-card-{entry.slug}" hidden>'
             f'<span class="gl-card-head"><strong class="gl-card-term">{e(entry.term)}</strong> '
             f'<span class="gl-card-cat">{e(entry.category_label)}</span></span>'
             f'<span class="gl-card-summary">{e(entry.summary)}</span>'
-            f'<a class="gl-card-link" href="{e(href)}">Open the glossary entry</a></span>')
+            f'<a class="gl-card-link" href="{esc.attr(href)}">Open the glossary entry</a></span>')
 
 
 def annotate_html(html: str, glossary: Glossary, page_url: str, href_for, exclude: frozenset = frozenset()) -> Annotated:
@@ -385,17 +401,17 @@ EDIT_MARKER = '<span class="gl-edit"></span>'
 def entry_markdown(entry: Entry, glossary: Glossary) -> str:
     """The page published at /glossary/<slug>/: title, category, body, see also, backlinks, sources."""
     by_slug = glossary.by_slug
-    lines = [f"# {entry.term}", "",
-             f'<p class="gl-meta"><span class="gl-cat">{_html.escape(entry.category_label)}</span>'
-             + (f" · also called {', '.join(f'<em>{_html.escape(a)}</em>' for a in entry.aliases)}" if entry.aliases else "")
+    lines = [f"# {esc.text(entry.term)}", "",
+             f'<p class="gl-meta"><span class="gl-cat">{esc.text(entry.category_label)}</span>'
+             + (f" · also called {', '.join(f'<em>{esc.text(a)}</em>' for a in entry.aliases)}" if entry.aliases else "")
              + f' · {EDIT_MARKER}</p>', "", entry.body.rstrip(), ""]
     if entry.see_also:
         lines += ["## See also", ""]
-        lines += [f"- [{by_slug[s].term}]({s}.md): {by_slug[s].summary}" for s in entry.see_also]
+        lines += [f"- [{esc.text(by_slug[s].term)}]({s}.md): {esc.text(by_slug[s].summary)}" for s in entry.see_also]
         lines.append("")
     lines += ["## Mentioned in", "", f'<div class="gl-mentioned" data-gl-mentioned="{entry.slug}"></div>', "",
               "## Sources", ""]
-    lines += [f"- [{s.title}]({s.url})" for s in entry.sources]
+    lines += [f"- {esc.link(s.title, s.url)}" for s in entry.sources]
     return "\n".join(lines) + "\n"
 
 
@@ -410,7 +426,7 @@ def index_markdown(glossary: Glossary) -> str:
         if not members:
             continue
         lines += [f"## {label}", ""]
-        lines += [f"- [{e.term}]({e.slug}.md): {e.summary}" for e in members]
+        lines += [f"- [{esc.text(e.term)}]({e.slug}.md): {esc.text(e.summary)}" for e in members]
         lines.append("")
     lines += ["## A–Z {#a-z}", ""]
     names = sorted(((n, e) for e in glossary.entries for n in e.names), key=lambda t: t[0].lower())
@@ -420,6 +436,7 @@ def index_markdown(glossary: Glossary) -> str:
         if first != letter:
             letter = first
             lines += ["", f"### {letter}", ""]
-        lines.append(f"- [{name}]({e.slug}.md)" if name == e.term else f"- {name}: see [{e.term}]({e.slug}.md)")
+        lines.append(f"- [{esc.text(name)}]({e.slug}.md)" if name == e.term
+                     else f"- {esc.text(name)}: see [{esc.text(e.term)}]({e.slug}.md)")
     lines += ["", "</div>", ""]
     return "\n".join(lines)

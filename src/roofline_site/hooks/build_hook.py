@@ -1,15 +1,23 @@
-"""A plain `mkdocs build` fails as safely as `make site`: one line, and the old site/ kept.
+"""Every `mkdocs build` (plain, or through `make site`) fails without losing site/: the one build-and-swap.
 
-Readers rebuild with `mkdocs build` after editing a spec. MkDocs empties site/ before it
-renders anything, and an error in the registry would surface as a traceback from deep in
-the first page that quotes it. So, for `mkdocs build` (not serve, not --dirty):
+MkDocs empties site/ before it renders anything, runs executed blocks in its own process, and an
+error in the registry would surface as a traceback from deep in the first page that quotes it.
+So, for `mkdocs build` (not serve, not --dirty), this hook, first of all hooks:
 
-* the spec files are loaded up front, and a broken one stops the build with its own
-  one-line message (file, entry, field) before site/ is touched;
-* the build goes into a sibling folder, moved into place only after every other hook has
-  run and no warning was logged under --strict; on failure the folder is removed.
+* loads the spec files, and a broken one stops the build with its own one-line message (file,
+  entry, field) before site/ is touched;
+* forks: the child builds into a sibling folder (`.site.building-<pid>`) in a process group of
+  its own, with a time limit per executed block (ROOFLINE_BLOCK_TIMEOUT_S, default 60 s) and
+  `sys.exit` in a block turned into a build error naming the page line; the parent waits (at most
+  ROOFLINE_BUILD_TIMEOUT_S, default 540 s), then kills whatever the child's group left running;
+* swaps the folder into place only if the child says it finished (its last hook ran and, under
+  --strict, nothing was logged as a warning). A child that exited part-way (`os._exit` in a
+  block), was killed, or overran its time gives one ERROR line naming the page it was rendering,
+  exit status 1, and site/ exactly as it was.
 
-`make site` (roofline_site.build) does the same swap from outside and prints one line.
+`make site` (roofline_site.build) runs `mkdocs build --strict` and reports the first problem in
+one line; the swap is this hook's alone. Without `os.fork` (Windows) the build runs in-process
+with the same temporary folder and swap, less the process-level guards.
 """
 
 from __future__ import annotations
@@ -17,15 +25,23 @@ from __future__ import annotations
 import logging
 import os
 import shutil
+import signal
+import sys
+import threading
+import time
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 from mkdocs.utils import CountHandler
 
-from roofline_site.build import swap_in
+BLOCK_TIMEOUT_ENV, BUILD_TIMEOUT_ENV = "ROOFLINE_BLOCK_TIMEOUT_S", "ROOFLINE_BUILD_TIMEOUT_S"
+DEFAULT_BLOCK_TIMEOUT_S, DEFAULT_BUILD_TIMEOUT_S = 60.0, 540.0
+COMPLETE = "complete"  # the child's last word in its status file when the build may be swapped in
+log = logging.getLogger("mkdocs.plugins.roofline.build_hook")
 
-_state: dict = {"command": None, "dirty": False, "real": None, "tmp": None, "warnings": None}
+_state: dict = {"command": None, "dirty": False, "real": None, "tmp": None, "warnings": None,
+                "status": None, "child": False, "page": "a page"}
 
 
 def check_registry() -> None:
@@ -39,8 +55,155 @@ def check_registry() -> None:
         devices(), models(), published()
     except SpecError as err:
         raise PluginError(f"spec error: {err}") from None
+    except RecursionError:
+        raise PluginError("spec error: a spec file nests too deeply to read") from None
 
 
+def _seconds(env: str, default: float) -> float:
+    try:
+        value = float(os.environ.get(env, default))
+    except ValueError:
+        raise PluginError(f"{env} must be a number of seconds, got {os.environ[env]!r}") from None
+    if not 0 < value < 1e6:
+        raise PluginError(f"{env} must be between 0 and 1e6 seconds, got {value:g}")
+    return value
+
+
+def swap_in(built: Path, site_dir: Path) -> None:
+    """Replace `site_dir` with the finished build in `built`; if the second rename fails, put it back."""
+    old = site_dir.with_name(f".{site_dir.name}.old-{os.getpid()}")
+    shutil.rmtree(old, ignore_errors=True)
+    had = site_dir.exists()
+    if had:
+        site_dir.rename(old)
+    try:
+        built.rename(site_dir)
+    except OSError:
+        if had:
+            old.rename(site_dir)
+        raise
+    shutil.rmtree(old, ignore_errors=True)
+
+
+# ---------------------------------------------------------------- executed blocks (in the child)
+class BlockTimeoutError(Exception):
+    """An executed block ran past its time limit."""
+
+
+class BlockExit(Exception):
+    """An executed block called sys.exit (or raised SystemExit)."""
+
+
+# MkDocs loads hooks under their file path; tracebacks (and the one-line report) name the module.
+BlockTimeoutError.__module__ = BlockExit.__module__ = "roofline_site.hooks.build_hook"
+
+
+def guard_executed_blocks(limit_s: float) -> None:
+    """Bound every markdown-exec Python block in time, and turn its sys.exit into an error.
+
+    markdown-exec runs blocks in the build's own process and catches only Exception, so a
+    SystemExit would end MkDocs part-way with status 0. The alarm re-fires every second after
+    the limit, so a block that swallows the first one still stops.
+    """
+    from markdown_exec._internal.formatters import python as mx
+
+    original = getattr(mx.exec_python, "__wrapped__", mx.exec_python)
+
+    def guarded(code, filename, exec_globals):
+        if threading.current_thread() is not threading.main_thread():
+            return original(code, filename, exec_globals)
+
+        def alarm(signum, frame):
+            raise BlockTimeoutError(f"{_state['page']}: an executed block ran longer than {limit_s:g} s "
+                                    f"({BLOCK_TIMEOUT_ENV})")
+
+        previous = signal.signal(signal.SIGALRM, alarm)
+        signal.setitimer(signal.ITIMER_REAL, limit_s, 1.0)
+        try:
+            return original(code, filename, exec_globals)
+        except SystemExit as exc:
+            raise BlockExit(f"{_state['page']}: an executed block called sys.exit({exc.code!r}); "
+                            "a page cannot end the build") from exc
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+
+    guarded.__wrapped__ = original
+    mx.exec_python = guarded
+
+
+def _note(text: str) -> None:
+    """One line to the parent: the page being rendered, or that the build finished."""
+    if _state["status"] is not None:
+        try:
+            with open(_state["status"], "a", encoding="utf-8") as f:
+                f.write(text + "\n")
+        except OSError:  # the parent then reports a build that did not say it finished
+            pass
+
+
+# ---------------------------------------------------------------- the parent: wait, swap, report
+def _kill_group(pgid: int) -> None:
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _wait(pid: int, timeout_s: float) -> int | None:
+    """The child's exit status (negative: killed by that signal), or None if it overran."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return os.waitstatus_to_exitcode(status)
+        if time.monotonic() > deadline:
+            return None
+        time.sleep(0.05)
+
+
+def _last_page(status: Path) -> str:
+    try:
+        lines = status.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return ""
+    pages = [l.removeprefix("page ") for l in lines if l.startswith("page ")]
+    return pages[-1] if pages else ""
+
+
+def supervise(pid: int, real: Path, tmp: Path, status: Path, timeout_s: float) -> int:
+    """Wait for the building child, kill what its group left, swap on success; the exit status."""
+    problem = ""
+    try:
+        code = _wait(pid, timeout_s)
+    except KeyboardInterrupt:
+        _kill_group(pid)
+        os.waitpid(pid, 0)
+        code, problem = 130, "the build was interrupted"
+    _kill_group(pid)  # processes an executed block started, and the child itself if it overran
+    if code is None:
+        os.waitpid(pid, 0)
+    lines = status.read_text(encoding="utf-8").splitlines() if status.exists() else []
+    page = _last_page(status)
+    where = f" while rendering {page}" if page else ""
+    try:
+        if code == 0 and COMPLETE in lines:
+            swap_in(tmp, real)
+            return 0
+        if code is None:
+            problem = f"the build ran longer than {timeout_s:g} s ({BUILD_TIMEOUT_ENV}){where} and was stopped"
+        elif not problem and "reported" not in lines:
+            problem = (f"the build stopped before it finished{where} (exit status {code}; does an executed "
+                       "block call os._exit or end the process?)")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+        status.unlink(missing_ok=True)
+    if problem:
+        log.error(f"{problem}; {real.name}/ left as it was")
+    return code if code else 1
+
+
+# ---------------------------------------------------------------- hooks
 def on_startup(command, dirty, **kwargs):
     _state.update(command=command, dirty=dirty)
 
@@ -53,8 +216,22 @@ def on_config(config, **kwargs):
     if _state["dirty"]:
         return config  # a dirty build adds to site/ in place by design
     real = Path(config["site_dir"])
+    real.parent.mkdir(parents=True, exist_ok=True)
     tmp = real.with_name(f".{real.name}.building-{os.getpid()}")
+    status = real.with_name(f".{real.name}.building-{os.getpid()}.status")
     shutil.rmtree(tmp, ignore_errors=True)
+    status.unlink(missing_ok=True)
+    block_limit, build_limit = _seconds(BLOCK_TIMEOUT_ENV, DEFAULT_BLOCK_TIMEOUT_S), _seconds(
+        BUILD_TIMEOUT_ENV, DEFAULT_BUILD_TIMEOUT_S)
+    if hasattr(os, "fork"):
+        sys.stdout.flush(), sys.stderr.flush()
+        pid = os.fork()
+        if pid:
+            raise SystemExit(supervise(pid, real, tmp, status, build_limit))
+        os.setpgid(0, 0)  # the child leads a group: the parent kills it, and all it started, at the end
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+        _state.update(child=True, status=status)
+        guard_executed_blocks(block_limit)
     _state.update(real=real, tmp=tmp)
     config["site_dir"] = str(tmp)
     if config["strict"]:
@@ -64,8 +241,16 @@ def on_config(config, **kwargs):
     return config
 
 
+@event_priority(100)
+def on_page_markdown(markdown, page, **kwargs):
+    _state["page"] = page.file.src_uri
+    if _state["child"]:
+        _note(f"page {page.file.src_uri}")
+    return markdown
+
+
 def _discard() -> None:
-    if _state["tmp"] is not None:
+    if _state["tmp"] is not None and not _state["child"]:
         shutil.rmtree(_state["tmp"], ignore_errors=True)
     if _state["warnings"] is not None:
         logging.getLogger("mkdocs").removeHandler(_state["warnings"])
@@ -78,13 +263,18 @@ def on_post_build(config, **kwargs):
     if real is None:
         return
     if counter is not None and counter.get_counts():
-        _discard()  # MkDocs aborts next ("in strict mode"); site/ stays as it was
+        _note("reported")  # MkDocs aborts next ("in strict mode"), having logged why
+        _discard()
         return
-    swap_in(tmp, real)
-    config["site_dir"] = str(real)
-    _state["tmp"] = None
+    if _state["child"]:
+        _note(COMPLETE)  # the parent swaps the folder in
+    else:
+        swap_in(tmp, real)
+        config["site_dir"] = str(real)
+        _state["tmp"] = None
     _discard()
 
 
 def on_build_error(error, **kwargs):
+    _note("reported")  # MkDocs logs the error itself
     _discard()

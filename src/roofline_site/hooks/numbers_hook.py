@@ -11,6 +11,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 
 from roofline_site import serve_state
+from roofline_site.html import escape as esc
 from roofline_site.html.values import non_finite_text
 from roofline_site.release.changelog import changelog as _changelog
 from roofline_site.numbers.tables import table as _table
@@ -55,19 +56,28 @@ def on_serve(server, config, builder, **kwargs):
     return server
 
 
-def figure_block(name: str, page_uri: str) -> Raw:
-    """Markdown for a figure: the SVG with its alt text, the caption, and a link to its CSV."""
-    import posixpath
+def figure_block(name: str, page_url: str) -> Raw:
+    """HTML for a figure: the SVG with its alt text, the caption, and a link to its CSV.
+
+    Written as HTML, not Markdown, so that text a figure quotes from the registry is never read
+    as Markdown; `page_url` is the page's URL (links are relative to where it is served).
+    """
+    from mkdocs.utils import get_relative_url
 
     from figures_gen import module
 
     mod = module(name)
-    base = posixpath.relpath("figures", posixpath.dirname(page_uri) or ".")
-    alt = mod.alt().replace("[", "(").replace("]", ")")
+    base = get_relative_url("figures/", page_url).rstrip("/") or "."
+    try:
+        alt, caption = mod.alt(), mod.caption()
+    except Exception as err:  # noqa: BLE001 — named, with the figure, on one line
+        raise TokenError(f"figure {name!r} (figures_gen/{name}.py): {type(err).__name__}: {err}") from None
+    # Alt text and caption quote registry names: escaped here, once; no Markdown pass reads them.
+    src = esc.attr(f"{base}/{mod.NAME}")
     return Raw(
-        f'<figure class="rl-fig" markdown="span">\n'
-        f'![{alt}]({base}/{mod.NAME}.svg){{ loading=lazy width="700" height="420" }}\n'
-        f'<figcaption markdown="span">{mod.caption()} [Data (CSV)]({base}/{mod.NAME}.csv)</figcaption>\n'
+        f'<figure class="rl-fig">\n'
+        f'<img alt="{esc.attr(alt)}" height="420" loading="lazy" src="{src}.svg" width="700" />\n\n'
+        f'<figcaption>{esc.text(caption)} <a href="{src}.csv">Data (CSV)</a></figcaption>\n'
         f"</figure>"
     )
 
@@ -76,7 +86,7 @@ def on_page_markdown(markdown, page, config, files, **kwargs):
     uri = page.file.src_uri
     records = _records[uri] = []
     try:
-        return expand(markdown, uri, records, {"figure": lambda name: figure_block(name, uri),
+        return expand(markdown, uri, records, {"figure": lambda name: figure_block(name, page.url),
                                                "table": lambda name, **kw: _table(name, uri, records, **kw),
                                                "changelog": _changelog})
     except TokenError as err:

@@ -15,6 +15,7 @@ robots.txt and a byte-for-byte reproducible sitemap.
 from __future__ import annotations
 
 import gzip
+import html as _html
 import logging
 import os
 import re
@@ -26,6 +27,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 
 from roofline_site import serve_state
+from roofline_site.html import escape as esc
 from roofline_site.html.markdown_copy import CopyWriter, article_html, drop_tooltips, markdown_path
 
 DESCRIPTION_MAX_CHARS = 160
@@ -173,10 +175,13 @@ def on_nav(nav, config, files, **kwargs):
 @event_priority(-100)  # last: the copy is made from the content every other hook has finished
 def on_page_content(html, page, config, files, **kwargs):
     meta = page.meta
-    if not meta.get("description"):
+    description = meta.get("description")
+    if not description:
         description = shorten(str(meta["summary"])) if meta.get("summary") else derived_description(html)
-        if description:
-            meta["description"] = description
+    if description:
+        # The theme writes meta.description into an attribute unescaped, and a summary or a
+        # first paragraph can quote a file: escaped here, read back as text for llms.txt.
+        meta["description"] = esc.attr(description)
     # Start the Markdown copy now, while MkDocs renders the other pages (see markdown_copy).
     _copies.submit(page.file.src_uri, article_html(html, page.title or config["site_name"]))
     _submitted[page.file.src_uri] = html
@@ -191,7 +196,8 @@ def on_page_context(context, page, config, nav, **kwargs):
     _submitted.pop(src, None)
     md_rel = markdown_path(page.file.dest_uri)
     _pending[src] = (md_rel, PageEntry(page.title or "", md_rel,
-                                       page.meta.get("description") or config.get("site_description") or ""))
+                                       _html.unescape(page.meta.get("description") or "")
+                                       or config.get("site_description") or ""))
     return context
 
 
@@ -256,7 +262,8 @@ def llms_txt(site_name: str, site_description: str, sections: list[tuple[str, li
             if entry is None or uri in listed:
                 continue
             listed.add(uri)
-            rows.append(f"- [{entry.title}]({entry.markdown_path})" + (f": {entry.description}" if entry.description else ""))
+            rows.append(f"- [{esc.markdown(entry.title)}]({entry.markdown_path})"
+                        + (f": {esc.markdown(entry.description)}" if entry.description else ""))
         if rows:
             lines += [f"## {title}", "", *rows, ""]
     return "\n".join(lines)

@@ -1,1 +1,1 @@
-"""Reading and writing built HTML: Markdown copies of pages."""
+"""Reading and writing built HTML: Markdown copies of pages, and escaping at the boundary (escape.py)."""

@@ -42,6 +42,9 @@ def drop_tooltips(html: str) -> str:
     return "".join(out)
 
 
+_COPY_SYNTAX = re.compile(r"([\[\]<>`])")
+
+
 def _converter():
     """HTML -> Markdown for the page copies: fenced code with its language, ATX headings.
 
@@ -56,8 +59,15 @@ def _converter():
                     return cls.removeprefix("language-")
         return ""
 
-    return MarkdownConverter(heading_style="ATX", bullets="-", code_language_callback=language,
-                             escape_underscores=False, escape_asterisks=False)
+    class Converter(MarkdownConverter):
+        def escape(self, text, parent_tags):
+            # Text a page shows may quote a file ("[x](javascript:..)", "<b>"): in the copy it stays
+            # text, never a link or a tag. Emphasis characters are left alone (formulas use them).
+            text = super().escape(text, parent_tags)
+            return _COPY_SYNTAX.sub(r"\\\1", text) if "_noformat" not in parent_tags else text
+
+    return Converter(heading_style="ATX", bullets="-", code_language_callback=language,
+                     escape_underscores=False, escape_asterisks=False)
 
 
 def article_markdown(page_html: str) -> str:

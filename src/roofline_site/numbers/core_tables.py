@@ -6,7 +6,7 @@ Registered in `tables.TABLES` as "ridge" and "sol".
 from __future__ import annotations
 
 from roofline_site.numbers.table_base import Table as _Table
-from roofline_site.numbers.table_base import escape_cell as _escape_cell
+from roofline_site.html.escape import text as esc_text
 from roofline_site.numbers.table_base import markdown_table as _markdown
 from roofline_site.numbers.tokens import Raw
 
@@ -21,7 +21,7 @@ def ridge_table(page: str = "", records: list | None = None) -> Raw:
     for d in devices().values():
         dtype = d.sixteen_bit_dtype
         # Peak and bandwidth to four figures, as datasheets print them; the ridge to three.
-        rows.append([_escape_cell(d.name), dtype, t.cell(peak(d.id, dtype).sig(4)), t.cell(bandwidth(d.id).sig(4)),
+        rows.append([esc_text(d.name), dtype, t.cell(peak(d.id, dtype).sig(4)), t.cell(bandwidth(d.id).sig(4)),
                      t.cell(ridge(d.id, dtype))])
     return _markdown(["Device", "dtype", "Dense peak", "Memory bandwidth", "Ridge point"], rows,
                      ["l", "l", "r", "r", "r"])
@@ -45,9 +45,9 @@ def sol_table(page: str = "", records: list | None = None, weight_dtype: str = "
         fits = weight_bytes_resident(m, weight_dtype) <= d.memory_capacity_bytes
         return t.cell(sol(m.id, d.id, weight_dtype)) + ("" if fits else " †")
 
-    rows = [[_escape_cell(d.name), t.cell(bandwidth(d.id).sig(4)), *(cell(m, d) for m in ms)]
+    rows = [[esc_text(d.name), t.cell(bandwidth(d.id).sig(4)), *(cell(m, d) for m in ms)]
             for d in devices().values()]
-    return _markdown(["Device", "Bandwidth", *(_escape_cell(m.name) for m in ms)], rows,
+    return _markdown(["Device", "Bandwidth", *(esc_text(m.name) for m in ms)], rows,
                      ["l", "r", *("r" for _ in ms)])
 
 

@@ -7,21 +7,19 @@ provenance popover and lands in numbers.json. Registered in `tables.TABLES` as
 
 from __future__ import annotations
 
-import html
-
 from roofline_site.numbers.table_base import Table as _Table
-from roofline_site.numbers.table_base import escape_cell as _escape_cell
+from roofline_site.html.escape import link as esc_link, text as esc_text
 from roofline_site.numbers.table_base import markdown_table as _markdown
 from roofline_site.numbers.tokens import Raw
 
 
 def _source_link(p) -> str:
-    return f"[{_escape_cell(p.tool)}, {html.escape(p.date)}]({p.source_url})"
+    return esc_link(f"{p.tool}, {p.date}", p.source_url)
 
 
 def _run_on(p) -> str:
     """The chip it ran on, marked † where a registry device stands in for it."""
-    return _escape_cell(p.measured_on) + " †" if p.measured_on else _escape_cell(p.device.name)
+    return esc_text(p.measured_on) + " †" if p.measured_on else esc_text(p.device.name)
 
 
 def _with_notes(table: Raw, entries) -> Raw:
@@ -34,7 +32,7 @@ def _with_notes(table: Raw, entries) -> Raw:
         text = f"{p.what}{shape}. Software: {p.software}."
         if p.mapping:
             text += f" † {p.mapping}"
-        lines.append(f"{i}. **{_escape_cell(p.tool)}, {_escape_cell(where)}{_escape_cell(model)}**: {_escape_cell(text)}")
+        lines.append(f"{i}. **{esc_text(p.tool)}, {esc_text(where)}{esc_text(model)}**: {esc_text(text)}")
     return Raw(str(table) + "\n\n" + "\n".join(lines))
 
 
@@ -45,7 +43,7 @@ def bandwidth_table(page: str = "", records: list | None = None) -> Raw:
 
     t = _Table(page, records, "table('measured-bandwidth')", "published sustained bandwidth against spec")
     entries = of_kind("bandwidth")
-    rows = [[str(i), _run_on(p), _escape_cell(p.device.name), t.cell(bandwidth(p.device_id).sig(4)),
+    rows = [[str(i), _run_on(p), esc_text(p.device.name), t.cell(bandwidth(p.device_id).sig(4)),
              t.cell(derated_bandwidth(p.device_id)), t.cell(measured(p.id)), t.cell(measured_share(p.id)),
              _source_link(p)] for i, p in enumerate(entries, 1)]
     return _with_notes(_markdown(["#", "Measured on", "Compared with", "Spec", "Derated", "Measured",
@@ -73,7 +71,7 @@ def decode_table(page: str = "", records: list | None = None) -> Raw:
 
     t = _Table(page, records, "table('measured-decode')", "published batch-1 decode against the speed of light")
     entries = of_kind("decode")
-    rows = [[str(i), _run_on(p), _escape_cell(p.model_name) + (" †" if p.measured_model else ""), p.dtype,
+    rows = [[str(i), _run_on(p), esc_text(p.model_name) + (" †" if p.measured_model else ""), p.dtype,
              t.cell(sol(p.model_id, p.device_id, p.dtype)), t.cell(derated_sol(p.model_id, p.device_id, p.dtype)),
              t.cell(measured(p.id)), t.cell(measured_share(p.id)), _source_link(p)]
             for i, p in enumerate(entries, 1)]
@@ -91,10 +89,10 @@ def machines_table(page: str = "", records: list | None = None) -> Raw:
     rows = []
     for m in site_measurements():
         src = m.source.split("/")[-1]
-        rows.append([_escape_cell(m.label), f"`{_escape_cell(m.source)}`", _escape_cell(m.cpu_model),
+        rows.append([esc_text(m.label), f"<code>{esc_text(m.source)}</code>", esc_text(m.cpu_model),
                      t.cell(machine("copy", source=src)), t.cell(machine("triad", source=src)),
                      t.cell(machine("fp64", source=src)), t.cell(machine("fp32", source=src)),
-                     t.cell(machine_ridge(source=src)), _escape_cell(m.blas)])
+                     t.cell(machine_ridge(source=src)), esc_text(m.blas)])
     return _markdown(["Machine", "File", "CPU", "Copy", "Triad", "fp64 GEMM", "fp32 GEMM", "Ridge (fp32 ÷ triad)",
                       "BLAS"], rows, ["l", "l", "l", "r", "r", "r", "r", "r", "l"])
 
@@ -108,7 +106,7 @@ def kernels_table(page: str = "", records: list | None = None) -> Raw:
     m = example_measurement()
     names = {"copy": "STREAM copy", "triad": "STREAM triad", "fp64": "fp64 GEMM", "fp32": "fp32 GEMM"}
     rows = [[names[k], t.cell(machine(k)), t.cell(machine(k, "best")), t.cell(machine_reps(k))] for k in names]
-    return _markdown([f"Kernel ({_escape_cell(m.label)})", "Median", "Best", "Repetitions"], rows, ["l", "r", "r", "r"])
+    return _markdown([f"Kernel ({esc_text(m.label)})", "Median", "Best", "Repetitions"], rows, ["l", "r", "r", "r"])
 
 
 TABLES = {

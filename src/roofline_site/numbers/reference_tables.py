@@ -8,10 +8,8 @@ in `tables.TABLES` as "prefill-crossover", "critical-batches", "hardware-specs",
 
 from __future__ import annotations
 
-import html
-
 from roofline_site.numbers.table_base import Table as _Table
-from roofline_site.numbers.table_base import escape_cell as _escape_cell
+from roofline_site.html.escape import link as esc_link, text as esc_text
 from roofline_site.numbers.table_base import markdown_table as _markdown
 from roofline_site.numbers.tokens import Raw
 
@@ -21,8 +19,7 @@ UNFIT = "‡"  # marks a critical batch that does not fit in memory
 
 
 def _link(text: str, url: str) -> str:
-    text = html.escape(text).replace("[", "(").replace("]", ")")
-    return _escape_cell(f"[{text}]({url})")
+    return esc_link(text, url)
 
 
 def prefill_crossover_table(page: str = "", records: list | None = None, model: str = "llama-3.1-8b") -> Raw:
@@ -38,9 +35,9 @@ def prefill_crossover_table(page: str = "", records: list | None = None, model: 
     for d in devices().values():
         pre = prefill(model, d.id, prompt)
         ttft = t.cell(pre.ttft) if pre.fits else f"{NOT_FIT} does not fit"
-        rows.append([_escape_cell(d.name), t.cell(ridge(d.id, d.sixteen_bit_dtype)),
+        rows.append([esc_text(d.name), t.cell(ridge(d.id, d.sixteen_bit_dtype)),
                      t.cell(crossover_prompt(bare, d.id)), t.cell(crossover_prompt(model, d.id)), ttft])
-    name = _escape_cell(get_model(model).name)
+    name = esc_text(get_model(model).name)
     return _markdown(["Device", "Ridge (dense 16-bit)", "Crossover, weights only", f"Crossover, {name}",
                          f"Time to first token, {prompt.text()}-token prompt"], rows, ["l", "r", "r", "r", "r"])
 
@@ -63,7 +60,7 @@ def critical_batches_table(page: str = "", records: list | None = None, model: s
         cross = (t.cell(whole_step_crossing(model, d.id, ctx)) if whole_step_reaches_ridge(model, d.id, ctx)
                  else NEVER)
         crit_cell = t.cell(crit) + ("" if float(crit) <= float(wall) else f" {UNFIT}")
-        rows.append([_escape_cell(d.name), t.cell(ridge(d.id, d.sixteen_bit_dtype)), crit_cell,
+        rows.append([esc_text(d.name), t.cell(ridge(d.id, d.sixteen_bit_dtype)), crit_cell,
                      t.cell(wall), cross])
     table = _markdown(["Device", "Ridge (dense 16-bit)", "Critical batch (weight matmuls)",
                           f"Largest batch that fits, {ctx.text()} tokens cached",
@@ -80,7 +77,7 @@ def hardware_specs_table(page: str = "", records: list | None = None) -> Raw:
     from roofline.quantities import bandwidth, capacity_quoted, ridge
 
     t = _Table(page, records, "table('hardware-specs')", "registry device specifications")
-    rows = [[_link(d.name, d.source_url), f"`{d.id}`", _escape_cell(d.vendor), _escape_cell(d.memory_type),
+    rows = [[_link(d.name, d.source_url), f"<code>{esc_text(d.id)}</code>", esc_text(d.vendor), esc_text(d.memory_type),
              t.cell(capacity_quoted(d.id)), t.cell(bandwidth(d.id).sig(4)), t.cell(ridge(d.id, d.sixteen_bit_dtype))]
             for d in devices().values()]
     return _markdown(["Device (source)", "id", "Vendor", "Memory", "Capacity", "Bandwidth", "Ridge (dense 16-bit)"],
@@ -94,7 +91,7 @@ def hardware_peaks_table(page: str = "", records: list | None = None) -> Raw:
     from roofline.quantities import peak
 
     t = _Table(page, records, "table('hardware-peaks')", "dense peak per format")
-    rows = [[_escape_cell(d.name),
+    rows = [[esc_text(d.name),
              *(t.cell(peak(d.id, dt).sig(4)) if dt in d.dense_peak_flop_per_s else "—" for dt in PEAK_DTYPES)]
             for d in devices().values()]
     return _markdown(["Device", *PEAK_DTYPES], rows, ["l", *("r" for _ in PEAK_DTYPES)])
@@ -104,8 +101,8 @@ def hardware_notes_table(page: str = "", records: list | None = None) -> Raw:
     """Every device: how its values were read or derived, its source, confidence and the date checked."""
     from roofline.registry.hardware import devices
 
-    rows = [[_escape_cell(d.name), _md_text(d.note), _link(d.source_title, d.source_url),
-             d.confidence, d.checked.isoformat()] for d in devices().values()]
+    rows = [[esc_text(d.name), _md_text(d.note), _link(d.source_title, d.source_url),
+             esc_text(d.confidence), d.checked.isoformat()] for d in devices().values()]
     return _markdown(["Device", "Note", "Source", "Confidence", "Checked"], rows, ["l", "l", "l", "l", "l"])
 
 
@@ -120,6 +117,4 @@ TABLES = {
 
 def _md_text(text: str) -> str:
     """Registry prose as literal text: no emphasis from a datasheet's '312|624* (*with sparsity)'."""
-    for ch in "\\*_`[]":
-        text = text.replace(ch, "\\" + ch)
-    return _escape_cell(html.escape(text, quote=False))
+    return esc_text(text)

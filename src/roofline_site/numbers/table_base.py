@@ -10,6 +10,10 @@ from roofline_site.numbers.tokens import Raw, Rendered, render_value
 
 
 def escape_cell(text: str) -> str:
+    """Markup the site made (a rendered number) as one Markdown cell: no pipe, no newline.
+
+    Text from a file never comes here raw: it goes through `roofline_site.html.escape.text` first.
+    """
     # A literal pipe would end the Markdown cell; newlines would end the row.
     return text.replace("|", "&#124;").replace("\n", " ")
 

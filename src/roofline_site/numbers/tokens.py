@@ -9,10 +9,11 @@ number with no provenance. Fenced code and inline code are left alone.
 from __future__ import annotations
 
 import hashlib
-import html
 import itertools
 import re
 from dataclasses import dataclass, field
+
+from roofline_site.html import escape as esc
 
 TOKEN = re.compile(r"\{\{(.+?)\}\}", re.S)
 FENCE = re.compile(r"^( {0,8})(`{3,}|~{3,})", re.M)
@@ -54,9 +55,6 @@ def evaluate(expr: str, namespace: dict | None = None, where: str = "<token>"):
     return eval(compile(expr, where, "eval"), {"__builtins__": {}}, dict(names))  # noqa: S307 — the repo's own pages
 
 
-# Characters Markdown would read as syntax inside the popover text (emphasis, links, code):
-# written as entities so a label such as "head_dim" or a source title survives as typed.
-_MD_SYNTAX = str.maketrans({c: f"&#{ord(c)};" for c in "*_[]`\\$"})
 _ids = itertools.count(1)
 # While a build runs, popovers wait in this store and the page carries a comment in their place:
 # Markdown, the glossary pass, search indexing and the Markdown copies then skip about half of
@@ -66,7 +64,9 @@ POPOVER_SLOT = re.compile(r"<!--rl-prov:([\w-]+)-->")
 
 
 def _text(s: str) -> str:
-    return html.escape(str(s)).translate(_MD_SYNTAX)
+    # Labels, formulas and source titles come from the registry: literal in HTML and in Markdown
+    # (a label such as "head_dim" or a source title survives as typed).
+    return esc.text(s)
 
 
 def _popover(q, ident: str) -> str:
@@ -83,7 +83,7 @@ def _popover(q, ident: str) -> str:
     rows, sources = [], []
     for i in q.inputs:
         raw = i.value if isinstance(i.value, str) else repr(float(i.value))
-        rows.append(f'<span class="rl-prov-in" data-rl-input="{html.escape(raw)}" data-rl-unit="{html.escape(i.unit)}">'
+        rows.append(f'<span class="rl-prov-in" data-rl-input="{esc.attr(raw)}" data-rl-unit="{esc.attr(i.unit)}">'
                     f'<span class="rl-prov-in-label">{_text(i.label)}</span>: <b>{_text(i.text())}</b></span> ')
         if i.source is not None and i.source not in sources:
             sources.append(i.source)
@@ -91,8 +91,8 @@ def _popover(q, ident: str) -> str:
         inputs = f' <span class="rl-prov-head">Inputs</span> <span class="rl-prov-inputs">{"".join(rows)}</span>'
     else:
         inputs = ' <span class="rl-prov-none">No registry inputs: a value chosen for the example.</span>'
-    links = " ".join(f'<a class="rl-prov-src" href="{html.escape(s.url)}" rel="noopener">{_text(s.title)}</a>'
-                     for s in sources)
+    links = " ".join(f'<a class="rl-prov-src" href="{esc.url(s.url)}" rel="noopener">{_text(s.title)}</a>'
+                     if esc.is_web_url(s.url) else _text(s.title) for s in sources)
     srcs = f' <span class="rl-prov-head">Sources</span> <span class="rl-prov-sources">{links}</span>' if links else ""
     # The body sits in a <template>: inert until provenance.js moves it into the popover, so a page
     # with hundreds of numbers does not carry thousands of hidden elements through style and scripts.
@@ -138,7 +138,7 @@ def render_value(value, *, plain: bool, ident: str | None = None) -> tuple[str, 
     from roofline.quantities import Quantity
 
     if isinstance(value, Quantity):
-        text = html.escape(value.text())
+        text = esc.text(value.text())
         if plain:
             return text, value
         ident = ident or f"rl-p-x{next(_ids)}"
@@ -147,7 +147,7 @@ def render_value(value, *, plain: bool, ident: str | None = None) -> tuple[str, 
     if isinstance(value, Raw):
         return str(value), None
     if isinstance(value, str):
-        return html.escape(value), None
+        return esc.text(value), None  # a name from a spec file: literal, never Markdown or HTML
     if isinstance(value, bool):
         raise TypeError("evaluated to True/False; wrap a condition in claim(condition, 'statement')")
     if isinstance(value, (int, float)):
@@ -187,6 +187,38 @@ def _sentence(markdown: str, start: int, end: int) -> str:
     return " ".join(markdown[a:b].split())
 
 
+def _tokens(markdown: str, protected: list[tuple[int, int]]):
+    """Every token outside code; a `{{` inside code never swallows a real token after it."""
+    pos = 0
+    while (m := TOKEN.search(markdown, pos)) is not None:
+        inside = next((b for a, b in protected if a <= m.start() < b), None)
+        if inside is None:
+            yield m
+            pos = m.end()
+        else:
+            pos = max(inside, m.start() + 1)
+
+
+def _check_closed(markdown: str, page: str, protected: list[tuple[int, int]]) -> None:
+    """Raise TokenError for a `{{` outside code that no `}}` closes before the next `{{` or the paragraph's end.
+
+    Unclosed, a token would be published as literal braces, or would swallow the prose up to the
+    next token's braces.
+    """
+    for m in re.finditer(r"\{\{", markdown):
+        if any(a <= m.start() < b for a, b in protected):
+            continue
+        if m.start() > 0 and markdown[m.start() - 1] == "{":
+            continue  # the second brace of "{{{": the first pair is the token
+        rest = markdown[m.end():]
+        close, reopen, para = rest.find("}}"), rest.find("{{"), rest.find("\n\n")
+        if close == -1 or -1 < reopen < close or -1 < para < close:
+            line_no = markdown.count("\n", 0, m.start()) + 1
+            stop = m.end() + para if para != -1 else len(markdown)
+            snippet = " ".join(markdown[m.start():min(m.start() + 40, stop)].split())
+            raise TokenError(f"{page}:{line_no}: token '{snippet}' is never closed with '}}}}'")
+
+
 def expand(markdown: str, page: str, records: list[Rendered] | None = None,
            extra: dict | None = None) -> str:
     """Replace every token outside code; raise TokenError naming `page` on the first failure.
@@ -195,10 +227,9 @@ def expand(markdown: str, page: str, records: list[Rendered] | None = None,
     """
     namespace = {**_namespace(), **(extra or {})}
     protected = _protected_spans(markdown)
+    _check_closed(markdown, page, protected)
     out, last, numbers = [], 0, 0
-    for m in TOKEN.finditer(markdown):
-        if any(a <= m.start() < b for a, b in protected):
-            continue
+    for m in _tokens(markdown, protected):
         expr = m.group(1).strip()
         line_start = markdown.rfind("\n", 0, m.start()) + 1
         line = markdown[line_start:m.start()]

@@ -98,9 +98,11 @@ def record(version: str, note: str, since: str, commit: str, rows, path: Path,
         raise ReleaseError("a page failed to render; fix it before recording a release")
     changes = tuple(Row(**{k: getattr(r, k) for k in KEPT_FIELDS}) for r in rows if r.kind in RECORDED_KINDS)
     release = Release(version, (today or _dt.date.today()).isoformat(), note.strip(), since, commit, changes)
-    with path.open("a", encoding="utf-8") as f:
-        f.write(release_toml(release))
-    return path
+    from roofline.atomic import atomic_write_text
+
+    # The whole file rewritten through a temporary file: a full disk never leaves half a release.
+    existing = path.read_text(encoding="utf-8") if path.exists() else ""
+    return atomic_write_text(path, existing + release_toml(release))
 
 
 # ---------------------------------------------------------------- page --------------------

@@ -1,0 +1,45 @@
+"""Writing a file so that a failure never leaves it half-written: a temporary file, then a rename.
+
+Every file the project writes (`roofline measure --out`, numbers-diff records, caches) goes through
+here. The bytes go to a temporary file in the target's own folder (same filesystem), are flushed
+to disk, and the temporary file is renamed over the target: a reader sees the old file or the new
+one, never a truncated mix, even when the disk fills or the process is killed mid-write.
+
+>>> import tempfile, pathlib
+>>> p = pathlib.Path(tempfile.mkdtemp()) / "x.json"
+>>> atomic_write_text(p, "{}\\n") == p and p.read_text()
+'{}\\n'
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+
+def atomic_write_bytes(path: Path | str, data: bytes) -> Path:
+    """Write `data` to `path` through a temporary sibling and a rename; on any error `path` is unchanged."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        if path.exists():
+            os.chmod(tmp, path.stat().st_mode & 0o7777)
+        else:
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def atomic_write_text(path: Path | str, text: str, encoding: str = "utf-8") -> Path:
+    """`atomic_write_bytes` for text."""
+    return atomic_write_bytes(path, text.encode(encoding))

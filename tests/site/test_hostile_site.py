@@ -1,0 +1,135 @@
+"""Nothing a file contains runs on a page: hostile strings in every file kind, checked in Chromium.
+
+tests/support/hostile.py plants script, event handlers, javascript: links and Markdown into every
+free-text field of temporary copies of hardware.toml, models.toml, measurements.toml, a measurement
+JSON file and a glossary entry. The site built from them must run none of it (no dialog, no script
+error, no javascript: link anywhere) and show each string as typed.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from tests.support.browser import CHROMIUM, CHROMIUM_FLAGS, browser_missing, build_site
+from tests.support.hostile import PAGE_PAYLOADS, PAYLOADS, plant
+from tools.server import serve
+
+
+@pytest.fixture(scope="module")
+def hostile_site(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("hostile")
+    env = plant(folder / "data")
+    proc = build_site(folder / "site", {**env, "ROOFLINE_FIGURE_CACHE": "0"})
+    if proc.returncode != 0:
+        pytest.fail(f"the hostile build failed:\n{proc.stderr[-3000:]}", pytrace=False)
+    return folder / "site"
+
+
+class _Dangerous(HTMLParser):
+    """Collects every event handler, javascript:/data: link and script that carries a planted payload."""
+
+    def __init__(self):
+        super().__init__()
+        self.found: list[str] = []
+        self._script = False
+
+    def handle_starttag(self, tag, attrs):
+        for name, value in attrs:
+            value = value or ""
+            if name.startswith("on") and "alert" in value:
+                self.found.append(f"<{tag} {name}={value[:40]!r}>")
+            if name in ("href", "src", "action", "formaction") and value.strip().lower().startswith(("javascript:", "data:text")):
+                self.found.append(f"<{tag} {name}={value[:40]!r}>")
+        self._script = tag == "script"
+
+    def handle_endtag(self, tag):
+        self._script = False
+
+    def handle_data(self, data):
+        if self._script and "alert(document.domain)" in data:
+            self.found.append(f"<script>{data[:40]!r}")
+
+
+def test_no_planted_markup_survives_in_any_built_file(hostile_site):
+    files = [*hostile_site.rglob("*.html"), *hostile_site.rglob("*.svg")]
+    assert len(files) > 20
+    planted_somewhere = 0
+    for f in files:
+        text = f.read_text(encoding="utf-8")
+        planted_somewhere += "XSS-" in text
+        parser = _Dangerous()
+        parser.feed(text)
+        assert parser.found == [], f"{f.relative_to(hostile_site)}: {parser.found}"
+    assert planted_somewhere >= 10, "the planted strings did not reach the pages: the test tests nothing"
+
+
+def test_llms_txt_and_markdown_copies_make_no_links_from_planted_text(hostile_site):
+    for f in [hostile_site / "llms.txt", *hostile_site.rglob("index.md")]:
+        text = f.read_text(encoding="utf-8")
+        # A Markdown link is `[..](..)` with both brackets unescaped; `\\[x\\](javascript:y)` is text.
+        live = re.findall(r"(?<!\\)\[[^\]]*(?<!\\)\]\(\s*javascript:", text)
+        assert live == [], f"{f.relative_to(hostile_site)}: {live}"
+        assert "\x1b" not in text
+
+
+@pytest.fixture(scope="module")
+def hostile_url(hostile_site):
+    with serve(hostile_site) as base:
+        yield base.rstrip("/")
+
+
+@pytest.fixture(scope="module")
+def tab(tmp_path_factory, hostile_url):
+    if reason := browser_missing():
+        if os.environ.get("ROOFLINE_REQUIRE_BROWSER") == "1":
+            pytest.fail(f"browser tests are required here (ROOFLINE_REQUIRE_BROWSER=1) but {reason}", pytrace=False)
+        pytest.skip(reason)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        ctx = p.chromium.launch_persistent_context(
+            str(tmp_path_factory.mktemp("profile")), executable_path=CHROMIUM, headless=True,
+            args=CHROMIUM_FLAGS, viewport={"width": 1280, "height": 900})
+        page = ctx.new_page()
+        page.ran = []
+        page.on("dialog", lambda d: (page.ran.append(f"dialog: {d.message}"), d.dismiss()))
+        page.on("pageerror", lambda e: page.ran.append(f"page error: {e}"))
+        page.on("console", lambda m: m.type == "error" and page.ran.append(f"console: {m.text}"))
+        page.base = hostile_url
+        yield page
+        ctx.close()
+
+
+PAGES = ["", "measure/", "real-systems/", "hardware/", "decode/", "prefill/", "memory-bandwidth/", "ridge-point/",
+         "batching/", "playbook/", "calculator/", "glossary/", "glossary/ridge-point/", "arithmetic-intensity/"]
+
+
+@pytest.mark.browser
+def test_planted_strings_run_nowhere_and_show_as_typed(tab):
+    shown = ""
+    for path in PAGES:
+        tab.goto(f"{tab.base}/{path}", wait_until="networkidle")
+        # Open every number's provenance and every glossary card on the page: their text is planted too.
+        tab.evaluate("""() => { for (const el of document.querySelectorAll('.rl-num, .gl-term'))
+                                  el.dispatchEvent(new MouseEvent('mouseover', {bubbles: true})); }""")
+        tab.wait_for_timeout(200)
+        shown += tab.evaluate("() => document.body.innerText")
+        assert tab.ran == [], f"/{path}: {tab.ran}"
+        links = tab.evaluate("() => [...document.querySelectorAll('a[href]')].map(a => a.href)")
+        assert not [h for h in links if h.lower().startswith("javascript:")], path
+    # Search renders results from the index: type a planted marker and let it draw them.
+    tab.goto(f"{tab.base}/", wait_until="networkidle")
+    search = tab.locator("input[data-md-component=search-query]")
+    if search.count():
+        tab.keyboard.press("s")
+        search.fill("XSS")
+        tab.wait_for_timeout(1500)
+        assert tab.ran == [], f"search: {tab.ran}"
+    for name, text in PAGE_PAYLOADS.items():
+        assert text in shown, f"the {name} string does not show as typed on any page"
+    assert PAYLOADS["terminal"] not in shown
