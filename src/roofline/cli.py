@@ -257,10 +257,16 @@ def cmd_prefill(args) -> None:
 def _context(text: str) -> int:
     try:
         return _positive_int("context")(text)
-    except argparse.ArgumentTypeError:
+    except argparse.ArgumentTypeError as err:
+        try:
+            below_one = float(text) < 1
+        except ValueError:
+            below_one = False
+        if not below_one:
+            raise  # not a number, not whole, or too large: the parser's own sentence says which
         raise argparse.ArgumentTypeError(
             f"context must be a whole number ≥ 1 (a decode step attends to at least one cached token; "
-            f"an empty cache is a prefill), got {text!r}") from None
+            f"an empty cache is a prefill), got {fmt.terminal(text)[:40]!r}") from None
 
 
 def _weight_format(text: str) -> str:
