@@ -8,7 +8,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import sys
 import tempfile
 from pathlib import Path
@@ -257,7 +256,7 @@ def cmd_prefill(args) -> None:
 def _context(text: str) -> int:
     try:
         return _positive_int("context")(text)
-    except argparse.ArgumentTypeError as err:
+    except argparse.ArgumentTypeError:
         try:
             below_one = float(text) < 1
         except ValueError:
