@@ -77,6 +77,7 @@ class Model:
     weight_group_size: int = 0   # elements sharing one scale; 0 when not grouped
     family: str = ""             # config.json model_type, for models read from a config
     published_active_params: float = 0.0
+    published_active_counts_embedding: bool = True  # False where the publisher leaves the embedding out
 
     @classmethod
     def from_param_count(cls, params: float) -> "Model":
@@ -443,6 +444,7 @@ def _parse_model(entry: Entry) -> Model:
         weight_format=weight_format,
         weight_group_size=_count(entry, "weight_group_size"),
         published_active_params=float(round((active or 0.0) * 1e9)),
+        published_active_counts_embedding=_flag(entry, "active_counts_embedding", True),
     )
     computed = model.total_params
     if abs(computed / model.published_params - 1) > PUBLISHED_TOLERANCE:
