@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
+from roofline.configs import reader_config_json
 from roofline.model.dtypes import BYTES_PER_ELEMENT, STORAGE_DTYPES, bytes_per_element
 from roofline.errors import InputError
 from roofline.examples import example
@@ -220,6 +221,7 @@ def registry_json() -> dict[str, Any]:
         },
         "devices": [_device_record(d) for d in devices().values()],
         "models": [_model_record(m) for m in models().values()],
+        "config_reader": reader_config_json(),
     }
 
 

@@ -18,7 +18,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from roofline.configs.families import FAMILIES, MODEL_TYPES, Reader, field_table
+from roofline.configs.families import FAMILIES, MODEL_TYPES, Reader, field_table, reader_json
 from roofline.errors import InputError
 from roofline.registry.models import Model, get_model
 
@@ -43,7 +43,7 @@ def load_config_file(path: str | os.PathLike) -> dict[str, Any]:
         raise InputError(f"{p}: {size / 1e6:.0f} MB is too large for a config.json (at most 10 MB)")
     try:
         text = p.read_bytes().decode("utf-8")
-        doc = json.loads(text)
+        doc = json.loads(text, parse_constant=_no_constant)
     except UnicodeDecodeError:
         raise InputError(f"{p}: not JSON (not UTF-8 text)") from None
     except json.JSONDecodeError as err:
@@ -60,12 +60,14 @@ def read_config(source: str | os.PathLike | dict[str, Any], *, name: str | None 
     the reader does not know (listing those it does), a missing field the numbers need, a field
     of the wrong type or sign, an unknown quantization format.
     """
-    if isinstance(source, dict):
-        label, doc = name or "config", source
-    elif isinstance(source, (str, os.PathLike)):
-        label, doc = name or str(source), load_config_file(source)
-    else:
-        raise InputError(f"{name or 'config'}: expected a path or a parsed JSON object, got {type(source).__name__}")
+    if isinstance(source, (str, os.PathLike)):
+        return read_config_doc(load_config_file(source), name=name or str(source))
+    return read_config_doc(source, name=name or "config")
+
+
+def read_config_doc(doc: Any, *, name: str = "config") -> Model:
+    """A Model from an already parsed config.json value (refused unless it is a known family's object)."""
+    label = name
     if not isinstance(doc, dict):
         raise InputError(f"{label}: not a model config (the JSON is a {_json_kind(doc)}, not an object)")
     model_type = doc.get("model_type")
@@ -91,9 +93,19 @@ def model_from_arg(ident: str) -> Model:
     return get_model(ident)
 
 
+def _no_constant(name: str):
+    # Python's json takes NaN and Infinity; JSON (and the browser's reader) does not.
+    raise json.JSONDecodeError(f"{name} is not a JSON value", name, 0)
+
+
+def reader_config_json() -> dict[str, Any]:
+    """reader_json() plus the file-size limit: what the calculator's config.js needs."""
+    return {**reader_json(), "max_bytes": MAX_CONFIG_BYTES}
+
+
 def _json_kind(value: Any) -> str:
     return {list: "list", str: "string", bool: "boolean", type(None): "null"}.get(type(value), "number")
 
 
 __all__ = ["FAMILIES", "MAX_CONFIG_BYTES", "MODEL_TYPES", "field_table", "load_config_file",
-           "looks_like_config_path", "model_from_arg", "read_config"]
+           "looks_like_config_path", "model_from_arg", "read_config", "read_config_doc", "reader_config_json"]

@@ -115,6 +115,8 @@ class Reader:
 
 
 def _show(value: Any) -> str:
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e21:
+        value = int(value)  # JSON cannot tell 2e9 from 2000000000, so neither does the message
     text = repr(value) if not isinstance(value, str) else f"'{value}'"
     return text if len(text) <= 40 else text[:37] + "..."
 
@@ -444,7 +446,7 @@ def read_quantization(r: Reader) -> tuple[str, int]:
     group = q.get("group_size", q.get("q_group_size", -1))
     if group != -1:
         group = r.check("quantization_config.group_size", group, "int")
-    return f"int{bits}", 0 if group == -1 else group
+    return f"int{int(bits)}", 0 if group == -1 else group
 
 
 def field_table() -> list[dict[str, str]]:
@@ -465,5 +467,21 @@ def field_table() -> list[dict[str, str]]:
     return rows
 
 
+def reader_json() -> dict[str, Any]:
+    """The reader's tables for the calculator's JavaScript mirror (docs/assets/calculator/config.js).
+
+    Keys, kinds and defaults travel as data, so config.js declares none of them; the per-family
+    `finish` logic is mirrored there by hand and held to this module by the parity test.
+    """
+    return {
+        "layer_types": list(LAYER_TYPES), "windowed_layer_types": list(WINDOWED_LAYER_TYPES),
+        "quant_methods": list(QUANT_METHODS), "model_types": {t: f.key for f in FAMILIES for t in f.model_types},
+        "families": {f.key: {"title": f.title, "nested": list(f.nested),
+                             "specs": [{"key": s.key, "kind": s.kind, "required": s.default is REQUIRED,
+                                        "default": None if s.default is REQUIRED else s.default} for s in f.specs]}
+                     for f in FAMILIES},
+    }
+
+
 __all__ = ["FAMILIES", "Family", "Fixed", "MODEL_TYPES", "QUANT_METHODS", "Reader", "Spec", "field_table",
-           "read_quantization"]
+           "read_quantization", "reader_json"]
