@@ -73,6 +73,8 @@ class Model:
     mlp_bias: bool = False       # gpt-oss: expert and router biases
     attention_sinks: bool = False  # gpt-oss: one learned logit per head per layer
     # --- the checkpoint's stored weight format (quantization_config), "" when unquantized ---------
+    # mxfp4 (gpt-oss) covers the experts only; attention, router, embeddings and head stay bf16.
+    # fp8-block (DeepSeek-V3) covers the linear layers; embeddings, head and router stay bf16.
     weight_format: str = ""
     weight_group_size: int = 0   # elements sharing one scale; 0 when not grouped
     family: str = ""             # config.json model_type, for models read from a config
