@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from roofline.model.dtypes import BYTES_PER_ELEMENT, STORAGE_DTYPES
+from roofline.configs import reader_config_json
+from roofline.model.dtypes import BYTES_PER_ELEMENT, STORAGE_DTYPES, bytes_per_element
 from roofline.errors import InputError
 from roofline.examples import example
 from roofline.registry.hardware import GIGA, SIXTEEN_BIT, TERA, Device, devices, get_device
@@ -162,7 +163,7 @@ def calculate(device: Device, model: Model, phase: str = "decode", batch=1, leng
         "tokens_per_s_per_sequence": step.tokens_per_s_per_sequence,
         "tokens_per_s": step.tokens_per_s,
         "kv_bytes_per_token": kv_tok,
-        "kv_cache_bytes": step.batch * cached * kv_tok,
+        "kv_cache_bytes": step.batch * model.kv_elements_for_context(cached) * bytes_per_element(kv_dtype),
         "weights_resident_bytes": weight_bytes_resident(model, weight_dtype),
         "memory_required_bytes": step.memory_required_bytes,
         "fits": bool(step.fits),
@@ -181,10 +182,16 @@ def _device_record(d: Device) -> dict[str, Any]:
             "source_title": d.source_title}
 
 
+# Architecture fields beyond Llama's shape; calc.js reads each (absent = 0/false, as in Model).
+MODEL_ARCH_FIELDS = ("moe_ffn_size", "n_shared_experts", "n_dense_layers", "kv_lora_rank", "q_lora_rank",
+                     "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", "sliding_window", "n_window_layers",
+                     "qkv_bias", "o_bias", "mlp_bias", "attention_sinks")
+
+
 def _model_record(m: Model) -> dict[str, Any]:
     fields = ("id", "name", "n_layers", "hidden_size", "n_heads", "kv_heads", "head_dim", "ffn_size", "gated_ffn",
               "vocab_size", "tied_embeddings", "n_experts", "experts_per_token", "bare_params", "source_url",
-              "source_title")
+              "source_title", *MODEL_ARCH_FIELDS)
     return {f: getattr(m, f) for f in fields}
 
 
@@ -214,6 +221,7 @@ def registry_json() -> dict[str, Any]:
         },
         "devices": [_device_record(d) for d in devices().values()],
         "models": [_model_record(m) for m in models().values()],
+        "config_reader": reader_config_json(),
     }
 
 

@@ -20,9 +20,11 @@ from roofline.errors import InputError, RooflineError
 from roofline.registry.hardware import devices, get_device
 from roofline.model import kernels
 from roofline.model.formats import ACTIVATION_DTYPES, WEIGHT_FORMAT_HELP, Formats, parse_weight_format
+from roofline.configs import model_from_arg
+from roofline.model.dtypes import bytes_per_element
 from roofline.model.ops import matmul_cost
-from roofline.registry.models import get_model, models
 from roofline.model.roofs import bound, device_ridge_point
+from roofline.registry.models import Model, get_model, models
 
 EXIT_USAGE = 2
 
@@ -110,6 +112,67 @@ def cmd_models(args) -> None:
     text = _table([{**r, "p": fmt.count(r["params"]), "a": fmt.count(r["active_params"])} for r in rows],
                   [("id", "id"), ("p", "parameters"), ("a", "active/token"), ("n_layers", "layers"), ("kv_heads", "KV heads")])
     _emit(args, rows, text)
+
+
+def model_summary(m: Model, kv_dtype: str = "bf16") -> dict[str, Any]:
+    """What the package understood of a model: the `roofline model --json` payload.
+
+    >>> model_summary(get_model("llama-3.1-8b"))["kv_bytes_per_token"]["total"]  # 2·32·8·128·2
+    131072.0
+    """
+    b = bytes_per_element(kv_dtype)
+    by_type = {k: v * b for k, v in m.kv_elements_per_token_by_layer_type().items()}
+    return {
+        "id": m.id, "name": m.name, "family": m.family or None,
+        "params": m.total_params, "active_params": m.active_params,
+        "params_by_group": m.params_by_group(),
+        "kv_dtype": kv_dtype,
+        "kv_bytes_per_token": {"total": float(m.kv_elements_per_token() * b), **by_type},
+        "attention": {"kind": m.attention_kind, "sliding_window": m.sliding_window or None,
+                      "window_layers": m.n_window_layers, "full_layers": m.n_full_layers,
+                      "query_heads": m.n_heads, "kv_heads": None if m.is_mla else m.kv_heads,
+                      "head_dim": None if m.is_mla else m.head_dim,
+                      **({"kv_lora_rank": m.kv_lora_rank, "qk_rope_head_dim": m.qk_rope_head_dim}
+                         if m.is_mla else {})},
+        "layers": {"total": m.n_layers, "moe": m.n_moe_layers if m.is_moe else 0,
+                   "dense": m.n_dense_layers if m.is_moe else m.n_layers,
+                   "experts": m.n_experts if m.is_moe else None,
+                   "experts_per_token": m.experts_per_token if m.is_moe else None,
+                   "shared_experts": m.n_shared_experts if m.is_moe else None},
+        "weight_format": m.weight_format or None, "weight_group_size": m.weight_group_size or None,
+    }
+
+
+def cmd_model(args) -> None:
+    m = model_from_arg(args.model)
+    p = model_summary(m, args.kv_dtype)
+    if m.is_bare:
+        text = f"{m.name}\n  a bare parameter count: weights only, no attention or KV cache to describe"
+        return _emit(args, p, text)
+    kv = p["kv_bytes_per_token"]
+    kv_text = fmt.nbytes(kv["total"])
+    if m.n_window_layers:
+        kv_text += (f" while the context is within the window; past {m.sliding_window} tokens only the "
+                    f"{m.n_full_layers} full layers grow, by {fmt.nbytes(kv['full'])}" if m.n_full_layers else
+                    f" up to the {m.sliding_window}-token window; then the cache stops growing")
+    lay = p["layers"]
+    layer_text = (f"{lay['total']}" if not m.is_moe else
+                  f"{lay['total']} ({lay['moe']} MoE: {lay['experts']} experts, {lay['experts_per_token']} per token"
+                  + (f", {lay['shared_experts']} shared" if lay["shared_experts"] else "")
+                  + (f"; {lay['dense']} dense)" if lay["dense"] else ")"))
+    rows = [("parameters", fmt.count(p["params"])),
+            ("active/token", fmt.count(p["active_params"])),
+            ("layers", layer_text),
+            ("attention", m.attention_description + (f" (latent {m.kv_lora_rank} + rotary key {m.qk_rope_head_dim})"
+                                                     if m.is_mla else f" ({m.n_heads} query heads, {m.kv_heads} KV heads, head_dim {m.head_dim})")),
+            (f"KV/token ({args.kv_dtype})", kv_text)]
+    if m.weight_format:
+        rows.append(("weight format", m.weight_format + (f", {m.weight_group_size} elements per scale"
+                                                         if m.weight_group_size else "")))
+    rows += [(f"  {k}", fmt.count(v)) for k, v in p["params_by_group"].items()]
+    width = max(len(label) for label, _ in rows)
+    head = f"{m.name}" + (f" · {m.family}" if m.family else "")
+    _emit(args, p, "\n".join([head, *(f"  {label:<{width}}  {value}" for label, value in rows)]))
 
 
 def cmd_ridge(args) -> None:
@@ -212,7 +275,7 @@ def _formats(args) -> Formats:
 
 
 def cmd_decode(args) -> None:
-    m, d = get_model(args.model), get_device(args.hardware)
+    m, d = model_from_arg(args.model), get_device(args.hardware)
     f = _formats(args)
     s = kernels.decode(m, d, args.batch, args.context, f, args.attention)
     payload = _step_payload(s)
@@ -240,7 +303,7 @@ def cmd_decode(args) -> None:
 
 
 def cmd_prefill(args) -> None:
-    m, d = get_model(args.model), get_device(args.hardware)
+    m, d = model_from_arg(args.model), get_device(args.hardware)
     s = kernels.prefill(m, d, args.prompt, args.batch, _formats(args), args.attention)
     payload = _step_payload(s)
     payload["time_to_first_token_s"] = s.time_s if s.fits else None
@@ -381,6 +444,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     add("hardware", cmd_hardware, "list the devices in the registry")
     add("models", cmd_models, "list the models in the registry")
+    sp = add("model", cmd_model, "what the package reads from a model: parameters, KV cache per token, attention kind")
+    sp.add_argument("model", help="registry id, a parameter count such as 8e9, or a path to a config.json")
+    sp.add_argument("--kv-dtype", default="bf16", choices=STORAGE_DTYPES, help="format of the KV cache")
     sp = add("ridge", cmd_ridge, "ridge point of a device")
     sp.add_argument("hardware", help="registry device id (see `roofline hardware`)")
     sp.add_argument("--dtype", default="bf16", choices=PEAK_DTYPES, help="the format whose dense peak is used")
@@ -393,7 +459,8 @@ def build_parser() -> argparse.ArgumentParser:
     for name, fn, help_ in (("decode", cmd_decode, "one decode step: every sequence in the batch emits a token"),
                             ("prefill", cmd_prefill, "a prefill of the prompt: time to first token")):
         sp = add(name, fn, help_)
-        sp.add_argument("--model", required=True, help="registry id, or a parameter count such as 8e9")
+        sp.add_argument("--model", required=True,
+                        help="registry id, a parameter count such as 8e9, or a path to a Hugging Face config.json")
         sp.add_argument("--hardware", required=True, help="registry device id (see `roofline hardware`)")
         sp.add_argument("--batch", type=_positive_int("batch"), default=1, help="sequences processed together")
         if name == "decode":

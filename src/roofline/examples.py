@@ -24,6 +24,7 @@ EXAMPLES = MappingProxyType({
     "short_context": (1024, "", "a short chat context: 1,024 tokens cached"),
     "quant_group": (DEFAULT_GROUP_SIZE, "", "weights sharing one scale and zero point in a GPTQ/AWQ int4 checkpoint"),
     "medium_context": (4096, "", "a typical chat context"),
+    "full_context": (131072, "", "a 128k-token context, the longest Gemma 3, gpt-oss and Llama 3.1 take"),
     "batch_mid": (64, "", "a serving batch"),
     "spec_draft_tokens": (4, "", "tokens proposed per speculative step"),
     "spec_acceptance": (0.8, "", "probability each drafted token is accepted"),

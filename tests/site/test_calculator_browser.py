@@ -309,3 +309,54 @@ def test_the_page_does_not_jump_when_the_calculator_appears(page):
     page.wait_for_selector(".rl-calc[data-rl-ready]", timeout=15_000)
     page.wait_for_timeout(500)
     assert page.evaluate("window.__cls") < 0.1
+
+
+def test_your_model_from_a_pasted_or_dropped_config(page):
+    # Issue 15: a config.json read in the browser, the same numbers as the package, a link that
+    # carries the parsed fields (never the file), a bad config refused beside the field.
+    from pathlib import Path
+
+    from roofline.configs import read_config
+
+    fixtures = Path(__file__).resolve().parents[1] / "fixtures" / "configs"
+    open_calc(page)
+    field(page, "model").select_option("config")
+    area = page.locator(".rl-calc .rl-calc-config").nth(0).locator(".rl-calc-cfgtext")
+    area.fill((fixtures / "gpt-oss-20b.json").read_text())
+    field(page, "ctx").fill("8192")
+    m = read_config(fixtures / "gpt-oss-20b.json")
+    dev = get_device(registry_json()["defaults"]["hardware"])
+    expected = calculate(dev, m, "decode", 1, 8192)
+    check_against_package(outputs(page, "a"), expected)
+    before = outputs(page, "a")
+
+    # A bad config: one sentence beside the field, the last valid view kept.
+    area.fill('{"model_type": "phi3"}')
+    assert message(page, "cfg").startswith("config.json: field 'model_type' is 'phi3', not a family the reader knows")
+    assert {k: v["value"] for k, v in outputs(page, "a").items()} == {k: v["value"] for k, v in before.items()}
+    area.fill("{not json")
+    assert message(page, "cfg").startswith("config.json: not JSON (")
+
+    # The address carries the parsed fields, not the file; a fresh tab shows the same numbers.
+    page.wait_for_function("new URLSearchParams(location.search).get('model') === 'config'")
+    url = page.url
+    assert "model_type" not in url and "cfg=" in url
+    tab = page.context.new_page()
+    try:
+        tab.goto(url)
+        tab.wait_for_selector(".rl-calc[data-rl-ready]")
+        got = tab.evaluate("""() => Object.fromEntries([...document.querySelectorAll('.rl-calc td[data-config="a"]')]
+            .map((td) => [td.dataset.output, td.dataset.value]))""")
+        assert got == {k: v["value"] for k, v in before.items()}
+    finally:
+        tab.close()
+
+    # A dropped (chosen) file is read in the page: DeepSeek-V3's MLA cache, as the package counts it.
+    page.locator(".rl-calc .rl-calc-config").nth(0).locator(".rl-calc-cfgfile").set_input_files(
+        str(fixtures / "deepseek-v3.json"))
+    page.wait_for_function("""() => document.querySelector('.rl-calc td[data-config="a"][data-output="kv_cache_bytes"]')
+        .dataset.value !== '""" + before["kv_cache_bytes"]["value"] + "'")
+    expected = calculate(dev, read_config(fixtures / "deepseek-v3.json"), "decode", 1, 8192)
+    check_against_package(outputs(page, "a"), expected)
+    no_bad_words(page)
+    assert [u for u in page.requests_seen if not u.startswith(page.base_url)] == []

@@ -272,7 +272,7 @@ def test_a_formula_changed_in_javascript_only_fails(parity, tmp_path):
     mutant = tmp_path / "mutant"
     shutil.copytree(CALC_DIR, mutant)
     src = (mutant / "calc.js").read_text()
-    changed = src.replace("newTokens * (newTokens + 1) / 2", "newTokens * newTokens / 2")
+    changed = src.replace("full = t * (t + 1) / 2", "full = t * t / 2")
     assert changed != src, "the mutation target moved: update this test"
     (mutant / "calc.js").write_text(changed)
     js = run_node(mutant, cases, [], [], tmp_path)

@@ -19,6 +19,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 #: Names that contain digits. Each is a proper name or a format, never a quantity.
 ALLOWED_NAMES = [
+    r"DeepSeek-V[23]", r"DeepSeek-R1", r"Gemma[- ]?[23]([- ]\d+B)?", r"gpt-oss(-\d+b)?", r"Llama[- ]?4",
+    r"Qwen\d(\.\d)?[- ]\d+B(-A\d+B)?", r"config\.json",
     r"H100", r"H200", r"H800", r"A100", r"A800", r"B200", r"GB200", r"NVL72", r"L40S", r"L4", r"RTX\s?[45]090",
     r"MI250X", r"MI300[AX]", r"MI325X", r"MI35[05]X", r"TPU\s?v[4-7][ep]?", r"v[4-7][ep]?\b", r"TPU7x",
     r"Gaudi\s?[23]", r"M[1-4]\s(Ultra|Max|Pro)", r"EPYC\s9654", r"Xeon(\sPlatinum)?\s8480\+?", r"SXM[45]?", r"NVLink\s?[45]?",

@@ -60,33 +60,83 @@ export function attainableFlopPerS(intensity, peak, bandwidth) {
 /** Model.is_bare: a parameter count with no architecture (export.SizedModel included). */
 export const isBare = (m) => m.n_layers === 0 || m.bare_params > 0;
 const isMoe = (m) => m.n_experts > 1;
+const isMla = (m) => (m.kv_lora_rank || 0) > 0;
+const nWindowLayers = (m) => m.n_window_layers || 0;
+const nFullLayers = (m) => m.n_layers - nWindowLayers(m);
+const nDenseLayers = (m) => m.n_dense_layers || 0;
+const nMoeLayers = (m) => m.n_layers - nDenseLayers(m);
+const expertFfnSize = (m) => m.moe_ffn_size || m.ffn_size;
+const sum = (xs) => xs.reduce((acc, x) => acc + x, 0);
+
+/** Model.attention_matmul_shapes: [name, in, out] of each attention projection of one layer. */
+export function attentionMatmulShapes(m) {
+  const d = m.hidden_size, h = m.n_heads;
+  if (isMla(m)) {
+    const qk = m.qk_nope_head_dim + m.qk_rope_head_dim;
+    const q = m.q_lora_rank ? [["q_a_proj", d, m.q_lora_rank], ["q_b_proj", m.q_lora_rank, h * qk]]
+      : [["q_proj", d, h * qk]];
+    return [...q, ["kv_a_proj", d, m.kv_lora_rank + m.qk_rope_head_dim],
+      ["kv_b_proj", m.kv_lora_rank, h * (m.qk_nope_head_dim + m.v_head_dim)], ["o_proj", h * m.v_head_dim, d]];
+  }
+  const q = h * m.head_dim, kv = m.kv_heads * m.head_dim;
+  return [["q_proj", d, q], ["k_proj", d, kv], ["v_proj", d, kv], ["o_proj", q, d]];
+}
+
+/** Model.mlp_matmul_shapes: one MLP (or expert) of intermediate size `ffn`. */
+export function mlpMatmulShapes(m, ffn) {
+  const d = m.hidden_size;
+  const gate = m.gated_ffn ? [["gate_proj", d, ffn]] : [];
+  return [...gate, ["up_proj", d, ffn], ["down_proj", ffn, d]];
+}
+
+function mlpParams(m, ffn) {
+  const shapes = mlpMatmulShapes(m, ffn);
+  return sum(shapes.map(([, i, o]) => i * o)) + (m.mlp_bias ? sum(shapes.map(([, , o]) => o)) : 0);
+}
 
 export function attentionParamsPerLayer(m) {
-  const qOut = m.n_heads * m.head_dim;
-  const kvOut = m.kv_heads * m.head_dim;
-  return m.hidden_size * qOut + 2 * m.hidden_size * kvOut + qOut * m.hidden_size;
+  const shapes = attentionMatmulShapes(m);
+  let params = sum(shapes.map(([, i, o]) => i * o));
+  if (m.qkv_bias) params += sum(shapes.filter(([name]) => name !== "o_proj").map(([, , o]) => o));
+  if (m.o_bias) params += m.hidden_size;
+  if (isMla(m)) params += (m.q_lora_rank || 0) + m.kv_lora_rank;
+  if (m.attention_sinks) params += m.n_heads;
+  return params;
 }
 
-export function expertParams(m) {
-  const mats = m.gated_ffn ? 3 : 2;
-  return mats * m.hidden_size * m.ffn_size;
-}
-
-const routerParamsPerLayer = (m) => (isMoe(m) ? m.hidden_size * m.n_experts : 0);
+export const expertParams = (m) => mlpParams(m, expertFfnSize(m));
+const sharedExpertParams = (m) => (m.n_shared_experts || 0) * expertParams(m);
+const denseMlpParams = (m) => mlpParams(m, m.ffn_size);
+const routerParamsPerLayer = (m) => (isMoe(m) ? m.hidden_size * m.n_experts + (m.mlp_bias ? m.n_experts : 0) : 0);
 const normParamsPerLayer = (m) => 2 * m.hidden_size;
 const embeddingParams = (m) => m.vocab_size * m.hidden_size;
 const lmHeadParams = (m) => (m.tied_embeddings ? 0 : m.vocab_size * m.hidden_size);
 
+/** Model.params_by_group: every weight by kernel group (zero groups left out). */
+export function paramsByGroup(m) {
+  if (isBare(m)) return { matmul: m.bare_params };
+  const moe = isMoe(m);
+  const groups = {
+    attention: m.n_layers * attentionParamsPerLayer(m),
+    dense_mlp: moe ? nDenseLayers(m) * denseMlpParams(m) : m.n_layers * expertParams(m),
+    routed_experts: moe ? nMoeLayers(m) * m.n_experts * expertParams(m) : 0,
+    shared_experts: moe ? nMoeLayers(m) * sharedExpertParams(m) : 0,
+    router: nMoeLayers(m) * routerParamsPerLayer(m),
+    norms: m.n_layers * normParamsPerLayer(m) + m.hidden_size,
+    embedding: embeddingParams(m),
+    lm_head: lmHeadParams(m),
+  };
+  return Object.fromEntries(Object.entries(groups).filter(([, v]) => v));
+}
+
 export function totalParams(m) {
   if (isBare(m)) return m.bare_params;
-  const perLayer = attentionParamsPerLayer(m) + m.n_experts * expertParams(m)
-    + routerParamsPerLayer(m) + normParamsPerLayer(m);
-  return m.n_layers * perLayer + embeddingParams(m) + lmHeadParams(m) + m.hidden_size;
+  return sum(Object.values(paramsByGroup(m)));
 }
 
 export function activeParams(m) {
   if (isBare(m)) return m.bare_params;
-  const inactive = m.n_layers * (m.n_experts - m.experts_per_token) * expertParams(m);
+  const inactive = nMoeLayers(m) * (m.n_experts - m.experts_per_token) * expertParams(m);
   return totalParams(m) - inactive;
 }
 
@@ -94,24 +144,55 @@ export function activeParams(m) {
 export function matmulParams(m, expertsTouched = null) {
   if (isBare(m)) return m.bare_params;
   const k = expertsTouched === null ? m.experts_per_token : expertsTouched;
-  const perLayer = attentionParamsPerLayer(m) + k * expertParams(m) + routerParamsPerLayer(m);
-  return m.n_layers * perLayer + m.vocab_size * m.hidden_size;
+  const moeLayer = isMoe(m) ? k * expertParams(m) + sharedExpertParams(m) + routerParamsPerLayer(m)
+    : k * expertParams(m);
+  const dense = isMoe(m) ? nDenseLayers(m) * denseMlpParams(m) : 0;
+  return m.n_layers * attentionParamsPerLayer(m) + nMoeLayers(m) * moeLayer + dense + m.vocab_size * m.hidden_size;
 }
 
 /** Model.activation_elements_per_token: inputs read plus outputs written by every weight matmul. */
 export function activationElementsPerToken(m, expertsTouchedPerToken = null) {
   if (isBare(m)) return 0.0;
-  const d = m.hidden_size, q = m.n_heads * m.head_dim, kv = m.kv_heads * m.head_dim;
   const k = expertsTouchedPerToken === null ? m.experts_per_token : expertsTouchedPerToken;
-  const attn = (d + q) + 2 * (d + kv) + (q + d);
-  const ffnMats = m.gated_ffn ? 2 : 1;
-  const ffn = k * (ffnMats * (d + m.ffn_size) + (m.ffn_size + d));
-  return m.n_layers * (attn + ffn) + (d + m.vocab_size);
+  const io = (shapes) => sum(shapes.map(([, i, o]) => i + o));
+  const attn = io(attentionMatmulShapes(m));
+  const expert = io(mlpMatmulShapes(m, expertFfnSize(m)));
+  const moe = isMoe(m) ? (k + (m.n_shared_experts || 0)) * expert : k * expert;
+  const dense = nDenseLayers(m) * io(mlpMatmulShapes(m, m.ffn_size));
+  return m.n_layers * attn + nMoeLayers(m) * moe + dense + (m.hidden_size + m.vocab_size);
 }
 
-export const kvElementsPerToken = (m) => 2 * m.n_layers * m.kv_heads * m.head_dim;
+/** Model.kv_elements_per_token_per_layer: K and V per KV head, or MLA's latent plus rotary key. */
+export const kvElementsPerTokenPerLayer = (m) => (isMla(m) ? m.kv_lora_rank + m.qk_rope_head_dim
+  : 2 * m.kv_heads * m.head_dim);
 
-export const attentionFlopsPerToken = (m, contextLen) => 4.0 * m.n_layers * m.n_heads * m.head_dim * contextLen;
+export const kvElementsPerToken = (m) => m.n_layers * kvElementsPerTokenPerLayer(m);
+
+/** Model.kv_elements_for_context: windowed layers hold at most the window. */
+export function kvElementsForContext(m, contextLen) {
+  const windowed = nWindowLayers(m) ? Math.min(contextLen, m.sliding_window) : contextLen;
+  return kvElementsPerTokenPerLayer(m) * (nFullLayers(m) * contextLen + nWindowLayers(m) * windowed);
+}
+
+const attentionFlopsPerPosition = (m) => (isMla(m)
+  ? 2 * m.n_heads * (m.qk_nope_head_dim + m.qk_rope_head_dim + m.v_head_dim) : 4 * m.n_heads * m.head_dim);
+
+export function attentionFlopsPerToken(m, contextLen) {
+  const windowed = nWindowLayers(m) ? Math.min(contextLen, m.sliding_window) : contextLen;
+  return 1.0 * attentionFlopsPerPosition(m) * (nFullLayers(m) * contextLen + nWindowLayers(m) * windowed);
+}
+
+/** Model.prefill_attention_flops: token i attends to i positions, or min(i, window) in a windowed layer. */
+export function prefillAttentionFlops(m, promptLen) {
+  const t = promptLen, full = t * (t + 1) / 2;
+  let capped = full;
+  if (nWindowLayers(m)) {
+    const w = m.sliding_window;
+    capped = t <= w ? full : w * (w + 1) / 2 + (t - w) * w;
+  }
+  const perPosition = m.n_layers ? attentionFlopsPerToken(m, 1.0) / m.n_layers : 0.0;
+  return perPosition * (nFullLayers(m) * full + nWindowLayers(m) * capped);
+}
 
 // ---------------------------------------------------------------- inference.py
 /** Expected distinct experts per layer that `tokens` routed tokens hit: E·(1 − (1 − k/E)^tokens). */
@@ -151,18 +232,19 @@ function step(C, phase, m, device, batch, newTokens, context, weightDtype, kvDty
   const touched = expertsTouched(m, tokens);
   const weightBytes = !isBare(m) ? matmulParams(m, touched) * w : m.bare_params * w + 0 * tokens;
   const matmulFlops = 2.0 * matmulParams(m) * tokens;
+  const kvB = bytesPerElement(C, kvDtype);
   let attnFlops, kvBytes, cached;
-  if (phase === "decode") {
+  if (phase === "decode") { // a windowed layer reads (and keeps) at most its window
     attnFlops = batch * attentionFlopsPerToken(m, context + 1);
-    kvBytes = batch * (context + 1) * kvTok;
+    kvBytes = batch * kvElementsForContext(m, context + 1) * kvB;
     cached = context + 1;
   } else { // causal prefill: token i attends to i positions; the prompt's KV is written once
-    attnFlops = batch * attentionFlopsPerToken(m, 1) * newTokens * (newTokens + 1) / 2;
+    attnFlops = batch * prefillAttentionFlops(m, newTokens);
     kvBytes = batch * newTokens * kvTok;
     cached = newTokens;
   }
   const actBytes = tokens * activationElementsPerToken(m) * a;
-  const resident = weightBytesResident(C, m, weightDtype) + batch * cached * kvTok;
+  const resident = weightBytesResident(C, m, weightDtype) + batch * kvElementsForContext(m, cached) * kvB;
   const cdt = computeDtype(C, device, weightDtype);
   const flops = matmulFlops + attnFlops;
   const bytes = weightBytes + kvBytes + actBytes;
@@ -290,7 +372,7 @@ export function calculate(C, device, m, phase = "decode", batch = 1, length = 0,
     tokens_per_s_per_sequence: s.tokens_per_s_per_sequence,
     tokens_per_s: s.tokens_per_s,
     kv_bytes_per_token: kvTok,
-    kv_cache_bytes: s.batch * s.cached_tokens * kvTok,
+    kv_cache_bytes: s.batch * kvElementsForContext(m, s.cached_tokens) * bytesPerElement(C, kvDtype),
     weights_resident_bytes: weightBytesResident(C, m, weightDtype),
     memory_required_bytes: s.memory_required_bytes,
     fits: s.fits,

@@ -2,7 +2,8 @@
 // URL form of a view. Pure (no DOM), so node can import it. Limits and units come from
 // calculator/registry.json (roofline.calculator_view.LIMITS and FIELD_SCALES).
 
-import { customDevice, customModel } from "./calc.js";
+import { CalcError, customDevice, customModel } from "./calc.js";
+import { decodeModel } from "./config.js";
 import { integer, sig } from "./format.js";
 
 /** Every input of one configuration: its URL key, label, and the limit it is held to. */
@@ -17,6 +18,7 @@ export const FIELDS = {
   kvh: { label: "KV heads (optional)", limit: "kv_heads", group: "model", optional: true },
   hd: { label: "Head dim (optional)", limit: "head_dim", group: "model", optional: true },
   heads: { label: "Query heads (optional)", limit: "n_heads", group: "model", optional: true },
+  cfg: { label: "config.json: paste it, or choose the file (read here, never uploaded)", kind: "config", group: "config" },
   phase: { label: "Phase", kind: "select" },
   batch: { label: "Batch size (sequences)", limit: "batch" },
   ctx: { label: "Context length (tokens already cached)", limit: "context_len", phase: "decode" },
@@ -99,6 +101,17 @@ export function resolveConfig(registry, raw) {
       model = given === 3 ? customModel(params * units.params_billions, shape[0], shape[1], shape[2], heads || 0)
         : customModel(params * units.params_billions);
     }
+  } else if (raw.model === "config") {
+    if (!String(raw.cfg || "").trim()) {
+      errors.cfg = `Paste a config.json or choose one.`;
+    } else {
+      try {
+        model = decodeModel(raw.cfg);
+      } catch (err) {
+        if (!(err instanceof CalcError)) throw err;
+        errors.cfg = err.message;
+      }
+    }
   } else {
     model = registry.models.find((m) => m.id === raw.model) || null;
     if (!model) errors.model = `Choose a model from the list.`;
@@ -118,7 +131,7 @@ export function resolveConfig(registry, raw) {
 export function defaultRaw(registry, compare = false) {
   const d = registry.defaults;
   return {
-    hw: d.hardware, peak: "", bw: "", mem: "", model: d.model, params: "", layers: "", kvh: "", hd: "", heads: "",
+    hw: d.hardware, peak: "", bw: "", mem: "", model: d.model, params: "", layers: "", kvh: "", hd: "", heads: "", cfg: "",
     phase: d.phase, batch: String(compare ? d.compare_batch : d.batch), ctx: String(d.context_len),
     prompt: String(d.prompt_len), wd: d.weight_dtype, kvd: d.kv_dtype,
   };
@@ -130,7 +143,7 @@ const CUSTOM_MODEL_KEYS = ["params", "layers", "kvh", "hd", "heads"];
 /** The URL keys of one configuration's state (custom fields only when custom is chosen). */
 function keysFor(raw) {
   return ["hw", ...(raw.hw === "custom" ? CUSTOM_DEVICE_KEYS : []), "model",
-    ...(raw.model === "custom" ? CUSTOM_MODEL_KEYS : []), "phase", "batch",
+    ...(raw.model === "custom" ? CUSTOM_MODEL_KEYS : []), ...(raw.model === "config" ? ["cfg"] : []), "phase", "batch",
     raw.phase === "prefill" ? "prompt" : "ctx", "wd", "kvd"];
 }
 
@@ -156,12 +169,12 @@ export function decodeState(registry, search, prefix, base) {
   const notices = {};
   for (const key of Object.keys(FIELDS)) {
     if (!params.has(prefix + key)) continue;
-    const v = params.get(prefix + key).slice(0, 200); // a pasted essay is not a value
+    const v = params.get(prefix + key).slice(0, key === "cfg" ? 2000 : 200); // a pasted essay is not a value
     raw[key] = v;
   }
   const ids = { hw: registry.devices.map((d) => d.id), model: registry.models.map((m) => m.id) };
   for (const key of ["hw", "model"]) {
-    if (raw[key] !== "custom" && !ids[key].includes(raw[key])) {
+    if (raw[key] !== "custom" && !(key === "model" && raw[key] === "config") && !ids[key].includes(raw[key])) {
       notices[key] = `The link names ${key === "hw" ? "a device" : "a model"} this site does not list ("${raw[key]}"); showing the default instead.`;
       raw[key] = base[key];
     }

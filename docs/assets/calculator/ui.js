@@ -8,6 +8,7 @@ import * as calc from "./calc.js";
 import * as fmt from "./format.js";
 import { FIELDS, decodeState, defaultRaw, encodeState, resolveConfig } from "./state.js";
 import { drawChart } from "./chart.js";
+import { encodeModel, readConfigText } from "./config.js";
 
 const HERE = import.meta.url;
 const registries = new Map();
@@ -90,6 +91,7 @@ function configPanel(registry, uid, legendText, keys) {
   deviceOptions.push({ value: "custom", text: "Custom device…" });
   const modelOptions = registry.models.map((m) => ({ value: m.id, text: m.name }));
   modelOptions.push({ value: "custom", text: "Custom model…" });
+  modelOptions.push({ value: "config", text: "Your model (config.json)…" });
   const dtypes = registry.constants.storage_dtypes.map((d) => ({ value: d, text: d.toUpperCase() }));
   const phases = [{ value: "decode", text: "Decode: one new token per sequence" },
     { value: "prefill", text: "Prefill: the whole prompt" }];
@@ -100,10 +102,25 @@ function configPanel(registry, uid, legendText, keys) {
     kvh: () => text("kvh"), hd: () => text("hd"), heads: () => text("heads"),
     phase: () => select("phase", phases), batch: () => text("batch"), ctx: () => text("ctx"),
     prompt: () => text("prompt"), wd: () => select("wd", dtypes), kvd: () => select("kvd", dtypes),
+    cfg: () => {
+      // The parsed fields live in a hidden input (they are what a link carries); the pasted text
+      // and the file stay on this page.
+      const wrap = field("cfg", h("input", { type: "hidden" }));
+      const area = h("textarea", { class: "md-input rl-calc-cfgtext", rows: "4", spellcheck: "false",
+        autocomplete: "off", "aria-label": "config.json text", placeholder: '{"model_type": "llama", ...}' });
+      const file = h("input", { type: "file", accept: ".json,application/json", class: "rl-calc-cfgfile",
+        "aria-label": "Choose a config.json file" });
+      wrap.insertBefore(area, wrap.lastChild);
+      wrap.insertBefore(file, wrap.lastChild);
+      area.id = `${uid}-cfgtext`;
+      wrap.querySelector("label").setAttribute("for", area.id);
+      return wrap;
+    },
   };
   const groups = {
     device: h("div", { class: "rl-calc-custom", "data-group": "device" }),
     model: h("div", { class: "rl-calc-custom", "data-group": "model" }),
+    config: h("div", { class: "rl-calc-custom", "data-group": "config" }),
   };
   for (const key of keys) {
     if (!all[key]) continue;
@@ -133,6 +150,7 @@ function writeRaw(panel, raw) {
 function syncVisibility(panel, raw) {
   panel.groups.device.hidden = raw.hw !== "custom";
   panel.groups.model.hidden = raw.model !== "custom";
+  panel.groups.config.hidden = raw.model !== "config";
   if (panel.wraps.ctx) panel.wraps.ctx.hidden = raw.phase === "prefill";
   if (panel.wraps.prompt) panel.wraps.prompt.hidden = raw.phase !== "prefill";
 }
@@ -196,7 +214,8 @@ function compute(registry, raw) {
 
 function describe(registry, cfg) {
   const dev = cfg.device.id === "custom" ? "custom device" : cfg.device.name;
-  const mod = cfg.model.id === "custom" ? `${fmt.count(cfg.model.bare_params)}-parameter model` : cfg.model.name;
+  const mod = cfg.model.id === "custom" ? `${fmt.count(cfg.model.bare_params)}-parameter model`
+    : cfg.model.id === "config" ? `your model (${fmt.count(calc.totalParams(cfg.model))} parameters)` : cfg.model.name;
   const len = cfg.phase === "prefill" ? `prompt ${fmt.integer(cfg.length)}` : `context ${fmt.integer(cfg.length)}`;
   return `${mod} on the ${dev}, ${cfg.phase}, batch ${fmt.integer(cfg.batch)}, ${len}, ${cfg.wd.toUpperCase()} weights`;
 }
@@ -313,14 +332,32 @@ function initWidget(root, registry) {
   const results = h("div", { class: "rl-calc-out" }, summary, h("div", { class: "rl-calc-table-wrap" }, table));
   root.append(form, h("div", { class: "rl-calc-panel" }, results, figure), h("p", { class: "rl-calc-linkline" }, link));
 
+  const readPasted = (c, text) => {
+    // A bad config: its one sentence beside the field, and the last valid model kept.
+    c.cfgError = null;
+    try {
+      const m = readConfigText(registry.config_reader, text, "config.json");
+      c.panel.inputs.cfg.value = encodeModel(m);
+    } catch (err) {
+      if (!(err instanceof calc.CalcError)) throw err;
+      c.cfgError = err.message;
+    }
+  };
   const recompute = (source) => {
     const states = [];
     for (const c of configs) {
       const previous = c.raw;
       if (source && c.panel.el.contains(source)) seedCustom(registry, c.panel, previous);
+      if (source && source.classList && source.classList.contains("rl-calc-cfgtext") && c.panel.el.contains(source)) {
+        readPasted(c, source.value);
+      }
       c.raw = readRaw(c.panel, c.base);
       syncVisibility(c.panel, c.raw);
       const r = compute(registry, c.raw);
+      if (c.cfgError && c.raw.model === "config") {
+        r.errors = { ...r.errors, cfg: c.cfgError };
+        if (c.last) { r.out = null; }
+      }
       if (source && c.panel.el.contains(source)) c.notices = {};
       showErrors(c.panel, r.errors, c.notices);
       if (r.out) { c.last = { cfg: r.cfg, out: r.out }; c.lastRaw = { ...c.raw }; }
@@ -369,7 +406,26 @@ function initWidget(root, registry) {
     }
   };
   form.addEventListener("input", (e) => recompute(e.target));
-  form.addEventListener("change", (e) => recompute(e.target));
+  form.addEventListener("change", (e) => {
+    const t = e.target;
+    if (t.classList && t.classList.contains("rl-calc-cfgfile")) {
+      const f = t.files && t.files[0];
+      const c = configs.find((x) => x.panel.el.contains(t));
+      const area = t.parentNode.querySelector(".rl-calc-cfgtext");
+      if (!f || !c || !area) return;
+      if (f.size > registry.config_reader.max_bytes) {
+        c.cfgError = `${f.name}: ${Math.round(f.size / 1e6)} MB is too large for a config.json (at most 10 MB)`;
+        recompute(null);
+        return;
+      }
+      const reader = new FileReader(); // read in the browser; nothing is sent anywhere
+      reader.onload = () => { area.value = String(reader.result); recompute(area); };
+      reader.onerror = () => { c.cfgError = `${f.name}: could not be read`; recompute(null); };
+      reader.readAsText(f);
+      return;
+    }
+    recompute(t);
+  });
   root.rlRecompute = recompute; // for the benchmark
   // The first results and chart in a task of their own: a slow phone then never runs one long
   // task for the whole widget (Lighthouse counts every millisecond past 50 as blocking).

@@ -4,7 +4,8 @@ Accounting (see docs/conventions.md on the site):
 
 * FLOPs: 2 per weight per token for every weight matmul (the output head included,
   the embedding lookup not), plus attention: 4·layers·heads·head_dim per token
-  per attended position (QKᵀ and the weighted sum of V).
+  per attended position (QKᵀ and the weighted sum of V); a sliding-window layer
+  attends to at most its window, and MLA counts its query/key and value widths.
 * Bytes: weights read once per step (for MoE, every expert some token in the
   step routes to), the KV cache each sequence reads plus the entries it writes,
   and activations read and written by each weight matmul.
@@ -166,6 +167,9 @@ def weight_bytes_per_token(model: Model, weight_dtype: str = "bf16") -> float:
 def kv_bytes_per_token(model: Model, kv_dtype: str = "bf16") -> float:
     """KV-cache bytes one token adds: 2 (K and V) · layers · KV heads · head_dim · bytes.
 
+    For MLA it is layers · (kv_lora_rank + qk_rope_head_dim) · bytes; a windowed layer adds
+    this only until the cache holds its window (`Model.kv_elements_for_context`).
+
     >>> kv_bytes_per_token(get_model("llama-3.1-8b"), "bf16")  # 2·32·8·128·2
     131072.0
     """
@@ -182,16 +186,17 @@ def _step(phase, model, device, batch, new_tokens, context, weight_dtype, kv_dty
     touched = experts_touched(model, tokens)
     weight_bytes = model.matmul_params(touched) * w if not model.is_bare else model.bare_params * w + 0 * tokens
     matmul_flops = 2.0 * model.matmul_params() * tokens
-    if phase == "decode":
+    kv_b = bytes_per_element(kv_dtype)
+    if phase == "decode":  # a windowed layer reads (and keeps) at most its window
         attn_flops = batch * model.attention_flops_per_token(context + 1)
-        kv_bytes = batch * (context + 1) * kv_tok
+        kv_bytes = batch * model.kv_elements_for_context(context + 1) * kv_b
         cached = context + 1
     else:  # causal prefill: token i attends to i positions; the prompt's KV is written once
-        attn_flops = batch * model.attention_flops_per_token(1) * new_tokens * (new_tokens + 1) / 2
+        attn_flops = batch * model.prefill_attention_flops(new_tokens)
         kv_bytes = batch * new_tokens * kv_tok
         cached = new_tokens
     act_bytes = tokens * model.activation_elements_per_token() * a
-    resident = weight_bytes_resident(model, weight_dtype) + batch * cached * kv_tok
+    resident = weight_bytes_resident(model, weight_dtype) + batch * model.kv_elements_for_context(cached) * kv_b
     return Step(
         phase=phase, model=model, device=device, batch=_scalar(batch),
         tokens_per_sequence=_scalar(new_tokens), context_len=_scalar(context),

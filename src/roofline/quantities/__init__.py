@@ -24,6 +24,7 @@ from roofline.quantities.core import (  # noqa: F401
     rounded,
     share,
 )
+from roofline.quantities.architecture import *  # noqa: F401,F403
 from roofline.quantities.hardware import *  # noqa: F401,F403  (the token functions, for Python callers)
 from roofline.quantities.inference import *  # noqa: F401,F403
 from roofline.quantities.machine import *  # noqa: F401,F403
@@ -33,7 +34,8 @@ from roofline.quantities.playbook import *  # noqa: F401,F403
 
 # By module path: `machine` and `measured` are also the names of token functions above.
 TOPICS = tuple(import_module(f"roofline.quantities.{name}")
-               for name in ("core", "hardware", "ops", "inference", "playbook", "measured", "machine"))
+               for name in ("core", "hardware", "ops", "inference", "playbook", "measured", "machine",
+                                "architecture"))
 
 
 def _namespace() -> dict:

@@ -1,6 +1,6 @@
 """Generated tables of the registry itself: every device's ridge point, every model's speed of light.
 
-Registered in `tables.TABLES` as "ridge" and "sol".
+Registered in `tables.TABLES` as "ridge", "sol" and "config-fields" (the config reader's keys per family).
 """
 
 from __future__ import annotations
@@ -27,8 +27,9 @@ def ridge_table(page: str = "", records: list | None = None) -> Raw:
                      ["l", "l", "r", "r", "r"])
 
 
-def sol_table(page: str = "", records: list | None = None, weight_dtype: str = "bf16") -> Raw:
-    """Speed-of-light batch-1 decode tokens/s for every registry model on every registry device.
+def sol_table(page: str = "", records: list | None = None, weight_dtype: str = "bf16",
+              model_ids: list[str] | None = None) -> Raw:
+    """Speed-of-light batch-1 decode tokens/s for registry models (`model_ids`, default all) on every device.
 
     A cell ends in "†" where the model's weights alone exceed the device's memory capacity.
     """
@@ -38,7 +39,8 @@ def sol_table(page: str = "", records: list | None = None, weight_dtype: str = "
     from roofline.quantities import bandwidth, sol
 
     t = _Table(page, records, f"table('sol', weight_dtype={weight_dtype!r})", "speed-of-light decode tokens/s")
-    ms = list(models().values())
+    registry = models()
+    ms = [registry[i] for i in model_ids] if model_ids else list(registry.values())
 
     def cell(m, d) -> str:
         # The ceiling ignores capacity; mark where the weights alone do not fit in the device's memory.
@@ -51,8 +53,25 @@ def sol_table(page: str = "", records: list | None = None, weight_dtype: str = "
                      ["l", "r", *("r" for _ in ms)])
 
 
+def config_fields_table(page: str = "", records: list | None = None) -> Raw:
+    """Per family: each config.json key the reader takes, the Model field it feeds, and its default.
+
+    Rendered from `roofline.configs.field_table()`, the reader's own rows, so it cannot drift.
+    """
+    from roofline.configs import field_table
+
+    rows, last = [], None
+    for r in field_table():
+        family = f"{r['family']} (`{r['model_types']}`)" if r["family"] != last else ""
+        last = r["family"]
+        key = f"`{r['where']}{r['key']}`" if r["key"] else "(modeling code)"
+        rows.append([_escape_cell(family), _escape_cell(key), _escape_cell(r["feeds"]), _escape_cell(r["default"])])
+    return _markdown(["Family (model_type)", "Config key", "What it sets", "If absent"], rows, ["l", "l", "l", "l"])
+
+
 #: The tables this module adds, by the name pages use in `{{ table("name") }}`.
 TABLES = {
     "ridge": ridge_table,
     "sol": sol_table,
+    "config-fields": config_fields_table,
 }

@@ -1,0 +1,147 @@
+"""The calculator's config.json reader (docs/assets/calculator/config.js) agrees with roofline.configs.
+
+Node reads every fixture in tests/fixtures/configs/ (and a few made-up variants) with config.js;
+each record must equal the package's, field by field, and each refusal must be the package's
+sentence. Then calc.js runs on the records and totals and KV bytes must match the package.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from roofline.calculator_view import _model_record, registry_json
+from roofline.configs import read_config_doc
+from roofline.errors import InputError
+
+ROOT = Path(__file__).resolve().parents[2]
+CALC_DIR = ROOT / "docs" / "assets" / "calculator"
+FIXTURES = ROOT / "tests" / "fixtures" / "configs"
+NODE = shutil.which("node")
+
+pytestmark = pytest.mark.skipif(
+    NODE is None and os.environ.get("ROOFLINE_REQUIRE_BROWSER") != "1",
+    reason="node not found (apt-get install nodejs): the calculator's JavaScript cannot run",
+)
+
+HARNESS = r"""
+import * as calc from "./calc.js";
+import * as config from "./config.js";
+import { readFileSync } from "node:fs";
+const input = JSON.parse(readFileSync(0, "utf8"));
+const R = input.registry.config_reader;
+const out = input.cases.map(([label, text]) => {
+  try {
+    const m = config.readConfigText(R, text, label);
+    const back = config.decodeModel(config.encodeModel(m), m.name);
+    return { record: m, total: calc.totalParams(m), active: calc.activeParams(m),
+             kv: calc.kvElementsPerToken(m), link_total: calc.totalParams(back), link_kv: calc.kvElementsPerToken(back) };
+  } catch (err) {
+    if (!(err instanceof calc.CalcError)) throw err;
+    return { error: err.message };
+  }
+});
+process.stdout.write(JSON.stringify(out));
+"""
+
+BASE = json.loads((FIXTURES / "qwen3-8b.json").read_text())
+VARIANTS = {
+    "head-dim-float.json": {**BASE, "hidden_size": 4096.0},
+    "bad-kv.json": {**BASE, "num_key_value_heads": 5},
+    "bad-layer-types.json": {**BASE, "layer_types": ["full_attention", "global"]},
+    "sliding.json": {**BASE, "use_sliding_window": True, "sliding_window": 4096, "max_window_layers": 28},
+    "gptq.json": {**BASE, "quantization_config": {"quant_method": "gptq", "bits": 4, "group_size": 128}},
+    "awq-bad-bits.json": {**BASE, "quantization_config": {"quant_method": "awq", "bits": 3}},
+    "bool-layers.json": {**BASE, "num_hidden_layers": True},
+    "nested-missing.json": {"model_type": "gemma3", "text_config": "none"},
+    "huge.json": {**BASE, "vocab_size": 2e9},
+    "no-k.json": {"model_type": "deepseek_v2", "num_hidden_layers": 4, "hidden_size": 64, "num_attention_heads": 4,
+                  "intermediate_size": 128, "vocab_size": 100, "n_routed_experts": 8, "num_experts_per_tok": None},
+    "string.json": "a string",
+}
+
+
+def cases() -> list[tuple[str, str]]:
+    out = [(p.name, p.read_text(encoding="utf-8")) for p in sorted(FIXTURES.glob("*.json"))]
+    out += [(name, json.dumps(doc)) for name, doc in VARIANTS.items()]
+    return out
+
+
+def python_side(label: str, text: str) -> dict:
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError:
+        return {"error": f"{label}: not JSON"}
+    try:
+        m = read_config_doc(doc, name=label)
+    except InputError as err:
+        return {"error": str(err)}
+    record = {**_model_record(m), "family": m.family, "weight_format": m.weight_format,
+              "weight_group_size": m.weight_group_size}
+    return {"record": record, "total": m.total_params, "active": m.active_params, "kv": m.kv_elements_per_token()}
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory):
+    work = tmp_path_factory.mktemp("config-parity") / "calc"
+    shutil.copytree(CALC_DIR, work)
+    (work / "package.json").write_text('{"type": "module"}')
+    (work / "harness.mjs").write_text(HARNESS)
+    cs = cases()
+    proc = subprocess.run([NODE or "node", str(work / "harness.mjs")], input=json.dumps({"registry": registry_json(),
+                          "cases": cs}), capture_output=True, text=True, cwd=work, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return cs, json.loads(proc.stdout)
+
+
+def test_every_fixture_and_variant_reads_the_same_in_javascript(results):
+    cs, js = results
+    assert len(js) == len(cs)
+    for (label, text), j in zip(cs, js):
+        p = python_side(label, text)
+        if "error" in p:
+            assert "error" in j, (label, p, j)
+            if p["error"].endswith("not JSON"):
+                assert j["error"].startswith(p["error"]), (label, j)
+            else:
+                assert j["error"] == p["error"], label
+            continue
+        assert "record" in j, (label, j)
+        want = p["record"]
+        got = {k: j["record"].get(k, "<missing>") for k in want}
+        assert got == want, label
+        assert j["total"] == pytest.approx(p["total"], rel=1e-12)
+        assert j["active"] == pytest.approx(p["active"], rel=1e-12)
+        assert j["kv"] == p["kv"]
+        # The share link carries the parsed fields: the model it rebuilds has the same numbers.
+        assert j["link_total"] == pytest.approx(p["total"], rel=1e-12) and j["link_kv"] == p["kv"], label
+
+
+def test_the_fixtures_cover_refusals_and_every_family(results):
+    cs, js = results
+    assert sum("error" in j for j in js) >= 12
+    families = {j["record"]["family"] for j in js if "record" in j}
+    assert families >= {"llama", "llama4", "mistral", "mixtral", "qwen2", "qwen3", "qwen3_moe", "gemma2", "gemma3",
+                        "deepseek_v3", "gpt_oss"}
+
+
+def test_a_rule_changed_in_javascript_only_fails(tmp_path):
+    mutant = tmp_path / "calc"
+    shutil.copytree(CALC_DIR, mutant)
+    src = (mutant / "config.js").read_text()
+    changed = src.replace("(i) => Boolean((i + 1) % v.sliding_window_pattern)", "(i) => Boolean(i % v.sliding_window_pattern)")
+    assert changed != src, "the mutation target moved: update this test"
+    (mutant / "config.js").write_text(changed)
+    (mutant / "package.json").write_text('{"type": "module"}')
+    (mutant / "harness.mjs").write_text(HARNESS)
+    text = (FIXTURES / "gemma-3-27b.json").read_text()
+    proc = subprocess.run([NODE or "node", str(mutant / "harness.mjs")],
+                          input=json.dumps({"registry": registry_json(), "cases": [["g.json", text]]}),
+                          capture_output=True, text=True, cwd=mutant, timeout=60)
+    got = json.loads(proc.stdout)[0]["record"]["n_window_layers"]
+    assert got != python_side("g.json", text)["record"]["n_window_layers"]
