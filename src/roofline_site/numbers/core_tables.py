@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from roofline_site.numbers.table_base import Table as _Table
 from roofline_site.html.escape import text as esc_text
+from roofline_site.numbers.table_base import escape_cell as _escape_cell  # our own markup: only pipes and newlines
 from roofline_site.numbers.table_base import markdown_table as _markdown
 from roofline_site.numbers.tokens import Raw
 
