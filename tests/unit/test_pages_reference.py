@@ -217,7 +217,7 @@ def test_prefill_intensity_csv(rendered):
 
     t = np.array([int(r[0]) for r in rows])
     assert t[0] == 1 and t[-1] == example("long_context") and np.all(np.diff(t) > 0)
-    model_ai = np.asarray(prefill(_l8b(), _h100(), t).arithmetic_intensity)
+    model_ai = np.asarray(kernels.prefill(_l8b(), _h100(), t).arithmetic_intensity)
     for i, r in enumerate(rows):
         assert float(r[1]) == pytest.approx(t[i], rel=1e-5)          # weights only, bf16: intensity = T
         assert float(r[2]) == pytest.approx(model_ai[i], rel=1e-5)

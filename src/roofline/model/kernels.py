@@ -206,6 +206,24 @@ class KernelStep:
         return self.device.peak_flop_per_s(self.matmul_dtype) / self.device.memory_bandwidth_bytes_per_s
 
     @property
+    def peak_flop_per_s(self) -> float:
+        """The weight matmuls' peak (the one the step's ridge is quoted at)."""
+        return self.device.peak_flop_per_s(self.matmul_dtype)
+
+    @property
+    def bandwidth_bytes_per_s(self) -> float:
+        return self.device.memory_bandwidth_bytes_per_s
+
+    @property
+    def compute_dtype(self) -> str:
+        return self.matmul_dtype
+
+    @property
+    def attained_flop_per_s(self):
+        """FLOPs ÷ the step's time (the sum of its kernels' times)."""
+        return _scalar(np.asarray(self.flops, float) / np.asarray(self.time_s, float))
+
+    @property
     def compute_bound_time_s(self):
         """Time spent in kernels at or past their ridge point."""
         return _scalar(sum(np.where(np.asarray(k.bound) == COMPUTE_BOUND, k.time_s, 0.0) for k in self.ops))
@@ -625,3 +643,14 @@ def crossover_prompt_len(model: Model, device: Device, batch=1, formats: Formats
         return np.asarray(s.arithmetic_intensity) >= s.ridge_point
 
     return _first_true(reached, max_len)
+
+
+def speed_of_light_tokens_per_s(model: Model, device: Device, formats: Formats | str | None = None) -> float:
+    """The speed of light: bandwidth ÷ the weight bytes a batch-1 decode step reads (every matmul
+    weight in its format, the 16-bit head, the norm vectors and one embedding row).
+
+    >>> round(speed_of_light_tokens_per_s(Model.from_param_count(8e9), get_device("h100-sxm5")), 3)
+    209.375
+    """
+    f = Formats.of(formats) if isinstance(formats, str) else formats
+    return device.memory_bandwidth_bytes_per_s / float(decode(model, device, 1, 1, f).weight_bytes)
