@@ -50,6 +50,15 @@ NORM_WEIGHT_BYTES = 2.0  # norm weights stay 16-bit in every checkpoint format
 RUNTIME_RESERVE_BYTES = 2 * 2**30
 
 
+_BOUNDS = np.array([MEMORY_BOUND, COMPUTE_BOUND])
+
+
+def _bound_of(compute_bound) -> object:
+    """'compute-bound' where the mask is true, else 'memory-bound' (an index, not np.where: fast on sweeps)."""
+    mask = np.asarray(compute_bound)
+    return _scalar(_BOUNDS[mask.astype(np.intp)]) if mask.ndim else (COMPUTE_BOUND if mask else MEMORY_BOUND)
+
+
 def _scalar(x):
     arr = np.asarray(x)
     return arr.item() if arr.ndim == 0 else arr
@@ -127,8 +136,7 @@ class RooflinePoint:
     @property
     def bound(self):
         """'compute-bound' at or past the ridge point, 'memory-bound' below it."""
-        out = np.where(np.asarray(self.arithmetic_intensity) >= self.ridge_point, COMPUTE_BOUND, MEMORY_BOUND)
-        return _scalar(out)
+        return _bound_of(np.asarray(self.arithmetic_intensity) >= self.ridge_point)
 
 
 @dataclass(frozen=True)
@@ -226,13 +234,14 @@ class KernelStep:
     @property
     def compute_bound_time_s(self):
         """Time spent in kernels at or past their ridge point."""
-        return _scalar(sum(np.where(np.asarray(k.bound) == COMPUTE_BOUND, k.time_s, 0.0) for k in self.ops))
+        return _scalar(sum(np.where(np.asarray(k.arithmetic_intensity) >= k.ridge_point, k.time_s, 0.0)
+                           for k in self.ops))
 
     @property
     def bound(self):
         """'compute-bound' where compute-bound kernels take most of the step's time."""
         cb = np.asarray(self.compute_bound_time_s)
-        return _scalar(np.where(cb * 2 >= np.asarray(self.time_s), COMPUTE_BOUND, MEMORY_BOUND))
+        return _bound_of(cb * 2 >= np.asarray(self.time_s))
 
     @property
     def tokens_per_s(self):
