@@ -80,6 +80,29 @@ function check(K, f, attention, device) {
 }
 
 const isBare = (m) => m.n_layers === 0 || m.bare_params > 0;
+
+/** kernels.unmodelled_features: what the per-kernel model does not cover yet (refused, as in the package). */
+function unmodelled(m) {
+  return Boolean(m.kv_lora_rank > 0 || m.n_shared_experts || m.n_dense_layers
+    || (m.moe_ffn_size && m.moe_ffn_size !== m.ffn_size) || m.qkv_bias || m.o_bias || m.mlp_bias || m.attention_sinks);
+}
+
+/** kernels.layer_positions: Σ over layers of the positions one token attends to (windows cap theirs). */
+function layerPositions(m, pos) {
+  const nWin = m.sliding_window ? (m.n_window_layers || 0) : 0;
+  return (m.n_layers - nWin) * pos + (nWin ? nWin * Math.min(pos, m.sliding_window) : 0);
+}
+
+/** kernels._causal_layer_pairs: Σ over layers of Σ_{i=1..n} min(i, window). */
+function causalLayerPairs(m, n) {
+  const nWin = m.sliding_window ? (m.n_window_layers || 0) : 0;
+  let out = (m.n_layers - nWin) * n * (n + 1) / 2;
+  if (nWin) {
+    const w = m.sliding_window;
+    out += nWin * (n <= w ? n * (n + 1) / 2 : w * (w + 1) / 2 + (n - w) * w);
+  }
+  return out;
+}
 const isMoe = (m) => m.n_experts > 1;
 
 function vectorPeak(C, device) {
@@ -193,16 +216,16 @@ function usableMemory(device) {
 function step(C, K, m, device, f, attention, phase, batch, length) {
   const B = checkSize(K, "batch", batch);
   let n, attended, pairs, cached;
-  const L = isBare(m) ? 0 : m.n_layers;
+  const bare = isBare(m);
   if (phase === "decode") {
     checkSize(K, "context", length, 1);
     n = 1;
-    attended = L * (length + 1);
+    attended = bare ? 0 : layerPositions(m, length + 1);
     pairs = attended;
   } else {
     n = checkSize(K, "prompt length", length);
-    attended = L * n;
-    pairs = attention === "fused" ? L * n * (n + 1) / 2 : n * attended;
+    attended = bare ? 0 : layerPositions(m, n);
+    pairs = bare ? 0 : (attention === "fused" ? causalLayerPairs(m, n) : n * attended);
   }
   const ops = kernelOps(C, K, m, device, f, attention, B, n, attended, pairs, 1);
   let timeS = 0, computeS = 0, memoryS = 0, weightBytes = 0, actPeak = 0;
@@ -258,6 +281,10 @@ export function kernelOutputs(C, device, m, phase = "decode", batch = 1, length 
   const K = C.kernels;
   const f = formatsOf(K, weightFormat, activation, kvDtype);
   check(K, f, attention, device);
+  if (!isBare(m) && unmodelled(m)) {
+    throw new CalcError(`the per-kernel table does not cover ${m.name} yet (latent attention, shared experts, `
+      + "dense first layers, narrow experts, biases or sinks): see its whole-step figures above");
+  }
   if (phase !== "decode" && phase !== "prefill") throw new CalcError(`phase must be 'decode' or 'prefill', got '${phase}'`);
   const s = step(C, K, m, device, f, attention, phase, batch, length);
   let maxBatch = null;
