@@ -8,7 +8,7 @@ from figures_gen import Table, log_ticks
 from roofline import format as fmt
 from roofline.examples import example
 from roofline.registry.hardware import get_device
-from roofline.model.inference import decode_step, prefill
+from roofline.model.kernels import decode as decode_step, prefill
 from roofline.registry.models import get_model
 from roofline.model.roofs import attainable_flop_per_s, device_ridge_point
 

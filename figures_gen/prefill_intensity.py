@@ -8,7 +8,7 @@ from figures_gen import Table, log_ticks
 from roofline import format as fmt
 from roofline.examples import example
 from roofline.registry.hardware import get_device
-from roofline.model.inference import crossover_prompt_len, prefill
+from roofline.model.kernels import crossover_prompt_len, prefill
 from roofline.registry.models import Model, get_model
 from roofline.model.roofs import device_ridge_point
 

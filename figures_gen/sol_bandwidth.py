@@ -7,7 +7,7 @@ import numpy as np
 from figures_gen import Table, log_ticks
 from roofline import format as fmt
 from roofline.registry.hardware import devices
-from roofline.model.inference import speed_of_light_tokens_per_s, weight_bytes_per_token, weight_bytes_resident
+from roofline.model.kernels import decode, speed_of_light_tokens_per_s
 from roofline.registry.models import get_model
 
 NAME = "sol-bandwidth"
@@ -16,6 +16,12 @@ COLOURS = ("#3f51b5", "#d81b60")
 WEIGHT_DTYPE = "bf16"
 #: Devices named on the plot (the rest are unlabeled points); registry ids.
 LABELLED = ("l4", "rtx-4090", "m4-max", "a100-sxm4-80gb", "h100-sxm5", "h200-sxm", "b200")
+
+
+def weight_bytes_per_token(m, weight_dtype: str) -> float:
+    """Weight bytes a batch-1 decode step reads (the kernel model's; no device enters them)."""
+    from roofline.model.formats import Formats
+    return float(decode(m, next(iter(devices().values())), 1, 1, Formats.of(weight_dtype)).weight_bytes)
 
 
 def _short(name: str) -> str:
@@ -30,7 +36,7 @@ def data() -> Table:
     for model_id in MODELS:
         m = get_model(model_id)
         for d in devices().values():
-            fits = weight_bytes_resident(m, WEIGHT_DTYPE) <= d.memory_capacity_bytes
+            fits = bool(decode(m, d, 1, 1).fits)  # weights, one sequence's cache, activations, reserve
             rows.append((model_id, d.id, d.memory_bandwidth_bytes_per_s,
                          speed_of_light_tokens_per_s(m, d, WEIGHT_DTYPE), "yes" if fits else "no"))
     return Table(("model", "device_id", "bandwidth_bytes_per_s", "sol_tokens_per_s", "weights_fit"), tuple(rows))
@@ -83,4 +89,4 @@ def caption() -> str:
     m = get_model(MODELS[0])
     return (f"Batch-1 decode ceiling: bandwidth ÷ the weight bytes a step reads "
             f"({fmt.nbytes(weight_bytes_per_token(m, WEIGHT_DTYPE))} for {m.name} in {WEIGHT_DTYPE}: every matmul "
-            f"weight, not the embedding table, which is looked up one row per token). Peak compute does not appear in the formula.")
+            f"weight and norm vector, and one row of the embedding table, which is looked up, not read whole). Peak compute does not appear in the formula.")

@@ -173,10 +173,48 @@ def calculate(device: Device, model: Model, phase: str = "decode", batch=1, leng
     }
 
 
+# ------------------------------------------------------------------ the per-kernel model ---
+def kernel_outputs(device: Device, model: Model, phase: str = "decode", batch=1, length=1,
+                   weight_format: str = "bf16", kv_dtype: str = "bf16", activation: str = "bf16",
+                   attention: str = "fused") -> dict[str, Any]:
+    """The per-kernel model's outputs for one configuration: the reference docs/assets/calculator/kernels.js
+    is parity-tested against (tests/unit/test_calculator_kernels_parity.py).
+
+    `length` is the context already cached (decode, at least 1) or the prompt length (prefill).
+    """
+    from roofline.model import kernels
+    from roofline.model.formats import Formats
+
+    f = Formats.of(weight_format, activation, kv_dtype)
+    if phase == "decode":
+        step = kernels.decode(model, device, batch, length, f, attention)
+    elif phase == "prefill":
+        step = kernels.prefill(model, device, length, batch, f, attention)
+    else:
+        raise InputError(f"phase must be 'decode' or 'prefill', got {phase!r}")
+    ops = [{"name": k.name, "count": k.count, "flops": float(k.flops), "bytes": float(k.bytes),
+            "arithmetic_intensity": float(k.arithmetic_intensity), "ridge_point": float(k.ridge_point),
+            "bound": str(k.bound), "time_s": float(k.time_s)} for k in step.ops]
+    mb = kernels.max_batch_that_fits(model, device, length if phase == "decode" else 1, f, attention)
+    return {
+        "ops": ops,
+        "time_s": float(step.time_s),
+        "time_perfect_overlap_s": float(step.time_perfect_overlap_s),
+        "weight_bytes": float(step.weight_bytes),
+        "memory_required_bytes": float(step.memory_required_bytes),
+        "usable_memory_bytes": kernels.usable_memory_bytes(device),
+        "fits": bool(step.fits),
+        "critical_batch": kernels.critical_batch(model, device, f),
+        "max_batch_that_fits": None if mb is None else float(mb),
+        "attention_intensity": None if model.is_bare else kernels.attention_intensity_limit(model, f),
+    }
+
+
 # ------------------------------------------------------------------ registry export --------
 def _device_record(d: Device) -> dict[str, Any]:
     return {"id": d.id, "name": d.name, "vendor": d.vendor, "kind": d.kind, "memory_type": d.memory_type,
             "memory_capacity_bytes": d.memory_capacity_bytes, "capacity_unit": d.capacity_unit,
+            "usable_memory_bytes": d.usable_memory_bytes,
             "memory_bandwidth_bytes_per_s": d.memory_bandwidth_bytes_per_s,
             "dense_peak_flop_per_s": dict(d.dense_peak_flop_per_s), "source_url": d.source_url,
             "source_title": d.source_title}
@@ -195,6 +233,19 @@ def _model_record(m: Model) -> dict[str, Any]:
     return {f: getattr(m, f) for f in fields}
 
 
+def _kernel_constants() -> dict[str, Any]:
+    """The per-kernel model's constants, named once in roofline.model.kernels and formats."""
+    from roofline.model import formats as F
+    from roofline.model import kernels as K
+
+    return {"softmax_flops_per_score": K.SOFTMAX_FLOPS_PER_SCORE, "norm_flops_per_element": K.NORM_FLOPS_PER_ELEMENT,
+            "gated_act_flops_per_element": K.GATED_ACT_FLOPS_PER_ELEMENT, "norm_weight_bytes": K.NORM_WEIGHT_BYTES,
+            "runtime_reserve_bytes": K.RUNTIME_RESERVE_BYTES, "max_size": K.MAX_SIZE,
+            "scale_bytes": F.SCALE_BYTES, "default_group_size": F.DEFAULT_GROUP_SIZE,
+            "element_bytes": dict(F._ELEMENT_BYTES), "activation_dtypes": list(F.ACTIVATION_DTYPES),
+            "attention_variants": list(K.ATTENTION_VARIANTS), "critical_batch_max": 1 << 20}
+
+
 def registry_json() -> dict[str, Any]:
     """The registry and the constants the calculator needs, as one JSON-ready dict (base SI units)."""
     return {
@@ -209,6 +260,7 @@ def registry_json() -> dict[str, Any]:
             "crossover_max_len": inspect.signature(crossover_prompt_len).parameters["max_len"].default,
             "compute_bound": COMPUTE_BOUND,
             "memory_bound": MEMORY_BOUND,
+            "kernels": _kernel_constants(),
         },
         "limits": {k: {"min": lo, "max": hi, "integer": whole, "min_inclusive": incl}
                    for k, (lo, hi, whole, incl) in LIMITS.items()},
@@ -225,5 +277,5 @@ def registry_json() -> dict[str, Any]:
     }
 
 
-__all__ = ["LIMITS", "FIELD_SCALES", "SizedModel", "calculate", "custom_device", "custom_model", "registry_json",
+__all__ = ["LIMITS", "FIELD_SCALES", "SizedModel", "calculate", "kernel_outputs", "custom_device", "custom_model", "registry_json",
            "get_device", "get_model"]

@@ -315,3 +315,28 @@ def test_batch_sweep_with_breakdown_is_one_call():
         [k.time_s for k in s.ops]
     per_call_s = (time.perf_counter() - t0) / 5
     assert per_call_s < 0.05  # generous on a shared CI core; `make bench` records the real figure
+
+
+def test_a_sliding_window_caps_attention_and_the_cache():
+    """Mistral 7B v0.1 attends to at most 4,096 tokens in every layer (its config's sliding_window):
+    with 8,191 cached the new token reads the same K and V as with 4,095 cached."""
+    from dataclasses import replace
+
+    m = get_model("mistral-7b")
+    assert (m.sliding_window, m.n_window_layers) == (4096, 32)
+    d = get_device(H100)
+    short, long = ops(decode(m, d, 1, 4095)), ops(decode(m, d, 1, 8191))
+    # 32 layers · 4096 positions · K and V (8 KV heads · 128) · 2 bytes
+    assert long["attention"].kv_read_bytes == short["attention"].kv_read_bytes == 32 * 4096 * 2 * 1024 * 2
+    assert decode(m, d, 1, 8191).kv_resident_bytes == 32 * 4096 * 2 * 1024 * 2
+    # without the window the cache keeps growing
+    full = replace(m, n_window_layers=0)
+    assert ops(decode(full, d, 1, 8191))["attention"].kv_read_bytes == 32 * 8192 * 2 * 1024 * 2
+    # half the layers windowed: 16 · 8192 + 16 · 4096 positions
+    half = replace(m, n_window_layers=16)
+    assert ops(decode(half, d, 1, 8191))["attention"].kv_read_bytes == (16 * 8192 + 16 * 4096) * 2 * 1024 * 2
+
+
+def test_architectures_the_kernel_model_does_not_cover_are_refused_in_one_line():
+    with pytest.raises(InputError, match="does not cover .*multi-head latent attention"):
+        decode(get_model("deepseek-v3"), get_device(H100), 1, 1)

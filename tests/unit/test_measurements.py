@@ -27,6 +27,7 @@ DATA = Path(__file__).resolve().parents[2] / "src" / "roofline" / "data"
 RAW = tomllib.loads((DATA / "measurements.toml").read_text())
 HW = {d["id"]: d for d in tomllib.loads((DATA / "hardware.toml").read_text())["device"]}
 ALL = [(kind, e) for kind in KINDS for e in RAW[kind]]
+MODELS = {m["id"]: m for m in tomllib.loads((DATA / "models.toml").read_text())["model"]}
 BYTES = {"bf16": 2, "fp16": 2, "fp8": 1, "fp32": 4}
 
 
@@ -49,9 +50,12 @@ def _expected_share(kind: str, e: dict) -> float:
     if kind == "gemm":
         peaks = hw["dense_peak_TFLOP_per_s"]
         return e["measured_TFLOP_per_s"] / peaks[e["dtype"]]
-    # Speed of light = bandwidth ÷ (weights a decode step reads × bytes per weight), the weights
-    # counted by hand from each model's config (tests/hand_values.py).
-    weights_bytes = WEIGHTS_READ_PER_TOKEN[e["model"]] * BYTES[e["weight_dtype"]]
+    # Speed of light = bandwidth ÷ (weights a decode step reads × bytes per weight), the matmul
+    # weights counted by hand from each model's config (tests/hand_values.py), plus the norm
+    # vectors (2 per layer and a final one) and the one embedding row the step looks up.
+    cfg = MODELS[e["model"]]
+    extra = (2 * cfg["n_layers"] + 1) * cfg["hidden_size"] + cfg["hidden_size"]
+    weights_bytes = (WEIGHTS_READ_PER_TOKEN[e["model"]] + extra) * BYTES[e["weight_dtype"]]
     return e["measured_tokens_per_s"] / (hw["memory_bandwidth_TB_per_s"] * 1e12 / weights_bytes)
 
 

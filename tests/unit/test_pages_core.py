@@ -47,6 +47,11 @@ def _kdec(m, d, batch=1, context=1):
     return decode(m, d, batch, context)
 
 
+def _kpre(m, d, prompt):
+    from roofline.model.kernels import prefill as kprefill
+    return kprefill(m, d, prompt)
+
+
 def _bare():
     return Model.from_param_count(example("bare_params"))
 
@@ -186,11 +191,11 @@ def _expected_intensity_line():
     sm, sk, sn = (int(example(k)) for k in ("seed_m", "seed_k", "seed_n"))
     values = [
         sm * sn * (2 * sk - 1) / ((sm * sk + sk * sn) * 2),            # seed convention, fp16
-        decode_step(m, d).arithmetic_intensity,
-        decode_step(m, d, example("batch_mid")).arithmetic_intensity,
+        _kdec(m, d).arithmetic_intensity,
+        _kdec(m, d, example("batch_mid")).arithmetic_intensity,
         d.peak_flop_per_s() / d.memory_bandwidth_bytes_per_s,
         _sq().arithmetic_intensity,
-        prefill(m, d, example("prompt_len")).arithmetic_intensity,
+        _kpre(m, d, example("prompt_len")).arithmetic_intensity,
     ]
     return sorted(values)
 
@@ -212,9 +217,13 @@ def _expected_sol_bandwidth():
     for model_id in ("llama-3.1-8b", "llama-3.1-70b"):
         m = get_model(model_id)
         for d in devices().values():
-            fits = m.total_params * 2 <= d.memory_capacity_bytes
+            # weights (every one, bf16) + the 2 GiB runtime reserve must fit the usable memory;
+            # one sequence's KV cache and activations are a few MB, far below any gap here
+            fits = m.total_params * 2 + 2 * 2**30 <= (d.usable_memory_bytes or d.memory_capacity_bytes)
+            # a step reads every matmul weight, the norm vectors (2 per layer + 1) and one embedding row
+            extra = (2 * m.n_layers + 1) * m.hidden_size + m.hidden_size
             rows.append((model_id, d.id, d.memory_bandwidth_bytes_per_s,
-                         d.memory_bandwidth_bytes_per_s / (WEIGHTS_READ_PER_TOKEN[model_id] * 2),
+                         d.memory_bandwidth_bytes_per_s / ((WEIGHTS_READ_PER_TOKEN[model_id] + extra) * 2),
                          "yes" if fits else "no"))
     return rows
 

@@ -5,6 +5,7 @@
 // once, then re-initialises on every page swap through `document$`.
 
 import * as calc from "./calc.js";
+import * as kern from "./kernels.js";
 import * as fmt from "./format.js";
 import { FIELDS, decodeState, defaultRaw, encodeState, resolveConfig } from "./state.js";
 import { drawChart } from "./chart.js";
@@ -275,6 +276,50 @@ function resultsTable(rows, columns, uid) {
   return { table, cells };
 }
 
+// ---------------------------------------------------------------- kernel by kernel
+// Configuration A as the kernels a serving engine runs (kernels.js, the package's per-kernel
+// model): bf16 activations and fused attention; weights and KV cache in the chosen formats.
+function kernelTable(uid) {
+  const table = h("table", { class: "rl-calc-results rl-calc-kernels", id: `${uid}-kernels` });
+  table.appendChild(h("caption", { text: "Configuration A, kernel by kernel (fused attention, BF16 activations)" }));
+  const head = h("tr");
+  for (const t of ["Kernel", "Runs", "FLOP/byte", "Bound", "Time", "Share"]) head.appendChild(h("th", { scope: "col", text: t }));
+  table.appendChild(h("thead", {}, head));
+  const body = h("tbody");
+  table.appendChild(body);
+  return { table, body };
+}
+
+function fillKernels(registry, kt, last) {
+  const rows = [];
+  let out = null, problem = "";
+  if (last) {
+    const { cfg } = last;
+    try {
+      out = kern.kernelOutputs(registry.constants, cfg.device, cfg.model, cfg.phase, cfg.batch, cfg.length, cfg.wd, cfg.kvd);
+    } catch (err) {
+      problem = cfg.phase === "decode" && cfg.length < 1
+        ? "A decode step needs at least one cached token: set the context to 1 or more."
+        : String(err.message || err);
+    }
+  }
+  if (out) {
+    for (const o of out.ops) {
+      rows.push([o.name, o.count > 1 ? `×${o.count}` : "", show(o.arithmetic_intensity, fmt.intensity), o.bound,
+        show(o.time_s, fmt.seconds), show(o.time_s / out.time_s, (v) => `${(100 * v).toPrecision(3)}%`)]);
+    }
+    rows.push(["Step (sum of kernels)", "", "", "", show(out.time_s, fmt.seconds), ""]);
+    rows.push(["Perfect overlap (lower bound)", "", "", "", show(out.time_perfect_overlap_s, fmt.seconds), ""]);
+    rows.push(["Critical batch (weight matmuls)", "", show(out.critical_batch, fmt.integer), "", "", ""]);
+    rows.push(["Largest batch that fits", "", show(out.max_batch_that_fits, fmt.integer), "", "", ""]);
+  } else rows.push([problem || DASH, "", "", "", "", ""]);
+  kt.body.replaceChildren(...rows.map((cells) => {
+    const tr = h("tr");
+    cells.forEach((c, i) => tr.appendChild(h(i === 0 ? "th" : "td", i === 0 ? { scope: "row", text: c } : { text: c })));
+    return tr;
+  }));
+}
+
 // ---------------------------------------------------------------- the address bar
 // Write the view into the URL a moment after the last keystroke: browsers throttle a page
 // that rewrites its history on every input event.
@@ -329,7 +374,9 @@ function initWidget(root, registry) {
     form.appendChild(c.panel.el);
     c.last = null; // the last valid result: the chart and table fall back to it
   }
-  const results = h("div", { class: "rl-calc-out" }, summary, h("div", { class: "rl-calc-table-wrap" }, table));
+  const kt = mini ? null : kernelTable(uid);
+  const results = h("div", { class: "rl-calc-out" }, summary, h("div", { class: "rl-calc-table-wrap" }, table),
+    kt ? h("div", { class: "rl-calc-table-wrap" }, kt.table) : null);
   root.append(form, h("div", { class: "rl-calc-panel" }, results, figure), h("p", { class: "rl-calc-linkline" }, link));
 
   const readPasted = (c, text) => {
@@ -388,6 +435,7 @@ function initWidget(root, registry) {
     }
     const text = parts.join(" ");
     if (summary.textContent !== text) summary.textContent = text;
+    if (kt) fillKernels(registry, kt, configs[0].last);
     const series = configs.filter((c) => c.last).map((c) => ({
       key: c.key, label: c.title.split(":")[0], intensity: c.last.out.arithmetic_intensity,
       attainable: c.last.out.attainable_flop_per_s, peak: c.last.out.peak_flop_per_s,

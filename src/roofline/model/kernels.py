@@ -50,6 +50,15 @@ NORM_WEIGHT_BYTES = 2.0  # norm weights stay 16-bit in every checkpoint format
 RUNTIME_RESERVE_BYTES = 2 * 2**30
 
 
+_BOUNDS = np.array([MEMORY_BOUND, COMPUTE_BOUND])
+
+
+def _bound_of(compute_bound) -> object:
+    """'compute-bound' where the mask is true, else 'memory-bound' (an index, not np.where: fast on sweeps)."""
+    mask = np.asarray(compute_bound)
+    return _scalar(_BOUNDS[mask.astype(np.intp)]) if mask.ndim else (COMPUTE_BOUND if mask else MEMORY_BOUND)
+
+
 def _scalar(x):
     arr = np.asarray(x)
     return arr.item() if arr.ndim == 0 else arr
@@ -127,8 +136,7 @@ class RooflinePoint:
     @property
     def bound(self):
         """'compute-bound' at or past the ridge point, 'memory-bound' below it."""
-        out = np.where(np.asarray(self.arithmetic_intensity) >= self.ridge_point, COMPUTE_BOUND, MEMORY_BOUND)
-        return _scalar(out)
+        return _bound_of(np.asarray(self.arithmetic_intensity) >= self.ridge_point)
 
 
 @dataclass(frozen=True)
@@ -206,15 +214,34 @@ class KernelStep:
         return self.device.peak_flop_per_s(self.matmul_dtype) / self.device.memory_bandwidth_bytes_per_s
 
     @property
+    def peak_flop_per_s(self) -> float:
+        """The weight matmuls' peak (the one the step's ridge is quoted at)."""
+        return self.device.peak_flop_per_s(self.matmul_dtype)
+
+    @property
+    def bandwidth_bytes_per_s(self) -> float:
+        return self.device.memory_bandwidth_bytes_per_s
+
+    @property
+    def compute_dtype(self) -> str:
+        return self.matmul_dtype
+
+    @property
+    def attained_flop_per_s(self):
+        """FLOPs ÷ the step's time (the sum of its kernels' times)."""
+        return _scalar(np.asarray(self.flops, float) / np.asarray(self.time_s, float))
+
+    @property
     def compute_bound_time_s(self):
         """Time spent in kernels at or past their ridge point."""
-        return _scalar(sum(np.where(np.asarray(k.bound) == COMPUTE_BOUND, k.time_s, 0.0) for k in self.ops))
+        return _scalar(sum(np.where(np.asarray(k.arithmetic_intensity) >= k.ridge_point, k.time_s, 0.0)
+                           for k in self.ops))
 
     @property
     def bound(self):
         """'compute-bound' where compute-bound kernels take most of the step's time."""
         cb = np.asarray(self.compute_bound_time_s)
-        return _scalar(np.where(cb * 2 >= np.asarray(self.time_s), COMPUTE_BOUND, MEMORY_BOUND))
+        return _bound_of(cb * 2 >= np.asarray(self.time_s))
 
     @property
     def tokens_per_s(self):
@@ -455,6 +482,25 @@ def _kv_elements_per_token_per_layer(model: Model) -> float:
     return model.kv_elements_per_token() / model.n_layers if model.n_layers else 0.0
 
 
+def unmodelled_features(model: Model) -> list[str]:
+    """Architecture features the per-kernel model does not cover yet (it models dense and Mixtral-style
+    layers, grouped-query attention and sliding windows); empty where it covers the model."""
+    checks = (("multi-head latent attention", getattr(model, "is_mla", False)),
+              ("shared experts", getattr(model, "n_shared_experts", 0)),
+              ("dense layers before the experts", getattr(model, "n_dense_layers", 0)),
+              ("experts narrower than ffn_size", getattr(model, "moe_ffn_size", 0) not in (0, model.ffn_size)),
+              ("projection biases", any(getattr(model, f, False) for f in ("qkv_bias", "o_bias", "mlp_bias"))),
+              ("attention sinks", getattr(model, "attention_sinks", False)))
+    return [name for name, present in checks if present]
+
+
+def _check_model(model: Model) -> None:
+    missing = unmodelled_features(model)
+    if missing:
+        raise InputError(f"the per-kernel model does not cover {model.name}'s {', '.join(missing)} yet; "
+                         "its whole-step figures come from roofline.model.inference")
+
+
 def _check(formats: Formats | None, attention: str, device: Device) -> Formats:
     if attention not in ATTENTION_VARIANTS:
         raise InputError(f"unknown attention variant {attention!r}: expected one of {', '.join(ATTENTION_VARIANTS)}")
@@ -478,6 +524,7 @@ def decode(model: Model, device: Device, batch=1, context_len=1, formats: Format
     True
     """
     formats = _check(formats, attention, device)
+    _check_model(model)
     b = _size("batch", batch)
     try:
         ctx = _size("context", context_len, minimum=1)
@@ -502,6 +549,7 @@ def prefill(model: Model, device: Device, prompt_len, batch=1, formats: Formats 
     The output head runs on the last position only.
     """
     formats = _check(formats, attention, device)
+    _check_model(model)
     b = _size("batch", batch)
     n = _size("prompt length", prompt_len)
     b, n = np.broadcast_arrays(b, n)
@@ -625,3 +673,23 @@ def crossover_prompt_len(model: Model, device: Device, batch=1, formats: Formats
         return np.asarray(s.arithmetic_intensity) >= s.ridge_point
 
     return _first_true(reached, max_len)
+
+
+def speed_of_light_tokens_per_s(model: Model, device: Device, formats: Formats | str | None = None) -> float:
+    """The speed of light: bandwidth ÷ the weight bytes a batch-1 decode step reads (every matmul
+    weight in its format, the 16-bit head, the norm vectors and one embedding row).
+
+    For an architecture the kernel model does not cover yet (`unmodelled_features`), the weights
+    are the model's own matmul count (`Model.matmul_params`) at the format's bytes per weight.
+
+    >>> round(speed_of_light_tokens_per_s(Model.from_param_count(8e9), get_device("h100-sxm5")), 3)
+    209.375
+    """
+    f = Formats.of(formats) if isinstance(formats, str) else (formats or Formats.of())
+    if model.is_bare or not unmodelled_features(model):
+        return device.memory_bandwidth_bytes_per_s / float(decode(model, device, 1, 1, f).weight_bytes)
+    d = model.hidden_size
+    head = model.vocab_size * d
+    wbytes = ((model.matmul_params() - head) * f.weights.bytes_per_weight(d) + head * f.head_format.bytes_per_weight(d)
+              + (2 * model.n_layers + 1) * d * NORM_WEIGHT_BYTES + d * f.head_format.bytes_per_weight(d))
+    return device.memory_bandwidth_bytes_per_s / wbytes

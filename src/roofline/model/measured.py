@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import statistics
 
-from roofline.model.inference import speed_of_light_tokens_per_s
+from roofline.model.kernels import speed_of_light_tokens_per_s
 from roofline.registry.hardware import Device
 from roofline.registry.measurements import PublishedMeasurement, of_kind
 from roofline.registry.models import Model

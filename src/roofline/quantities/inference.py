@@ -291,8 +291,7 @@ def sol(model, hw, weight_format: str = "bf16") -> Quantity:
     """The speed of light: bandwidth ÷ the weight bytes a batch-1 decode step reads."""
     m, d = as_model(model), as_device(hw)
     f = _formats(weight_format)
-    wbytes = _k.decode(m, d, 1, 1, f).weight_bytes
-    return Quantity(d.memory_bandwidth_bytes_per_s / wbytes, "tokens/s",
+    return Quantity(_k.speed_of_light_tokens_per_s(m, d, f), "tokens/s",
                     f"speed-of-light batch-1 decode of {m.name} on the {d.name} ({f.weights.name} weights)",
                     "bandwidth ÷ weight bytes a decode step reads", (*model_inputs(m), bandwidth_input(d)))
 

@@ -74,14 +74,17 @@ def critical_batches_table(page: str = "", records: list | None = None, model: s
 def hardware_specs_table(page: str = "", records: list | None = None) -> Raw:
     """Every device: source link, id, vendor, memory type, capacity as the vendor quotes it, bandwidth, ridge."""
     from roofline.registry.hardware import devices
-    from roofline.quantities import bandwidth, capacity_quoted, ridge
+    from roofline.quantities import bandwidth, capacity_quoted, ridge, usable_memory
 
     t = _Table(page, records, "table('hardware-specs')", "registry device specifications")
+    # Usable memory: what the runtime reports (nvidia-smi) where a source publishes it; a dash
+    # where only the vendor's figure is known (the model then uses that figure).
     rows = [[_link(d.name, d.source_url), f"<code>{esc_text(d.id)}</code>", esc_text(d.vendor), esc_text(d.memory_type),
-             t.cell(capacity_quoted(d.id)), t.cell(bandwidth(d.id).sig(4)), t.cell(ridge(d.id, d.sixteen_bit_dtype))]
+             t.cell(capacity_quoted(d.id)), t.cell(usable_memory(d.id).sig(4)) if d.usable_memory_bytes else "—",
+             t.cell(bandwidth(d.id).sig(4)), t.cell(ridge(d.id, d.sixteen_bit_dtype))]
             for d in devices().values()]
-    return _markdown(["Device (source)", "id", "Vendor", "Memory", "Capacity", "Bandwidth", "Ridge (dense 16-bit)"],
-                        rows, ["l", "l", "l", "l", "r", "r", "r"])
+    return _markdown(["Device (source)", "id", "Vendor", "Memory", "Capacity (vendor)", "Usable (runtime)",
+                      "Bandwidth", "Ridge (dense 16-bit)"], rows, ["l", "l", "l", "l", "r", "r", "r", "r"])
 
 
 def hardware_peaks_table(page: str = "", records: list | None = None) -> Raw:
