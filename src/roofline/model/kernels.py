@@ -315,7 +315,9 @@ def _attention_dims(model: Model) -> tuple[int, int, int, int]:
 
     Ordinary attention: head_dim for both. MLA at decode runs absorbed, as FlashMLA does: scores
     over the cached latent plus rotary key (kv_lora_rank + qk_rope_head_dim), the weighted sum
-    over the latent (kv_lora_rank), so K and V are one cached vector read once.
+    over the latent (kv_lora_rank), so K and V are one cached vector read once. Prefill is
+    counted the same way; an engine that expands K and V for a long prompt instead does fewer
+    attention FLOPs (qk_nope + qk_rope and v_head_dim per score) and reads the expansion.
     """
     if model.is_mla:
         qk, pv = model.kv_lora_rank + model.qk_rope_head_dim, model.kv_lora_rank
