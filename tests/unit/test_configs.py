@@ -304,4 +304,4 @@ def test_the_page_table_is_the_readers_own():
     text = html.unescape(str(table("config-fields")))  # cells are escaped at the boundary
     rows = field_table()
     assert text.count("\n") == len(rows) + 1  # header, rule, one line per row
-    assert "<code>text_config.sliding_window_pattern</code>" in text and "DeepSeek-V2 / V3 (R1)" in text
+    assert "`text_config.sliding_window_pattern`" in text and "DeepSeek-V2 / V3 (R1)" in text

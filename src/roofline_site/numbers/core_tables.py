@@ -63,11 +63,10 @@ def config_fields_table(page: str = "", records: list | None = None) -> Raw:
 
     rows, last = [], None
     for r in field_table():
-        family = (f"{esc_text(r['family'])} (<code>{esc_text(r['model_types'])}</code>)"
-                  if r["family"] != last else "")
+        family = f"{r['family']} (`{r['model_types']}`)" if r["family"] != last else ""
         last = r["family"]
-        key = f"<code>{esc_text(r['where'] + r['key'])}</code>" if r["key"] else "(modeling code)"
-        rows.append([family, key, esc_text(r["feeds"]), esc_text(r["default"])])
+        key = f"`{r['where']}{r['key']}`" if r["key"] else "(modeling code)"
+        rows.append([_escape_cell(family), _escape_cell(key), _escape_cell(r["feeds"]), _escape_cell(r["default"])])
     return _markdown(["Family (model_type)", "Config key", "What it sets", "If absent"], rows, ["l", "l", "l", "l"])
 
 
