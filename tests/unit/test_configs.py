@@ -294,3 +294,14 @@ def test_field_table_covers_every_family():
     assert ds["kv_lora_rank"]["default"] == "512" and ds["first_k_dense_replace"]["feeds"] == "n_dense_layers"
     assert all(r["feeds"] for r in rows)
     assert not any(math.isnan(float(r["default"])) for r in rows if r["default"].isdigit())
+
+
+def test_the_page_table_is_the_readers_own():
+    from roofline_site.numbers.tables import table
+
+    import html
+
+    text = html.unescape(str(table("config-fields")))  # cells are escaped at the boundary
+    rows = field_table()
+    assert text.count("\n") == len(rows) + 1  # header, rule, one line per row
+    assert "`text_config.sliding_window_pattern`" in text and "DeepSeek-V2 / V3 (R1)" in text

@@ -337,6 +337,22 @@ def _causal_layer_pairs(model: Model, n) -> np.ndarray:
     return out
 
 
+def _attention_dims(model: Model) -> tuple[int, int, int, int]:
+    """(QKᵀ width, P·V width, query width read, output width written) per head-score, per token.
+
+    Ordinary attention: head_dim for both. MLA at decode runs absorbed, as FlashMLA does: scores
+    over the cached latent plus rotary key (kv_lora_rank + qk_rope_head_dim), the weighted sum
+    over the latent (kv_lora_rank), so K and V are one cached vector read once. Prefill is
+    counted the same way; an engine that expands K and V for a long prompt instead does fewer
+    attention FLOPs (qk_nope + qk_rope and v_head_dim per score) and reads the expansion.
+    """
+    if model.is_mla:
+        qk, pv = model.kv_lora_rank + model.qk_rope_head_dim, model.kv_lora_rank
+        return qk, pv, model.n_heads * qk, model.n_heads * pv
+    q = model.n_heads * model.head_dim
+    return model.head_dim, model.head_dim, q, q
+
+
 def _vector_peak(device: Device) -> tuple[float, str]:
     """Elementwise kernels run on the vector units: the fp32 peak where published, else the 16-bit one."""
     if "fp32" in device.dense_peak_flop_per_s:
@@ -397,59 +413,88 @@ def _kernels(model: Model, device: Device, formats: Formats, attention: str, bat
     ops = [point("embedding", vector=True, flops=0 * T, weight_bytes=T * s.d * head_fmt.bytes_per_weight(s.d),
                  act_written_bytes=T * s.d * a),
            norm("attn_norm", L)]
-    qkv_out = s.q + 2 * s.kv
-    ops.append(point("qkv_proj", L, flops=L * 2.0 * T * s.d * qkv_out,
-                     weight_bytes=L * weights(s.d * qkv_out, s.d) + 0 * T,
-                     act_read_bytes=L * T * s.d * a, act_written_bytes=L * T * s.q * a,
-                     kv_written_bytes=L * T * 2 * s.kv * kvb))
+    kv_per_layer = model.kv_elements_per_token_per_layer  # K and V, or MLA's latent + rotary key
+    if model.is_mla:
+        # MLA's projections as stored (q_a, q_b, kv_a, kv_b): an engine that absorbs kv_b into the
+        # query and output side at decode reads the same weights and does the same 2·T·params FLOPs.
+        proj = [x for x in model.attention_matmul_shapes() if x[0] != "o_proj"]
+        ops.append(point("qkv_proj", L, flops=L * 2.0 * T * sum(i * o for _, i, o in proj),
+                         weight_bytes=L * sum(weights(i * o, i) for _, i, o in proj) + 0 * T,
+                         act_read_bytes=L * T * sum(i for _, i, _ in proj) * a,
+                         act_written_bytes=L * T * sum(o for _, _, o in proj) * a,
+                         kv_written_bytes=L * T * kv_per_layer * kvb))
+    else:
+        qkv_out = s.q + 2 * s.kv
+        ops.append(point("qkv_proj", L, flops=L * 2.0 * T * s.d * qkv_out,
+                         weight_bytes=L * weights(s.d * qkv_out, s.d) + 0 * T,
+                         act_read_bytes=L * T * s.d * a, act_written_bytes=L * T * s.q * a,
+                         kv_written_bytes=L * T * 2 * s.kv * kvb))
 
     attn_dtype = _attention_dtype(formats)
     attn_peak = device.peak_flop_per_s(attn_dtype)
     scores = B * pairs_layers * s.heads            # scores in all layers
-    dot_flops = 2.0 * s.head_dim * scores          # one of QKᵀ or P·V
-    kv_read_each = B * attended_layers * s.kv * kvb  # K (or V) read
+    qk_dim, pv_dim, q_in, q_out = _attention_dims(model)
+    kv_read_qk = B * attended_layers * (kv_per_layer if model.is_mla else s.kv) * kvb  # K (MLA: the latent)
+    kv_read_pv = 0 * kv_read_qk if model.is_mla else B * attended_layers * s.kv * kvb  # V (MLA: the same latent)
     if attention == "fused":
         ops.append(point("attention", L, peak=attn_peak, dtype=attn_dtype,
-                         flops=2 * dot_flops + SOFTMAX_FLOPS_PER_SCORE * scores,
-                         act_read_bytes=L * T * s.q * a, act_written_bytes=L * T * s.q * a,
-                         kv_read_bytes=2 * kv_read_each))
+                         flops=2.0 * (qk_dim + pv_dim) * scores + SOFTMAX_FLOPS_PER_SCORE * scores,
+                         act_read_bytes=L * T * q_in * a, act_written_bytes=L * T * q_out * a,
+                         kv_read_bytes=kv_read_qk + kv_read_pv))
     else:
-        ops += [point("attn_qk", L, peak=attn_peak, dtype=attn_dtype, flops=dot_flops,
-                      act_read_bytes=L * T * s.q * a, act_written_bytes=scores * a,
-                      kv_read_bytes=kv_read_each),
+        ops += [point("attn_qk", L, peak=attn_peak, dtype=attn_dtype, flops=2.0 * qk_dim * scores,
+                      act_read_bytes=L * T * q_in * a, act_written_bytes=scores * a,
+                      kv_read_bytes=kv_read_qk),
                 point("attn_softmax", L, vector=True, flops=SOFTMAX_FLOPS_PER_SCORE * scores,
                       act_read_bytes=scores * a, act_written_bytes=scores * a),
-                point("attn_pv", L, peak=attn_peak, dtype=attn_dtype, flops=dot_flops,
-                      act_read_bytes=scores * a, act_written_bytes=L * T * s.q * a,
-                      kv_read_bytes=kv_read_each)]
-    ops += [point("o_proj", L, flops=L * 2.0 * T * s.q * s.d, weight_bytes=L * weights(s.q * s.d, s.q) + 0 * T,
-                  act_read_bytes=L * T * s.q * a, act_written_bytes=L * T * s.d * a),
+                point("attn_pv", L, peak=attn_peak, dtype=attn_dtype, flops=2.0 * pv_dim * scores,
+                      act_read_bytes=scores * a, act_written_bytes=L * T * q_out * a,
+                      kv_read_bytes=kv_read_pv if not model.is_mla else kv_read_qk)]
+    _, o_in, o_out = model.attention_matmul_shapes()[-1]
+    ops += [point("o_proj", L, flops=L * 2.0 * T * o_in * o_out, weight_bytes=L * weights(o_in * o_out, o_in) + 0 * T,
+                  act_read_bytes=L * T * o_in * a, act_written_bytes=L * T * s.d * a),
             add("attn_add"), norm("mlp_norm", L)]
 
-    m_in, f = s.ffn_mats_in, s.ffn
-    if model.is_moe:
+    m_in = s.ffn_mats_in
+    # MoE models may keep a dense MLP in some layers (DeepSeek-V3's first three, Llama 4's
+    # interleaved ones) and an always-on shared expert beside the routed ones.
+    Lm = model.n_moe_layers if model.is_moe else 0
+    Ld = L - Lm
+    if Ld:
+        f = s.ffn
+        ops += [point("gate_up_proj" if m_in == 2 else "up_proj", Ld, flops=Ld * 2.0 * T * s.d * m_in * f,
+                      weight_bytes=Ld * weights(s.d * m_in * f, s.d) + 0 * T,
+                      act_read_bytes=Ld * T * s.d * a, act_written_bytes=Ld * T * m_in * f * a),
+                point("dense_act" if Lm else "mlp_act", Ld, vector=True, flops=Ld * GATED_ACT_FLOPS_PER_ELEMENT * T * f,
+                      act_read_bytes=Ld * T * m_in * f * a, act_written_bytes=Ld * T * f * a),
+                point("down_proj", Ld, flops=Ld * 2.0 * T * f * s.d, weight_bytes=Ld * weights(f * s.d, f) + 0 * T,
+                      act_read_bytes=Ld * T * f * a, act_written_bytes=Ld * T * s.d * a)]
+    if Lm:
+        f = model.expert_ffn_size
         touched = experts_touched(model, T)
         k = s.experts_per_token
-        ops += [point("router", L, dtype=head_dtype, peak=device.peak_flop_per_s(head_dtype),
-                      flops=L * 2.0 * T * s.d * s.experts,
-                      weight_bytes=L * s.d * s.experts * head_fmt.bytes_per_weight(s.d) + 0 * T,
-                      act_read_bytes=L * T * s.d * a, act_written_bytes=L * T * s.experts * a),
-                point("experts_gate_up", L, flops=L * 2.0 * T * k * s.d * m_in * f,
-                      weight_bytes=L * touched * weights(s.d * m_in * f, s.d),
-                      act_read_bytes=L * T * k * s.d * a, act_written_bytes=L * T * k * m_in * f * a),
-                point("mlp_act", L, vector=True, flops=L * GATED_ACT_FLOPS_PER_ELEMENT * T * k * f,
-                      act_read_bytes=L * T * k * m_in * f * a, act_written_bytes=L * T * k * f * a),
-                point("experts_down", L, flops=L * 2.0 * T * k * f * s.d,
-                      weight_bytes=L * touched * weights(f * s.d, f),
-                      act_read_bytes=L * T * k * f * a, act_written_bytes=L * T * k * s.d * a)]
-    else:
-        ops += [point("gate_up_proj" if m_in == 2 else "up_proj", L, flops=L * 2.0 * T * s.d * m_in * f,
-                      weight_bytes=L * weights(s.d * m_in * f, s.d) + 0 * T,
-                      act_read_bytes=L * T * s.d * a, act_written_bytes=L * T * m_in * f * a),
-                point("mlp_act", L, vector=True, flops=L * GATED_ACT_FLOPS_PER_ELEMENT * T * f,
-                      act_read_bytes=L * T * m_in * f * a, act_written_bytes=L * T * f * a),
-                point("down_proj", L, flops=L * 2.0 * T * f * s.d, weight_bytes=L * weights(f * s.d, f) + 0 * T,
-                      act_read_bytes=L * T * f * a, act_written_bytes=L * T * s.d * a)]
+        ops += [point("router", Lm, dtype=head_dtype, peak=device.peak_flop_per_s(head_dtype),
+                      flops=Lm * 2.0 * T * s.d * s.experts,
+                      weight_bytes=Lm * s.d * s.experts * head_fmt.bytes_per_weight(s.d) + 0 * T,
+                      act_read_bytes=Lm * T * s.d * a, act_written_bytes=Lm * T * s.experts * a),
+                point("experts_gate_up", Lm, flops=Lm * 2.0 * T * k * s.d * m_in * f,
+                      weight_bytes=Lm * touched * weights(s.d * m_in * f, s.d),
+                      act_read_bytes=Lm * T * k * s.d * a, act_written_bytes=Lm * T * k * m_in * f * a),
+                point("mlp_act", Lm, vector=True, flops=Lm * GATED_ACT_FLOPS_PER_ELEMENT * T * k * f,
+                      act_read_bytes=Lm * T * k * m_in * f * a, act_written_bytes=Lm * T * k * f * a),
+                point("experts_down", Lm, flops=Lm * 2.0 * T * k * f * s.d,
+                      weight_bytes=Lm * touched * weights(f * s.d, f),
+                      act_read_bytes=Lm * T * k * f * a, act_written_bytes=Lm * T * k * s.d * a)]
+        if model.n_shared_experts:
+            fs = model.n_shared_experts * f  # the shared experts run as one MLP that wide
+            ops += [point("shared_gate_up", Lm, flops=Lm * 2.0 * T * s.d * m_in * fs,
+                          weight_bytes=Lm * weights(s.d * m_in * fs, s.d) + 0 * T,
+                          act_read_bytes=Lm * T * s.d * a, act_written_bytes=Lm * T * m_in * fs * a),
+                    point("shared_act", Lm, vector=True, flops=Lm * GATED_ACT_FLOPS_PER_ELEMENT * T * fs,
+                          act_read_bytes=Lm * T * m_in * fs * a, act_written_bytes=Lm * T * fs * a),
+                    point("shared_down", Lm, flops=Lm * 2.0 * T * fs * s.d,
+                          weight_bytes=Lm * weights(fs * s.d, fs) + 0 * T,
+                          act_read_bytes=Lm * T * fs * a, act_written_bytes=Lm * T * s.d * a)]
     ops += [add("mlp_add"), norm("final_norm", 1)]
     H = B * head_tokens
     ops.append(point("lm_head", dtype=head_dtype, peak=device.peak_flop_per_s(head_dtype),
@@ -469,13 +514,17 @@ def weights_resident_bytes(model: Model, formats: Formats) -> float:
         return model.bare_params * formats.weights.bytes_per_weight(model.bare_params)
     s = _shapes(model)
     wf, hf = formats.weights, formats.head_format
-    per_layer = (wf.bytes_per_weight(s.d) * s.d * (s.q + 2 * s.kv) + wf.bytes_per_weight(s.q) * s.q * s.d
-                 + s.experts * (wf.bytes_per_weight(s.d) * s.d * s.ffn_mats_in * s.ffn
-                                + wf.bytes_per_weight(s.ffn) * s.ffn * s.d)
-                 + (s.d * s.experts * hf.bytes_per_weight(s.d) if model.is_moe else 0)
-                 + 2 * s.d * NORM_WEIGHT_BYTES)
+
+    def mlp(f):
+        return wf.bytes_per_weight(s.d) * s.d * s.ffn_mats_in * f + wf.bytes_per_weight(f) * f * s.d
+
+    attn = sum(wf.bytes_per_weight(i) * i * o for _, i, o in model.attention_matmul_shapes())
+    Lm = model.n_moe_layers if model.is_moe else 0
+    moe = ((s.experts + model.n_shared_experts) * mlp(model.expert_ffn_size) + s.d * s.experts * hf.bytes_per_weight(s.d)
+           if Lm else 0.0)
     table = s.vocab * s.d * hf.bytes_per_weight(s.d)
-    return float(s.layers * per_layer + table * (1 if model.tied_embeddings else 2) + s.d * NORM_WEIGHT_BYTES)
+    return float(s.layers * (attn + 2 * s.d * NORM_WEIGHT_BYTES) + (s.layers - Lm) * mlp(s.ffn) + Lm * moe
+                 + table * (1 if model.tied_embeddings else 2) + s.d * NORM_WEIGHT_BYTES)
 
 
 def _kv_elements_per_token_per_layer(model: Model) -> float:
@@ -568,7 +617,7 @@ def prefill(model: Model, device: Device, prompt_len, batch=1, formats: Formats 
 
 # ------------------------------------------------------------------- derived quantities -----
 WEIGHT_MATMULS = ("qkv_proj", "o_proj", "gate_up_proj", "up_proj", "down_proj", "experts_gate_up",
-                  "experts_down", "router", "lm_head", "weights")
+                  "experts_down", "shared_gate_up", "shared_down", "router", "lm_head", "weights")
 
 
 def _first_true(pred, limit: int) -> int | None:
@@ -634,8 +683,9 @@ def attention_intensity_limit(model: Model, formats: Formats | None = None) -> f
     formats = formats or Formats.of()
     if model.is_bare:
         raise InputError("a bare parameter count has no attention")
-    s = _shapes(model)
-    return (4 * s.head_dim + SOFTMAX_FLOPS_PER_SCORE) * s.heads / (2 * s.kv * formats.kv_bytes)
+    qk_dim, pv_dim, _, _ = _attention_dims(model)
+    flops = (2 * (qk_dim + pv_dim) + SOFTMAX_FLOPS_PER_SCORE) * model.n_heads
+    return flops / (model.kv_elements_per_token_per_layer * formats.kv_bytes)
 
 
 def max_batch_that_fits(model: Model, device: Device, context_len, formats: Formats | None = None,
