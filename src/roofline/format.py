@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 
@@ -49,6 +50,7 @@ def _check(value: float) -> float:
     return float(value)
 
 
+@functools.lru_cache(maxsize=1 << 16, typed=True)
 def sig(value: float, digits: int = 3) -> str:
     """`value` to `digits` significant figures, trailing zeros dropped, thousands separated.
 
@@ -144,6 +146,8 @@ FORMATTERS = {
 }
 
 
+# Pure and called for every number of every table (tens of thousands per device-heavy build): cached.
+@functools.lru_cache(maxsize=1 << 16, typed=True)
 def render(value: float, unit: str, digits: int = 3) -> str:
     """Format `value` in `unit` through the formatter registered for it."""
     try:

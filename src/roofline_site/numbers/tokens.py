@@ -60,7 +60,10 @@ _ids = itertools.count(1)
 # Markdown, the glossary pass, search indexing and the Markdown copies then skip about half of
 # each page's bytes. `fill_popovers` puts them back as the last step of each page.
 _deferred: dict[str, str] | None = None
-POPOVER_SLOT = re.compile(r"<!--rl-prov:([\w-]+)-->")
+# The slot is an empty element, not an HTML comment: Python-Markdown looks, for every comment inside
+# an open inline tag, for its closing tag in the rest of the paragraph, and a registry table is one
+# paragraph, so comments made the build quadratic in the number of devices (issue 18).
+POPOVER_SLOT = re.compile(r'<span data-rl-prov="([\w-]+)"></span>')
 
 
 def _text(s: str) -> str:
@@ -108,7 +111,7 @@ def defer_popovers(store: dict[str, str] | None) -> None:
 
 def fill_popovers(html_text: str, store: dict[str, str]) -> str:
     """Put each held popover back in its slot; a slot with no popover is a bug, so it raises."""
-    if "<!--rl-prov:" not in html_text:
+    if "<span data-rl-prov=" not in html_text:
         return html_text
     try:
         return POPOVER_SLOT.sub(lambda m: store[m.group(1)], html_text)
@@ -121,7 +124,7 @@ def _popover_or_slot(q, ident: str) -> str:
     if _deferred is None:
         return markup
     _deferred[ident] = markup
-    return f"<!--rl-prov:{ident}-->"
+    return f'<span data-rl-prov="{ident}"></span>'
 
 
 def number_id(page: str, index: int) -> str:
