@@ -107,7 +107,7 @@ class Device:
 def _parse_interconnect(entry: Entry) -> tuple[Interconnect | None, str]:
     """The scale-up fields: `scaleup_link = "none"` says the device has no link; absent says none is recorded."""
     if not entry.has("scaleup_link"):
-        return None, Device.interconnect_note
+        return None, f"no scale-up link is recorded in the registry for the {entry.text('name')}"
     link = entry.text("scaleup_link")
     note = entry.text("scaleup_note")
     if link == "none":
