@@ -266,7 +266,7 @@ def check_layout(model: Model, device: Device, layout: Layout) -> None:
             raise InputError(f"--ep {ep}: {model.name} is dense; expert parallelism needs a mixture-of-experts model")
         if model.n_experts % ep:
             raise InputError(f"--ep {ep}: {model.name} has {model.n_experts} experts, which {ep} does not divide")
-    if pp > model.n_layers:
+    if pp > 1 and pp > model.n_layers:
         raise InputError(f"--pp {pp}: {model.name} has only {model.n_layers} layers to give the stages")
 
 
