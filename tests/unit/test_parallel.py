@@ -112,6 +112,18 @@ def test_llama_2_70b_tp8_sits_between_gpt_fast_and_the_no_interconnect_ceiling()
     assert sum(c.count for c in s.collectives if c.name in ("attn_all_reduce", "mlp_all_reduce")) == 160
 
 
+def test_llama_2_70b_tp8_ceiling_by_hand():
+    # Per GPU: the matmul weights ÷ 8. Llama-2-70B has 68,976,648,192 weights, of which the embedding
+    # (32000·8192 = 262,144,000) is only indexed and the norms (161·8192) are small: ≈ 68.71e9 · 2 B ÷ 8
+    # = 17.18 GB, ÷ 2.039 TB/s = 8.43 ms. Collectives: 160 all-reduces (2 per layer) + 1 for the
+    # embedding, each 6.05 + 14·1.975 = 33.7 µs of latency, and one 8-way all-gather of the logits,
+    # 6.05 + 7·1.975 = 19.875 µs: 161·33.7 + 19.875 = 5,445.6 µs (bytes add under 0.1 %).
+    # 1 ÷ (8.43 ms + 5.446 ms) = 72.1 tokens/s; the kernel model adds KV, activations and norms.
+    s = parallel.decode(get_model("llama-2-70b"), A100, 1, 205, layout=Layout(tp=8))
+    assert s.tokens_per_s_per_sequence == pytest.approx(1 / (8.43e-3 + 5.4456e-3), rel=0.02)
+    assert s.collective_time_s == pytest.approx(5.4456e-3, rel=0.01)
+
+
 def test_kv_heads_replicated_past_their_count():
     # Llama-3.1-70B has 8 KV heads; over 16 GPUs of an NVL72 domain each keeps one (two copies of each)
     s = parallel.decode(get_model("llama-3.1-70b"), get_device("gb200-per-gpu"), 1, 1024, layout=Layout(tp=16))
