@@ -371,6 +371,18 @@ class ParallelStep:
         return kernels._scalar(sum((np.asarray(c.time_s, float) for c in self.collectives), np.asarray(0.0)))
 
     @property
+    def kernel_time_s(self):
+        """Time in the devices' own kernels per step: pp stages of one device's kernels."""
+        return kernels._scalar(self.layout.pp * np.asarray(self.stage.time_s))
+
+    @property
+    def collective_latency_share(self):
+        """Share of the collectives' time that is latency (bytes move in the rest)."""
+        lat = sum(c.latency_s for c in self.collectives)
+        tot = np.asarray(self.collective_time_s, float)
+        return kernels._scalar(np.where(tot > 0, lat / np.where(tot > 0, tot, 1.0), 0.0))
+
+    @property
     def stage_time_s(self):
         return kernels._scalar(np.asarray(self.stage.time_s) + self.collective_time_s)
 

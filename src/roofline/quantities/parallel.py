@@ -12,6 +12,8 @@ _LAYOUT_FIELDS = {
     "tokens_per_s_per_device": ("tokens/s", "decode tokens/s per device"),
     "time_s": ("s", "decode step time"),
     "collective_time_s": ("s", "collective time per stage"),
+    "kernel_time_s": ("s", "time in the devices' own kernels"),
+    "collective_latency_share": ("%", "share of the collectives' time that is latency"),
     "stage_time_s": ("s", "one device's kernels plus collectives per stage"),
     "weights_resident_bytes": ("B", "weights per device"),
     "kv_resident_bytes": ("B", "KV cache per device"),
