@@ -550,7 +550,11 @@ def cmd_layouts(args) -> None:
                                             ("w", "weights/device"), ("kv", "KV/device"), ("mb", "max batch"),
                                             ("coll", "collectives"), ("seq", "tok/s/seq"), ("all", "tok/s"),
                                             ("dev", "tok/s/device")])
-    _emit(args, {"model": m.id, "hardware": d.id, "batch": args.batch, "context_len": args.context, "layouts": rows}, text)
+    fit = next((r for r in rows if r["fits"] and r["dp"] == 1), None)
+    text += ("\n" + (f"fewest devices that hold it at batch {args.batch}: {fit['devices']} ({fit['layout']})" if fit else
+                     f"no layout within one scale-up domain holds it at batch {args.batch}, context {args.context}"))
+    _emit(args, {"model": m.id, "hardware": d.id, "batch": args.batch, "context_len": args.context,
+                 "smallest_layout": fit["layout"] if fit else None, "layouts": rows}, text)
 
 
 def build_parser() -> argparse.ArgumentParser:
