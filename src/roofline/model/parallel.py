@@ -285,14 +285,20 @@ def shard(model: Model, layout: Layout) -> Model:
     names = {f.name for f in dataclasses.fields(model)}
     if "n_window_layers" in names and getattr(model, "n_window_layers", 0):
         changes["n_window_layers"] = math.ceil(model.n_window_layers / layout.pp)
+    if "moe_ffn_size" in names and getattr(model, "moe_ffn_size", 0):  # routed experts narrower than ffn_size
+        changes["moe_ffn_size"] = model.moe_ffn_size / tp
+    if "n_dense_layers" in names and getattr(model, "n_dense_layers", 0):
+        changes["n_dense_layers"] = math.ceil(model.n_dense_layers / layout.pp)
     return dataclasses.replace(model, **changes)
 
 
 def _expert_resident_bytes(model: Model, formats: Formats) -> float:
     """Bytes of every expert's MLP weights (all layers), in the checkpoint's format."""
-    wf, d, f = formats.weights, model.hidden_size, model.ffn_size
+    wf, d = formats.weights, model.hidden_size
+    f = getattr(model, "expert_ffn_size", model.ffn_size)
+    layers = getattr(model, "n_moe_layers", model.n_layers)
     mats_in = 2 if model.gated_ffn else 1
-    return model.n_layers * model.n_experts * (wf.bytes_per_weight(d) * d * mats_in * f + wf.bytes_per_weight(f) * f * d)
+    return layers * model.n_experts * (wf.bytes_per_weight(d) * d * mats_in * f + wf.bytes_per_weight(f) * f * d)
 
 
 # ------------------------------------------------------------------------------ steps ------
