@@ -87,7 +87,7 @@ def collective_table(page: str = "", records: list | None = None) -> Raw:
 
     t = _Table(page, records, "table('measured-collective')", "published NCCL bus bandwidth against the link")
     entries = of_kind("collective")
-    rows = [[str(i), _run_on(p), _escape_cell(p.device.interconnect.link), f"{p.collective}, {p.devices} devices, {p.algorithm}",
+    rows = [[str(i), _run_on(p), esc_text(p.device.interconnect.link), esc_text(f"{p.collective}, {p.devices} devices, {p.algorithm}"),
              t.cell(link_bandwidth(p.device_id)), t.cell(measured(p.id)), t.cell(measured_share(p.id)), _source_link(p)]
             for i, p in enumerate(entries, 1)]
     return _with_notes(_markdown(["#", "Device", "Link", "Collective", "Link, one direction", "Measured bus bandwidth",
@@ -102,7 +102,7 @@ def parallel_decode_table(page: str = "", records: list | None = None) -> Raw:
     t = _Table(page, records, "table('measured-parallel-decode')",
                "published tensor-parallel batch-1 decode against the package's ceiling")
     entries = of_kind("parallel_decode")
-    rows = [[str(i), _run_on(p), _escape_cell(p.model_name), f"TP{p.devices}", p.dtype,
+    rows = [[str(i), _run_on(p), esc_text(p.model_name), f"TP{p.devices}", esc_text(p.dtype),
              t.cell(tp_ceiling(p.model_id, p.device_id, p.devices, p.context_tokens, p.dtype)),
              t.cell(measured(p.id)), t.cell(measured_share(p.id)), _source_link(p)]
             for i, p in enumerate(entries, 1)]
