@@ -38,6 +38,8 @@ FIGURES: tuple[str, ...] = (
     "playbook_moe",
     "playbook_tp",
     "playbook_disagg",
+    # many chips (docs/many-chips.md)
+    "many_chips_tp",
     # measurements (docs/measure.md, docs/real-systems.md)
     "measured_roofline",
     "real_vs_sol",

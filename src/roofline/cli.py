@@ -18,7 +18,7 @@ from roofline import format as fmt
 from roofline.model.dtypes import PEAK_DTYPES, STORAGE_DTYPES
 from roofline.errors import InputError, RooflineError
 from roofline.registry.hardware import devices, get_device
-from roofline.model import kernels
+from roofline.model import kernels, parallel
 from roofline.model.formats import ACTIVATION_DTYPES, WEIGHT_FORMAT_HELP, Formats, parse_weight_format
 from roofline.configs import model_from_arg
 from roofline.model.dtypes import bytes_per_element
@@ -206,7 +206,29 @@ def _op_payload(k) -> dict[str, Any]:
             "activation_written_bytes": k.act_written_bytes, "kv_read_bytes": k.kv_read_bytes,
             "kv_written_bytes": k.kv_written_bytes, "arithmetic_intensity": k.arithmetic_intensity,
             "compute_dtype": k.compute_dtype, "peak_flop_per_s": k.peak_flop_per_s, "ridge_point": k.ridge_point,
-            "bound": k.bound, "time_s": k.time_s}
+            "bound": k.bound, "time_s": k.time_s,
+            **({"kind": k.kind, "devices": k.devices, "link": k.link, "link_bytes": k.link_bytes,
+                "latency_s": k.latency_s, "link_bandwidth_bytes_per_s": k.link_bandwidth_bytes_per_s}
+               if isinstance(k, parallel.CollectivePoint) else {})}
+
+
+def _layout_payload(s) -> dict[str, Any]:
+    lay = getattr(s, "layout", parallel.Layout())
+    out = {"layout": {"name": lay.name, "devices": lay.devices, "tp": lay.tp, "pp": lay.pp, "ep": lay.ep, "dp": lay.dp}}
+    if isinstance(s, parallel.ParallelStep) and not lay.is_single:
+        ic = s.device.interconnect
+        out.update({
+            "interconnect": {"link": ic.link, "bandwidth_bytes_per_s_per_direction": ic.bandwidth_bytes_per_s_per_direction,
+                             "domain_devices": ic.domain_devices, "latency_base_s": ic.latency_base_s,
+                             "latency_per_step_s": ic.latency_per_step_s, "source_url": ic.source_url,
+                             "latency_source_url": ic.latency_source_url},
+            "link_bytes": s.link_bytes, "collective_time_s": s.collective_time_s, "stage_time_s": s.stage_time_s,
+            "link_intensity": s.link_intensity, "link_ridge_point": s.link_ridge_point,
+            "micro_batch": int(s.micro_batch), "micro_batches": int(s.micro_batches),
+            "bubble_fraction": s.bubble_fraction, "tokens_per_s_per_device": s.tokens_per_s_per_device,
+            "kv_note": s.kv_note,
+        })
+    return out
 
 
 def _step_payload(s) -> dict[str, Any]:
@@ -228,6 +250,7 @@ def _step_payload(s) -> dict[str, Any]:
         "memory_capacity_bytes": s.device.memory_capacity_bytes,
         "usable_memory_bytes": kernels.usable_memory_bytes(s.device), "fits": bool(s.fits),
         "ops": [_op_payload(k) for k in s.ops],
+        **_layout_payload(s),
     }
 
 
@@ -247,27 +270,71 @@ def _step_text(s, extra: list[tuple[str, str]], show_ops: bool = False) -> str:
     f = s.formats
     head = (f"{s.phase} · {s.model.name} on {s.device.name} · batch {int(s.batch)}, {where} · "
             f"weights {f.weights.name}, activations {f.activation}, KV {f.kv}, {s.attention} attention")
+    lay = getattr(s, "layout", parallel.Layout())
+    if not lay.is_single:
+        head += f" · {lay.name} ({lay.devices} devices)"
     usable = kernels.usable_memory_bytes(s.device)
     if not s.fits:
+        where = "one device" if lay.is_single else f"{lay.name} (per device)"
         return (f"{head}\ndoes not fit: weights + KV cache + activations + runtime reserve need "
                 f"{fmt.nbytes(s.memory_required_bytes)} but the {s.device.name} exposes {fmt.nbytes(usable)}; "
-                "no throughput is shown for a configuration that cannot run on one device")
+                f"no throughput is shown for a configuration that cannot run on {where}")
     rows = [("FLOPs", fmt.si(s.flops, "FLOP")),
             ("bytes", f"{fmt.nbytes(s.bytes)} (weights {fmt.nbytes(s.weight_bytes)}, KV {fmt.nbytes(s.kv_bytes)}, "
                       f"activations {fmt.nbytes(s.activation_bytes)})"),
             ("intensity", f"{fmt.intensity(s.arithmetic_intensity)} whole step vs matmul ridge "
                           f"{fmt.intensity(s.ridge_point)}; most time {s.bound}"),
             ("time", f"{fmt.seconds(s.time_s)} (sum of {len(s.ops)} kernel{'s' if len(s.ops) > 1 else ''})"),
-            ("perfect overlap", f"{fmt.seconds(s.time_perfect_overlap_s)} (lower bound)"), *extra,
+            ("perfect overlap", f"{fmt.seconds(s.time_perfect_overlap_s)} (lower bound)"), *_layout_rows(s), *extra,
             ("memory", f"{fmt.nbytes(s.memory_required_bytes)} of {fmt.nbytes(usable)} usable "
-                       f"(incl. {fmt.nbytes(s.runtime_reserve_bytes)} runtime reserve)")]
+                       f"(incl. {fmt.nbytes(s.runtime_reserve_bytes)} runtime reserve)"
+                       + ("" if lay.is_single else " per device"))]
     width = max(len(label) for label, _ in rows)
     lines = [head, *(f"  {label:<{width}}  {value}" for label, value in rows)]
     if s.model.is_bare:
         lines.append("  (a bare parameter count models weights only: no KV cache, no activations)")
+    if getattr(s, "kv_note", ""):
+        lines.append(f"  ({s.kv_note})")
     if show_ops:
         lines += ["", _ops_table(s)]
     return "\n".join(lines)
+
+
+def _layout_rows(s) -> list[tuple[str, str]]:
+    """The rows a layout adds: its collectives, the link roof, the pipeline bubble, tokens/s per device."""
+    if not isinstance(s, parallel.ParallelStep) or s.layout.is_single:
+        return []
+    ic = s.device.interconnect
+    runs = sum(c.count for c in s.collectives)
+    lay = s.layout
+    split = [what for cond, what in ((lay.tp > 1, f"heads, MLP and vocabulary split {lay.tp} ways"),
+                                     (lay.ep > 1, f"experts split {lay.ep} ways, attention on 1/{lay.ep} of the batch"),
+                                     (lay.pp > 1, f"{s.stage.model.n_layers} of {s.model.n_layers} layers per stage"),
+                                     (lay.dp > 1, f"each replica serves {int(s.micro_batch * s.micro_batches * lay.ep)} "
+                                                  "sequences")) if cond]
+    rows = [("kernels", f"{fmt.seconds(s.stage.time_s)} per device per stage ({'; '.join(split)})")]
+    if s.collectives:
+        rows.append(("collectives", f"{fmt.seconds(s.collective_time_s)} per stage: {runs} runs over {ic.link}, "
+                                    f"{fmt.nbytes(s.link_bytes)} sent per device, "
+                                    f"{fmt.seconds(sum(c.latency_s for c in s.collectives))} of it latency"))
+        rows.append(("link roof", f"{fmt.intensity(s.link_intensity)} per link byte vs link ridge "
+                                  f"{fmt.intensity(s.link_ridge_point)} ({fmt.bytes_per_s(ic.bandwidth_bytes_per_s_per_direction)} "
+                                  "each way)"))
+    if s.layout.pp > 1:
+        rows.append(("pipeline", f"{s.layout.pp} stages, {int(s.micro_batches)} micro-batch"
+                                 f"{'es' if s.micro_batches > 1 else ''} of {int(s.micro_batch)}: "
+                                 f"bubble {fmt.percent(s.bubble_fraction, 3)}; sends {fmt.seconds(s.sends.time_s)}"))
+    return rows
+
+
+def _layout(args, model, device) -> parallel.Layout:
+    """The layout the options name: --devices N (what an engine picks) or --tp/--pp/--ep/--dp."""
+    explicit = any(v != 1 for v in (args.tp, args.pp, args.ep, args.dp))
+    if args.devices is not None:
+        if explicit:
+            raise InputError("--devices picks the layout itself: give --devices or --tp/--pp/--ep/--dp, not both")
+        return parallel.engine_layout(model, device, args.devices)
+    return parallel.Layout(args.tp, args.pp, args.ep, args.dp)
 
 
 def _formats(args) -> Formats:
@@ -277,11 +344,16 @@ def _formats(args) -> Formats:
 def cmd_decode(args) -> None:
     m, d = model_from_arg(args.model), get_device(args.hardware)
     f = _formats(args)
-    s = kernels.decode(m, d, args.batch, args.context, f, args.attention)
+    lay = _layout(args, m, d)
+    if lay.is_single:
+        s = kernels.decode(m, d, args.batch, args.context, f, args.attention)
+        mb = kernels.max_batch_that_fits(m, d, args.context, f, args.attention)
+    else:
+        s = parallel.decode(m, d, args.batch, args.context, f, args.attention, lay)
+        mb = parallel.max_batch_that_fits(m, d, args.context, f, args.attention, lay)
     payload = _step_payload(s)
     cb = kernels.critical_batch(m, d, f)
     ws = kernels.whole_step_crossing_batch(m, d, args.context, f, args.attention)
-    mb = kernels.max_batch_that_fits(m, d, args.context, f, args.attention)
     payload.update({
         "critical_batch": cb, "whole_step_crossing_batch": ws,
         "attention_intensity": None if m.is_bare else kernels.attention_intensity_limit(m, f),
@@ -291,7 +363,8 @@ def cmd_decode(args) -> None:
     if not s.fits:
         payload.update({"time_s": None, "time_perfect_overlap_s": None, "tokens_per_s": None,
                         "tokens_per_s_per_sequence": None})
-    extra = [("tokens/s", f"{fmt.sig(s.tokens_per_s_per_sequence)} per sequence, {fmt.sig(s.tokens_per_s)} in all"),
+    per_device = "" if lay.is_single else f", {fmt.sig(s.tokens_per_s_per_device)} per device"
+    extra = [("tokens/s", f"{fmt.sig(s.tokens_per_s_per_sequence)} per sequence, {fmt.sig(s.tokens_per_s)} in all{per_device}"),
              ("critical batch", f"{cb} (weight matmuls reach the ridge)" if cb is not None else "none"),
              ("whole step", f"reaches the ridge at batch {ws} (perfect overlap)" if ws is not None
               else "never reaches the ridge at this context (attention's KV reads)"),
@@ -304,7 +377,9 @@ def cmd_decode(args) -> None:
 
 def cmd_prefill(args) -> None:
     m, d = model_from_arg(args.model), get_device(args.hardware)
-    s = kernels.prefill(m, d, args.prompt, args.batch, _formats(args), args.attention)
+    lay = _layout(args, m, d)
+    s = (kernels.prefill(m, d, args.prompt, args.batch, _formats(args), args.attention) if lay.is_single
+         else parallel.prefill(m, d, args.prompt, args.batch, _formats(args), args.attention, lay))
     payload = _step_payload(s)
     payload["time_to_first_token_s"] = s.time_s if s.fits else None
     if not s.fits:
@@ -430,6 +505,58 @@ def _check_writable(path: Path, option: str) -> None:
         raise InputError(f"{option} {shown}: cannot write in {fmt.terminal(folder)} ({err.strerror or err})") from None
 
 
+def _add_layout_options(sp) -> None:
+    for opt, what in (("tp", "tensor-parallel degree: heads, MLP and vocabulary split N ways, two all-reduces per layer"),
+                      ("pp", "pipeline stages: layers split N ways, activations sent between stages"),
+                      ("ep", "expert-parallel degree (mixture-of-experts): experts split N ways, all-to-all of routed "
+                             "tokens; attention stays whole on each device for its share of the batch"),
+                      ("dp", "data-parallel replicas: independent copies, each serving its share of the batch")):
+        sp.add_argument(f"--{opt}", type=_positive_int(f"--{opt}"), default=1, metavar="N", help=what)
+    sp.add_argument("--devices", type=_positive_int("--devices"), metavar="N",
+                    help="shorthand: the layout an engine would pick for N devices (tensor parallelism as wide "
+                         "as the heads allow, pipeline stages for the rest); the output names it")
+
+
+def cmd_layouts(args) -> None:
+    m, d = model_from_arg(args.model), get_device(args.hardware)
+    f = _formats(args)
+    rows = []
+    for lay in parallel.candidate_layouts(m, d):
+        s = parallel.decode(m, d, args.batch, args.context, f, args.attention, lay)
+        fits = bool(s.fits)
+        mb = parallel.max_batch_that_fits(m, d, args.context, f, args.attention, lay)
+        rows.append({"layout": lay.name, "devices": lay.devices, "tp": lay.tp, "pp": lay.pp, "ep": lay.ep, "dp": lay.dp,
+                     "fits": fits, "weights_per_device_bytes": s.weights_resident_bytes,
+                     "kv_per_device_bytes": s.kv_resident_bytes, "memory_per_device_bytes": s.memory_required_bytes,
+                     "max_batch_that_fits": mb, "time_s": s.time_s if fits else None,
+                     "collective_time_s": s.collective_time_s if not lay.is_single else 0.0,
+                     "tokens_per_s_per_sequence": s.tokens_per_s_per_sequence if fits else None,
+                     "tokens_per_s": s.tokens_per_s if fits else None,
+                     "tokens_per_s_per_device": s.tokens_per_s_per_device if fits else None})
+    dash = "—"
+    text_rows = [{**r, "fit": "yes" if r["fits"] else "no", "w": fmt.nbytes(r["weights_per_device_bytes"]),
+                  "kv": fmt.nbytes(r["kv_per_device_bytes"]), "mb": r["max_batch_that_fits"],
+                  "seq": fmt.sig(r["tokens_per_s_per_sequence"]) if r["fits"] else dash,
+                  "all": fmt.sig(r["tokens_per_s"]) if r["fits"] else dash,
+                  "dev": fmt.sig(r["tokens_per_s_per_device"]) if r["fits"] else dash,
+                  "coll": fmt.seconds(r["collective_time_s"]) if r["fits"] and r["collective_time_s"] else dash}
+                 for r in rows]
+    ic = d.interconnect
+    link = (f"{ic.link}, {fmt.bytes_per_s(ic.bandwidth_bytes_per_s_per_direction)} each way, "
+            f"{ic.domain_devices} per domain") if ic else d.interconnect_note
+    head = (f"layouts · {m.name} on {d.name} ({link}) · decode at batch {args.batch}, context {args.context} · "
+            f"weights {f.weights.name}, KV {f.kv}")
+    text = head + "\n" + _table(text_rows, [("layout", "layout"), ("devices", "devices"), ("fit", "fits"),
+                                            ("w", "weights/device"), ("kv", "KV/device"), ("mb", "max batch"),
+                                            ("coll", "collectives"), ("seq", "tok/s/seq"), ("all", "tok/s"),
+                                            ("dev", "tok/s/device")])
+    fit = next((r for r in rows if r["fits"] and r["dp"] == 1), None)
+    text += ("\n" + (f"fewest devices that hold it at batch {args.batch}: {fit['devices']} ({fit['layout']})" if fit else
+                     f"no layout within one scale-up domain holds it at batch {args.batch}, context {args.context}"))
+    _emit(args, {"model": m.id, "hardware": d.id, "batch": args.batch, "context_len": args.context,
+                 "smallest_layout": fit["layout"] if fit else None, "layouts": rows}, text)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="roofline", description="Roofline arithmetic for LLM inference, from a sourced spec registry.",
                 epilog="`roofline COMMAND --help` shows a command's options and their defaults.")
@@ -476,7 +603,19 @@ def build_parser() -> argparse.ArgumentParser:
         sp.add_argument("--kv-dtype", default="bf16", choices=STORAGE_DTYPES, help="format of the KV cache")
         sp.add_argument("--attention", default="fused", choices=kernels.ATTENTION_VARIANTS,
                         help="fused (FlashAttention-style, scores stay on chip) or unfused (scores written and re-read)")
-        sp.add_argument("--ops", action="store_true", help="print the per-kernel table")
+        sp.add_argument("--ops", action="store_true", help="print the per-kernel table (collectives included)")
+        _add_layout_options(sp)
+    sp = add("layouts", cmd_layouts, "compare tensor-, pipeline-, expert- and data-parallel layouts of a model "
+                                     "within one scale-up domain (decode tokens/s, per device, fits)")
+    sp.add_argument("--model", required=True, help="registry model id (see `roofline models`)")
+    sp.add_argument("--hardware", required=True, help="registry device id (see `roofline hardware`)")
+    sp.add_argument("--context", type=_context, required=True, help="tokens cached per sequence")
+    sp.add_argument("--batch", type=_positive_int("batch"), default=1, help="sequences decoded together (all devices)")
+    sp.add_argument("--weight-format", dest="weight_format", default="bf16", type=_weight_format, metavar="FORMAT",
+                    help=f"how the checkpoint stores its weights: {WEIGHT_FORMAT_HELP}")
+    sp.add_argument("--activation-dtype", default="bf16", choices=ACTIVATION_DTYPES, help="format of activations")
+    sp.add_argument("--kv-dtype", default="bf16", choices=STORAGE_DTYPES, help="format of the KV cache")
+    sp.add_argument("--attention", default="fused", choices=kernels.ATTENTION_VARIANTS, help="attention variant")
     sp = add("measure", cmd_measure, "measure this machine's memory bandwidth (STREAM copy/triad) and GEMM FLOP/s")
     sp.add_argument("--quick", action="store_true", help="a short run (about 5 s) with smaller arrays")
     sp.add_argument("--budget", type=_budget_s, help="time budget in seconds (default 30, or 5 with --quick)")

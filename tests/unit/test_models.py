@@ -68,3 +68,11 @@ def test_kv_cache_decides_fit_at_long_context():
     s = decode_step(get_model("llama-3.1-8b"), get_device("h100-sxm5"), 64, 32768)
     assert not s.fits
     assert decode_step(get_model("llama-3.1-8b"), get_device("h100-sxm5"), 1, 32768).fits
+
+
+def test_llama_2_70b_params_by_hand():
+    # config.json: d 8192, 80 layers, 64 heads of 128, 8 KV heads, FFN 28672, vocab 32000, untied.
+    # per layer: Q 8192·8192 = 67,108,864; K,V 2·8192·1024 = 16,777,216; O 67,108,864;
+    # MLP 3·8192·28672 = 704,643,072; norms 2·8192 = 16,384 -> 855,654,400; ×80 = 68,452,352,000
+    # + embedding and head 2·32000·8192 = 524,288,000 + final norm 8192 = 68,976,648,192
+    assert get_model("llama-2-70b").total_params == 68_976_648_192

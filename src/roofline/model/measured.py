@@ -1,5 +1,8 @@
 """Published measurements against the model's ceilings: the share of its roof each one reached.
 
+Collectives (NCCL bus bandwidth) are compared with the link's per-direction bandwidth;
+multi-device decode with the tensor-parallel ceiling (`parallel.decode`: kernels plus collectives).
+
 The registry (registry/measurements.py) holds what was measured; this module compares it with
 the spec bandwidth, the dense peak or the speed of light, so the data never imports the model.
 """
@@ -21,6 +24,10 @@ def reference(p: PublishedMeasurement) -> float:
         return d.memory_bandwidth_bytes_per_s
     if p.kind == "gemm":
         return d.peak_flop_per_s(p.dtype)
+    if p.kind == "collective":
+        return d.interconnect.bandwidth_bytes_per_s_per_direction
+    if p.kind == "parallel_decode":
+        return tp_ceiling_tokens_per_s(p.model, d, p.devices, p.context_tokens, p.dtype)
     return speed_of_light_tokens_per_s(p.model, d, p.dtype)
 
 
@@ -41,6 +48,16 @@ def bandwidth_derate() -> float:
 def derated_bandwidth_bytes_per_s(device: Device) -> float:
     """Spec bandwidth × bandwidth_derate(): the bandwidth a well-tuned kernel can expect."""
     return device.memory_bandwidth_bytes_per_s * bandwidth_derate()
+
+
+def tp_ceiling_tokens_per_s(model: Model, device: Device, devices: int, context_len: int,
+                            weight_dtype: str = "bf16") -> float:
+    """Batch-1 decode ceiling under tensor parallelism over `devices`: kernels plus collectives."""
+    from roofline.model import parallel
+    from roofline.model.formats import Formats
+
+    step = parallel.decode(model, device, 1, context_len, Formats.of(weight_dtype), layout=parallel.Layout(tp=devices))
+    return float(step.tokens_per_s_per_sequence)
 
 
 def derated_speed_of_light_tokens_per_s(model: Model, device: Device, weight_dtype: str = "bf16") -> float:

@@ -30,6 +30,14 @@ def _pub_reference(p) -> Quantity:
         return bandwidth(p.device_id)
     if p.kind == "gemm":
         return peak(p.device_id, p.dtype)
+    if p.kind == "collective":
+        from roofline.quantities.parallel import link_bandwidth
+
+        return link_bandwidth(p.device_id)
+    if p.kind == "parallel_decode":
+        from roofline.quantities.parallel import tp_ceiling
+
+        return tp_ceiling(p.model_id, p.device_id, p.devices, p.context_tokens, p.dtype)
     return sol(p.model_id, p.device_id, p.dtype)
 
 
@@ -45,7 +53,10 @@ def measured(ident: str) -> Quantity:
     p = measurement(ident)
     where = p.measured_on or p.device.name
     what = {"bandwidth": "sustained bandwidth", "gemm": f"{p.dtype} large-GEMM throughput",
-            "decode": f"batch-1 decode of {p.model_id if not p.model_id else p.model.name}"}[p.kind]
+            "decode": f"batch-1 decode of {p.model_id if not p.model_id else p.model.name}",
+            "collective": f"{p.collective} bus bandwidth over {p.devices} devices",
+            "parallel_decode": f"batch-1 decode of {p.model.name if p.model_id else ''} over {p.devices} devices",
+            }[p.kind]
     return Quantity(p.value, p.unit, f"measured {what} on the {where}", f"published measurement: {p.what}",
                     (_pub_input(p),), 4)
 
@@ -63,7 +74,9 @@ def measured_share(ident: str, digits: int = 2) -> Quantity:
     ref = _pub_reference(p)
     return Quantity(share_of(p), "%", f"{measured(ident).label} as a share of the {ref.label}",
                     "measured ÷ " + {"bandwidth": "spec bandwidth", "gemm": "dense peak",
-                                     "decode": "speed of light (bandwidth ÷ weight bytes a step reads)"}[p.kind],
+                                     "decode": "speed of light (bandwidth ÷ weight bytes a step reads)",
+                                     "collective": "link bandwidth per direction",
+                                     "parallel_decode": "tensor-parallel ceiling (kernels + collectives)"}[p.kind],
                     (_pub_input(p), *ref.inputs), digits)
 
 

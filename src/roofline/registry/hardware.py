@@ -22,6 +22,32 @@ MEBI = 2**20
 SIXTEEN_BIT = ("bf16", "fp16")
 
 
+MICRO = 1e-6
+
+
+@dataclass(frozen=True)
+class Interconnect:
+    """A device's scale-up link: what carries tensor-parallel collectives between devices.
+
+    Bandwidth is per direction per device (NVIDIA's "NVLink 900 GB/s" for an H100 is both
+    directions added: 450 GB/s each way), the figure NCCL's bus bandwidth is compared with.
+    A collective over N devices in ring steps costs latency_base_s + steps × latency_per_step_s
+    before it moves a byte.
+
+    >>> get_device("h100-sxm5").interconnect.bandwidth_bytes_per_s_per_direction
+    450000000000.0
+    """
+
+    link: str
+    bandwidth_bytes_per_s_per_direction: float
+    domain_devices: int
+    latency_base_s: float
+    latency_per_step_s: float
+    source_url: str
+    latency_source_url: str
+    note: str
+
+
 @dataclass(frozen=True)
 class Device:
     """One accelerator (or CPU socket) as its vendor specifies it.
@@ -50,6 +76,9 @@ class Device:
     usable_memory_bytes: float | None = None
     usable_memory_source_url: str = ""
     usable_memory_note: str = ""
+    #: The scale-up link, or None: `interconnect_note` then says why (no link, or none recorded).
+    interconnect: Interconnect | None = None
+    interconnect_note: str = "no scale-up link is recorded in the registry for this device"
 
     @property
     def usable_memory_bytes_or_vendor(self) -> float:
@@ -73,6 +102,30 @@ class Device:
     def sixteen_bit_dtype(self) -> str:
         """The 16-bit format the device's headline peak is quoted in (bf16, else fp16)."""
         return next(d for d in SIXTEEN_BIT if d in self.dense_peak_flop_per_s)
+
+
+def _parse_interconnect(entry: Entry) -> tuple[Interconnect | None, str]:
+    """The scale-up fields: `scaleup_link = "none"` says the device has no link; absent says none is recorded."""
+    if not entry.has("scaleup_link"):
+        return None, f"no scale-up link is recorded in the registry for the {entry.text('name')}"
+    link = entry.text("scaleup_link")
+    note = entry.text("scaleup_note")
+    if link == "none":
+        return None, f"the {entry.text('name')} has no scale-up link ({note})"
+    base = entry.number("collective_latency_base_us", allow_zero=True)
+    domain = int(entry.number("scaleup_domain_devices", integer=True))
+    if domain < 2:
+        raise entry.fail("scaleup_domain_devices", f"must be at least 2 (a link joins devices), got {domain}")
+    return Interconnect(
+        link=link,
+        bandwidth_bytes_per_s_per_direction=entry.number("scaleup_bandwidth_GB_per_s_per_direction") * GIGA,
+        domain_devices=domain,
+        latency_base_s=float(base) * MICRO,
+        latency_per_step_s=entry.number("collective_latency_per_step_us") * MICRO,
+        source_url=entry.source_url("scaleup_source_url"),
+        latency_source_url=entry.source_url("collective_latency_source_url"),
+        note=note,
+    ), note
 
 
 def _parse_device(entry: Entry) -> Device:
@@ -105,7 +158,10 @@ def _parse_device(entry: Entry) -> Device:
     checked = entry.raw.get("checked")
     if not isinstance(checked, dt.date):
         raise entry.fail("checked", "must be a date such as 2026-11-22")
+    interconnect, interconnect_note = _parse_interconnect(entry)
     return Device(
+        interconnect=interconnect,
+        interconnect_note=interconnect_note,
         id=entry.text("id"),
         name=entry.text("name"),
         vendor=entry.text("vendor"),

@@ -6,6 +6,9 @@ Three kinds, each compared with a number the package computes from the registry:
 * gemm:      measured large-GEMM TFLOP/s ÷ the device's dense peak at that dtype
 * decode:    measured batch-1 tokens/s ÷ the speed of light for that model, device and dtype
              (bandwidth ÷ the weight bytes a step reads; `inference.speed_of_light_tokens_per_s`)
+* collective: measured NCCL bus bandwidth (ring) ÷ the device's scale-up link bandwidth per direction
+* parallel_decode: measured batch-1 tokens/s on `devices` devices ÷ the tensor-parallel ceiling
+             (`parallel.decode` at the run's final context: kernels plus collectives)
 
 The *derated* bandwidth is the spec bandwidth times the median share of spec bandwidth
 that the published bandwidth measurements reached (`bandwidth_derate`): what a
@@ -24,13 +27,16 @@ from roofline.registry.models import Model, get_model
 from roofline.registry.specfile import DATA_DIR, Entry, check_unique, env_path, lookup, parse_entries
 
 GIGA, TERA = 1e9, 1e12
-KINDS = ("bandwidth", "gemm", "decode")
+KINDS = ("bandwidth", "gemm", "decode", "collective", "parallel_decode")
+COLLECTIVE_ALGORITHMS = ("ring",)  # the algorithm the link ceiling models (NVLS reduces in the switch)
 
 #: Field with the measured value, its scale to base units, and the base unit, per kind.
 VALUE_FIELDS = {
     "bandwidth": ("measured_GB_per_s", GIGA, "B/s"),
     "gemm": ("measured_TFLOP_per_s", TERA, "FLOP/s"),
     "decode": ("measured_tokens_per_s", 1.0, "tokens/s"),
+    "collective": ("measured_busbw_GB_per_s", GIGA, "B/s"),
+    "parallel_decode": ("measured_tokens_per_s", 1.0, "tokens/s"),
 }
 
 
@@ -55,6 +61,11 @@ class PublishedMeasurement:
     model_id: str = ""        # decode only
     measured_model: str = ""  # the model it ran, where that differs from the registry model
     shape: str = ""           # gemm only
+    devices: int = 1          # collective and parallel_decode: devices the run spanned (TP degree)
+    collective: str = ""      # collective only: all-reduce, all-gather, ...
+    algorithm: str = ""       # collective only: ring
+    message_bytes: float = 0  # collective only: the message size the figure was read at
+    context_tokens: int = 0   # parallel_decode: prompt + generated tokens (the run's final context)
 
     @property
     def device(self) -> Device:
@@ -84,7 +95,22 @@ def _parse(entry: Entry, kind: str) -> PublishedMeasurement:
             device.peak_flop_per_s(dtype)
         except Exception as err:
             raise entry.fail("dtype", f"must be a dtype the device has a dense peak for ({err})") from None
-    if kind == "decode":
+    extra = {}
+    if kind in ("collective", "parallel_decode"):
+        extra["devices"] = int(entry.number("devices", integer=True))
+        if device.interconnect is None:
+            raise entry.fail("device", f"has no scale-up link in the registry ({device.interconnect_note})")
+    if kind == "collective":
+        extra["collective"] = entry.text("collective")
+        extra["algorithm"] = entry.text("algorithm")
+        if extra["algorithm"] not in COLLECTIVE_ALGORITHMS:
+            raise entry.fail("algorithm", f"must be one of {', '.join(COLLECTIVE_ALGORITHMS)} (the link ceiling "
+                                          f"models a ring), got {extra['algorithm']!r}")
+        extra["message_bytes"] = entry.number("message_bytes", integer=True, required=False) or 0
+    if kind == "parallel_decode":
+        extra["context_tokens"] = int(entry.number("prompt_tokens", integer=True)
+                                      + entry.number("generated_tokens", integer=True))
+    if kind in ("decode", "parallel_decode"):
         model_id = entry.text("model")
         try:
             get_model(model_id)
@@ -106,7 +132,7 @@ def _parse(entry: Entry, kind: str) -> PublishedMeasurement:
         source_url=entry.source_url(), source_title=entry.text("source_title"),
         measured_on=entry.text("measured_on", required=False), mapping=entry.text("mapping", required=False),
         dtype=dtype, model_id=model_id, shape=entry.text("shape", required=False),
-        measured_model=entry.text("measured_model", required=False),
+        measured_model=entry.text("measured_model", required=False), **extra,
     )
 
 

@@ -6,7 +6,7 @@ import re
 
 # A non-finite value as Python, numpy or JSON print it, standing alone (not inside a word, a
 # string literal such as float("nan") in shown source, or a hyphenated term).
-_NON_FINITE = re.compile(r"""(?<![\w.'"-])-?(nan|inf|infinity)(?![\w'"-])""", re.I)
+_NON_FINITE = re.compile(r"""(?<![\w.'"-])-?(nan|inf|infinity)(?![\w'"-])(?!\s+Fabric)""", re.I)  # AMD's Infinity Fabric is a name
 _NOT_SHOWN = re.compile(r"<(script|style)\b.*?</\1>", re.S | re.I)
 
 

@@ -80,6 +80,37 @@ def decode_table(page: str = "", records: list | None = None) -> Raw:
                                  ["r", "l", "l", "l", "r", "r", "r", "r", "l"]), entries)
 
 
+def collective_table(page: str = "", records: list | None = None) -> Raw:
+    """NCCL bus bandwidth against the link's per-direction bandwidth."""
+    from roofline.registry.measurements import of_kind
+    from roofline.quantities import link_bandwidth, measured, measured_share
+
+    t = _Table(page, records, "table('measured-collective')", "published NCCL bus bandwidth against the link")
+    entries = of_kind("collective")
+    rows = [[str(i), _run_on(p), esc_text(p.device.interconnect.link), esc_text(f"{p.collective}, {p.devices} devices, {p.algorithm}"),
+             t.cell(link_bandwidth(p.device_id)), t.cell(measured(p.id)), t.cell(measured_share(p.id)), _source_link(p)]
+            for i, p in enumerate(entries, 1)]
+    return _with_notes(_markdown(["#", "Device", "Link", "Collective", "Link, one direction", "Measured bus bandwidth",
+                                  "Measured ÷ link", "Source"], rows, ["r", "l", "l", "l", "r", "r", "r", "l"]), entries)
+
+
+def parallel_decode_table(page: str = "", records: list | None = None) -> Raw:
+    """Multi-device batch-1 decode against the tensor-parallel ceiling (kernels plus collectives)."""
+    from roofline.registry.measurements import of_kind
+    from roofline.quantities import measured, measured_share, tp_ceiling
+
+    t = _Table(page, records, "table('measured-parallel-decode')",
+               "published tensor-parallel batch-1 decode against the package's ceiling")
+    entries = of_kind("parallel_decode")
+    rows = [[str(i), _run_on(p), esc_text(p.model_name), f"TP{p.devices}", esc_text(p.dtype),
+             t.cell(tp_ceiling(p.model_id, p.device_id, p.devices, p.context_tokens, p.dtype)),
+             t.cell(measured(p.id)), t.cell(measured_share(p.id)), _source_link(p)]
+            for i, p in enumerate(entries, 1)]
+    return _with_notes(_markdown(["#", "Devices", "Model", "Layout", "Weights", "Ceiling", "Measured",
+                                  "Measured ÷ ceiling", "Source"], rows, ["r", "l", "l", "l", "l", "r", "r", "r", "l"]),
+                       entries)
+
+
 def machines_table(page: str = "", records: list | None = None) -> Raw:
     """Every measurement file in measurements/: its machine and its medians (best in the popover label)."""
     from roofline.measure import site_measurements
@@ -113,6 +144,8 @@ TABLES = {
     "measured-bandwidth": bandwidth_table,
     "measured-gemm": gemm_table,
     "measured-decode": decode_table,
+    "measured-collective": collective_table,
+    "measured-parallel-decode": parallel_decode_table,
     "measured-machines": machines_table,
     "measured-kernels": kernels_table,
 }

@@ -1,0 +1,612 @@
+"""Many devices: collectives on the scale-up link, and the layouts that need them.
+
+A collective moves bytes over each device's scale-up link (NVLink, Infinity Fabric, ICI,
+PCIe). For a ring over N devices holding S bytes each (NCCL's performance notes,
+"bus bandwidth": https://github.com/NVIDIA/nccl-tests/blob/master/doc/PERFORMANCE.md):
+
+* all-reduce sends 2(N−1)/N · S per device in 2(N−1) steps (a reduce-scatter then an all-gather);
+* all-gather and reduce-scatter send (N−1)/N · S per device in N−1 steps (S: the whole tensor);
+* all-to-all sends (N−1)/N · S per device (S: the device's whole buffer; 1/N of it stays home);
+* a pipeline send moves S once, in one step.
+
+time = latency + bytes ÷ link bandwidth, where latency = base + steps × per-step latency (the
+device's `Interconnect`, fitted to published nccl-tests runs) and the bandwidth is per
+direction per device: the figure NCCL's "busbw" is compared with.
+
+Layouts (`Layout`): tensor parallelism (TP) splits every layer's heads, MLP and the
+vocabulary N ways and all-reduces the activations twice per layer (after the attention
+output projection and after the MLP down projection), as Megatron-LM and vLLM do; KV heads
+that N does not divide are replicated (one per device when N exceeds them). Pipeline
+parallelism (PP) gives each of P stages L/P layers and sends the activations between
+stages; a batch of B sequences runs as min(B, P) micro-batches, so at B < P stages idle
+(the bubble). Expert parallelism (EP) keeps each device's attention whole for its share of
+the batch and splits the experts N ways, with an all-to-all of the routed tokens before and
+after the experts (dispatch and combine). Data parallelism (DP) runs independent replicas.
+
+One device's kernels (`kernels.decode` or `kernels.prefill` on the device's share of the
+model and batch) plus its collectives, summed, give a stage's time; a token crosses P stages.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from roofline.errors import InputError
+from roofline.model import kernels
+from roofline.model.formats import Formats
+from roofline.registry.hardware import Device, Interconnect
+from roofline.registry.models import Model
+
+KINDS = ("all-reduce", "all-gather", "reduce-scatter", "all-to-all", "send")
+LATENCY_BOUND = "latency-bound"
+LINK_BOUND = "link-bound"
+COLLECTIVE_BOUND = "collective-bound"
+MAX_DEGREE = 4096
+
+
+# ------------------------------------------------------------------------ collectives ------
+def ring_factor(kind: str, devices: int) -> float:
+    """Bytes each device sends, as a multiple of the payload S, for a ring over `devices`.
+
+    >>> ring_factor("all-reduce", 8)  # 2·7/8
+    1.75
+    """
+    n = _degree("devices", devices)
+    if kind == "all-reduce":
+        return 2.0 * (n - 1) / n
+    if kind in ("all-gather", "reduce-scatter", "all-to-all"):
+        return (n - 1) / n
+    if kind == "send":
+        return 1.0 if n > 1 else 0.0
+    raise InputError(f"unknown collective {kind!r}: expected one of {', '.join(KINDS)}")
+
+
+def ring_steps(kind: str, devices: int) -> int:
+    """Latency-paying steps of a ring collective: 2(N−1) for all-reduce, N−1 otherwise, 1 for a send.
+
+    >>> ring_steps("all-reduce", 8)
+    14
+    """
+    n = _degree("devices", devices)
+    if kind == "all-reduce":
+        return 2 * (n - 1)
+    if kind == "send":
+        return 1 if n > 1 else 0
+    ring_factor(kind, n)  # validates the kind
+    return n - 1
+
+
+@dataclass(frozen=True)
+class CollectivePoint:
+    """`count` runs of one collective over `devices` devices: bytes over the link, latency, time.
+
+    It sits in a step's kernel list beside the `RooflinePoint`s: no FLOPs, no memory-roof bytes;
+    its `bytes` are the bytes each device sends over its link, and its roof is the link.
+
+    >>> ic = get_device("h100-sxm5").interconnect
+    >>> c = collective("all-reduce", 16384, 8, ic, 989.4e12)
+    >>> c.link_bytes  # 2·7/8 · 16,384
+    28672.0
+    """
+
+    name: str
+    kind: str
+    devices: int
+    payload_bytes: object          # S per run
+    link_bandwidth_bytes_per_s: float
+    latency_per_run_s: float
+    peak_flop_per_s: float         # the device's matmul peak: for the link's ridge point
+    count: int = 1
+    link: str = ""
+
+    flops = 0.0
+    weight_bytes = 0.0
+    act_read_bytes = 0.0
+    act_written_bytes = 0.0
+    kv_read_bytes = 0.0
+    kv_written_bytes = 0.0
+    compute_time_s = 0.0
+    memory_time_s = 0.0
+    arithmetic_intensity = 0.0
+    compute_dtype = "link"
+
+    @property
+    def link_bytes(self):
+        """Bytes each device sends over its link, all runs: count · factor · S."""
+        return kernels._scalar(self.count * ring_factor(self.kind, self.devices) * np.asarray(self.payload_bytes, float))
+
+    @property
+    def bytes(self):
+        return self.link_bytes
+
+    @property
+    def latency_s(self) -> float:
+        return self.count * self.latency_per_run_s
+
+    @property
+    def transfer_time_s(self):
+        return kernels._scalar(np.asarray(self.link_bytes, float) / self.link_bandwidth_bytes_per_s)
+
+    @property
+    def link_time_s(self):
+        return self.transfer_time_s
+
+    @property
+    def time_s(self):
+        """Latency plus bytes ÷ link bandwidth (per direction)."""
+        return kernels._scalar(self.latency_s + np.asarray(self.transfer_time_s))
+
+    @property
+    def ridge_point(self) -> float:
+        """The link's ridge: FLOPs a device must do per byte it sends to keep the link off the critical path."""
+        return self.peak_flop_per_s / self.link_bandwidth_bytes_per_s
+
+    @property
+    def bound(self):
+        """'latency-bound' where the fixed latency exceeds the transfer time, else 'link-bound'."""
+        return kernels._scalar(np.where(self.latency_s >= np.asarray(self.transfer_time_s), LATENCY_BOUND, LINK_BOUND))
+
+
+def collective(kind: str, payload_bytes, devices: int, interconnect: Interconnect, peak_flop_per_s: float,
+               name: str | None = None, count: int = 1) -> CollectivePoint:
+    """One collective on a device's scale-up link (see the module docstring for the ring factors).
+
+    >>> ic = get_device("a100-sxm4-80gb").interconnect
+    >>> round(collective("all-reduce", 16384, 8, ic, 312e12).time_s * 1e6, 2)  # 6.05 + 14·1.975 µs + 28,672 B ÷ 300 GB/s (0.096 µs)
+    33.8
+    """
+    steps = ring_steps(kind, devices)
+    latency = (interconnect.latency_base_s + steps * interconnect.latency_per_step_s) if steps else 0.0
+    return CollectivePoint(name or kind, kind, int(devices), kernels._scalar(np.asarray(payload_bytes, float)),
+                           interconnect.bandwidth_bytes_per_s_per_direction, latency, peak_flop_per_s,
+                           int(count), interconnect.link)
+
+
+def link_ridge_point(device: Device, dtype: str = "bf16") -> float:
+    """A device's third roof: peak FLOP/s ÷ scale-up link bandwidth (per direction), in FLOPs per link byte.
+
+    >>> round(link_ridge_point(get_device("h100-sxm5")))  # 989.4e12 / 450e9
+    2199
+    """
+    ic = require_interconnect(device, "a link ridge point")
+    return device.peak_flop_per_s(dtype) / ic.bandwidth_bytes_per_s_per_direction
+
+
+def require_interconnect(device: Device, what: str) -> Interconnect:
+    if device.interconnect is None:
+        raise InputError(f"{what} needs a link between devices, but {device.interconnect_note}")
+    return device.interconnect
+
+
+# ---------------------------------------------------------------------------- layouts ------
+def _degree(name: str, value) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer, float)) or not math.isfinite(value) \
+            or value != int(value) or value < 1:
+        raise InputError(f"{name} must be a whole number ≥ 1, got {value!r}")
+    if value > MAX_DEGREE:
+        raise InputError(f"{name} must be at most {MAX_DEGREE}, got {value!r}")
+    return int(value)
+
+
+@dataclass(frozen=True)
+class Layout:
+    """How a model is split: tensor (tp), pipeline (pp), expert (ep) and data-parallel (dp) degrees.
+
+    >>> Layout(tp=4, pp=2).devices, Layout(tp=4, pp=2).name
+    (8, 'TP4 × PP2')
+    """
+
+    tp: int = 1
+    pp: int = 1
+    ep: int = 1
+    dp: int = 1
+
+    def __post_init__(self):
+        for opt in ("tp", "pp", "ep", "dp"):
+            object.__setattr__(self, opt, _degree(f"--{opt}", getattr(self, opt)))
+
+    @property
+    def devices(self) -> int:
+        return self.tp * self.pp * self.ep * self.dp
+
+    @property
+    def replica_devices(self) -> int:
+        """Devices one replica spans (the ones its collectives join)."""
+        return self.tp * self.pp * self.ep
+
+    @property
+    def name(self) -> str:
+        parts = [f"{k.upper()}{v}" for k, v in (("tp", self.tp), ("ep", self.ep), ("pp", self.pp), ("dp", self.dp))
+                 if v > 1]
+        return " × ".join(parts) or "1 device"
+
+    @property
+    def is_single(self) -> bool:
+        return self.devices == 1
+
+
+def kv_heads_per_device(model: Model, tp: int) -> int:
+    """KV heads one device holds under TP: kv_heads ÷ tp, or 1 (replicated) where tp exceeds them.
+
+    >>> kv_heads_per_device(get_model("llama-3.1-70b"), 16)  # 8 KV heads over 16 devices: each keeps one copy
+    1
+    """
+    return max(model.kv_heads // tp, 1)
+
+
+def check_layout(model: Model, device: Device, layout: Layout) -> None:
+    """Refuse, in one line naming the option, a layout no engine would run (see the module docstring)."""
+    tp, pp, ep = layout.tp, layout.pp, layout.ep
+    if layout.replica_devices > 1 and model.is_bare:
+        raise InputError(f"--tp/--pp/--ep: a bare parameter count has no layers or heads to split; "
+                         "give a registry model (see `roofline models`)")
+    for opt, n in (("--tp", tp), ("--ep", ep), ("--pp", pp)):
+        if n > 1:
+            ic = require_interconnect(device, f"{opt} {n}")
+            if layout.replica_devices > ic.domain_devices:
+                raise InputError(f"{opt} {n}: {layout.name} spans {layout.replica_devices} devices but one "
+                                 f"{device.name} scale-up domain ({ic.link}) holds {ic.domain_devices}; "
+                                 "the scale-out network between domains is not modelled")
+    if tp > 1 and ep > 1:
+        raise InputError(f"--ep {ep} with --tp {tp}: expert parallelism is modelled with data-parallel attention "
+                         "(each device keeps whole attention weights), so combine it with --tp 1")
+    if tp > 1:
+        if model.n_heads % tp:
+            raise InputError(f"--tp {tp}: {model.name} has {model.n_heads} attention heads, which {tp} does not "
+                             f"divide; vLLM and TensorRT-LLM refuse such a split")
+        if model.kv_heads % tp and tp % model.kv_heads:
+            raise InputError(f"--tp {tp}: {model.name} has {model.kv_heads} KV heads; engines need the TP degree "
+                             "to divide them or be a multiple of them (then each device keeps a copy)")
+    if ep > 1:
+        if not model.is_moe:
+            raise InputError(f"--ep {ep}: {model.name} is dense; expert parallelism needs a mixture-of-experts model")
+        if model.n_experts % ep:
+            raise InputError(f"--ep {ep}: {model.name} has {model.n_experts} experts, which {ep} does not divide")
+    if pp > 1 and pp > model.n_layers:
+        raise InputError(f"--pp {pp}: {model.name} has only {model.n_layers} layers to give the stages")
+
+
+def shard(model: Model, layout: Layout) -> Model:
+    """The part of the model one device holds under `layout`'s TP and PP (EP is applied to the kernels).
+
+    Heads, KV heads (replicated past their count), the MLP width and the vocabulary are split tp
+    ways; a stage holds ⌈L ÷ pp⌉ layers (the slowest stage sets the pace).
+    """
+    if model.is_bare or (layout.tp == 1 and layout.pp == 1):
+        return model
+    tp = layout.tp
+    changes = dict(n_heads=model.n_heads // tp, kv_heads=kv_heads_per_device(model, tp),
+                   ffn_size=model.ffn_size / tp, vocab_size=model.vocab_size / tp,
+                   n_layers=math.ceil(model.n_layers / layout.pp))
+    names = {f.name for f in dataclasses.fields(model)}
+    if "n_window_layers" in names and getattr(model, "n_window_layers", 0):
+        changes["n_window_layers"] = math.ceil(model.n_window_layers / layout.pp)
+    if "moe_ffn_size" in names and getattr(model, "moe_ffn_size", 0):  # routed experts narrower than ffn_size
+        changes["moe_ffn_size"] = model.moe_ffn_size / tp
+    if "n_dense_layers" in names and getattr(model, "n_dense_layers", 0):
+        changes["n_dense_layers"] = math.ceil(model.n_dense_layers / layout.pp)
+    return dataclasses.replace(model, **changes)
+
+
+def _expert_resident_bytes(model: Model, formats: Formats) -> float:
+    """Bytes of every expert's MLP weights (all layers), in the checkpoint's format."""
+    wf, d = formats.weights, model.hidden_size
+    f = getattr(model, "expert_ffn_size", model.ffn_size)
+    layers = getattr(model, "n_moe_layers", model.n_layers)
+    mats_in = 2 if model.gated_ffn else 1
+    return layers * model.n_experts * (wf.bytes_per_weight(d) * d * mats_in * f + wf.bytes_per_weight(f) * f * d)
+
+
+# ------------------------------------------------------------------------------ steps ------
+@dataclass(frozen=True)
+class ParallelStep:
+    """A decode step or prefill under a layout: one device's kernels and collectives, and the step they make.
+
+    `stage` is one device's kernels for one micro-batch on one pipeline stage; `collectives`
+    are that device's TP or EP collectives for the same work; `sends` the activations passed
+    between pipeline stages. A token crosses all pp stages:
+    time = pp × (stage kernels + collectives) + sends.
+    """
+
+    layout: Layout
+    model: Model
+    stage: kernels.KernelStep
+    collectives: tuple[CollectivePoint, ...]
+    sends: CollectivePoint | None
+    batch: object
+    micro_batch: object
+    micro_batches: object
+    kv_resident_bytes: object
+    kv_note: str = ""
+
+    # the fields a KernelStep reader uses
+    @property
+    def phase(self): return self.stage.phase
+    @property
+    def device(self): return self.stage.device
+    @property
+    def formats(self): return self.stage.formats
+    @property
+    def attention(self): return self.stage.attention
+    @property
+    def context_len(self): return self.stage.context_len
+    @property
+    def tokens_per_sequence(self): return self.stage.tokens_per_sequence
+    @property
+    def matmul_dtype(self): return self.stage.matmul_dtype
+    @property
+    def ridge_point(self): return self.stage.ridge_point
+    @property
+    def runtime_reserve_bytes(self): return self.stage.runtime_reserve_bytes
+    @property
+    def flops(self): return self.stage.flops
+    @property
+    def bytes(self): return self.stage.bytes
+    @property
+    def weight_bytes(self): return self.stage.weight_bytes
+    @property
+    def kv_bytes(self): return self.stage.kv_bytes
+    @property
+    def activation_bytes(self): return self.stage.activation_bytes
+    @property
+    def arithmetic_intensity(self): return self.stage.arithmetic_intensity
+    @property
+    def weights_resident_bytes(self): return self.stage.weights_resident_bytes
+    @property
+    def activation_peak_bytes(self): return self.stage.activation_peak_bytes
+
+    @property
+    def ops(self) -> tuple:
+        return self.stage.ops + self.collectives + ((self.sends,) if self.sends is not None else ())
+
+    @property
+    def link_bytes(self):
+        """Bytes one device sends over its link per step (its collectives and, under PP, one send)."""
+        parts = [np.asarray(c.link_bytes, float) for c in self.collectives]
+        if self.sends is not None:
+            parts.append(np.asarray(self.sends.link_bytes, float) / max(self.layout.pp - 1, 1))
+        return kernels._scalar(sum(parts, np.asarray(0.0)))
+
+    @property
+    def collective_time_s(self):
+        """One stage's collectives: Σ latency + bytes ÷ link bandwidth."""
+        return kernels._scalar(sum((np.asarray(c.time_s, float) for c in self.collectives), np.asarray(0.0)))
+
+    @property
+    def kernel_time_s(self):
+        """Time in the devices' own kernels per step: pp stages of one device's kernels."""
+        return kernels._scalar(self.layout.pp * np.asarray(self.stage.time_s))
+
+    @property
+    def collective_latency_share(self):
+        """Share of the collectives' time that is latency (bytes move in the rest)."""
+        lat = sum(c.latency_s for c in self.collectives)
+        tot = np.asarray(self.collective_time_s, float)
+        return kernels._scalar(np.where(tot > 0, lat / np.where(tot > 0, tot, 1.0), 0.0))
+
+    @property
+    def stage_time_s(self):
+        return kernels._scalar(np.asarray(self.stage.time_s) + self.collective_time_s)
+
+    @property
+    def time_s(self):
+        """Time between a sequence's tokens: pp stages of kernels plus collectives, plus the sends between them."""
+        t = self.stage.time_s if not self.collectives and self.layout.pp == 1 else \
+            self.layout.pp * np.asarray(self.stage_time_s)
+        if self.sends is not None:
+            t = t + np.asarray(self.sends.time_s)
+        return kernels._scalar(t)
+
+    @property
+    def time_perfect_overlap_s(self):
+        """Lower bound: each stage's perfect-overlap time or its collectives, whichever is longer."""
+        if not self.collectives and self.layout.pp == 1:
+            return self.stage.time_perfect_overlap_s
+        t = self.layout.pp * np.maximum(self.stage.time_perfect_overlap_s, self.collective_time_s)
+        if self.sends is not None:
+            t = t + np.asarray(self.sends.time_s)
+        return kernels._scalar(t)
+
+    @property
+    def compute_bound_time_s(self): return self.stage.compute_bound_time_s
+
+    @property
+    def bound(self):
+        """'collective-bound' where collectives take at least half of a stage, else the kernels' bound."""
+        out = np.where(np.asarray(self.collective_time_s) * 2 >= np.asarray(self.stage_time_s),
+                       COLLECTIVE_BOUND, np.asarray(self.stage.bound))
+        return kernels._scalar(out)
+
+    @property
+    def tokens_per_s(self):
+        return kernels._scalar(np.asarray(self.batch) * self.tokens_per_sequence / self.time_s)
+
+    @property
+    def tokens_per_s_per_sequence(self):
+        return kernels._scalar(np.asarray(self.tokens_per_sequence) / self.time_s)
+
+    @property
+    def tokens_per_s_per_device(self):
+        return kernels._scalar(np.asarray(self.tokens_per_s) / self.layout.devices)
+
+    @property
+    def link_intensity(self):
+        """A stage's FLOPs per byte its device sends over the link (compare with `link_ridge_point`)."""
+        lb = np.asarray(self.link_bytes, float)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return kernels._scalar(np.where(lb > 0, np.asarray(self.flops, float) / np.where(lb > 0, lb, 1.0), np.inf))
+
+    @property
+    def link_ridge_point(self):
+        if self.device.interconnect is None:
+            return None
+        return self.device.peak_flop_per_s(self.matmul_dtype) / self.device.interconnect.bandwidth_bytes_per_s_per_direction
+
+    @property
+    def bubble_fraction(self):
+        """Share of each stage's time it idles: 1 − micro-batches ÷ pp (0 without pipeline parallelism)."""
+        return kernels._scalar(1.0 - np.asarray(self.micro_batches, float) / self.layout.pp)
+
+    @property
+    def memory_required_bytes(self):
+        """Per device: its weights + its sequences' KV cache + activations + the runtime reserve."""
+        return kernels._scalar(self.weights_resident_bytes + np.asarray(self.kv_resident_bytes)
+                               + self.activation_peak_bytes + self.runtime_reserve_bytes)
+
+    @property
+    def fits(self):
+        return kernels._scalar(np.asarray(self.memory_required_bytes) <= kernels.usable_memory_bytes(self.device))
+
+
+def _step(phase: str, model: Model, device: Device, layout: Layout, batch, length, formats, attention) -> ParallelStep:
+    layout = layout or Layout()
+    check_layout(model, device, layout)
+    b = kernels._size("batch", batch)
+    # Data parallelism: each replica serves ⌈B ÷ dp⌉ sequences; EP's data-parallel attention splits them again.
+    per_replica = np.ceil(b / layout.dp)
+    per_device = np.ceil(per_replica / layout.ep)
+    micro_batches = np.minimum(per_device, layout.pp)
+    micro = np.ceil(per_device / micro_batches)
+    part = shard(model, layout)
+
+    def run(m: Model, b):
+        if phase == "decode":
+            return kernels.decode(m, device, b, length, formats, attention)
+        return kernels.prefill(m, device, length, b, formats, attention)
+
+    stage = run(part, micro)
+    if layout.is_single:
+        return ParallelStep(layout, model, stage, (), None, kernels._scalar(b), kernels._scalar(micro),
+                            kernels._scalar(micro_batches), stage.kv_resident_bytes)
+    f = stage.formats
+    peak = device.peak_flop_per_s(stage.matmul_dtype)
+    ic = device.interconnect
+    d, a = model.hidden_size, f.activation_bytes
+    tokens = micro * (np.asarray(length, float) if phase == "prefill" else 1.0)
+    L = part.n_layers
+    coll: list[CollectivePoint] = []
+    if layout.tp > 1:
+        n = layout.tp
+        act = tokens * d * a  # one micro-batch's residual stream
+        coll += [collective("all-reduce", act, n, ic, peak, "embed_all_reduce", 1),
+                 collective("all-reduce", act, n, ic, peak, "attn_all_reduce", L),
+                 collective("all-reduce", act, n, ic, peak, "mlp_all_reduce", L),
+                 collective("all-gather", micro * model.vocab_size * a, n, ic, peak, "logits_all_gather", 1)]
+    if layout.ep > 1:
+        n = layout.ep
+        # the full batch's expert weights, shared out: each device reads 1/ep of the experts the batch touches
+        whole = run(model, np.ceil(per_replica / micro_batches))
+        expert_w = {k.name: k.weight_bytes for k in whole.ops if k.name.startswith("experts_")}
+        ops = tuple(dataclasses.replace(k, weight_bytes=kernels._scalar(np.asarray(expert_w[k.name]) / n))
+                    if k.name in expert_w else k for k in stage.ops)
+        resident = stage.weights_resident_bytes - _expert_resident_bytes(part, f) * (1 - 1 / n)
+        stage = dataclasses.replace(stage, ops=ops, weights_resident_bytes=resident)
+        routed = tokens * model.experts_per_token * d * a  # each routed copy of a token goes to its expert's device
+        coll += [collective("all-to-all", routed, n, ic, peak, "moe_dispatch_all_to_all", L),
+                 collective("all-to-all", routed, n, ic, peak, "moe_combine_all_to_all", L)]
+    sends = None
+    if layout.pp > 1:
+        sends = collective("send", tokens * d * a, 2, ic, peak, "pp_send", layout.pp - 1)
+    # KV: the stage's cache for one micro-batch, times the micro-batches this device holds
+    kv = np.asarray(stage.kv_resident_bytes) * micro_batches
+    note = ""
+    if layout.tp > model.kv_heads:
+        note = (f"{model.kv_heads} KV heads over {layout.tp} devices: each device keeps a copy of one KV head "
+                f"({layout.tp // model.kv_heads} copies of each)")
+    return ParallelStep(layout, model, stage, tuple(coll), sends, kernels._scalar(b), kernels._scalar(micro),
+                        kernels._scalar(micro_batches), kernels._scalar(kv), note)
+
+
+def decode(model: Model, device: Device, batch=1, context_len=1, formats: Formats | None = None,
+           attention: str = "fused", layout: Layout | None = None) -> ParallelStep:
+    """One decode step of `batch` sequences with `context_len` tokens cached, under `layout`.
+
+    With `Layout()` (one device) it is `kernels.decode` exactly, with no collectives.
+
+    >>> s = decode(get_model("llama-3.1-70b"), get_device("h100-sxm5"), 1, 1024, layout=Layout(tp=8))
+    >>> [c.name for c in s.collectives][:2]
+    ['embed_all_reduce', 'attn_all_reduce']
+    """
+    return _step("decode", model, device, layout, batch, context_len, formats, attention)
+
+
+def prefill(model: Model, device: Device, prompt_len, batch=1, formats: Formats | None = None,
+            attention: str = "fused", layout: Layout | None = None) -> ParallelStep:
+    """A prefill of `prompt_len` tokens for each of `batch` sequences under `layout` (time to first token)."""
+    return _step("prefill", model, device, layout, batch, prompt_len, formats, attention)
+
+
+# -------------------------------------------------------------------------------- fit ------
+def max_batch_that_fits(model: Model, device: Device, context_len, formats: Formats | None = None,
+                        attention: str = "fused", layout: Layout | None = None, limit: int = 1 << 20) -> int:
+    """The largest decode batch (all replicas) whose per-device memory fits at `context_len` (0 if none)."""
+    layout = layout or Layout()
+
+    def fits(b: int) -> bool:
+        return bool(decode(model, device, b, context_len, formats, attention, layout).fits)
+
+    if not fits(1):
+        return 0
+    lo, hi = 1, 2
+    while hi <= limit and fits(hi):
+        lo, hi = hi, hi * 2
+    if hi > limit:
+        return limit
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if fits(mid) else (lo, mid)
+    return lo
+
+
+def candidate_layouts(model: Model, device: Device, max_devices: int | None = None) -> list[Layout]:
+    """Layouts within one scale-up domain, fewest devices first: TP, then PP, EP and DP at each count."""
+    ic = device.interconnect
+    top = ic.domain_devices if ic else 1
+    if max_devices:
+        top = min(top, max_devices)
+    out, n = [Layout()], 2
+    while n <= top:
+        for lay in (Layout(tp=n), Layout(ep=n), Layout(pp=n), Layout(dp=n)):
+            try:
+                check_layout(model, device, lay)
+            except InputError:
+                continue
+            out.append(lay)
+        n *= 2
+    return out
+
+
+def engine_layout(model: Model, device: Device, devices: int) -> Layout:
+    """The layout an engine such as vLLM picks for `devices` devices: tensor parallelism inside the
+    scale-up domain, as wide as the attention heads allow, and pipeline stages for the rest.
+
+    >>> engine_layout(get_model("llama-3.1-70b"), get_device("h100-sxm5"), 8).name
+    'TP8'
+    """
+    n = _degree("--devices", devices)
+    if n == 1:
+        return Layout()
+    tp = n
+    while tp > 1 and (model.n_heads % tp or (model.kv_heads % tp and tp % model.kv_heads) or n % tp):
+        tp -= 1
+    lay = Layout(tp=tp, pp=n // tp)
+    try:
+        check_layout(model, device, lay)
+    except InputError as err:
+        raise InputError(f"--devices {n}: {err}") from None
+    return lay
+
+
+def smallest_layout(model: Model, device: Device, batch=1, context_len=1, formats: Formats | None = None,
+                    attention: str = "fused") -> Layout | None:
+    """The layout with the fewest devices on which `batch` sequences at `context_len` fit (None: not in one domain)."""
+    for lay in candidate_layouts(model, device):
+        if lay.dp > 1:
+            continue  # replicas never make a model fit
+        if bool(decode(model, device, batch, context_len, formats, attention, lay).fits):
+            return lay
+    return None
