@@ -11,7 +11,7 @@
 
   var HOVER_DELAY_MS = 300, LEAVE_DELAY_MS = 200, MARGIN = 8;
   var open = null;      // {ref, card, tapped}
-  var showTimer = null, hideTimer = null;
+  var showTimer = null, hideTimer = null, refocusing = false;
   var coarse = window.matchMedia && window.matchMedia("(hover: none)").matches;
   var narrow = window.matchMedia ? window.matchMedia("(max-width: 44.9375em)") : { matches: false };
 
@@ -46,7 +46,7 @@
       if (over > 0) {
         var main = document.querySelector(".md-main");
         if (main) main.style.paddingBottom = sheet.height + "px";  // room to scroll at the page's end
-        window.scrollBy(0, Math.min(over, word.top - headerBottom() - MARGIN));
+        window.scrollBy({ top: Math.min(over, word.top - headerBottom() - MARGIN), behavior: "instant" });
       }
       return;
     }
@@ -63,7 +63,7 @@
   }
 
   function hide() {
-    clearTimeout(showTimer); clearTimeout(hideTimer);
+    clearTimeout(hideTimer);
     if (!open) return;
     open.card.hidden = true;
     open.ref.classList.remove("gl-open");
@@ -104,20 +104,25 @@
   });
   document.addEventListener("focusin", function (e) {
     var ref = refOf(e.target);
+    if (refocusing) return;
     if (ref) { if (!(open && open.ref === ref)) show(ref); }
     else if (open && !open.tapped) hide();
   });
   document.addEventListener("keydown", function (e) {
-    if (e.key === "Escape" && open) {
+    if (e.key !== "Escape") return;
+    clearTimeout(showTimer);
+    if (open) {
       var trigger = open.ref.querySelector(".gl-term");
       hide();
+      refocusing = true;  // back to the term without reopening its card
       if (trigger) trigger.focus({ preventScroll: true });
+      refocusing = false;
     }
   });
   document.addEventListener("click", function (e) {
-    if (e.target.closest && e.target.closest(".gl-card .rl-sheet-close")) { hide(); return; }
+    if (e.target.closest && e.target.closest(".gl-card .rl-sheet-close")) { clearTimeout(showTimer); hide(); return; }
     var ref = refOf(e.target);
-    if (!ref) { hide(); return; }
+    if (!ref) { clearTimeout(showTimer); hide(); return; }
     var term = e.target.closest(".gl-term");
     if (!term) return;  // a click inside the card (its link) behaves normally
     if (term.tagName === "A") {

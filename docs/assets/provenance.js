@@ -73,7 +73,7 @@
       if (over > 0) {
         var main = document.querySelector(".md-main");
         if (main) main.style.paddingBottom = box.height + "px";  // room to scroll at the page's end
-        window.scrollBy(0, Math.min(over, own.top - headerBottom() - MARGIN));
+        window.scrollBy({ top: Math.min(over, own.top - headerBottom() - MARGIN), behavior: "instant" });
       }
       return;
     }

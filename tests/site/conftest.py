@@ -70,3 +70,16 @@ def page(browser, served_site):
     tab.base_url = served_site
     yield tab
     tab.close()
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    """One headless Debian Chromium for the reading tests; each test opens its own context
+    (viewport, touch, colour scheme) on it."""
+    _require_browser()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS)
+        yield b
+        b.close()
