@@ -13,6 +13,7 @@ from roofline.model.measured import share as share_of
 from roofline.registry.measurements import of_kind
 
 NAME = "real-vs-sol"
+NARROW_SIZE_IN = (5.0, 8.2)  # a row per measurement at the phone's type size
 KIND_LABELS = {"decode": "decode ÷ speed of light", "gemm": "GEMM ÷ dense peak",
                "bandwidth": "bandwidth ÷ spec"}
 KIND_COLOURS = {"decode": "#d81b60", "gemm": "#00897b", "bandwidth": "#3f51b5"}
