@@ -83,6 +83,7 @@ def module(name: str):
 VARIANTS: dict[str, tuple[bool, bool]] = {"": (False, False), "-dark": (False, True),
                                            "-narrow": (True, False), "-narrow-dark": (True, True)}
 NARROW_SIZE_IN = (5.0, 4.6)
+PAD_IN = 0.08  # around the narrow variant's drawing
 #: Smallest text in a narrow variant, in SVG units: its 360-unit width shows at about 358 px on a
 #: 390 px phone, so 11.5 units are 11.4 px there.
 NARROW_MIN_FONT = 11.5
@@ -90,7 +91,7 @@ NARROW_MIN_FONT = 11.5
 DARK_BG, DARK_FG = "#1e2129", "#e2e4e9"
 
 
-def _style(dark: bool = False):
+def _style(narrow: bool = False):
     """The one shared style of every figure (the dark variant is recoloured from it: _recolour_dark)."""
     import matplotlib
 
@@ -98,21 +99,25 @@ def _style(dark: bool = False):
     import matplotlib.pyplot as plt
 
     plt.rcdefaults()
-    fg, bg = (DARK_FG, DARK_BG) if dark else ("black", "white")
+    fg, bg = "black", "white"
+    size = NARROW_MIN_FONT if narrow else 10  # tick labels are made at draw time: set their size here
     plt.rcParams.update({
         "svg.hashsalt": "roofline",      # stable element ids: byte-identical SVG across builds
         "svg.fonttype": "none",          # text as text: small files, the page's own font
         "font.family": "sans-serif",
-        "font.size": 10,
+        "font.size": size,
         "axes.spines.top": False,
         "axes.spines.right": False,
         "axes.grid": True,
         "grid.alpha": 0.3,
         "figure.dpi": 100,
         "text.color": fg, "axes.labelcolor": fg, "axes.edgecolor": fg, "xtick.color": fg, "ytick.color": fg,
-        "grid.color": "#b0b0b0" if dark else "#b0b0b0", "figure.facecolor": bg, "axes.facecolor": bg,
+        "grid.color": "#b0b0b0", "figure.facecolor": bg, "axes.facecolor": bg,
         "savefig.facecolor": bg, "legend.labelcolor": fg,
     })
+    if narrow:
+        plt.rcParams.update({k: size for k in ("xtick.labelsize", "ytick.labelsize", "legend.fontsize",
+                                               "axes.labelsize", "axes.titlesize", "figure.titlesize")})
     return plt
 
 
@@ -194,9 +199,18 @@ def _narrow(fig) -> None:
     moved below the axes with wrapped entries (nothing may widen the figure past the phone)."""
     from matplotlib.text import Text
 
+    from matplotlib.ticker import LogLocator
+
     for t in fig.findobj(Text):
         if t.get_text() and t.get_fontsize() < NARROW_MIN_FONT:
             t.set_fontsize(NARROW_MIN_FONT)
+    for ax in fig.axes:  # at most five decades labelled on a log axis: the labels need the room
+        for axis in (ax.xaxis, ax.yaxis):
+            if axis.get_scale() == "log":
+                axis.set_major_locator(LogLocator(base=10, numticks=4 if axis is ax.xaxis else 5))
+    for ax in fig.axes:  # notes drawn inside the axes: wrapped, so none runs past the phone's edge
+        for t in ax.texts:
+            t.set_text(_wrap(t.get_text(), 28))
     if fig._suptitle is not None:
         fig._suptitle.set_text(_wrap(fig._suptitle.get_text(), 44))
     for ax in fig.axes:
@@ -233,7 +247,7 @@ def _legends_below(fig) -> None:
 
 
 def point_labels(ax, points, *, fontsize: float = 8, colour: str = "#424242") -> None:
-    """Label data points without collisions: each (x, y, text) is placed after layout, at the first
+    """Label data points without collisions: each (x, y, text[, colour]) is placed after layout, at the first
     of eight spots around its point that overlaps no other label, marker or the axes' edge; a label
     with no free spot is left off (the CSV and the table beside the figure name every point)."""
     ax.figure.__dict__.setdefault("_rl_labels", []).append((ax, list(points), fontsize, colour))
@@ -252,7 +266,7 @@ def _place_labels(fig, min_font: float) -> None:
         return all(not box.overlaps(t) for t in taken)
 
     for ax, points, _, _ in fig.__dict__.get("_rl_labels", []):
-        for x, y, _ in points:
+        for x, y, *_ in points:
             px, py = ax.transData.transform((x, y))
             from matplotlib.transforms import Bbox
             taken.append(Bbox.from_extents(px - 4, py - 4, px + 4, py + 4))
@@ -264,10 +278,11 @@ def _place_labels(fig, min_font: float) -> None:
                 pass
     for ax, points, fontsize, colour in fig.__dict__.get("_rl_labels", []):
         frame = ax.get_window_extent(renderer)
-        for x, y, text in points:
+        for x, y, text, *own in points:
             for dx, dy, ha, va in _SPOTS:
                 t = ax.annotate(text, (x, y), xytext=(dx, dy), textcoords="offset points", ha=ha, va=va,
-                                fontsize=max(fontsize, min_font), color=colour, annotation_clip=False)
+                                fontsize=max(fontsize, min_font), color=own[0] if own else colour,
+                                annotation_clip=False)
                 box = t.get_window_extent(renderer).expanded(1.04, 1.1)
                 inside = frame.x0 <= box.x0 and box.x1 <= frame.x1 and frame.y0 <= box.y0 and box.y1 <= frame.y1
                 if inside and clear(box):
@@ -280,8 +295,24 @@ def _place_labels(fig, min_font: float) -> None:
 def _save(fig, narrow: bool) -> bytes:
     buf = io.BytesIO()
     fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None}, transparent=False,
-                facecolor=fig.get_facecolor(), bbox_inches="tight" if narrow else None, pad_inches=0.08)
+                facecolor=fig.get_facecolor(), bbox_inches="tight" if narrow else None, pad_inches=PAD_IN)
     return buf.getvalue()
+
+
+def _fit_phone_width(fig) -> None:
+    """Shrink the narrow figure until everything drawn (with the legends below) is NARROW_SIZE_IN[0] inches wide:
+    the SVG is then shown at about its own size on a phone, so its type keeps its size."""
+    target = (NARROW_SIZE_IN[0] - 2 * PAD_IN) * 72
+    for _ in range(8):
+        _legends_below(fig)
+        width = fig.get_tightbbox(fig.canvas.get_renderer()).width * 72
+        if width <= target + 2:
+            return
+        w, h = fig.get_size_inches()
+        if w - (width - target) / 72 < 0.75 * NARROW_SIZE_IN[0]:
+            return  # text sticks out further than shrinking can fix: leave the axes their room
+        fig.set_size_inches(w - (width - target) / 72, h)
+        fig.tight_layout()
 
 
 def render_variants(name: str) -> dict[str, bytes]:
@@ -291,7 +322,7 @@ def render_variants(name: str) -> dict[str, bytes]:
     table = mod.data()
     out = {}
     for narrow in (False, True):
-        plt = _style()
+        plt = _style(narrow)
         fig = plt.figure(figsize=getattr(mod, "NARROW_SIZE_IN", NARROW_SIZE_IN) if narrow else FIG_SIZE_IN)
         _CURRENT["narrow"] = narrow
         try:
@@ -300,7 +331,7 @@ def render_variants(name: str) -> dict[str, bytes]:
                 _narrow(fig)
             fig.tight_layout()
             if narrow:
-                _legends_below(fig)
+                _fit_phone_width(fig)
             _place_labels(fig, NARROW_MIN_FONT if narrow else 0)
             base = "-narrow" if narrow else ""
             out[base] = _save(fig, narrow)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from figures_gen import Table, log_ticks
+from figures_gen import Table, log_ticks, narrow
 from roofline import format as fmt
 from roofline.examples import example
 from roofline.registry.hardware import get_device
@@ -40,7 +40,7 @@ def draw(fig, table: Table) -> None:
     ax.axvspan(xs[0], ridge, color="#d81b60", alpha=0.07, lw=0)
     ax.axvspan(ridge, xs[-1], color="#00897b", alpha=0.07, lw=0)
     ax.set_xlim(xs[0], xs[-1])
-    ax.text(0.02, 0.96, "memory-bound", transform=ax.transAxes, color="#ad1457", va="top")
+    ax.text(0.02, 0.80 if narrow() else 0.96, "memory-bound", transform=ax.transAxes, color="#ad1457", va="top")
     ax.text(0.98, 0.62, "compute-bound", transform=ax.transAxes, color="#00695c", va="top", ha="right")
     ax.annotate(f"bandwidth roof: {fmt.bytes_per_s(d.memory_bandwidth_bytes_per_s)} × intensity", (1.0, d.memory_bandwidth_bytes_per_s / 1e12), xytext=(8, 18),
                 textcoords="offset points", color="#3f51b5", fontsize=9)
