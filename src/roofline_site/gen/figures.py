@@ -66,10 +66,15 @@ def rendered() -> dict[str, tuple[dict[str, bytes], str]]:
 NON_FINITE = re.compile(r"(?im)(?:^|,)\s*\"?[-+]?(?:nan|inf|infinity)\"?\s*(?=,|$)")
 
 
+def render(name: str) -> tuple[dict[str, bytes], str]:
+    """({variant suffix: svg}, csv) of one figure."""
+    return render_variants(name), module(name).data().to_csv()
+
+
 def _render(name: str) -> tuple[dict[str, bytes], str]:
     """One figure's variants and CSV, or a one-line build error naming its module."""
     try:
-        svg, csv_text = render_variants(name), module(name).data().to_csv()
+        svg, csv_text = render(name)
     except Exception as err:  # noqa: BLE001 — any failure is reported against the module
         raise PluginError(f"figure module figures_gen/{name}.py failed: {type(err).__name__}: {err}") from None
     if (bad := NON_FINITE.search(csv_text)) is not None:

@@ -410,7 +410,8 @@ EDIT_MARKER = '<span class="gl-edit"></span>'
 def entry_markdown(entry: Entry, glossary: Glossary) -> str:
     """The page published at /glossary/<slug>/: title, category, body, see also, backlinks, sources."""
     by_slug = glossary.by_slug
-    lines = [f"# {esc.text(entry.term)}", "",
+    # Search ranks a definition above a passing mention on an explainer page (Material's boost).
+    lines = ["---", "search:", "  boost: 2", "---", "", f"# {esc.text(entry.term)}", "",
              f'<p class="gl-meta"><span class="gl-cat">{esc.text(entry.category_label)}</span>'
              + (f" · also called {', '.join(f'<em>{esc.text(a)}</em>' for a in entry.aliases)}" if entry.aliases else "")
              + f' · {EDIT_MARKER}</p>', "", entry.body.rstrip(), ""]
