@@ -167,3 +167,26 @@ def test_touch_readers_are_told_to_tap(chromium, served_site):
         assert "tap one" in text and not re.search(r"\bhover\b", text, re.I)
     finally:
         ctx.close()
+
+
+def test_calculator_result_stays_in_view_after_editing_batch_on_a_phone(chromium, served_site):
+    ctx = chromium.new_context(**PHONE)
+    try:
+        tab = ctx.new_page()
+        tab.goto(f"{served_site}/calculator/", wait_until="load")
+        tab.wait_for_selector(".rl-calc[data-rl-ready]")
+        batch = tab.locator(".rl-calc .rl-calc-config").nth(0).locator("[name=batch]")
+        batch.scroll_into_view_if_needed()
+        batch.fill("32")
+        tab.wait_for_function("document.querySelector('.rl-calc-bar').textContent.includes('per step')")
+        box = tab.evaluate("""() => { const r = document.querySelector('.rl-calc-bar').getBoundingClientRect();
+            return [r.top, r.bottom, window.innerHeight]; }""")
+        assert 0 <= box[0] and box[1] <= box[2] + 0.5, f"the result bar is off screen: {box}"
+        # B is folded behind "Compare" on a phone; the chart's text is at least 12 px.
+        assert not tab.locator(".rl-calc-compare").evaluate("d => d.open")
+        smallest = tab.evaluate("""() => Math.min(...[...document.querySelectorAll('.rl-calc-chart text')].map(t => {
+            const svg = t.ownerSVGElement; const k = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+            return parseFloat(getComputedStyle(t).fontSize) * k; }))""")
+        assert smallest >= 12 - 0.3, f"calculator chart text {smallest:.1f} px on a phone"
+    finally:
+        ctx.close()
