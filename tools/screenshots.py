@@ -9,13 +9,12 @@ served from 127.0.0.1 and Debian's Chromium (/usr/bin/chromium) renders it.
 from __future__ import annotations
 
 import argparse
-import functools
-import http.server
 import os
-import socketserver
 import sys
-import threading
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from server import serve  # noqa: E402  (the one static server, shared with the tests)
 
 CHROMIUM = os.environ.get("ROOFLINE_CHROMIUM", "/usr/bin/chromium")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -23,18 +22,6 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
 #: (name, viewport, touch): a phone a reader opens a pasted link on, and a laptop.
 SIZES = (("390", {"width": 390, "height": 844}, True), ("1280", {"width": 1280, "height": 900}, False))
 SCHEMES = ("light", "dark")
-
-
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
-def serve(site: Path) -> tuple[socketserver.TCPServer, str]:
-    """Serve `site` on a free local port; returns the server and its base URL."""
-    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(site)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server, f"http://127.0.0.1:{server.server_address[1]}"
 
 
 def page_urls(site: Path) -> list[str]:
@@ -66,9 +53,9 @@ def main(argv: list[str] | None = None) -> int:
 
     urls = [u.strip() for u in args.pages.split(",") if u.strip()] or page_urls(site)
     out.mkdir(parents=True, exist_ok=True)
-    server, base = serve(site)
     count = 0
-    try:
+    with serve(site) as base_url:
+        base = base_url.rstrip("/")
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
             for size, viewport, touch in SIZES:
@@ -83,8 +70,6 @@ def main(argv: list[str] | None = None) -> int:
                         count += 1
                     ctx.close()
             browser.close()
-    finally:
-        server.shutdown()
     print(f"wrote {count} screenshots of {len(urls)} pages into {out}/")
     return 0
 
