@@ -279,6 +279,7 @@ def _place_labels(fig, min_font: float) -> None:
     for ax, points, fontsize, colour in fig.__dict__.get("_rl_labels", []):
         frame = ax.get_window_extent(renderer)
         for x, y, text, *own in points:
+            text = _wrap(text, 22) if min_font else text  # a phone's labels: two short lines fit more spots
             for dx, dy, ha, va in _SPOTS:
                 t = ax.annotate(text, (x, y), xytext=(dx, dy), textcoords="offset points", ha=ha, va=va,
                                 fontsize=max(fontsize, min_font), color=own[0] if own else colour,

@@ -61,7 +61,6 @@ def draw(fig, t: Table, title: str, *, arrows: bool = True, roof_names: dict | N
                   label=f"{name}: {fmt.flop_per_s(peak)}, {fmt.bytes_per_s(bw)}")
         ax.axvline(ridge, color=colour, ls=":", lw=1, alpha=0.8)
         ridge_labels.append((ridge, peak / 1e12, f"ridge {fmt.intensity(ridge)}", colour))
-    point_labels(ax, ridge_labels, fontsize=8)
     series = t.column("series")
     labels = t.column("point")
     order = list(dict.fromkeys(series))
@@ -81,9 +80,10 @@ def draw(fig, t: Table, title: str, *, arrows: bool = True, roof_names: dict | N
         for n, j in enumerate(idx):
             before = arrows and n == 0 and len(idx) > 1
             ax.plot([ai[j]], [perf[j]], "o", ms=8, color=colour, mfc="white" if before else colour, mew=2, zorder=3)
-    for (x, y), names in placed.items():
-        ax.annotate(" / ".join(dict.fromkeys(names)), (x, y), xytext=(8, -12), textcoords="offset points",
-                    fontsize=9, color="#222222")
+    # The points' names first (placed where they meet nothing), then the ridges' where room is left.
+    point_labels(ax, [(x, y, " / ".join(dict.fromkeys(names))) for (x, y), names in placed.items()],
+                 fontsize=9, colour="#222222")
+    point_labels(ax, ridge_labels, fontsize=8)
     ax.set_xlim(x_lo, x_hi)
     peaks = [p for p, _ in roofs]
     ax.set_ylim(min(perf.min(), *(bw * x_lo / 1e12 for _, bw in roofs)) / 1.5, max(peaks) / 1e12 * 3)

@@ -45,6 +45,8 @@ def spread(n: int, k: int) -> list[int]:
     """k indices spread evenly over range(n), first and last included."""
     if n <= k:
         return list(range(n))
+    if k == 1:
+        return [n // 2]
     return sorted({round(j * (n - 1) / (k - 1)) for j in range(k)})
 
 

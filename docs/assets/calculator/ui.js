@@ -380,6 +380,7 @@ function initWidget(root, registry) {
       c.cfgError = err.message;
     }
   };
+  let chartSize = null;
   const recompute = (source) => {
     const states = [];
     for (const c of configs) {
@@ -436,9 +437,13 @@ function initWidget(root, registry) {
       bandwidth: c.last.out.bandwidth_bytes_per_s, ridge: c.last.out.ridge_point,
     }));
     // At the container's width (a phone's chart is drawn narrow, not shrunk: its labels keep their size).
-    const room = Math.round(figure.clientWidth || root.clientWidth || 640);
-    const width = Math.max(300, Math.min(mini ? 420 : 640, room));
-    const size = { width, height: Math.round(width * (width < 480 ? 0.75 : 0.5625)) };
+    // Measured once: a redraw after a bad input keeps the same chart.
+    if (!chartSize) {
+      const room = Math.round(figure.clientWidth || root.clientWidth || 640);
+      const width = Math.max(300, Math.min(mini ? 420 : 640, room));
+      chartSize = { width, height: Math.round(width * (width < 480 ? 0.75 : 0.5625)) };
+    }
+    const size = chartSize;
     if (series.length && drawChart(svg, series, size, "Roofline chart")) {
       caption.textContent = configs.filter((c) => c.last).map((c) => `${c.title.split(":")[0]}: ${describe(registry, c.last.cfg)}.`).join(" ");
     }
