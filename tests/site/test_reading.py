@@ -56,6 +56,8 @@ def walk(context, base: str, urls: list[str], touch: bool) -> dict:
     tab = context.new_page()
     for url in urls:
         tab.goto(f"{base}/{url}", wait_until="load")
+        # Lazy figures load as they are scrolled to and move the text below them: load them first.
+        tab.evaluate("Promise.all([...document.images].map(i => { i.loading = 'eager'; return i.decode().catch(() => 0); }))")
         width = tab.evaluate("document.documentElement.scrollWidth")
         if touch and width > 390:
             problems["overflow"].append(f"{url or '/'}: {width} px wide")
