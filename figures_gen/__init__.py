@@ -7,6 +7,11 @@ A figure module defines:
     def draw(fig, table) -> None   draw on a matplotlib Figure from that table only
     def alt() -> str               alt text, built from roofline quantities (no typed numbers)
     def caption() -> str           one or two sentences under the figure
+    NARROW_SIZE_IN (optional)      the phone variant's size, where the default does not fit
+
+Every figure is drawn in four variants (VARIANTS: wide or narrow, light or dark) from the same
+draw(): the shared style here sets sizes and colours, moves legends under a narrow figure, and
+places point labels (`point_labels`) where they collide with nothing.
 
 `render(name)` gives the SVG bytes and CSV text; the same call backs the site build
 (src/roofline_site/gen_figures.py) and the tests, so the tests compare like with like.
@@ -74,40 +79,281 @@ def module(name: str):
     return importlib.import_module(f"figures_gen.{name}")
 
 
-def _style():
+#: The variants every figure is drawn in: file-stem suffix -> (narrow, dark). The page shows the narrow
+#: ones below 720 px (text at least 11 px as displayed on a 390 px phone) and the dark ones under the
+#: reader's dark scheme (Material's palette, which follows prefers-color-scheme until toggled).
+VARIANTS: dict[str, tuple[bool, bool]] = {"": (False, False), "-dark": (False, True),
+                                           "-narrow": (True, False), "-narrow-dark": (True, True)}
+NARROW_SIZE_IN = (5.0, 4.6)
+PAD_IN = 0.08  # around the narrow variant's drawing
+#: Smallest text in a narrow variant, in SVG units: its 360-unit width shows at about 358 px on a
+#: 390 px phone, so 11.5 units are 11.4 px there.
+NARROW_MIN_FONT = 11.5
+#: Foreground and background of the dark variant: Material's slate scheme.
+DARK_BG, DARK_FG = "#1e2129", "#e2e4e9"
+
+
+def _style(narrow: bool = False):
+    """The one shared style of every figure (the dark variant is recoloured from it: _recolour_dark)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    plt.rcdefaults()
+    fg, bg = "black", "white"
+    size = NARROW_MIN_FONT if narrow else 10  # tick labels are made at draw time: set their size here
     plt.rcParams.update({
         "svg.hashsalt": "roofline",      # stable element ids: byte-identical SVG across builds
         "svg.fonttype": "none",          # text as text: small files, the page's own font
         "font.family": "sans-serif",
-        "font.size": 10,
+        "font.size": size,
         "axes.spines.top": False,
         "axes.spines.right": False,
         "axes.grid": True,
         "grid.alpha": 0.3,
         "figure.dpi": 100,
+        "text.color": fg, "axes.labelcolor": fg, "axes.edgecolor": fg, "xtick.color": fg, "ytick.color": fg,
+        "grid.color": "#b0b0b0", "figure.facecolor": bg, "axes.facecolor": bg,
+        "savefig.facecolor": bg, "legend.labelcolor": fg,
     })
+    if narrow:
+        plt.rcParams.update({k: size for k in ("xtick.labelsize", "ytick.labelsize", "legend.fontsize",
+                                               "axes.labelsize", "axes.titlesize", "figure.titlesize")})
     return plt
 
 
-def render(name: str) -> tuple[bytes, str]:
-    """(SVG bytes, CSV text) of one figure, deterministic."""
-    plt = _style()
+def _luminance(rgb) -> float:
+    r, g, b = rgb[:3]
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def _for_dark(colour):
+    """A colour readable on the dark background: greys and dark hues lifted towards white, hue kept."""
+    from matplotlib.colors import to_rgba
+
+    r, g, b, a = to_rgba(colour)
+    lum = _luminance((r, g, b))
+    if lum >= 0.55:
+        return (r, g, b, a)
+    mix = min(0.75, 0.55 - lum + 0.25) if max(r, g, b) - min(r, g, b) > 0.15 else 1 - lum - 0.12
+    return (r + (1 - r) * mix, g + (1 - g) * mix, b + (1 - b) * mix, a)
+
+
+def _recolour_dark(fig) -> None:
+    """Every drawn colour of a light figure made readable on the dark background."""
+    from matplotlib.collections import Collection
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+    from matplotlib.text import Text
+
+    fig.patch.set_facecolor(DARK_BG)
+    for ax in fig.axes:
+        ax.patch.set_facecolor(DARK_BG)
+        for spine in ax.spines.values():
+            spine.set_edgecolor(_for_dark(spine.get_edgecolor()))
+        ax.tick_params(colors=DARK_FG, which="both")
+    backgrounds = {id(fig.patch), *(id(ax.patch) for ax in fig.axes)}
+    for a in fig.findobj():
+        if id(a) in backgrounds:
+            continue
+        if isinstance(a, Text):
+            a.set_color(_for_dark(a.get_color()))
+            box = a.get_bbox_patch()
+            if box is not None:
+                box.set_facecolor(DARK_BG)
+        elif isinstance(a, Line2D):
+            a.set_color(_for_dark(a.get_color()))
+            mfc = a.get_markerfacecolor()
+            a.set_markerfacecolor(DARK_BG if _luminance(__import__("matplotlib").colors.to_rgba(mfc)) > 0.95 else _for_dark(mfc))
+            a.set_markeredgecolor(_for_dark(a.get_markeredgecolor()))
+        elif isinstance(a, Patch) and not a.get_fill() is False:
+            fc = a.get_facecolor()
+            if fc[3] > 0 and _luminance(fc) > 0.95:
+                a.set_facecolor(DARK_BG)
+            elif fc[3] > 0:
+                a.set_facecolor(_for_dark(fc))
+            a.set_edgecolor(_for_dark(a.get_edgecolor()))
+        elif isinstance(a, Collection):
+            if len(a.get_facecolors()):
+                a.set_facecolors([_for_dark(c) for c in a.get_facecolors()])
+            if len(a.get_edgecolors()):
+                a.set_edgecolors([_for_dark(c) for c in a.get_edgecolors()])
+
+
+_CURRENT = {"narrow": False}
+
+
+def narrow() -> bool:
+    """Whether the figure being drawn is the phone variant: a module may lay out differently (stacked
+    panels) when it is; sizes and colours it need not handle."""
+    return _CURRENT["narrow"]
+
+
+def _wrap(text: str, width: int) -> str:
+    import textwrap
+
+    return "\n".join(textwrap.wrap(text, width)) if len(text) > width and "$" not in text else text
+
+
+def _narrow(fig) -> None:
+    """A phone's figure: no text under NARROW_MIN_FONT, long titles and axis labels wrapped, legends
+    moved below the axes with wrapped entries (nothing may widen the figure past the phone)."""
+    from matplotlib.text import Text
+
+    from matplotlib.ticker import LogLocator
+
+    for t in fig.findobj(Text):
+        if t.get_text() and t.get_fontsize() < NARROW_MIN_FONT:
+            t.set_fontsize(NARROW_MIN_FONT)
+    for ax in fig.axes:  # at most five decades labelled on a log axis: the labels need the room
+        for axis in (ax.xaxis, ax.yaxis):
+            if axis.get_scale() == "log":
+                axis.set_major_locator(LogLocator(base=10, numticks=4 if axis is ax.xaxis else 5))
+    for ax in fig.axes:  # notes drawn inside the axes: wrapped, so none runs past the phone's edge
+        for t in ax.texts:
+            t.set_text(_wrap(t.get_text(), 28))
+    if fig._suptitle is not None:
+        fig._suptitle.set_text(_wrap(fig._suptitle.get_text(), 44))
+    for ax in fig.axes:
+        ax.title.set_text(_wrap(ax.title.get_text(), 44))
+        ax.xaxis.label.set_text(_wrap(ax.xaxis.label.get_text(), 36))
+        ax.yaxis.label.set_text(_wrap(ax.yaxis.label.get_text(), 26))
+    for ax in fig.axes:
+        leg = ax.get_legend()
+        if leg is None:
+            continue
+        handles, labels = leg.legend_handles, [_wrap(t.get_text(), 40) for t in leg.get_texts()]
+        leg.remove()
+        new = ax.legend(handles, labels, loc="upper left", frameon=False, fontsize=NARROW_MIN_FONT,
+                        borderaxespad=0.0, handlelength=1.5)
+        new._rl_below = True  # moved under the figure once the layout is known (_legends_below)
+
+
+def _legends_below(fig) -> None:
+    """Stack the narrow variant's legends under everything else, left-aligned with the first axes."""
+    renderer = fig.canvas.get_renderer()
+    legends = [ax.get_legend() for ax in fig.axes if getattr(ax.get_legend(), "_rl_below", False)]
+    if not legends:
+        return
+    for leg in legends:
+        leg.set_visible(False)
+    bottom = min(ax.get_tightbbox(renderer).y0 for ax in fig.axes)
+    left = min(ax.get_tightbbox(renderer).x0 for ax in fig.axes)
+    to_fig = fig.transFigure.inverted()
+    for leg in legends:
+        leg.set_visible(True)
+        x, y = to_fig.transform((left, bottom - 6))
+        leg.set_bbox_to_anchor((x, y), transform=fig.transFigure)
+        bottom = leg.get_window_extent(renderer).y0
+
+
+def point_labels(ax, points, *, fontsize: float = 8, colour: str = "#424242") -> None:
+    """Label data points without collisions: each (x, y, text[, colour]) is placed after layout, at the first
+    of eight spots around its point that overlaps no other label, marker or the axes' edge; a label
+    with no free spot is left off (the CSV and the table beside the figure name every point)."""
+    ax.figure.__dict__.setdefault("_rl_labels", []).append((ax, list(points), fontsize, colour))
+
+
+_SPOTS = ((5, 0, "left", "center"), (-5, 0, "right", "center"), (0, 5, "center", "bottom"),
+          (0, -5, "center", "top"), (4, 4, "left", "bottom"), (-4, 4, "right", "bottom"),
+          (4, -4, "left", "top"), (-4, -4, "right", "top"))
+
+
+def _place_labels(fig, min_font: float) -> None:
+    renderer = fig.canvas.get_renderer()
+    taken = []  # display-space boxes: markers first, then each placed label
+
+    def clear(box):
+        return all(not box.overlaps(t) for t in taken)
+
+    for ax, points, _, _ in fig.__dict__.get("_rl_labels", []):
+        for x, y, *_ in points:
+            px, py = ax.transData.transform((x, y))
+            from matplotlib.transforms import Bbox
+            taken.append(Bbox.from_extents(px - 4, py - 4, px + 4, py + 4))
+    for t in fig.findobj(lambda a: hasattr(a, "get_window_extent") and a.__class__.__name__ == "Text"):
+        if t.get_text() and t.get_visible() and t.figure is fig:
+            try:
+                taken.append(t.get_window_extent(renderer).expanded(1.02, 1.05))
+            except Exception:  # noqa: BLE001  (text without a position yet)
+                pass
+    for ax, points, fontsize, colour in fig.__dict__.get("_rl_labels", []):
+        frame = ax.get_window_extent(renderer)
+        for x, y, text, *own in points:
+            text = _wrap(text, 22) if min_font else text  # a phone's labels: two short lines fit more spots
+            for dx, dy, ha, va in _SPOTS:
+                t = ax.annotate(text, (x, y), xytext=(dx, dy), textcoords="offset points", ha=ha, va=va,
+                                fontsize=max(fontsize, min_font), color=own[0] if own else colour,
+                                annotation_clip=False)
+                box = t.get_window_extent(renderer).expanded(1.04, 1.1)
+                inside = frame.x0 <= box.x0 and box.x1 <= frame.x1 and frame.y0 <= box.y0 and box.y1 <= frame.y1
+                if inside and clear(box):
+                    taken.append(box)
+                    break
+                t.remove()
+    fig.__dict__.pop("_rl_labels", None)
+
+
+def _save(fig, narrow: bool) -> bytes:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None}, transparent=False,
+                facecolor=fig.get_facecolor(), bbox_inches="tight" if narrow else None, pad_inches=PAD_IN)
+    return buf.getvalue()
+
+
+def _fit_phone_width(fig) -> None:
+    """Shrink the narrow figure until everything drawn (with the legends below) is NARROW_SIZE_IN[0] inches wide:
+    the SVG is then shown at about its own size on a phone, so its type keeps its size."""
+    target = (NARROW_SIZE_IN[0] - 2 * PAD_IN) * 72
+    for _ in range(8):
+        _legends_below(fig)
+        width = fig.get_tightbbox(fig.canvas.get_renderer()).width * 72
+        if width <= target + 2:
+            return
+        w, h = fig.get_size_inches()
+        if w - (width - target) / 72 < 0.75 * NARROW_SIZE_IN[0]:
+            return  # text sticks out further than shrinking can fix: leave the axes their room
+        fig.set_size_inches(w - (width - target) / 72, h)
+        fig.tight_layout()
+
+
+def render_variants(name: str) -> dict[str, bytes]:
+    """{suffix: SVG bytes} of every variant of a figure (see VARIANTS), deterministic. Each width is
+    drawn once and saved twice: light, then recoloured for the dark scheme."""
     mod = module(name)
     table = mod.data()
-    fig = plt.figure(figsize=FIG_SIZE_IN)
-    try:
-        mod.draw(fig, table)
-        fig.tight_layout()
-        buf = io.BytesIO()
-        fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None}, transparent=False)
-    finally:
-        plt.close(fig)
-    return buf.getvalue(), table.to_csv()
+    out = {}
+    for narrow in (False, True):
+        plt = _style(narrow)
+        fig = plt.figure(figsize=getattr(mod, "NARROW_SIZE_IN", NARROW_SIZE_IN) if narrow else FIG_SIZE_IN)
+        _CURRENT["narrow"] = narrow
+        try:
+            mod.draw(fig, table)
+            if narrow:
+                _narrow(fig)
+            fig.tight_layout()
+            if narrow:
+                _fit_phone_width(fig)
+            _place_labels(fig, NARROW_MIN_FONT if narrow else 0)
+            base = "-narrow" if narrow else ""
+            out[base] = _save(fig, narrow)
+            _recolour_dark(fig)
+            out[base + "-dark"] = _save(fig, narrow)
+        finally:
+            _CURRENT["narrow"] = False
+            plt.close(fig)
+    return {k: out[k] for k in VARIANTS}
+
+
+def render_variant(name: str, suffix: str = "") -> bytes:
+    """The SVG bytes of one variant of a figure (see VARIANTS)."""
+    return render_variants(name)[suffix]
+
+
+def render(name: str) -> tuple[bytes, str]:
+    """(SVG bytes, CSV text) of one figure's wide light variant, deterministic."""
+    return render_variants(name)[""], module(name).data().to_csv()
 
 
 def log_ticks(ax, axis: str, values: Sequence[float]) -> None:

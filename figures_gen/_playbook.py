@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from figures_gen import Table, log_ticks
+from figures_gen import Table, log_ticks, point_labels
 from roofline import format as fmt
 from roofline.model.playbook import RooflinePoint
 
@@ -50,6 +50,7 @@ def draw(fig, t: Table, title: str, *, arrows: bool = True, roof_names: dict | N
     ridges = [peak / bw for peak, bw in roofs]
     x_lo = min(ai.min(), *ridges) / 4
     x_hi = max(ai.max(), *ridges) * 4
+    ridge_labels = []
     for i, (peak, bw) in enumerate(roofs):
         ridge = peak / bw
         xs = np.array([x_lo, ridge, x_hi])
@@ -59,8 +60,7 @@ def draw(fig, t: Table, title: str, *, arrows: bool = True, roof_names: dict | N
         ax.loglog(xs, ys, color=colour, lw=2, ls="-" if i == 0 else "--",
                   label=f"{name}: {fmt.flop_per_s(peak)}, {fmt.bytes_per_s(bw)}")
         ax.axvline(ridge, color=colour, ls=":", lw=1, alpha=0.8)
-        ax.annotate(f"ridge {fmt.intensity(ridge)}", (ridge, peak / 1e12), xytext=(-4, 6), textcoords="offset points",
-                    ha="right", fontsize=8, color=colour)
+        ridge_labels.append((ridge, peak / 1e12, f"ridge {fmt.intensity(ridge)}", colour))
     series = t.column("series")
     labels = t.column("point")
     order = list(dict.fromkeys(series))
@@ -80,9 +80,10 @@ def draw(fig, t: Table, title: str, *, arrows: bool = True, roof_names: dict | N
         for n, j in enumerate(idx):
             before = arrows and n == 0 and len(idx) > 1
             ax.plot([ai[j]], [perf[j]], "o", ms=8, color=colour, mfc="white" if before else colour, mew=2, zorder=3)
-    for (x, y), names in placed.items():
-        ax.annotate(" / ".join(dict.fromkeys(names)), (x, y), xytext=(8, -12), textcoords="offset points",
-                    fontsize=9, color="#222222")
+    # The points' names first (placed where they meet nothing), then the ridges' where room is left.
+    point_labels(ax, [(x, y, " / ".join(dict.fromkeys(names))) for (x, y), names in placed.items()],
+                 fontsize=9, colour="#222222")
+    point_labels(ax, ridge_labels, fontsize=8)
     ax.set_xlim(x_lo, x_hi)
     peaks = [p for p, _ in roofs]
     ax.set_ylim(min(perf.min(), *(bw * x_lo / 1e12 for _, bw in roofs)) / 1.5, max(peaks) / 1e12 * 3)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from figures_gen import Table, log_ticks
+from figures_gen import Table, log_ticks, narrow
 from roofline import format as fmt
 from roofline.examples import example
 from roofline.model.kernels import critical_batch, decode, max_batch_that_fits
@@ -12,6 +12,7 @@ from roofline.registry.hardware import get_device
 from roofline.registry.models import get_model
 
 NAME = "batch-sweep"
+NARROW_SIZE_IN = (5.0, 8.4)  # two panels stacked
 DEVICE, MODEL = "h100-sxm5", "llama-3.1-8b"
 
 
@@ -50,7 +51,7 @@ def draw(fig, table: Table) -> None:
     fits = np.array(table.column("fits"), dtype=bool)
     last = int(np.flatnonzero(fits)[-1])
     ridge = table.column("ridge_flop_per_byte")[0]
-    ax1, ax2 = fig.subplots(1, 2)
+    ax1, ax2 = fig.subplots(2, 1) if narrow() else fig.subplots(1, 2)  # stacked on a phone
 
     for col, colour, label in (("mlp_matmul_intensity_flop_per_byte", "#3f51b5", "MLP matmul (gate/up)"),
                                ("whole_step_intensity_flop_per_byte", "#00897b", "whole step"),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from figures_gen import Table, log_ticks
+from figures_gen import Table, log_ticks, narrow
 from roofline import format as fmt
 from roofline.examples import example
 from roofline.registry.hardware import get_device
@@ -40,13 +40,13 @@ def draw(fig, table: Table) -> None:
     ax.axvspan(xs[0], ridge, color="#d81b60", alpha=0.07, lw=0)
     ax.axvspan(ridge, xs[-1], color="#00897b", alpha=0.07, lw=0)
     ax.set_xlim(xs[0], xs[-1])
-    ax.text(0.02, 0.96, "memory-bound", transform=ax.transAxes, color="#ad1457", va="top")
-    ax.text(0.98, 0.80, "compute-bound", transform=ax.transAxes, color="#00695c", va="top", ha="right")
+    ax.text(0.02, 0.80 if narrow() else 0.96, "memory-bound", transform=ax.transAxes, color="#ad1457", va="top")
+    ax.text(0.98, 0.62, "compute-bound", transform=ax.transAxes, color="#00695c", va="top", ha="right")
     ax.annotate(f"bandwidth roof: {fmt.bytes_per_s(d.memory_bandwidth_bytes_per_s)} × intensity", (1.0, d.memory_bandwidth_bytes_per_s / 1e12), xytext=(8, 18),
                 textcoords="offset points", color="#3f51b5", fontsize=9)
     ax.annotate(f"compute roof: {fmt.flop_per_s(d.peak_flop_per_s())}", (xs[-1], d.peak_flop_per_s() / 1e12),
-                xytext=(-4, 6), textcoords="offset points", ha="right", color="#3f51b5", fontsize=9)
-    ax.annotate(f"ridge {fmt.intensity(ridge)}", (ridge, d.peak_flop_per_s() / 1e12 * 0.55), ha="left",
+                xytext=(-4, -6), textcoords="offset points", ha="right", va="top", color="#3f51b5", fontsize=9)
+    ax.annotate(f"ridge {fmt.intensity(ridge)}", (ridge, d.peak_flop_per_s() / 1e12 * 0.12), ha="left",
                 xytext=(4, 0), textcoords="offset points", color="#555")
     for step, colour, label in ((dec, "#d81b60", "batch-1 decode"), (pre, "#00897b", f"{int(pre.tokens_per_sequence)}-token prefill")):
         y = attainable_flop_per_s(step.arithmetic_intensity, step.peak_flop_per_s, step.bandwidth_bytes_per_s) / 1e12

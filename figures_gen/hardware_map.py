@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from figures_gen import Table, log_ticks
+from figures_gen import Table, log_ticks, point_labels
 from roofline import format as fmt
 from roofline.registry.hardware import devices, get_device
 from roofline.model.roofs import device_ridge_point
@@ -36,18 +36,21 @@ def draw(fig, table: Table) -> None:
         if sel.any():
             ax.loglog(bw[sel], pk[sel], marker, color=colour, ms=6, ls="none", label=KIND_LABEL[kind])
     xs = np.array([bw.min() / 1.5, bw.max() * 1.5])
+    guides = []
     for dev_id in GUIDES:
         r = device_ridge_point(get_device(dev_id))
         ax.loglog(xs, xs * r, color="#9e9e9e", lw=0.8, ls=":")
-        ax.annotate(f"ridge {fmt.intensity(r)}", (xs[-1], xs[-1] * r), xytext=(-2, 2), textcoords="offset points",
-                    ha="right", va="bottom", color="#616161", fontsize=8)
+        guides.append((xs[-1] / 1.6, xs[-1] / 1.6 * r, f"ridge {fmt.intensity(r)}"))
+    point_labels(ax, guides, fontsize=8, colour="#616161")
     ids = table.column("device_id")
-    for i, dev_id in enumerate(ids):
-        if dev_id in LABELLED:
+    named = []
+    # The named devices first, then every other one where a free spot remains.
+    for i in sorted(range(len(ids)), key=lambda i: (ids[i] not in LABELLED, i)):
+        dev_id = ids[i]
+        if True:
             name = get_device(dev_id).name.replace("NVIDIA ", "").replace("AMD Instinct ", "").replace("Google ", "")
-            name = name.split(" (")[0]
-            ax.annotate(name, (bw[i], pk[i]), xytext=(4, -3), textcoords="offset points", fontsize=7.5,
-                        color="#424242")
+            named.append((bw[i], pk[i], name.split(" (")[0]))
+    point_labels(ax, named, fontsize=7.5)
     ax.set_xlabel("memory bandwidth (TB/s, log)")
     ax.set_ylabel("dense 16-bit peak (TFLOP/s, log)")
     ax.set_title("Every registry device: up and left means a higher ridge")

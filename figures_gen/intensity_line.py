@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from figures_gen import Table, log_ticks
+from figures_gen import Table, log_ticks, narrow
 from roofline import format as fmt
 from roofline.examples import example
 from roofline.registry.hardware import get_device
@@ -12,6 +12,7 @@ from roofline.registry.models import get_model
 from roofline.model.roofs import device_ridge_point
 
 NAME = "intensity-line"
+NARROW_SIZE_IN = (5.0, 6.4)  # one row per label
 DEVICE, MODEL = "h100-sxm5", "llama-3.1-8b"
 
 
@@ -22,7 +23,7 @@ def _points() -> list[tuple[str, str, float]]:
     sq = int(example("square_n"))
     batch, prompt = example("batch_mid"), example("prompt_len")
     pts = [
-        ("op", f"seed's {sm}×{sk}·{sk}×{sn}", matmul_cost_seed_convention(sm, sn, sk, "fp16").arithmetic_intensity),
+        ("op", f"Visual Guide's {sm}×{sk}·{sk}×{sn}", matmul_cost_seed_convention(sm, sn, sk, "fp16").arithmetic_intensity),
         ("decode", f"{m.name} decode, batch 1", decode_step(m, d).arithmetic_intensity),
         ("decode", f"{m.name} decode, batch {fmt.sig(batch)}", decode_step(m, d, batch).arithmetic_intensity),
         ("ridge", f"{d.name} ridge", device_ridge_point(d)),
@@ -53,6 +54,9 @@ def draw(fig, table: Table) -> None:
     ax.text(hi / 1.3, -1.12, "compute-bound", color="#00695c", fontsize=9, ha="right")
     ax.axhline(0, color="#333", lw=1.2)
     kinds, labels, xs = table.column("kind"), table.column("label"), table.column("arithmetic_intensity_flop_per_byte")
+    if narrow():  # a phone: one row per label, so none can meet another
+        _draw_rows(ax, ridge, kinds, labels, xs)
+        return
     n = 0  # labels alternate above and below the line; right of the ridge they grow rightwards
     for kind, label, x in zip(kinds, labels, xs):
         colour = COLOURS[kind]
@@ -68,6 +72,29 @@ def draw(fig, table: Table) -> None:
         y = 0.45 if up else -0.45
         ax.annotate(text, (x, 0), (x, y), ha="left" if x > ridge else ("right" if x > ridge / 10 else "center"), va="bottom" if up else "top",
                     fontsize=8.5, color=colour, arrowprops={"arrowstyle": "-", "color": colour, "lw": 0.8})
+    ax.set_yticks([])
+    ax.spines["left"].set_visible(False)
+    ax.grid(False, axis="y")
+    ax.set_xlabel("arithmetic intensity (FLOP/byte, log)")
+    log_ticks(ax, "x", [])
+
+
+def _draw_rows(ax, ridge, kinds, labels, xs) -> None:
+    ax.texts[0].set_text("memory-bound")
+    ax.set_ylim(-1.25, 2.2)
+    rows = iter((1.95, 1.45, 0.95, 0.45, -0.35, -0.8))
+    for kind, label, x in zip(kinds, labels, xs):
+        colour = COLOURS[kind]
+        text = f"{label}\n{fmt.intensity(x)}"
+        if kind == "ridge":
+            ax.axvline(x, color=colour, ls="--", lw=1.2)
+        else:
+            ax.plot([x], [0], "o", color=colour, ms=8, zorder=3)
+        y = next(rows)
+        left = x < 3  # labels start at their point on the left of the line, end at it on the right
+        ax.annotate(text, (x, 0 if kind != "ridge" else y), (x, y), ha="left" if left else "right",
+                    va="center", color=colour,
+                    arrowprops=None if kind == "ridge" else {"arrowstyle": "-", "color": colour, "lw": 0.8})
     ax.set_yticks([])
     ax.spines["left"].set_visible(False)
     ax.grid(False, axis="y")

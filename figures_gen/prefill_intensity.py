@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from figures_gen import Table, log_ticks
+from figures_gen import Table, log_ticks, point_labels
 from roofline import format as fmt
 from roofline.examples import example
 from roofline.registry.hardware import get_device
@@ -47,15 +47,16 @@ def draw(fig, table: Table) -> None:
     ax.loglog(t, table.column("intensity_weights_only_flop_per_byte"), color="#757575", ls="--", lw=1.5,
               label="weights only (intensity = T)")
     ax.loglog(t, table.column("intensity_model_flop_per_byte"), color="#3f51b5", lw=2.2, label=m.name)
+    ridge_labels = []
     for dev_id, colour in zip(DEVICES, COLOURS):
         d = get_device(dev_id)
         r = table.column(_ridge_col(dev_id))[0]
         ax.axhline(r, color=colour, ls=":", lw=1.2)
-        ax.annotate(f"{d.name.split(' (')[0]} ridge {fmt.intensity(r)}", (t[0], r), xytext=(2, 3),
-                    textcoords="offset points", color=colour, fontsize=8.5)
+        ridge_labels.append((t[0] * 1.5, r, f"{d.name.split(' (')[0]} ridge {fmt.intensity(r)}", colour))
         cross = crossover_prompt_len(m, d)
         if cross is not None:
             ax.plot([cross], [prefill(m, d, cross).arithmetic_intensity], "o", color=colour, ms=6)
+    point_labels(ax, ridge_labels, fontsize=8.5)
     ax.set_xlabel("prompt length T (tokens, log)")
     ax.set_ylabel("prefill intensity (FLOP/byte, log)")
     ax.set_title(f"Prefill of {m.name}, bf16, batch 1")

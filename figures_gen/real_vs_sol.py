@@ -6,13 +6,14 @@ from src/roofline/data/measurements.toml; the dashed line is the derated bandwid
 
 from __future__ import annotations
 
-from figures_gen import Table
+from figures_gen import Table, narrow
 from roofline import format as fmt
 from roofline.model.measured import bandwidth_derate, reference
 from roofline.model.measured import share as share_of
 from roofline.registry.measurements import of_kind
 
 NAME = "real-vs-sol"
+NARROW_SIZE_IN = (5.0, 11.5)  # a row per measurement at the phone's type size
 KIND_LABELS = {"decode": "decode ÷ speed of light", "gemm": "GEMM ÷ dense peak",
                "bandwidth": "bandwidth ÷ spec"}
 KIND_COLOURS = {"decode": "#d81b60", "gemm": "#00897b", "bandwidth": "#3f51b5"}
@@ -50,6 +51,8 @@ def draw(fig, table: Table) -> None:
         ax.barh(yi, share * 100, color=KIND_COLOURS[kind], height=0.72,
                 label=KIND_LABELS[kind] if kind not in seen else None)
         seen.add(kind)
+    if narrow():  # a phone: the label's first part on one line, the rest on the next
+        labels = [label.replace(" · ", "\n", 1) for label in labels]
     ax.set_yticks(y, labels, fontsize=6.2)
     ax.axvline(100, color="#333", lw=1)
     derate = bandwidth_derate() * 100

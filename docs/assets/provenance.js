@@ -1,9 +1,12 @@
 /* Provenance popovers of numbers rendered from tokens (.rl-num > .rl-prov).
  *
- * Hover and keyboard focus open a number's popover; a tap or click pins it open and a second one
- * closes it; Escape closes any open popover, even under the pointer, until the pointer leaves.
- * Listeners sit on the document, so pages swapped in by Material's instant navigation work too.
- * Offline: no dependency, no request.
+ * A short hover opens a number's popover (a pointer that only passes opens nothing); keyboard focus
+ * opens it at once; a tap or click pins it open and a second one closes it; Escape, the close button
+ * or a tap elsewhere closes it. It first shows the value, the formula and one source; "More" shows
+ * the inputs and every source. It always lies inside the viewport: below the number or above it,
+ * shifted sideways; on narrow screens a sheet at the bottom, with the page scrolled so the tapped
+ * number stays visible above it. Listeners sit on the document, so pages swapped in by Material's
+ * instant navigation work too. Offline: no dependency, no request.
  */
 (function () {
   "use strict";
@@ -12,7 +15,10 @@
   if (window.__rlProvenance) return;
   window.__rlProvenance = true;
 
+  var HOVER_DELAY_MS = 300, LEAVE_DELAY_MS = 200, MARGIN = 8;
+  var narrow = window.matchMedia ? window.matchMedia("(max-width: 44.9375em)") : { matches: false };
   var pointerOn = null;  // the number a pointer is pressing: its focus is a click, not a keyboard visit
+  var showTimer = null, hideTimer = null;
 
   function numberOf(node) {
     return node && node.closest ? node.closest(".rl-num") : null;
@@ -20,82 +26,147 @@
   function inPopover(node) {
     return !!(node && node.closest && node.closest(".rl-prov"));
   }
+  function headerBottom() {
+    var h = document.querySelector(".md-header");
+    return h ? Math.max(0, h.getBoundingClientRect().bottom) : 0;
+  }
+
+  function button(cls, label, text) {
+    var b = document.createElement("button");
+    b.type = "button";
+    b.className = cls;
+    if (label) b.setAttribute("aria-label", label);
+    b.textContent = text;
+    return b;
+  }
 
   // A popover's body waits in a <template> (inert: no styles, no layout, unseen by other scripts)
   // and moves in the first time its number is hovered, focused or tapped, before it shows; the
   // focus handler runs before assistive technology reads the description, so it finds it filled.
+  // The compact first view hides the inputs and all sources but the first behind "More".
   function fill(prov) {
-    var t = prov && prov.firstElementChild;
+    if (!prov || prov.classList.contains("rl-filled")) return;
+    var t = prov.firstElementChild;
     if (t && t.tagName === "TEMPLATE") prov.replaceChildren(t.content);
-    if (prov) prov.classList.add("rl-filled");
+    prov.insertBefore(button("rl-sheet-close", "Close", "\u00d7"), prov.firstChild);
+    var extra = prov.querySelector(".rl-prov-inputs") || prov.querySelectorAll(".rl-prov-src").length > 1;
+    if (extra) {
+      prov.classList.add("rl-compact");
+      prov.appendChild(button("rl-prov-more", null, "More: inputs and sources"));
+    }
+    prov.classList.add("rl-filled");
   }
 
-  // Keep the popover inside the viewport (it is a bottom sheet on narrow screens: left alone there).
+  function unpad() { var m = document.querySelector(".md-main"); if (m) m.style.paddingBottom = ""; }
+
+  // Below the number if it fits, else above, else on the roomier side with a scroll bar; then sideways.
   function place(num) {
     var prov = num.querySelector(".rl-prov");
     if (!prov) return;
-    fill(prov);
-    prov.style.left = "";
-    if (getComputedStyle(prov).position === "fixed") return;
-    var box = prov.getBoundingClientRect();
-    var over = box.right - (document.documentElement.clientWidth - 8);
-    if (over > 0) prov.style.left = Math.min(0, -over) + "px";
+    prov.classList.remove("rl-up");
+    prov.style.left = ""; prov.style.maxHeight = "";
+    unpad();
+    var vw = document.documentElement.clientWidth, vh = window.innerHeight;
+    var own = num.getBoundingClientRect(), box = prov.getBoundingClientRect();
+    if (getComputedStyle(prov).position === "fixed") {  // the bottom sheet: keep the number above it
+      var over = own.bottom + MARGIN - box.top;
+      if (over > 0) {
+        var main = document.querySelector(".md-main");
+        if (main) main.style.paddingBottom = box.height + "px";  // room to scroll at the page's end
+        window.scrollBy({ top: Math.min(over, own.top - headerBottom() - MARGIN), behavior: "instant" });
+      }
+      return;
+    }
+    var below = vh - own.bottom - MARGIN, above = own.top - headerBottom() - MARGIN;
+    if (box.height > below && (box.height <= above || above > below)) prov.classList.add("rl-up");
+    var room = prov.classList.contains("rl-up") ? above : below;
+    if (box.height > room) prov.style.maxHeight = Math.max(80, room - 8) + "px";
+    box = prov.getBoundingClientRect();
+    var shift = 0;
+    if (box.right > vw - MARGIN) shift = vw - MARGIN - box.right;
+    if (box.left + shift < MARGIN) shift = MARGIN - box.left;
+    if (shift) prov.style.left = (prov.offsetLeft + shift) + "px";
   }
 
-  function close(num, shut) {
-    num.classList.remove("rl-open");
-    if (shut) num.classList.add("rl-shut"); else num.classList.remove("rl-shut");
+  function close(num) {
+    num.classList.remove("rl-open", "rl-pinned");
+    if (!document.querySelector(".rl-num.rl-open")) unpad();
   }
-  function closeAll(except, shut) {
+  function closeAll(except) {
     var open = document.querySelectorAll(".rl-num.rl-open");
-    for (var i = 0; i < open.length; i++) if (open[i] !== except) close(open[i], shut);
+    for (var i = 0; i < open.length; i++) if (open[i] !== except) close(open[i]);
   }
-  function open(num) {
+  function open(num, pinned) {
+    clearTimeout(showTimer); clearTimeout(hideTimer);
     fill(num.querySelector(".rl-prov"));
-    closeAll(num, false);
-    num.classList.remove("rl-shut");
+    closeAll(num);
+    var was = num.classList.contains("rl-open");
     num.classList.add("rl-open");
-    place(num);
+    if (pinned) num.classList.add("rl-pinned");
+    if (!was) place(num);
   }
 
   document.addEventListener("pointerdown", function (e) {
     var num = numberOf(e.target);
     pointerOn = num && !inPopover(e.target) ? num : null;
-    if (!num) closeAll(null, false);  // a tap elsewhere closes
+    if (!num) closeAll(null);  // a tap elsewhere closes
   }, true);
 
   document.addEventListener("click", function (e) {
     var num = numberOf(e.target);
-    if (!num || inPopover(e.target)) return;  // a source link or the popover's text: leave it open
+    if (!num) return;
+    if (e.target.closest(".rl-sheet-close")) { close(num); num.focus({ preventScroll: true }); return; }
+    if (e.target.closest(".rl-prov-more")) {
+      var prov = num.querySelector(".rl-prov");
+      prov.classList.remove("rl-compact");
+      e.target.closest(".rl-prov-more").remove();
+      place(num);
+      return;
+    }
+    if (inPopover(e.target)) return;  // a source link or the popover's text: leave it open
     pointerOn = null;
-    if (num.classList.contains("rl-open")) close(num, true); else open(num);
+    if (num.classList.contains("rl-pinned")) close(num); else open(num, true);
   });
 
   document.addEventListener("focusin", function (e) {
     var num = numberOf(e.target);
-    if (num && num !== pointerOn) open(num);
+    if (num && num !== pointerOn && !inPopover(e.target)) open(num, false);
   });
 
   document.addEventListener("focusout", function (e) {
     var num = numberOf(e.target);
-    if (num && !num.contains(e.relatedTarget)) close(num, false);
+    if (num && !num.contains(e.relatedTarget) && !num.classList.contains("rl-pinned")) close(num);
   });
 
   document.addEventListener("mouseover", function (e) {
     var num = numberOf(e.target);
-    if (num && !num.contains(e.relatedTarget)) place(num);
+    if (!num || num.contains(e.relatedTarget)) return;
+    clearTimeout(hideTimer);
+    if (num.classList.contains("rl-open")) return;
+    clearTimeout(showTimer);
+    showTimer = setTimeout(function () { open(num, false); }, HOVER_DELAY_MS);
   });
 
   document.addEventListener("mouseout", function (e) {
     var num = numberOf(e.target);
-    if (num && !num.contains(e.relatedTarget)) num.classList.remove("rl-shut");
+    if (!num || num.contains(e.relatedTarget)) return;
+    clearTimeout(showTimer);
+    if (num.classList.contains("rl-open") && !num.classList.contains("rl-pinned") && num !== document.activeElement) {
+      clearTimeout(hideTimer);
+      hideTimer = setTimeout(function () { close(num); }, LEAVE_DELAY_MS);
+    }
   });
 
   document.addEventListener("keydown", function (e) {
     if (e.key !== "Escape") return;
+    clearTimeout(showTimer);
     var num = numberOf(document.activeElement);
     if (num && inPopover(document.activeElement)) num.focus();  // from a source link back to its number
-    var shown = document.querySelectorAll(".rl-num.rl-open, .rl-num:hover, .rl-num:focus-within");
-    for (var i = 0; i < shown.length; i++) close(shown[i], true);
+    closeAll(null);
+  });
+
+  window.addEventListener("resize", function () {
+    var num = document.querySelector(".rl-num.rl-open");
+    if (num) place(num);
   });
 })();

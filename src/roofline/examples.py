@@ -12,13 +12,13 @@ from roofline.registry.specfile import lookup
 
 EXAMPLES = MappingProxyType({
     # The Visual Guide seed's matrix-vector product: (3×2)·(2×1) in fp16.
-    "seed_m": (3, "", "rows of A in the seed's example"),
-    "seed_k": (2, "", "columns of A (rows of B) in the seed's example"),
-    "seed_n": (1, "", "columns of B in the seed's example"),
-    "square_n": (1000, "", "the seed's exercise: squaring an n×n matrix"),
-    "bare_params": (8e9, "", "the seeds' back-of-envelope 8B-parameter dense model"),
+    "seed_m": (3, "", "rows of A in the popular introduction's example"),
+    "seed_k": (2, "", "columns of A (rows of B) in the popular introduction's example"),
+    "seed_n": (1, "", "columns of B in the popular introduction's example"),
+    "square_n": (1000, "", "the popular introduction's exercise: squaring an n×n matrix"),
+    "bare_params": (8e9, "", "a back-of-envelope 8B-parameter dense model"),
     "seed_30b_params": (30e9, "", "the Visual Guide's 30B model"),
-    "prompt_len": (512, "", "the prompt length the seeds place prefill at"),
+    "prompt_len": (512, "", "the prompt length the worked prefill examples use"),
     "long_context": (32768, "", "a long-context decode: 32k tokens cached"),
     "min_context": (1, "", "one token cached: the shortest context a decode step has"),
     "short_context": (1024, "", "a short chat context: 1,024 tokens cached"),

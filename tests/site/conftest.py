@@ -47,18 +47,24 @@ def _require_browser():
 
 
 @pytest.fixture(scope="session")
-def browser(tmp_path_factory):
-    """A headless Debian Chromium driven by Playwright, with a fresh profile."""
+def playwright_session():
+    """The one Playwright driver of the session (a second sync driver in one process is refused)."""
     _require_browser()
     from playwright.sync_api import sync_playwright
 
-    profile = tmp_path_factory.mktemp("chromium-profile")
     with sync_playwright() as p:
-        ctx = p.chromium.launch_persistent_context(
-            str(profile), executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS,
-            viewport={"width": 1280, "height": 900})
-        yield ctx
-        ctx.close()
+        yield p
+
+
+@pytest.fixture(scope="session")
+def browser(tmp_path_factory, playwright_session):
+    """A headless Debian Chromium driven by Playwright, with a fresh profile."""
+    profile = tmp_path_factory.mktemp("chromium-profile")
+    ctx = playwright_session.chromium.launch_persistent_context(
+        str(profile), executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS,
+        viewport={"width": 1280, "height": 900})
+    yield ctx
+    ctx.close()
 
 
 @pytest.fixture
@@ -70,3 +76,12 @@ def page(browser, served_site):
     tab.base_url = served_site
     yield tab
     tab.close()
+
+
+@pytest.fixture(scope="session")
+def chromium(playwright_session):
+    """One headless Debian Chromium for the reading tests; each test opens its own context
+    (viewport, touch, colour scheme) on it."""
+    b = playwright_session.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS)
+    yield b
+    b.close()

@@ -212,7 +212,9 @@ def test_keyboard_only(page):
         if page.evaluate("document.activeElement.closest('.rl-calc') !== null"):
             break
     for _ in range(9):
-        labels.append(page.evaluate("document.activeElement.labels && document.activeElement.labels[0] ? document.activeElement.labels[0].textContent : ''"))
+        # A field's label, or the text of the "Compare" summary that unfolds configuration B.
+        labels.append(page.evaluate("""document.activeElement.tagName === 'SUMMARY' ? document.activeElement.textContent
+            : document.activeElement.labels && document.activeElement.labels[0] ? document.activeElement.labels[0].textContent : ''"""))
         page.keyboard.press("Tab")
     assert labels[0].startswith("Device") and all(labels), labels
     # Device: focus it with the keyboard and step to the next option with the arrow key.

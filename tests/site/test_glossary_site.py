@@ -41,6 +41,7 @@ class Article(HTMLParser):
         self.prose: list[str] = []                 # text outside non-prose subtrees and outside cards
         self.cards: dict[str, dict] = {}           # slug -> {"summary", "term", "cat"}
         self.mentioned_in: list[str] = []
+        self.sections: list[dict] = [{"prose": [], "triggers": []}]  # split at every heading
         self._trigger = None
         self._card = None
         self._card_part = None
@@ -58,6 +59,8 @@ class Article(HTMLParser):
         if not self.in_article:
             return
         outer = self._classes()
+        if re.fullmatch(r"h[1-6]", tag):
+            self.sections.append({"prose": [], "triggers": []})
         if tag == "a" and a.get("href"):
             if "gl-mentioned" in outer:
                 self.mentioned_in.append(a["href"])
@@ -86,6 +89,7 @@ class Article(HTMLParser):
                 for _, cls, _ in closed:
                     if "gl-term" in cls and self._trigger:
                         self.triggers.append(tuple(self._trigger))
+                        self.sections[-1]["triggers"].append(tuple(self._trigger))
                         self._trigger = None
                     if "gl-card" in cls:
                         self._card = None
@@ -104,8 +108,10 @@ class Article(HTMLParser):
         classes = self._classes()
         if not (tags & NOT_PROSE_TAGS or classes & NOT_PROSE_CLASSES or classes & {"gl-ref", "gl-card"}):
             self.prose.append(data)
+            self.sections[-1]["prose"].append(data)
         elif "gl-ref" in classes and not classes & {"gl-card"}:
-            self.prose.append(" \x00 ")  # a trigger: a separator, so text around it does not join up
+            self.prose.append(" \x00 ")
+            self.sections[-1]["prose"].append(" \x00 ")  # a trigger: a separator, so text around it does not join up
 
 
 def outer_slug(stack) -> str:
@@ -230,20 +236,26 @@ def test_first_mention_on_a_page_is_a_link_to_the_entry(site_pages, pages):
 
 
 @pytest.mark.site
-def test_no_mention_in_prose_is_left_without_a_card(pages, glossary):
+def test_every_term_is_marked_once_in_each_section_that_mentions_it(pages, glossary):
+    # Quiet until asked: a section marks a term at most once, and a term mentioned in a section is
+    # marked there (so a reader who lands on any heading finds its card).
     for path, art in pages.items():
-        prose = "".join(art.prose)
         own = entry_of(path)
-        if own:  # an entry does not card itself; its own names ("speculative decoding") are not other terms
-            for name in sorted(glossary.get(own).names, key=len, reverse=True):
-                prose = name_regex(name).sub(" \x00 ", prose)
-                prose = re.compile(name_regex(name).pattern, re.I).sub(" \x00 ", prose)
-        for e in glossary.entries:
-            if e.slug == own:
-                continue
-            for name in e.names:
-                hit = name_regex(name).search(prose)
-                assert not hit, f"{path}: '{prose[max(0, hit.start() - 40):hit.end() + 40]}' has no card for {e.slug}"
+        for section in art.sections:
+            marked = [slug for slug, _ in section["triggers"]]
+            twice = {s for s in marked if marked.count(s) > 1}
+            assert not twice, f"{path}: {sorted(twice)} marked more than once in one section"
+            prose = "".join(section["prose"])
+            if own:  # an entry does not card itself; its own names ("speculative decoding") are not other terms
+                for name in sorted(glossary.get(own).names, key=len, reverse=True):
+                    prose = name_regex(name).sub(" \x00 ", prose)
+                    prose = re.compile(name_regex(name).pattern, re.I).sub(" \x00 ", prose)
+            for e in glossary.entries:
+                if e.slug == own or e.slug in marked:
+                    continue
+                for name in e.names:
+                    hit = name_regex(name).search(prose)
+                    assert not hit, f"{path}: '{prose[max(0, hit.start() - 40):hit.end() + 40]}' has no card for {e.slug}"
 
 
 @pytest.mark.site

@@ -99,12 +99,17 @@ def test_annotation_skips_code_links_headings_and_numbers(glossary):
     assert out.html == page
 
 
-def test_first_mention_links_and_later_ones_are_focusable(glossary):
-    out = _annotate("<p>The ridge point. Again the ridge point, then decode.</p>", glossary)
+def test_a_term_is_marked_once_per_section_and_linked_once_per_page(glossary):
+    out = _annotate("<p>The ridge point. Again the ridge point, then decode.</p>"
+                    '<h2 id="more">More</h2><p>A third ridge point and a fourth ridge point.</p>', glossary)
     assert out.mentioned == {"ridge-point", "decode"}
     links = re.findall(r'<a class="gl-term" href="([^"]+)"', out.html)
     assert links == ["../glossary/ridge-point/", "../glossary/decode/"]
+    # Four mentions, two sections: the first section's second mention stays plain text, the second
+    # section's first is a focusable span (the page's link came earlier), its second plain text.
+    assert out.html.count('data-gl="ridge-point"') == 2
     assert out.html.count('tabindex="0" aria-describedby="gl-card-ridge-point"') == 1
+    assert "Again the ridge point, then" in out.html and "a fourth ridge point." in out.html
     cards = re.findall(r'<span class="gl-card" role="tooltip" id="gl-card-([a-z-]+)"', out.html)
     assert cards == ["ridge-point", "decode"]
     summary = glossary.get("ridge-point").summary

@@ -84,7 +84,7 @@ EXPECTED = {
     # Cloud TPU7x docs: 192 GiB = 192 × 2**30 bytes = 206.2 GB.
     ("conventions.md", "What does the TPU7x's memory capacity"): lambda: 192 * 2**30,
     # Seed 000: 3 outputs × (2 multiplies + 1 add) = 9 FLOPs over 8 fp16 inputs = 16 bytes.
-    ("conventions.md", "What is the intensity of the seed's matrix-vector"): lambda: 9 / 16,
+    ("conventions.md", "What is the intensity of the introduction's matrix-vector"): lambda: 9 / 16,
     # Sparse bf16 = 2 × 989.4 TFLOP/s; over 3.35 TB/s = 590.69 FLOP/byte.
     ("conventions.md", "What ridge would you get for the H100 SXM5 from its sparse"): lambda: 2 * 989.4 / 3.35,
 }

@@ -86,7 +86,7 @@ def test_numbers_in_headings_and_alt_text_are_plain():
 def test_script_and_styles_agree_on_the_state_classes():
     js = (ROOT / "docs" / "assets" / "provenance.js").read_text()
     css = (ROOT / "docs" / "assets" / "roofline.css").read_text()
-    for cls in ("rl-open", "rl-shut", "rl-filled"):
+    for cls in ("rl-open", "rl-filled", "rl-compact", "rl-up"):
         assert cls in js and f".{cls}" in css, cls
     assert re.search(r"^extra_javascript:\n(?:  - .*\n)*  - assets/provenance\.js$", (ROOT / "mkdocs.yml").read_text(), re.M)
 

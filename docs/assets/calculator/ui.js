@@ -371,13 +371,50 @@ function initWidget(root, registry) {
     c.panel = configPanel(registry, `${uid}-${c.key}`, c.title, keys);
     writeRaw(c.panel, raw);
     syncVisibility(c.panel, raw);
-    form.appendChild(c.panel.el);
+    if (c.key === "b") {
+      // B folded behind "Compare" on a phone (open on wider screens, or when a link sets B).
+      const open = window.matchMedia("(min-width: 45em)").matches || /[?&]b_/.test(window.location.search);
+      const compare = h("details", { class: "rl-calc-compare" },
+        h("summary", {}, document.createTextNode("Compare with a second configuration (B)")), c.panel.el);
+      compare.open = open;
+      form.appendChild(compare);
+    } else {
+      form.appendChild(c.panel.el);
+    }
     c.last = null; // the last valid result: the chart and table fall back to it
   }
   const kt = mini ? null : kernelTable(uid);
   const results = h("div", { class: "rl-calc-out" }, summary, h("div", { class: "rl-calc-table-wrap" }, table),
     kt ? h("div", { class: "rl-calc-table-wrap" }, kt.table) : null);
-  root.append(form, h("div", { class: "rl-calc-panel" }, results, figure), h("p", { class: "rl-calc-linkline" }, link));
+  const linkline = h("p", { class: "rl-calc-linkline" }, link);
+  // The result bar: A's bound, time and tokens/s, kept at the bottom of a phone's screen while the
+  // fields scroll (CSS: sticky). It repeats the summary, so assistive technology skips it.
+  const bar = h("div", { class: "rl-calc-bar", "aria-hidden": "true" });
+  if (!mini) {
+    const said = h("span", { class: "rl-calc-said", role: "status" });
+    const copy = h("button", { type: "button", class: "rl-calc-copy" }, document.createTextNode("Copy link"));
+    copy.addEventListener("click", () => {
+      const url = new URL(link.getAttribute("href"), window.location.href).href;
+      const done = () => { said.textContent = "Link copied: it opens this view."; };
+      if (navigator.clipboard && navigator.clipboard.writeText) {
+        navigator.clipboard.writeText(url).then(done, () => { said.textContent = `Copy this link: ${url}`; });
+      } else {
+        said.textContent = `Copy this link: ${url}`;
+      }
+    });
+    linkline.append(document.createTextNode(" "), copy);
+    if (navigator.share) {
+      const share = h("button", { type: "button", class: "rl-calc-share" }, document.createTextNode("Share"));
+      share.addEventListener("click", () => {
+        const url = new URL(link.getAttribute("href"), window.location.href).href;
+        navigator.share({ title: document.title, url }).then(() => { said.textContent = "Shared."; }, () => {});
+      });
+      linkline.append(document.createTextNode(" "), share);
+    }
+    linkline.append(document.createTextNode(" "), said);
+  }
+  root.append(form, h("div", { class: "rl-calc-panel" }, results, figure), linkline);
+  if (!mini) root.append(bar);
 
   const readPasted = (c, text) => {
     // A bad config: its one sentence beside the field, and the last valid model kept.
@@ -390,6 +427,7 @@ function initWidget(root, registry) {
       c.cfgError = err.message;
     }
   };
+  let chartSize = null;
   const recompute = (source) => {
     const states = [];
     for (const c of configs) {
@@ -436,12 +474,24 @@ function initWidget(root, registry) {
     const text = parts.join(" ");
     if (summary.textContent !== text) summary.textContent = text;
     if (kt) fillKernels(registry, kt, configs[0].last);
+    const a = configs[0].last && configs[0].last.out;
+    const barText = !a ? DASH : (!a.fits ? `A: ${a.bound}, does not fit in memory`
+      : a.phase === "prefill" ? `A: ${a.bound} · time to first token ${fmt.seconds(a.time_s)}`
+      : `A: ${a.bound} · ${fmt.seconds(a.time_s)} per step · ${fmt.tokensPerS(a.tokens_per_s_per_sequence)} per sequence`);
+    if (bar.textContent !== barText) bar.textContent = barText;
     const series = configs.filter((c) => c.last).map((c) => ({
       key: c.key, label: c.title.split(":")[0], intensity: c.last.out.arithmetic_intensity,
       attainable: c.last.out.attainable_flop_per_s, peak: c.last.out.peak_flop_per_s,
       bandwidth: c.last.out.bandwidth_bytes_per_s, ridge: c.last.out.ridge_point,
     }));
-    const size = mini ? { width: 420, height: 240 } : { width: 640, height: 360 };
+    // At the container's width (a phone's chart is drawn narrow, not shrunk: its labels keep their size).
+    // Measured once: a redraw after a bad input keeps the same chart.
+    if (!chartSize) {
+      const room = Math.round(figure.clientWidth || root.clientWidth || 640);
+      const width = Math.max(300, Math.min(mini ? 420 : 640, room));
+      chartSize = { width, height: Math.round(width * (width < 480 ? 0.75 : 0.5625)) };
+    }
+    const size = chartSize;
     if (series.length && drawChart(svg, series, size, "Roofline chart")) {
       caption.textContent = configs.filter((c) => c.last).map((c) => `${c.title.split(":")[0]}: ${describe(registry, c.last.cfg)}.`).join(" ");
     }

@@ -21,7 +21,7 @@ from pathlib import Path
 import mkdocs_gen_files
 from mkdocs.exceptions import PluginError
 
-from figures_gen import FIGURES, module, render
+from figures_gen import FIGURES, VARIANTS, module, render_variants
 from roofline.measure import measurements_dir
 from roofline.registry.hardware import hardware_path
 from roofline.registry.measurements import measurements_path
@@ -47,13 +47,15 @@ def cache_key() -> str:
     return h.hexdigest()[:16]
 
 
-def rendered() -> dict[str, tuple[bytes, str]]:
-    """{file stem: (svg, csv)} for every figure, from the cache when its key matches."""
+def rendered() -> dict[str, tuple[dict[str, bytes], str]]:
+    """{file stem: ({variant suffix: svg}, csv)} for every figure, from the cache when its key matches."""
     use_cache = os.environ.get("ROOFLINE_FIGURE_CACHE", "1") != "0"
     folder = CACHE / cache_key()
     stems = {name: module(name).NAME for name in FIGURES}
-    if use_cache and all((folder / f"{s}.svg").exists() and (folder / f"{s}.csv").exists() for s in stems.values()):
-        return {s: ((folder / f"{s}.svg").read_bytes(), (folder / f"{s}.csv").read_text()) for s in stems.values()}
+    if use_cache and all((folder / f"{s}{v}.svg").exists() for s in stems.values() for v in VARIANTS) \
+            and all((folder / f"{s}.csv").exists() for s in stems.values()):
+        return {s: ({v: (folder / f"{s}{v}.svg").read_bytes() for v in VARIANTS}, (folder / f"{s}.csv").read_text())
+                for s in stems.values()}
     out = {stems[name]: _render(name) for name in FIGURES}
     if use_cache:
         _store(folder, out)
@@ -64,8 +66,13 @@ def rendered() -> dict[str, tuple[bytes, str]]:
 NON_FINITE = re.compile(r"(?im)(?:^|,)\s*\"?[-+]?(?:nan|inf|infinity)\"?\s*(?=,|$)")
 
 
-def _render(name: str) -> tuple[bytes, str]:
-    """One figure, or a one-line build error naming its module."""
+def render(name: str) -> tuple[dict[str, bytes], str]:
+    """({variant suffix: svg}, csv) of one figure."""
+    return render_variants(name), module(name).data().to_csv()
+
+
+def _render(name: str) -> tuple[dict[str, bytes], str]:
+    """One figure's variants and CSV, or a one-line build error naming its module."""
     try:
         svg, csv_text = render(name)
     except Exception as err:  # noqa: BLE001 — any failure is reported against the module
@@ -76,7 +83,7 @@ def _render(name: str) -> tuple[bytes, str]:
     return svg, csv_text
 
 
-def _store(folder: Path, out: dict[str, tuple[bytes, str]]) -> None:
+def _store(folder: Path, out: dict[str, tuple[dict[str, bytes], str]]) -> None:
     """Cache one generation of figures: written into a temporary folder, renamed into place whole.
 
     A cache is an optimisation: a full disk or a concurrent build that got there first leaves
@@ -86,8 +93,9 @@ def _store(folder: Path, out: dict[str, tuple[bytes, str]]) -> None:
     try:
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir(parents=True)
-        for stem, (svg, csv_text) in out.items():
-            (tmp / f"{stem}.svg").write_bytes(svg)
+        for stem, (svgs, csv_text) in out.items():
+            for suffix, svg in svgs.items():
+                (tmp / f"{stem}{suffix}.svg").write_bytes(svg)
             (tmp / f"{stem}.csv").write_text(csv_text)
         for old in CACHE.iterdir():  # keep one generation
             if old != tmp and not old.name.startswith(folder.name + ".tmp"):
@@ -99,8 +107,9 @@ def _store(folder: Path, out: dict[str, tuple[bytes, str]]) -> None:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-for stem, (svg, csv_text) in rendered().items():
-    with mkdocs_gen_files.open(f"figures/{stem}.svg", "wb") as f:
-        f.write(svg)
+for stem, (svgs, csv_text) in rendered().items():
+    for suffix, svg in svgs.items():
+        with mkdocs_gen_files.open(f"figures/{stem}{suffix}.svg", "wb") as f:
+            f.write(svg)
     with mkdocs_gen_files.open(f"figures/{stem}.csv", "w") as f:
         f.write(csv_text)

@@ -356,26 +356,35 @@ def card_html(entry: Entry, href: str) -> str:
             f'<a class="gl-card-link" href="{esc.attr(href)}">Open the glossary entry</a></span>')
 
 
+#: A heading opens a new section: a term is marked again at its first mention after one.
+SECTION_START = re.compile(r"<h[1-6][\s>]", re.I)
+
+
 def annotate_html(html: str, glossary: Glossary, page_url: str, href_for, exclude: frozenset = frozenset()) -> Annotated:
-    """Wrap every mention outside code, links, headings and number spans; link the first one.
+    """Wrap the first mention of each term in each section (outside code, links, headings and
+    number spans); the first on the page is a link to the entry, later sections' a focusable span.
 
     `href_for(slug)` gives the link from this page to the entry; `exclude` holds slugs not to
     annotate (an entry's own page). The cards go once per term at the end of the content.
     """
     linked = linked_slugs(html, page_url, glossary)
     seen: list[str] = []
+    in_section: set[str] = set()  # slugs already marked since the last heading
     out = []
     for a, b, ok in text_segments(html):
         chunk = html[a:b]
         if not ok:
+            if SECTION_START.match(chunk):
+                in_section = set()
             out.append(chunk)
             continue
         last = 0
         for mention in find_mentions(chunk, glossary):
-            if mention.slug in exclude:
-                continue
+            if mention.slug in exclude or mention.slug in in_section:
+                continue  # quiet until asked: one mark per term per section
             text = chunk[mention.start:mention.end]
             slug = mention.slug
+            in_section.add(slug)
             if slug not in seen:
                 seen.append(slug)
                 trigger = (f'<a class="gl-term" href="{_html.escape(href_for(slug))}" '
@@ -401,7 +410,8 @@ EDIT_MARKER = '<span class="gl-edit"></span>'
 def entry_markdown(entry: Entry, glossary: Glossary) -> str:
     """The page published at /glossary/<slug>/: title, category, body, see also, backlinks, sources."""
     by_slug = glossary.by_slug
-    lines = [f"# {esc.text(entry.term)}", "",
+    # Search ranks a definition above a passing mention on an explainer page (Material's boost).
+    lines = ["---", "search:", "  boost: 2", "---", "", f"# {esc.text(entry.term)}", "",
              f'<p class="gl-meta"><span class="gl-cat">{esc.text(entry.category_label)}</span>'
              + (f" · also called {', '.join(f'<em>{esc.text(a)}</em>' for a in entry.aliases)}" if entry.aliases else "")
              + f' · {EDIT_MARKER}</p>', "", entry.body.rstrip(), ""]
@@ -418,8 +428,9 @@ def entry_markdown(entry: Entry, glossary: Glossary) -> str:
 def index_markdown(glossary: Glossary) -> str:
     """The page published at /glossary/: entries grouped by category with summaries, then A to Z."""
     lines = ["# Glossary", "",
-             "Every term the site uses, one page each. Hover or focus a term anywhere on the site to see "
-             "its definition; the first mention on a page links here.", "",
+             "Every term the site uses, one page each. <span class=\"rl-if-hover\">Hover over or focus</span>"
+             "<span class=\"rl-if-touch\">Tap</span> a term anywhere on the site to see its definition; "
+             "the first mention on a page links here.", "",
              '<div class="gl-index" markdown>', ""]
     for cat, label in CATEGORIES.items():
         members = [e for e in glossary.entries if e.category == cat]

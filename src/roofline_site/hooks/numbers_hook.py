@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+
 import json
 import sys
 from dataclasses import fields
@@ -12,6 +14,7 @@ from mkdocs.plugins import event_priority
 
 from roofline_site import serve_state
 from roofline_site.html import escape as esc
+from roofline_site.html.reading import results_first
 from roofline_site.html.values import non_finite_text
 from roofline_site.release.changelog import changelog as _changelog
 from roofline_site.numbers.tables import table as _table
@@ -74,9 +77,19 @@ def figure_block(name: str, page_url: str) -> Raw:
         raise TokenError(f"figure {name!r} (figures_gen/{name}.py): {type(err).__name__}: {err}") from None
     # Alt text and caption quote registry names: escaped here, once; no Markdown pass reads them.
     src = esc.attr(f"{base}/{mod.NAME}")
+    # Four variants (figures_gen.VARIANTS): the narrow ones below 720 px, where their text is at least
+    # 11 px as displayed; the dark ones under Material's slate scheme (roofline.css shows one picture).
+    narrow = "(max-width: 44.9375em)"
+
+    def picture(scheme: str, dark: str) -> str:
+        return (f'<picture class="rl-fig-{scheme}">'
+                f'<source media="{narrow}" srcset="{src}-narrow{dark}.svg">'
+                f'<img alt="{esc.attr(alt)}" height="420" loading="lazy" src="{src}{dark}.svg" width="700" />'
+                f'</picture>')
+
     return Raw(
         f'<figure class="rl-fig">\n'
-        f'<img alt="{esc.attr(alt)}" height="420" loading="lazy" src="{src}.svg" width="700" />\n\n'
+        f'{picture("light", "")}{picture("dark", "-dark")}\n\n'
         f'<figcaption>{esc.text(caption)} <a href="{src}.csv">Data (CSV)</a></figcaption>\n'
         f"</figure>"
     )
@@ -98,7 +111,7 @@ def on_page_content(html, page, config, files, **kwargs):
     # (Checked on the content alone: popovers are still deferred, and the theme adds no values.)
     if (seen := non_finite_text(html)) is not None:
         raise PluginError(f"{page.file.src_uri}: a non-finite value would show on the page: '{seen}'")
-    return html
+    return results_first(html)
 
 
 @event_priority(-100)  # last: every other hook has seen the page without its popovers

@@ -8,6 +8,8 @@ in `tables.TABLES` as "prefill-crossover", "critical-batches", "hardware-specs",
 
 from __future__ import annotations
 
+import re
+
 from roofline_site.numbers.table_base import Table as _Table
 from roofline_site.html.escape import link as esc_link, text as esc_text
 from roofline_site.numbers.table_base import markdown_table as _markdown
@@ -100,11 +102,30 @@ def hardware_peaks_table(page: str = "", records: list | None = None) -> Raw:
     return _markdown(["Device", *PEAK_DTYPES], rows, ["l", *("r" for _ in PEAK_DTYPES)])
 
 
+#: A clause of a registry note meant for whoever maintains the registry, not for a reader: edit history
+#: ("Old source_url was ...", "replaced with ...", "fp32 corrected 80 -> 75"). It stays in the TOML.
+_MAINTAINER_CLAUSE = re.compile(r"source_url|\bcorrected\b|\breplaced with\b|\bTODO\b|\bFIXME\b", re.I)
+
+
+def reader_note(note: str) -> str:
+    """A registry note without its maintainer clauses (sentences, or "; " parts, that record edits).
+
+    >>> reader_note("sparsity halved; 80 GB. Old source_url was a redirect; replaced with the whitepaper")
+    'sparsity halved; 80 GB.'
+    """
+    kept = []
+    for sentence in re.split(r"(?<=\.)\s+", note.strip()):
+        parts = [p for p in sentence.split("; ") if not _MAINTAINER_CLAUSE.search(p)]
+        if parts:
+            kept.append("; ".join(parts))
+    return " ".join(kept)
+
+
 def hardware_notes_table(page: str = "", records: list | None = None) -> Raw:
     """Every device: how its values were read or derived, its source, confidence and the date checked."""
     from roofline.registry.hardware import devices
 
-    rows = [[esc_text(d.name), _md_text(d.note), _link(d.source_title, d.source_url),
+    rows = [[esc_text(d.name), _md_text(reader_note(d.note)), _link(d.source_title, d.source_url),
              esc_text(d.confidence), d.checked.isoformat()] for d in devices().values()]
     return _markdown(["Device", "Note", "Source", "Confidence", "Checked"], rows, ["l", "l", "l", "l", "l"])
 

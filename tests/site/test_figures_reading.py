@@ -1,0 +1,92 @@
+"""Figures as a reader sees them: legible on a phone, no colliding labels, one variant per scheme.
+
+Measured in Chromium on the built site: the font sizes of the SVG a 390 px phone actually loads,
+scaled by the width it is displayed at, and every pair of text boxes in every figure variant.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+pytestmark = [pytest.mark.browser, pytest.mark.site]
+
+MIN_TEXT_PX = 11
+MAX_SVG_BYTES = 40_000
+
+# For each figure on the page: the SVG the browser chose (currentSrc), its smallest font-size in SVG
+# units and its viewBox width, and the width the image is displayed at.
+SMALLEST_TEXT = """async () => {
+  const out = [];
+  for (const img of document.querySelectorAll('.rl-fig img')) {
+    if (!img.getClientRects().length) continue;  // the other scheme's picture
+    img.loading = 'eager';  // lazy images load when scrolled to: load it now
+    await img.decode().catch(() => null);
+    if (!img.currentSrc) { out.push({src: img.src, px: 0, unloaded: true}); continue; }
+    const svg = new DOMParser().parseFromString(await (await fetch(img.currentSrc)).text(), 'image/svg+xml');
+    const sizes = [...svg.querySelectorAll('text')].filter(t => t.textContent.trim())
+      .map(t => parseFloat((t.getAttribute('style') || '').match(/font-size:\\s*([\\d.]+)px/)?.[1] || '10'));
+    const box = svg.documentElement.getAttribute('viewBox');
+    if (!box) { out.push({src: img.currentSrc, px: 0, unloaded: true}); continue; }
+    const vb = box.split(/\\s+/).map(Number);
+    out.push({src: img.currentSrc.split('/').pop(), px: Math.min(...sizes) * img.clientWidth / vb[2]});
+  }
+  return out;
+}"""
+
+OVERLAPS = """() => {
+  const boxes = [...document.querySelectorAll('text')].filter(t => t.textContent.trim()).map(t => {
+    const r = t.getBoundingClientRect(); return {s: t.textContent.trim().slice(0, 40), l: r.left, t: r.top, r: r.right, b: r.bottom}; });
+  const hits = [];
+  for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+    const a = boxes[i], c = boxes[j];
+    if (Math.min(a.r, c.r) - Math.max(a.l, c.l) > 1 && Math.min(a.b, c.b) - Math.max(a.t, c.t) > 1) hits.push(`'${a.s}' on '${c.s}'`);
+  }
+  return hits;
+}"""
+
+
+def figure_pages(site_pages) -> list[str]:
+    return sorted(p.removesuffix("index.html") for p, html in site_pages.items() if 'class="rl-fig"' in html)
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_figure_text_is_at_least_11_px_on_a_phone(chromium, served_site, site_pages, scheme):
+    ctx = chromium.new_context(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True,
+                               color_scheme=scheme)
+    try:
+        tab = ctx.new_page()
+        small, seen = [], 0
+        for url in figure_pages(site_pages):
+            tab.goto(f"{served_site}/{url}", wait_until="load")
+            for fig in tab.evaluate(SMALLEST_TEXT):
+                seen += 1
+                assert ("-dark" in fig["src"]) == (scheme == "dark"), f"{url}: {fig['src']} under the {scheme} scheme"
+                assert "-narrow" in fig["src"], f"{url}: the phone got the wide {fig['src']}"
+                assert not fig.get("unloaded"), f"{url}: {fig['src']} did not load as an SVG"
+                if fig["px"] < MIN_TEXT_PX:
+                    small.append(f"{url}: {fig['src']} {fig['px']:.1f} px")
+        assert seen, "no figure found on any page"
+        assert not small, f"figure text under {MIN_TEXT_PX} px at 390 px: {small}"
+    finally:
+        ctx.close()
+
+
+def test_no_two_labels_overlap_in_any_figure(chromium, served_site, site_dir):
+    svgs = sorted((site_dir / "figures").glob("*.svg"))
+    assert len(svgs) >= 4 * 10, "expected four variants of every figure"
+    ctx = chromium.new_context()
+    try:
+        tab = ctx.new_page()
+        collisions = []
+        for svg in svgs:
+            tab.goto(f"{served_site}/figures/{svg.name}", wait_until="load")
+            collisions += [f"{svg.name}: {hit}" for hit in tab.evaluate(OVERLAPS)]
+        assert not collisions, "\n".join(collisions[:20])
+    finally:
+        ctx.close()
+
+
+def test_every_figure_variant_is_small(site_dir):
+    big = [f"{p.name}: {p.stat().st_size} bytes" for p in (site_dir / "figures").glob("*.svg")
+           if p.stat().st_size > MAX_SVG_BYTES]
+    assert not big, big
