@@ -8,14 +8,13 @@ error, no javascript: link anywhere) and show each string as typed.
 
 from __future__ import annotations
 
-import os
 import re
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 
-from tests.support.browser import CHROMIUM, CHROMIUM_FLAGS, browser_missing, build_site
+from tests.support.browser import CHROMIUM, CHROMIUM_FLAGS, build_site
 from tests.support.hostile import PAGE_PAYLOADS, PAYLOADS, plant
 from tools.server import serve
 
@@ -84,25 +83,19 @@ def hostile_url(hostile_site):
 
 
 @pytest.fixture(scope="module")
-def tab(tmp_path_factory, hostile_url):
-    if reason := browser_missing():
-        if os.environ.get("ROOFLINE_REQUIRE_BROWSER") == "1":
-            pytest.fail(f"browser tests are required here (ROOFLINE_REQUIRE_BROWSER=1) but {reason}", pytrace=False)
-        pytest.skip(reason)
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        ctx = p.chromium.launch_persistent_context(
-            str(tmp_path_factory.mktemp("profile")), executable_path=CHROMIUM, headless=True,
-            args=CHROMIUM_FLAGS, viewport={"width": 1280, "height": 900})
-        page = ctx.new_page()
-        page.ran = []
-        page.on("dialog", lambda d: (page.ran.append(f"dialog: {d.message}"), d.dismiss()))
-        page.on("pageerror", lambda e: page.ran.append(f"page error: {e}"))
-        page.on("console", lambda m: m.type == "error" and page.ran.append(f"console: {m.text}"))
-        page.base = hostile_url
-        yield page
-        ctx.close()
+def tab(tmp_path_factory, hostile_url, playwright_session):
+    # The session's one Playwright driver (conftest): Playwright refuses a second sync driver.
+    ctx = playwright_session.chromium.launch_persistent_context(
+        str(tmp_path_factory.mktemp("profile")), executable_path=CHROMIUM, headless=True,
+        args=CHROMIUM_FLAGS, viewport={"width": 1280, "height": 900})
+    page = ctx.new_page()
+    page.ran = []
+    page.on("dialog", lambda d: (page.ran.append(f"dialog: {d.message}"), d.dismiss()))
+    page.on("pageerror", lambda e: page.ran.append(f"page error: {e}"))
+    page.on("console", lambda m: m.type == "error" and page.ran.append(f"console: {m.text}"))
+    page.base = hostile_url
+    yield page
+    ctx.close()
 
 
 PAGES = ["", "measure/", "real-systems/", "hardware/", "decode/", "prefill/", "memory-bandwidth/", "ridge-point/",
