@@ -127,10 +127,22 @@ def _same(pv, jv) -> bool:
         abs(jv - pv) <= REL * abs(pv) if pv != 0 else jv == 0)
 
 
+def _beyond_the_calculator(model_id: str) -> bool:
+    """Architectures kernels.js does not model yet (the package does): MLA, shared experts, dense-first
+    layers, narrow experts, projection biases, attention sinks."""
+    from roofline.registry.models import get_model
+
+    m = get_model(model_id)
+    return bool(m.is_mla or m.n_shared_experts or m.n_dense_layers or m.moe_ffn_size not in (0, m.ffn_size)
+                or m.qkv_bias or m.o_bias or m.mlp_bias or m.attention_sinks)
+
+
 def mismatches(cases, py, js) -> list[str]:
     bad = []
     for case, p, j in zip(cases, py, js):
         where = json.dumps(case)
+        if "error" in j and "does not cover" in j["error"] and _beyond_the_calculator(case["model"]["id"]):
+            continue  # the calculator says in a sentence that its table stops here; the CLI covers it
         if "error" in p or "error" in j:
             if ("error" in p) != ("error" in j):
                 bad.append(f"{where}: package {p} vs calculator {j}")
