@@ -201,14 +201,15 @@ def _narrow(fig) -> None:
     moved below the axes with wrapped entries (nothing may widen the figure past the phone)."""
     from matplotlib.text import Text
 
-    from matplotlib.ticker import LogLocator
+    from matplotlib.ticker import FixedLocator, LogLocator
 
     for t in fig.findobj(Text):
         if t.get_text() and t.get_fontsize() < NARROW_MIN_FONT:
             t.set_fontsize(NARROW_MIN_FONT)
     for ax in fig.axes:  # at most five decades labelled on a log axis: the labels need the room
         for axis in (ax.xaxis, ax.yaxis):
-            if axis.get_scale() == "log":
+            # (a figure that fixed its own ticks, such as 1, 2, 4, 8 devices, keeps them)
+            if axis.get_scale() == "log" and not isinstance(axis.get_major_locator(), FixedLocator):
                 axis.set_major_locator(LogLocator(base=10, numticks=4 if axis is ax.xaxis else 5))
     for ax in fig.axes:  # notes drawn inside the axes: wrapped, so none runs past the phone's edge
         for t in ax.texts:

@@ -44,10 +44,17 @@ def draw(fig, table: Table) -> None:
     ax.set_xticks(DEVICES)
     log_ticks(ax, "x", DEVICES)
     log_ticks(ax, "y", [])
+    # A short log axis gets "2×10⁰"-style minor labels with superscripts too small on a phone: none.
+    from matplotlib.ticker import FixedFormatter, FixedLocator, NullFormatter, NullLocator
+
+    ax.xaxis.set_major_locator(FixedLocator(DEVICES))
+    ax.xaxis.set_major_formatter(FixedFormatter([str(n) for n in DEVICES]))
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.yaxis.set_minor_formatter(NullFormatter())
     ax.set_xlabel(f"{get_device(DEVICE).name} GPUs, tensor-parallel (one NVLink domain, log)")
     ax.set_ylabel("decode tokens/s, whole batch (log)")
-    ax.set_title(f"{get_model(MODEL).name}, bf16: ceiling with NVLink collectives", fontsize=10)
-    ax.legend(loc="upper left", frameon=False, fontsize=8)
+    ax.set_title(f"{get_model(MODEL).name}, bf16: ceiling with NVLink collectives")
+    ax.legend(loc="upper left", frameon=False)
 
 
 def _summary(b: int) -> str:
