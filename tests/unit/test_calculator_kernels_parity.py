@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import itertools
 import json
-import os
 import random
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
+
+from tests.support.node import requires_node, run_harness
 
 from roofline.calculator_view import custom_device, custom_model, kernel_outputs, registry_json
 from roofline.errors import RooflineError
@@ -27,13 +27,9 @@ from roofline.registry.models import get_model, models
 
 ROOT = Path(__file__).resolve().parents[2]
 CALC_DIR = ROOT / "docs" / "assets" / "calculator"
-NODE = shutil.which("node")
 REL = 1e-9
 
-pytestmark = pytest.mark.skipif(
-    NODE is None and os.environ.get("ROOFLINE_REQUIRE_BROWSER") != "1",
-    reason="node not found (apt-get install nodejs): the calculator's JavaScript cannot run",
-)
+pytestmark = requires_node
 
 HARNESS = r"""
 import * as calc from "./calc.js";
@@ -105,15 +101,8 @@ def package_result(case: dict) -> dict:
 
 
 def run_node(calc_dir: Path, cases, tmp_path: Path) -> list[dict]:
-    work = tmp_path / "calc"
-    shutil.copytree(calc_dir, work, dirs_exist_ok=True)
-    (work / "package.json").write_text('{"type": "module"}')
-    (work / "harness.mjs").write_text(HARNESS)
-    proc = subprocess.run([NODE or "node", str(work / "harness.mjs")],
-                          input=json.dumps({"registry": registry_json(), "cases": cases}),
-                          capture_output=True, text=True, cwd=work, timeout=300)
-    assert proc.returncode == 0, f"node failed:\n{proc.stderr[-3000:]}"
-    return json.loads(proc.stdout)["results"]
+    return run_harness(calc_dir, HARNESS, {"registry": registry_json(), "cases": cases}, tmp_path / "calc",
+                       timeout=300)["results"]
 
 
 def _same(pv, jv) -> bool:

@@ -13,13 +13,13 @@ from __future__ import annotations
 import itertools
 import json
 import math
-import os
 import random
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
+
+from tests.support.node import requires_node, run_harness
 
 from roofline import format as fmt
 from roofline.errors import InputError, RooflineError
@@ -30,13 +30,9 @@ from roofline.registry.models import Model, get_model, models
 
 ROOT = Path(__file__).resolve().parents[2]
 CALC_DIR = ROOT / "docs" / "assets" / "calculator"
-NODE = shutil.which("node")
 REL = 1e-9
 
-pytestmark = pytest.mark.skipif(
-    NODE is None and os.environ.get("ROOFLINE_REQUIRE_BROWSER") != "1",
-    reason="node not found (apt-get install nodejs): the calculator's JavaScript cannot run",
-)
+pytestmark = requires_node
 
 HARNESS = r"""
 import * as calc from "./calc.js";
@@ -173,16 +169,8 @@ def _py_size_ok(key: str, text: str) -> float | None:
 
 # --------------------------------------------------------------------------- running node
 def run_node(calc_dir: Path, cases, formats, parses, tmp_path: Path, registry=None) -> dict:
-    work = tmp_path / "calc"
-    shutil.copytree(calc_dir, work, dirs_exist_ok=True)
-    (work / "package.json").write_text('{"type": "module"}')  # the repo's package.json is not ESM
-    (work / "harness.mjs").write_text(HARNESS)
-    payload = json.dumps({"registry": registry or registry_json(), "cases": cases, "formats": formats,
-                          "parses": parses})
-    proc = subprocess.run([NODE or "node", str(work / "harness.mjs")], input=payload, capture_output=True,
-                          text=True, cwd=work, timeout=120)
-    assert proc.returncode == 0, f"node failed:\n{proc.stderr[-3000:]}"
-    return json.loads(proc.stdout)
+    payload = {"registry": registry or registry_json(), "cases": cases, "formats": formats, "parses": parses}
+    return run_harness(calc_dir, HARNESS, payload, tmp_path / "calc")
 
 
 def mismatches(cases, py_results, js_results) -> list[str]:

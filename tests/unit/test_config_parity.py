@@ -8,12 +8,12 @@ sentence. Then calc.js runs on the records and totals and KV bytes must match th
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
+
+from tests.support.node import requires_node, run_harness
 
 from roofline.calculator_view import _model_record, registry_json
 from roofline.configs import read_config_doc
@@ -22,12 +22,8 @@ from roofline.errors import InputError
 ROOT = Path(__file__).resolve().parents[2]
 CALC_DIR = ROOT / "docs" / "assets" / "calculator"
 FIXTURES = ROOT / "tests" / "fixtures" / "configs"
-NODE = shutil.which("node")
 
-pytestmark = pytest.mark.skipif(
-    NODE is None and os.environ.get("ROOFLINE_REQUIRE_BROWSER") != "1",
-    reason="node not found (apt-get install nodejs): the calculator's JavaScript cannot run",
-)
+pytestmark = requires_node
 
 HARNESS = r"""
 import * as calc from "./calc.js";
@@ -88,15 +84,9 @@ def python_side(label: str, text: str) -> dict:
 
 @pytest.fixture(scope="module")
 def results(tmp_path_factory):
-    work = tmp_path_factory.mktemp("config-parity") / "calc"
-    shutil.copytree(CALC_DIR, work)
-    (work / "package.json").write_text('{"type": "module"}')
-    (work / "harness.mjs").write_text(HARNESS)
     cs = cases()
-    proc = subprocess.run([NODE or "node", str(work / "harness.mjs")], input=json.dumps({"registry": registry_json(),
-                          "cases": cs}), capture_output=True, text=True, cwd=work, timeout=120)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return cs, json.loads(proc.stdout)
+    return cs, run_harness(CALC_DIR, HARNESS, {"registry": registry_json(), "cases": cs},
+                           tmp_path_factory.mktemp("config-parity") / "calc")
 
 
 def test_every_fixture_and_variant_reads_the_same_in_javascript(results):
@@ -137,11 +127,7 @@ def test_a_rule_changed_in_javascript_only_fails(tmp_path):
     changed = src.replace("(i) => Boolean((i + 1) % v.sliding_window_pattern)", "(i) => Boolean(i % v.sliding_window_pattern)")
     assert changed != src, "the mutation target moved: update this test"
     (mutant / "config.js").write_text(changed)
-    (mutant / "package.json").write_text('{"type": "module"}')
-    (mutant / "harness.mjs").write_text(HARNESS)
     text = (FIXTURES / "gemma-3-27b.json").read_text()
-    proc = subprocess.run([NODE or "node", str(mutant / "harness.mjs")],
-                          input=json.dumps({"registry": registry_json(), "cases": [["g.json", text]]}),
-                          capture_output=True, text=True, cwd=mutant, timeout=60)
-    got = json.loads(proc.stdout)[0]["record"]["n_window_layers"]
+    got = run_harness(mutant, HARNESS, {"registry": registry_json(), "cases": [["g.json", text]]}, tmp_path / "run",
+                      timeout=60)[0]["record"]["n_window_layers"]
     assert got != python_side("g.json", text)["record"]["n_window_layers"]
