@@ -1,4 +1,4 @@
-"""KV-cache bytes one decode step reads and writes (per-kernel model), against context length, for several batch sizes."""
+"""KV-cache bytes one decode step reads (per-kernel model), against context length, for several batch sizes."""
 
 from __future__ import annotations
 
@@ -26,15 +26,15 @@ def data() -> Table:
     m, d = get_model(MODEL), get_device(DEVICE)
     rows = []
     for b in batches():
-        kv = decode(m, d, b, CONTEXTS).kv_bytes
+        kv = decode(m, d, b, CONTEXTS).kv_read_bytes
         rows += [(b, int(c), float(k)) for c, k in zip(CONTEXTS, kv)]
-    return Table(("batch", "context_tokens", "kv_cache_bytes_per_step"), tuple(rows))
+    return Table(("batch", "context_tokens", "kv_cache_bytes_read_per_step"), tuple(rows))
 
 
 def draw(fig, table: Table) -> None:
     m, d = get_model(MODEL), get_device(DEVICE)
     ax = fig.add_subplot()
-    bs, cs, kv = table.column("batch"), table.column("context_tokens"), table.column("kv_cache_bytes_per_step")
+    bs, cs, kv = table.column("batch"), table.column("context_tokens"), table.column("kv_cache_bytes_read_per_step")
     for b, colour in zip(batches(), COLOURS):
         pts = [(c, k / 1e9) for bb, c, k in zip(bs, cs, kv) if bb == b]
         ax.loglog([p[0] for p in pts], [p[1] for p in pts], "o-", ms=3.5, lw=1.8, color=colour, label=f"batch {b}")
@@ -47,7 +47,7 @@ def draw(fig, table: Table) -> None:
     ax.annotate(f"{d.name} usable memory ({fmt.nbytes(cap * 1e9)})", (cs[0], cap), xytext=(0, 4),
                 textcoords="offset points", fontsize=8, color="#b71c1c")
     ax.set_xlabel("tokens cached per sequence (log)")
-    ax.set_ylabel("KV-cache bytes per decode step (GB, log)")
+    ax.set_ylabel("KV-cache bytes read per decode step (GB, log)")
     log_ticks(ax, "x", [])
     log_ticks(ax, "y", [])
     ax.legend(loc="lower right", frameon=False)
@@ -57,9 +57,9 @@ def alt() -> str:
     m = get_model(MODEL)
     lo, hi = int(CONTEXTS[0]), int(CONTEXTS[-1])
     ends = "; ".join(
-        f"batch {b}: {fmt.nbytes(decode(m, get_device(DEVICE), b, lo).kv_bytes)} at {fmt.sig(lo, 6)} tokens, "
-        f"{fmt.nbytes(decode(m, get_device(DEVICE), b, hi).kv_bytes)} at {fmt.sig(hi, 6)}" for b in batches())
-    return (f"Log-log lines of the KV-cache bytes one decode step of {m.name} reads and writes against the tokens cached, "
+        f"batch {b}: {fmt.nbytes(decode(m, get_device(DEVICE), b, lo).kv_read_bytes)} at {fmt.sig(lo, 6)} tokens, "
+        f"{fmt.nbytes(decode(m, get_device(DEVICE), b, hi).kv_read_bytes)} at {fmt.sig(hi, 6)}" for b in batches())
+    return (f"Log-log lines of the KV-cache bytes one decode step of {m.name} reads against the tokens cached, "
             f"one straight line per batch size, each rising in proportion to context: {ends}. Dashed lines mark "
             f"the weight bytes a step reads and the {get_device(DEVICE).name} usable memory: above it the "
             f"cache no longer fits.")

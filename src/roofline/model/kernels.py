@@ -110,6 +110,11 @@ class KernelStep:
         return _scalar(np.asarray(self._sum("kv_read_bytes")) + self._sum("kv_written_bytes"))
 
     @property
+    def kv_read_bytes(self):
+        """KV-cache bytes attention reads: K and V of every attended position, per sequence and layer."""
+        return self._sum("kv_read_bytes")
+
+    @property
     def activation_bytes(self):
         return _scalar(np.asarray(self._sum("act_read_bytes")) + self._sum("act_written_bytes"))
 
