@@ -54,4 +54,4 @@ def caption() -> str:
             f"{fmt.seconds(f.before.time_s)} to {fmt.seconds(f.after.time_s)} (roofline time). Fusing attention "
             f"keeps the {fmt.sig(a.fused.tokens_per_sequence, 6)}-token prompt's scores on chip: attention drops "
             f"from {fmt.seconds(a.unfused_attention_time_s)} to {fmt.seconds(a.fused_kernel.time_s)}, the prefill "
-            f"from {fmt.seconds(a.unfused.time_s)} to {fmt.seconds(a.fused.time_s)} (batch 1).")
+            f"from {fmt.seconds(a.unfused.time_s)} to {fmt.seconds(a.fused.time_s)} (batch one).")

@@ -40,7 +40,7 @@ def alt() -> str:
 def caption() -> str:
     s = _move()
     return (f"Verifying {fmt.sig(s.draft_tokens)} drafted tokens takes {fmt.seconds(s.after.time_s)}, a plain step "
-            f"{fmt.seconds(s.before.time_s)} (batch 1, {fmt.sig(s.after.context_len, 6)} tokens cached); at acceptance "
+            f"{fmt.seconds(s.before.time_s)} (batch one, {fmt.sig(s.after.context_len, 6)} tokens cached); at acceptance "
             f"{fmt.sig(s.acceptance)} a step yields {fmt.sig(s.expected_tokens_per_step)} tokens on average, "
             f"{fmt.tokens_per_s(s.tokens_per_s)} against {fmt.tokens_per_s(s.plain_tokens_per_s)} "
             f"(draft model's cost ignored).")
