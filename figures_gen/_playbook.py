@@ -1,9 +1,12 @@
 """Shared drawing for the playbook figures (figures_gen/playbook_*.py): points moving on a roofline.
 
 Not a figure itself (the leading underscore keeps it out of FIGURES and the alt-text scan).
-Every playbook figure plots `roofline.model.playbook.RooflinePoint`s. Its CSV has one row per
-point: the series it belongs to, its FLOPs and bytes, and the roofs (peak, bandwidth)
-it sits under, so a reader can redraw the figure from the CSV alone.
+Every playbook figure plots `roofline.model.playbook.Point`s: a kernel (`RooflinePoint`) or a
+whole step (`KernelStep`, its kernels summed), each at FLOPs ÷ its time. A kernel sits on its
+roof; a step sits below the roof at its whole-step intensity, by as much as its kernels fail to
+overlap. Its CSV has one row per point: the series it belongs to, its FLOPs and bytes, its time
+(a step's is the sum of its kernels' times) and the roofs (peak, bandwidth) it sits under, so a
+reader can redraw the figure from the CSV alone.
 """
 
 from __future__ import annotations
@@ -12,9 +15,9 @@ import numpy as np
 
 from figures_gen import Table, log_ticks, point_labels
 from roofline import format as fmt
-from roofline.model.playbook import RooflinePoint
+from roofline.model.playbook import Point
 
-COLUMNS = ("series", "point", "flops", "bytes", "arithmetic_intensity_flop_per_byte", "attainable_flop_per_s",
+COLUMNS = ("series", "point", "flops", "bytes", "arithmetic_intensity_flop_per_byte", "attained_flop_per_s",
            "time_s", "peak_flop_per_s", "bandwidth_bytes_per_s")
 
 ROOF_COLOURS = ("#3f51b5", "#8e24aa", "#6d4c41")
@@ -22,13 +25,13 @@ POINT_COLOURS = ("#d81b60", "#00897b", "#f57c00", "#1e88e5")
 ARROW_COLOUR = "#333333"
 
 
-def table(*series: tuple[str, tuple[RooflinePoint, ...]]) -> Table:
+def table(*series: tuple[str, tuple[Point, ...]]) -> Table:
     """One row per point; within a series the first point is "before", the rest are where it moves."""
     rows = []
     for name, points in series:
         for p in points:
-            rows.append((name, p.label, float(p.flops), float(p.bytes), float(p.intensity_flop_per_byte),
-                         float(p.attainable_flop_per_s), float(p.time_s), float(p.peak_flop_per_s),
+            rows.append((name, p.name, float(p.flops), float(p.bytes), float(p.arithmetic_intensity),
+                         float(p.attained_flop_per_s), float(p.time_s), float(p.peak_flop_per_s),
                          float(p.bandwidth_bytes_per_s)))
     return Table(COLUMNS, tuple(rows))
 
@@ -45,7 +48,7 @@ def draw(fig, t: Table, title: str, *, arrows: bool = True, roof_names: dict | N
     """Roofs of every (peak, bandwidth) in the table, each point, and arrows from a series' first point."""
     ax = fig.add_subplot()
     ai = np.array(t.column("arithmetic_intensity_flop_per_byte"))
-    perf = np.array(t.column("attainable_flop_per_s")) / 1e12
+    perf = np.array(t.column("attained_flop_per_s")) / 1e12
     roofs = _roofs(t)
     ridges = [peak / bw for peak, bw in roofs]
     x_lo = min(ai.min(), *ridges) / 4
@@ -88,7 +91,7 @@ def draw(fig, t: Table, title: str, *, arrows: bool = True, roof_names: dict | N
     peaks = [p for p, _ in roofs]
     ax.set_ylim(min(perf.min(), *(bw * x_lo / 1e12 for _, bw in roofs)) / 1.5, max(peaks) / 1e12 * 3)
     ax.set_xlabel("arithmetic intensity (FLOP/byte, log)")
-    ax.set_ylabel("attainable TFLOP/s (log)")
+    ax.set_ylabel("attained TFLOP/s (log)")
     ax.set_title(title, fontsize=10)
     log_ticks(ax, "x", [])
     log_ticks(ax, "y", [])

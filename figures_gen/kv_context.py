@@ -1,4 +1,4 @@
-"""KV-cache bytes one decode step reads, against context length, for several batch sizes."""
+"""KV-cache bytes one decode step reads (per-kernel model), against context length, for several batch sizes."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from figures_gen import Table, log_ticks
 from roofline import format as fmt
 from roofline.examples import example
 from roofline.registry.hardware import get_device
-from roofline.model.inference import decode_step, weight_bytes_per_token
+from roofline.model.accounting import kv_bytes_per_token
+from roofline.model.kernels import decode, usable_memory_bytes, weight_bytes_per_token
 from roofline.registry.models import get_model
 
 NAME = "kv-context"
@@ -25,7 +26,7 @@ def data() -> Table:
     m, d = get_model(MODEL), get_device(DEVICE)
     rows = []
     for b in batches():
-        kv = decode_step(m, d, b, CONTEXTS).kv_bytes
+        kv = decode(m, d, b, CONTEXTS).kv_read_bytes
         rows += [(b, int(c), float(k)) for c, k in zip(CONTEXTS, kv)]
     return Table(("batch", "context_tokens", "kv_cache_bytes_read_per_step"), tuple(rows))
 
@@ -37,13 +38,13 @@ def draw(fig, table: Table) -> None:
     for b, colour in zip(batches(), COLOURS):
         pts = [(c, k / 1e9) for bb, c, k in zip(bs, cs, kv) if bb == b]
         ax.loglog([p[0] for p in pts], [p[1] for p in pts], "o-", ms=3.5, lw=1.8, color=colour, label=f"batch {b}")
-    w = weight_bytes_per_token(m, "bf16") / 1e9
+    w = weight_bytes_per_token(m) / 1e9
     ax.axhline(w, color="#555", ls="--", lw=1)
     ax.annotate(f"{m.name} weights read per step, bf16 ({fmt.nbytes(w * 1e9)})", (cs[0], w), xytext=(0, 4),
                 textcoords="offset points", fontsize=8, color="#555")
-    cap = d.memory_capacity_bytes / 1e9
+    cap = usable_memory_bytes(d) / 1e9
     ax.axhline(cap, color="#b71c1c", ls=":", lw=1.2)
-    ax.annotate(f"{d.name} memory ({fmt.nbytes(cap * 1e9)})", (cs[0], cap), xytext=(0, 4),
+    ax.annotate(f"{d.name} usable memory ({fmt.nbytes(cap * 1e9)})", (cs[0], cap), xytext=(0, 4),
                 textcoords="offset points", fontsize=8, color="#b71c1c")
     ax.set_xlabel("tokens cached per sequence (log)")
     ax.set_ylabel("KV-cache bytes read per decode step (GB, log)")
@@ -56,18 +57,17 @@ def alt() -> str:
     m = get_model(MODEL)
     lo, hi = int(CONTEXTS[0]), int(CONTEXTS[-1])
     ends = "; ".join(
-        f"batch {b}: {fmt.nbytes(decode_step(m, get_device(DEVICE), b, lo).kv_bytes)} at {fmt.sig(lo, 6)} tokens, "
-        f"{fmt.nbytes(decode_step(m, get_device(DEVICE), b, hi).kv_bytes)} at {fmt.sig(hi, 6)}" for b in batches())
+        f"batch {b}: {fmt.nbytes(decode(m, get_device(DEVICE), b, lo).kv_read_bytes)} at {fmt.sig(lo, 6)} tokens, "
+        f"{fmt.nbytes(decode(m, get_device(DEVICE), b, hi).kv_read_bytes)} at {fmt.sig(hi, 6)}" for b in batches())
     return (f"Log-log lines of the KV-cache bytes one decode step of {m.name} reads against the tokens cached, "
             f"one straight line per batch size, each rising in proportion to context: {ends}. Dashed lines mark "
-            f"the weight bytes a step reads and the {get_device(DEVICE).name} memory.")
+            f"the weight bytes a step reads and the {get_device(DEVICE).name} usable memory: above it the "
+            f"cache no longer fits.")
 
 
 def caption() -> str:
     m = get_model(MODEL)
-    w = weight_bytes_per_token(m, "bf16")
-    from roofline.model.inference import kv_bytes_per_token
-
+    w = weight_bytes_per_token(m)
     return (f"KV-cache reads grow as batch × context × {fmt.nbytes(kv_bytes_per_token(m))} per token for {m.name} "
             f"in bf16; they pass the {fmt.nbytes(w)} of weights a step reads at about "
             f"{fmt.sig(w / kv_bytes_per_token(m))} tokens cached in total.")

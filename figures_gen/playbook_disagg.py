@@ -30,13 +30,15 @@ def draw(fig, table: Table) -> None:
 def alt() -> str:
     g = _move()
     return (f"Log-log roofline of the {get_device(DEVICE).name} with two points: a prefill at "
-            f"{fmt.intensity(g.prefill.intensity_flop_per_byte)} ({g.prefill.bound}) and a decode batch of "
-            f"{fmt.sig(g.decode_batch)} at {fmt.intensity(g.decode.intensity_flop_per_byte)} ({g.decode.bound}), "
-            f"with the ridge at {fmt.intensity(g.prefill.ridge_flop_per_byte)}.")
+            f"{fmt.intensity(g.prefill.arithmetic_intensity)} ({g.prefill.bound}) and a decode batch of "
+            f"{fmt.sig(g.decode_batch)} with {fmt.sig(g.context_len, 6)} tokens cached at "
+            f"{fmt.intensity(g.decode.arithmetic_intensity)} ({g.decode.bound}), "
+            f"with the ridge at {fmt.intensity(g.prefill.ridge_point)}.")
 
 
 def caption() -> str:
     g = _move()
-    return (f"The prefill is {g.prefill.bound}, the decode batch {g.decode.bound}. Sharing one GPU without "
+    return (f"The {fmt.sig(g.prompt_len)}-token prefill is {g.prefill.bound}; the decode batch of "
+            f"{fmt.sig(g.decode_batch)} with {fmt.sig(g.context_len, 6)} tokens cached is {g.decode.bound}. Sharing one GPU without "
             f"chunking, a decode step that waits behind the prefill takes {fmt.seconds(g.stalled_decode_step_s)} "
             f"instead of {fmt.seconds(g.decode_step_s)}.")

@@ -23,16 +23,19 @@ def data() -> Table:
 
 
 def draw(fig, table: Table) -> None:
-    _playbook.draw(fig, table, f"Mixture of experts: {get_model(MODEL).name} decode, {get_device(DEVICE).name}")
+    e = _move()
+    _playbook.draw(fig, table, f"Mixture of experts: {get_model(MODEL).name} decode, {fmt.sig(e.context_len)} token "
+                               f"cached, {get_device(DEVICE).name}")
 
 
 def alt() -> str:
     e = _move()
-    return (f"Log-log roofline of the {get_device(DEVICE).name}. Arrows run from {e.model.name} decode at batch one "
-            f"({fmt.intensity(e.before.intensity_flop_per_byte)}) to batch {fmt.sig(e.batch)}, where "
+    return (f"Log-log roofline of the {get_device(DEVICE).name}. Arrows run from {e.model.name} decode "
+            f"({fmt.sig(e.context_len)} token cached) at batch one "
+            f"({fmt.intensity(e.before.arithmetic_intensity)}) to batch {fmt.sig(e.batch)}, where "
             f"{fmt.sig(e.experts_touched)} experts per layer are read and intensity reaches only "
-            f"{fmt.intensity(e.after.intensity_flop_per_byte)}, and to a dense model of the same active size at "
-            f"that batch, which reaches {fmt.intensity(e.dense_after.intensity_flop_per_byte)}.")
+            f"{fmt.intensity(e.after.arithmetic_intensity)}, and to a dense model of the same active size at "
+            f"that batch, which reaches {fmt.intensity(e.dense_after.arithmetic_intensity)}.")
 
 
 def caption() -> str:

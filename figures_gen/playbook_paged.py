@@ -23,21 +23,24 @@ def data() -> Table:
 
 
 def draw(fig, table: Table) -> None:
-    _playbook.draw(fig, table, f"Paged KV cache: {get_model(MODEL).name} decode, {get_device(DEVICE).name}")
+    p = _move()
+    _playbook.draw(fig, table, f"Paged KV cache: {get_model(MODEL).name} decode, {fmt.sig(p.actual_len - 1, 6)} tokens "
+                               f"cached, {get_device(DEVICE).name}")
 
 
 def alt() -> str:
     p = _move()
     return (f"Log-log roofline of the {get_device(DEVICE).name}. An arrow runs from decode at batch "
-            f"{fmt.sig(p.contiguous_batch)} ({fmt.intensity(p.before.intensity_flop_per_byte)}), the sequences that fit "
+            f"{fmt.sig(p.contiguous_batch)} ({fmt.intensity(p.before.arithmetic_intensity)}), the sequences that fit "
             f"when each reserves {fmt.sig(p.max_len, 6)} tokens of KV cache, to batch {fmt.sig(p.paged_batch)} "
-            f"({fmt.intensity(p.after.intensity_flop_per_byte)}) when each holds its actual "
+            f"({fmt.intensity(p.after.arithmetic_intensity)}) when each holds its actual "
             f"{fmt.sig(p.actual_len, 6)} tokens in blocks of {fmt.sig(p.block_tokens)}. The larger batch is still "
-            f"{p.after.bound}.")
+            f"{p.after.bound} as a whole step ({fmt.sig(p.actual_len - 1, 6)} tokens cached per sequence).")
 
 
 def caption() -> str:
     p = _move()
     return (f"Paging lets {fmt.sig(p.paged_batch)} sequences share each weight read instead of "
             f"{fmt.sig(p.contiguous_batch)}: {fmt.tokens_per_s(p.paged_tokens_per_s)} against "
-            f"{fmt.tokens_per_s(p.contiguous_tokens_per_s)} (roofline ceiling).")
+            f"{fmt.tokens_per_s(p.contiguous_tokens_per_s)} with {fmt.sig(p.actual_len - 1, 6)} tokens cached "
+            f"(sum of kernel times).")

@@ -23,18 +23,19 @@ def data() -> Table:
 
 def draw(fig, table: Table) -> None:
     q = _move()
-    _playbook.draw(fig, table, f"Quantization: {q.model.name}, batch-1 decode, {q.device.name}",
+    _playbook.draw(fig, table, f"Quantization: {q.model.name}, batch-1 decode, {fmt.sig(q.context_len)} token cached, "
+                               f"{q.device.name}",
                    roof_names={(lv.point.peak_flop_per_s, lv.point.bandwidth_bytes_per_s): f"{lv.compute_dtype} compute"
                                for lv in q.levels})
 
 
 def alt() -> str:
     q = _move()
-    parts = ", ".join(f"{lv.weight_dtype} at {fmt.intensity(lv.point.intensity_flop_per_byte)}" for lv in q.levels)
-    return (f"Log-log roofline of the {q.device.name} with arrows from batch-1 decode of {q.model.name} with "
-            f"{q.before.label} to the narrower formats: {parts}. Every point is "
-            f"{' or '.join(dict.fromkeys(lv.point.bound for lv in q.levels))}: along the bandwidth roof, attainable "
-            f"FLOP/s and tokens per second rise in step with intensity.")
+    parts = ", ".join(f"{lv.weight_dtype} at {fmt.intensity(lv.point.arithmetic_intensity)}" for lv in q.levels)
+    return (f"Log-log roofline of the {q.device.name} with arrows from batch-1 decode of {q.model.name} "
+            f"({fmt.sig(q.context_len)} token cached) with {q.before.name} to the narrower formats: {parts}. Every "
+            f"step is {' or '.join(dict.fromkeys(lv.point.bound for lv in q.levels))}: each point sits at its "
+            f"FLOPs ÷ the sum of its kernels' times, and FLOP/s and tokens per second rise with intensity.")
 
 
 def caption() -> str:
@@ -42,5 +43,5 @@ def caption() -> str:
     a, b = q.levels[0], q.levels[-1]
     return (f"Halving the bytes per weight doubles decode intensity: {a.weight_dtype} gives "
             f"{fmt.tokens_per_s(a.tokens_per_s)}, {b.weight_dtype} {fmt.tokens_per_s(b.tokens_per_s)} "
-            f"(roofline ceiling). fp8 runs on the fp8 roof; int8 and int4 are weight-only and compute in "
-            f"{b.compute_dtype}.")
+            f"(batch one, {fmt.sig(q.context_len)} token cached, sum of kernel times). fp8 runs on the fp8 roof; int8 "
+            f"and int4 are weight-only and compute in {b.compute_dtype}; the output head stays bf16.")

@@ -24,14 +24,15 @@ def data() -> Table:
 
 
 def draw(fig, table: Table) -> None:
-    _playbook.draw(fig, table, f"Speculative decoding: {get_model(MODEL).name}, {get_device(DEVICE).name}")
+    _playbook.draw(fig, table, f"Speculative decoding: {get_model(MODEL).name}, batch 1, "
+                               f"{fmt.sig(example('medium_context'), 6)} tokens cached, {get_device(DEVICE).name}")
 
 
 def alt() -> str:
     s = _move()
     return (f"Log-log roofline of the {get_device(DEVICE).name}. An arrow runs from plain batch-1 decode of "
-            f"{get_model(MODEL).name} at {fmt.intensity(s.before.intensity_flop_per_byte)} to a verify pass of "
-            f"{fmt.sig(s.draft_tokens + 1)} tokens at {fmt.intensity(s.after.intensity_flop_per_byte)}, "
+            f"{get_model(MODEL).name} with {fmt.sig(s.after.context_len, 6)} tokens cached at {fmt.intensity(s.before.arithmetic_intensity)} to a verify pass of "
+            f"{fmt.sig(s.draft_tokens + 1)} tokens at {fmt.intensity(s.after.arithmetic_intensity)}, "
             f"{s.after.bound}, so the pass takes {fmt.seconds(s.after.time_s)} against "
             f"{fmt.seconds(s.before.time_s)}.")
 
@@ -39,7 +40,7 @@ def alt() -> str:
 def caption() -> str:
     s = _move()
     return (f"Verifying {fmt.sig(s.draft_tokens)} drafted tokens takes {fmt.seconds(s.after.time_s)}, a plain step "
-            f"{fmt.seconds(s.before.time_s)}; at acceptance "
+            f"{fmt.seconds(s.before.time_s)} (batch one, {fmt.sig(s.after.context_len, 6)} tokens cached); at acceptance "
             f"{fmt.sig(s.acceptance)} a step yields {fmt.sig(s.expected_tokens_per_step)} tokens on average, "
             f"{fmt.tokens_per_s(s.tokens_per_s)} against {fmt.tokens_per_s(s.plain_tokens_per_s)} "
             f"(draft model's cost ignored).")

@@ -26,14 +26,15 @@ def draw(fig, table: Table) -> None:
     t = _move()
     names = {(t.before.peak_flop_per_s, t.before.bandwidth_bytes_per_s): "one GPU",
              (t.after.peak_flop_per_s, t.after.bandwidth_bytes_per_s): f"{t.n_devices} GPUs"}
-    _playbook.draw(fig, table, f"Tensor parallelism: {get_model(MODEL).name} decode, batch 1, {get_device(DEVICE).name}",
+    _playbook.draw(fig, table, f"Tensor parallelism: {get_model(MODEL).name} decode, batch 1, "
+                               f"{fmt.sig(t.before.context_len)} token cached, {get_device(DEVICE).name}",
                    roof_names=names)
 
 
 def alt() -> str:
     t = _move()
     return (f"Log-log roofline of one {get_device(DEVICE).name} and of {fmt.sig(t.n_devices)} of them together. "
-            f"Batch-1 decode of {get_model(MODEL).name} stays at {fmt.intensity(t.after.intensity_flop_per_byte)}; "
+            f"Batch-1 decode of {get_model(MODEL).name} ({fmt.sig(t.before.context_len)} token cached) stays at {fmt.intensity(t.after.arithmetic_intensity)}; "
             f"an arrow runs straight up from the one-GPU roof to the group's, whose aggregate bandwidth is "
             f"{fmt.bytes_per_s(t.aggregate_bandwidth_bytes_per_s)}.")
 
@@ -43,4 +44,6 @@ def caption() -> str:
     return (f"The model needs {fmt.nbytes(t.memory_required_bytes)}, "
             f"{'more than' if not t.fits_one_device else 'within'} one GPU's "
             f"{fmt.nbytes(t.capacity_per_device_bytes)}; split over {fmt.sig(t.n_devices)} GPUs a token takes "
-            f"{fmt.seconds(t.after.time_s)} (ideal: communication ignored).")
+            f"{fmt.seconds(t.after.time_s)} (ideal: communication ignored"
+            + (f"; with its all-reduces, {fmt.seconds(t.time_with_collectives_s)}" if t.time_with_collectives_s else "")
+            + ").")

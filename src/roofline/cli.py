@@ -23,7 +23,7 @@ from roofline.model.formats import ACTIVATION_DTYPES, WEIGHT_FORMAT_HELP, Format
 from roofline.configs import model_from_arg
 from roofline.model.dtypes import bytes_per_element
 from roofline.model.ops import matmul_cost
-from roofline.model.roofs import bound, device_ridge_point
+from roofline.model.roofs import device_ridge_point
 from roofline.registry.models import Model, get_model, models
 
 EXIT_USAGE = 2
@@ -193,10 +193,9 @@ def cmd_matmul(args) -> None:
             f"{fmt.nbytes(c.bytes)}, intensity {fmt.intensity(c.arithmetic_intensity)}")
     if args.hardware:
         d = get_device(args.hardware)
-        r = device_ridge_point(d, args.dtype)
-        t = max(c.flops / d.peak_flop_per_s(args.dtype), c.bytes / d.memory_bandwidth_bytes_per_s)
-        payload.update({"hardware": d.id, "ridge_point": r, "bound": bound(c.arithmetic_intensity, r), "time_s": t})
-        text += f"\non {d.name}: ridge {fmt.intensity(r)} -> {payload['bound']}, {fmt.seconds(t)}"
+        c = matmul_cost(args.m, args.n, args.k, args.dtype, d)
+        payload.update({"hardware": d.id, "ridge_point": c.ridge_point, "bound": c.bound, "time_s": c.time_s})
+        text += f"\non {d.name}: ridge {fmt.intensity(c.ridge_point)} -> {c.bound}, {fmt.seconds(c.time_s)}"
     _emit(args, payload, text)
 
 

@@ -18,7 +18,8 @@ from roofline.cli import main
 from roofline.configs import MAX_CONFIG_BYTES, field_table, read_config
 from roofline.configs.families import FAMILIES
 from roofline.errors import InputError
-from roofline.model.inference import decode_step, kv_bytes_per_token
+from roofline.model.accounting import kv_bytes_per_token
+from roofline.model.kernels import decode
 from roofline.registry.hardware import get_device
 from roofline.registry.models import get_model, models
 
@@ -138,7 +139,7 @@ def test_windowed_cache_stops_growing_at_the_window():
 def test_decode_reads_only_the_window():
     # Mistral 7B at 32k context reads the same KV bytes as at 4096 (the last 4096 tokens per layer).
     m, h = get_model("mistral-7b"), get_device("h100-sxm5")
-    assert decode_step(m, h, 1, 32767).kv_bytes == decode_step(m, h, 1, 4095).kv_bytes == 4096 * 131_072
+    assert decode(m, h, 1, 32767).kv_read_bytes == decode(m, h, 1, 4095).kv_read_bytes == 4096 * 131_072
 
 
 def test_registry_twins_match_their_config():

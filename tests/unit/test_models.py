@@ -2,7 +2,8 @@
 
 import pytest
 
-from roofline.model.inference import decode_step, experts_touched, kv_bytes_per_token
+from roofline.model.accounting import kv_bytes_per_token
+from roofline.model.kernels import decode, experts_touched
 from roofline.registry.hardware import get_device
 from roofline.registry.models import get_model, models
 
@@ -53,21 +54,21 @@ def test_moe_experts_touched_grows_with_batch():
     assert experts_touched(m, 4) == pytest.approx(8 * (1 - 0.75 ** 4))
     assert experts_touched(m, 10_000) == pytest.approx(8)
     h = get_device("h100-sxm5")
-    assert decode_step(m, h, 64).weight_bytes > 3 * decode_step(m, h, 1).weight_bytes
+    assert decode(m, h, 64).weight_bytes > 3 * decode(m, h, 1).weight_bytes
 
 
 def test_70b_does_not_fit_one_h100():
-    # 70.6e9 × 2 bytes = 141 GB > 80 GB.
-    s = decode_step(get_model("llama-3.1-70b"), get_device("h100-sxm5"))
+    # 70.6e9 × 2 bytes = 141 GB > the 85.5 GB nvidia-smi reports usable.
+    s = decode(get_model("llama-3.1-70b"), get_device("h100-sxm5"))
     assert not s.fits
     assert s.memory_required_bytes > 141e9
 
 
 def test_kv_cache_decides_fit_at_long_context():
     # Llama 3.1 8B: 16.06 GB of weights; 64 × 32768 tokens × 131072 B = 275 GB of KV cache.
-    s = decode_step(get_model("llama-3.1-8b"), get_device("h100-sxm5"), 64, 32768)
+    s = decode(get_model("llama-3.1-8b"), get_device("h100-sxm5"), 64, 32768)
     assert not s.fits
-    assert decode_step(get_model("llama-3.1-8b"), get_device("h100-sxm5"), 1, 32768).fits
+    assert decode(get_model("llama-3.1-8b"), get_device("h100-sxm5"), 1, 32768).fits
 
 
 def test_llama_2_70b_params_by_hand():

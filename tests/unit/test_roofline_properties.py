@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from roofline.registry.hardware import devices, get_device
-from roofline.model.inference import critical_batch, decode_step
+from roofline.model.kernels import WEIGHT_MATMULS, critical_batch, decode, whole_step_crossing_batch
 from roofline.registry.models import get_model
 from roofline.model.roofs import attainable_flop_per_s, bound, ridge_point
 
@@ -39,30 +39,40 @@ def test_bound_flips_exactly_at_the_ridge(peak, bw):
 def test_sweep_is_one_vectorised_call():
     m, h = get_model("llama-3.1-8b"), get_device("h100-sxm5")
     batches = np.arange(1, 4097)
-    s = decode_step(m, h, batches)
+    s = decode(m, h, batches)  # one token cached
     assert s.arithmetic_intensity.shape == (4096,)
-    scalar = [decode_step(m, h, int(b)).arithmetic_intensity for b in (1, 100, 4096)]
+    scalar = [decode(m, h, int(b)).arithmetic_intensity for b in (1, 100, 4096)]
     assert np.allclose(s.arithmetic_intensity[[0, 99, 4095]], scalar)
     assert np.all(np.diff(s.arithmetic_intensity) > 0)
 
 
 @pytest.mark.parametrize("device_id", list(devices()))
-def test_critical_batch_is_where_decode_crosses_the_ridge(device_id):
+def test_critical_batch_is_where_the_weight_matmuls_cross_the_ridge(device_id):
+    # The sources' critical batch: the weight matmuls' FLOPs ÷ weight bytes reach the ridge.
     m, h = get_model("llama-3.1-8b"), get_device(device_id)
     b = critical_batch(m, h)
     assert b is not None
-    assert decode_step(m, h, b).bound == "compute-bound"
+
+    def weights_only_intensity(batch):
+        mm = [k for k in decode(m, h, batch).ops if k.name in WEIGHT_MATMULS]
+        return sum(k.flops for k in mm) / sum(k.weight_bytes for k in mm)
+
+    ridge = decode(m, h).ridge_point
+    assert weights_only_intensity(b) >= ridge
     if b > 1:
-        assert decode_step(m, h, b - 1).bound == "memory-bound"
+        assert weights_only_intensity(b - 1) < ridge
 
 
-def test_long_context_decode_never_reaches_the_ridge_on_h100():
+def test_long_context_whole_step_never_reaches_the_ridge_on_h100():
     # At 32k cached tokens each sequence reads 32768 × 131072 B = 4.3 GB of KV per step for
-    # ~16 GFLOP of matmuls + attention: intensity tends to about 4, far below 295.
-    assert critical_batch(get_model("llama-3.1-8b"), get_device("h100-sxm5"), 32768) is None
+    # ~16 GFLOP of matmuls + attention: whole-step intensity tends to attention's (about 4),
+    # far below 295, though the matmuls alone cross it at the critical batch.
+    m, h = get_model("llama-3.1-8b"), get_device("h100-sxm5")
+    assert whole_step_crossing_batch(m, h, 32768) is None
+    assert critical_batch(m, h) is not None
 
 
 def test_batch1_decode_memory_bound_on_every_device():
     m = get_model("llama-3.1-8b")
     for d in devices().values():
-        assert decode_step(m, d).bound == "memory-bound", d.id
+        assert decode(m, d).bound == "memory-bound", d.id

@@ -3,7 +3,7 @@
 import pytest
 
 from roofline.registry.hardware import get_device
-from roofline.model.inference import decode_step, prefill, speed_of_light_tokens_per_s
+from roofline.model.kernels import decode, prefill, speed_of_light_tokens_per_s
 from roofline.model.ops import matmul_cost, matmul_cost_seed_convention
 from roofline.registry.models import Model, get_model
 from roofline.model.roofs import attainable_flop_per_s, device_ridge_point
@@ -60,7 +60,7 @@ def test_h100_attainable_at_295_is_just_below_peak():
 
 def test_8b_decode_on_h100():
     # Seed 001: 8e9 params × 2 bytes = 16e9 bytes; 16e9 / 3.35e12 = 4.776 ms -> 209.4 tokens/s.
-    s = decode_step(Model.from_param_count(8e9), get_device("h100-sxm5"))
+    s = decode(Model.from_param_count(8e9), get_device("h100-sxm5"))  # batch 1, one token cached
     assert s.bytes == 16e9
     assert s.time_s == pytest.approx(16e9 / 3.35e12)
     assert round(s.time_s * 1e3, 2) == 4.78
@@ -70,7 +70,7 @@ def test_8b_decode_on_h100():
 
 def test_30b_streams_60_gb():
     # Seed 000: "a 30B model ... 60GB of weights in fp16" and "~60B floating point operations".
-    s = decode_step(Model.from_param_count(30e9), get_device("h100-sxm5"))
+    s = decode(Model.from_param_count(30e9), get_device("h100-sxm5"))
     assert s.weight_bytes == 60e9
     assert s.flops == 60e9
     assert s.arithmetic_intensity == pytest.approx(1.0)
@@ -78,7 +78,7 @@ def test_30b_streams_60_gb():
 
 def test_batch1_decode_intensity_is_about_one_for_a_real_model():
     # 2 FLOPs per 2-byte weight; KV cache and activations add a little traffic.
-    s = decode_step(get_model("llama-3.1-8b"), get_device("h100-sxm5"))
+    s = decode(get_model("llama-3.1-8b"), get_device("h100-sxm5"))  # batch 1, one token cached
     assert 0.95 < s.arithmetic_intensity < 1.0
 
 
@@ -95,9 +95,11 @@ def test_prefill_intensity_is_about_prompt_length(prompt):
     # For a bare dense model (weights only), prefill intensity = 2·P·T / (2·P) = T exactly.
     s = prefill(Model.from_param_count(8e9), get_device("h100-sxm5"), prompt)
     assert s.arithmetic_intensity == pytest.approx(prompt)
-    # A real model adds activation and KV traffic, so its intensity sits a little below T.
+    # A real model adds activation and KV traffic, and its output head (525,336,576 of its
+    # 7,504,658,432 matmul weights, 7 %) is read whole for the last position only, so its
+    # intensity sits below 0.93·T + 1 (the layer matmuls' share of the weight bytes, times T).
     r = prefill(get_model("llama-3.1-8b"), get_device("h100-sxm5"), prompt)
-    assert 0.9 * prompt < r.arithmetic_intensity < prompt * 1.02
+    assert 0.85 * prompt < r.arithmetic_intensity < 0.93 * prompt + 1
 
 
 def test_512_token_prefill_is_compute_bound_on_h100():

@@ -23,17 +23,27 @@ GROUPWISE_SOURCES = (
      "https://github.com/mit-han-lab/llm-awq"),
 )
 
+#: Where MXFP4 is specified: 32 E2M1 elements per block, one E8M0 scale per block.
+MX_SOURCE = ("OCP Microscaling Formats (MX) Specification v1.0",
+             "https://www.opencompute.org/documents/ocp-microscaling-formats-mx-v1-0-spec-final-pdf")
+MX_BLOCK_SIZE = 32
+MX_SCALE_BYTES = 1.0  # E8M0: an 8-bit exponent, no mantissa
+
 SCALE_BYTES = 2.0  # fp16 scale per group
 DEFAULT_GROUP_SIZE = 128
 
 #: Element bytes of the plain formats (int4 packs two per byte).
-_ELEMENT_BYTES = {"fp32": 4.0, "bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0, "int4": 0.5}
+_ELEMENT_BYTES = {"fp32": 4.0, "bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0, "int4": 0.5, "fp4": 0.5}
+
+#: KV-cache dtypes (no engine stores a 4-bit float cache in this model).
+KV_DTYPES = ("fp32", "bf16", "fp16", "fp8", "int8", "int4")
 
 #: What --weight-format accepts, for error messages.
-WEIGHT_FORMAT_HELP = "fp32, bf16, fp16, fp8, int8, int8-gN, int4, int4-gN (N a power of two; int4 = int4-g128)"
+WEIGHT_FORMAT_HELP = ("fp32, bf16, fp16, fp8, int8, int8-gN, int4, int4-gN (N a power of two; int4 = int4-g128), "
+                      "mxfp4")
 
 #: Activation dtypes a matmul can take as its left operand.
-ACTIVATION_DTYPES = ("bf16", "fp16", "fp8", "int8", "fp32")
+ACTIVATION_DTYPES = ("bf16", "fp16", "fp8", "int8", "fp32", "fp4")
 
 
 @dataclass(frozen=True)
@@ -45,9 +55,10 @@ class WeightFormat:
     """
 
     name: str
-    element: str              # "bf16", "fp16", "fp8", "int8", "int4", "fp32"
+    element: str              # "bf16", "fp16", "fp8", "int8", "int4", "fp32", "fp4"
     group_size: int = 0       # 0: no group metadata (float formats; fp8 per-tensor scale is negligible)
     zero_points: bool = False
+    scale_bytes: float = 2.0  # per group: fp16 for GPTQ/AWQ, E8M0 (1 byte) for MX formats
 
     @property
     def element_bytes(self) -> float:
@@ -59,13 +70,13 @@ class WeightFormat:
 
     def bytes_per_weight(self, in_features: float | None = None) -> float:
         """Bytes per weight with the group metadata (a per-channel group spans `in_features`)."""
-        if not self.is_integer:
+        if not self.is_integer and not self.group_size:
             return self.element_bytes
         group = self.group_size or in_features
         if not group:
             raise InputError(f"{self.name}: per-channel scales need the layer's input size")
         zero = self.element_bytes if self.zero_points else 0.0
-        return self.element_bytes + (SCALE_BYTES + zero) / group
+        return self.element_bytes + (self.scale_bytes + zero) / group
 
 
 def parse_weight_format(text: str) -> WeightFormat:
@@ -80,6 +91,8 @@ def parse_weight_format(text: str) -> WeightFormat:
     t = str(text).strip().lower()
     if t in ("fp32", "bf16", "fp16", "fp8"):
         return WeightFormat(t, t)
+    if t == "mxfp4":  # OCP MX v1.0: 32 E2M1 elements share one E8M0 scale, no zero point
+        return WeightFormat("mxfp4", "fp4", MX_BLOCK_SIZE, zero_points=False, scale_bytes=MX_SCALE_BYTES)
     m = re.fullmatch(r"(int8|int4)(?:-g(\d+))?", t)
     if not m:
         raise InputError(f"unknown weight format {text!r}: expected one of {WEIGHT_FORMAT_HELP}")
@@ -117,8 +130,8 @@ class Formats:
         w = parse_weight_format(weights)
         if activation not in ACTIVATION_DTYPES:
             raise InputError(f"unknown activation dtype {activation!r}: expected one of {', '.join(ACTIVATION_DTYPES)}")
-        if kv not in _ELEMENT_BYTES:
-            raise InputError(f"unknown KV dtype {kv!r}: expected one of {', '.join(_ELEMENT_BYTES)}")
+        if kv not in KV_DTYPES:
+            raise InputError(f"unknown KV dtype {kv!r}: expected one of {', '.join(KV_DTYPES)}")
         sixteen = activation if activation in ("bf16", "fp16") else "bf16"
         if w.element == "fp32":
             sixteen = "fp32"
@@ -140,9 +153,9 @@ class Formats:
     def matmul_dtype(self, weights: WeightFormat | None = None) -> str:
         """The format a weight matmul computes in, i.e. which peak it runs at.
 
-        fp8 weights × fp8 activations run on the fp8 peak, int8 × int8 on the int8 peak;
-        weight-only formats (int4, int8 or fp8 weights with 16-bit activations) are
-        dequantized and multiplied at the activation format's peak.
+        fp8 weights × fp8 activations run on the fp8 peak, int8 × int8 on the int8 peak, mxfp4 ×
+        fp4 on the fp4 peak; weight-only formats (int4, mxfp4, int8 or fp8 weights with 16-bit
+        activations) are dequantized and multiplied at the activation format's peak.
         """
         w = weights or self.weights
         if w.element == self.activation:

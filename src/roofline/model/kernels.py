@@ -25,7 +25,7 @@ over batch 1…4096 with the per-kernel breakdown is one call.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -33,9 +33,9 @@ from roofline.errors import InputError
 from roofline.registry.hardware import Device
 from roofline.model.formats import Formats, WeightFormat
 from roofline.registry.models import Model
+from roofline.model.point import RooflinePoint, _bound_of, _scalar  # noqa: F401  (re-exported: kernels.RooflinePoint)
+from roofline.model.roofs import COMPUTE_BOUND, MEMORY_BOUND
 
-MEMORY_BOUND = "memory-bound"
-COMPUTE_BOUND = "compute-bound"
 ATTENTION_VARIANTS = ("fused", "unfused")
 MAX_SIZE = 1e9  # batch sizes or lengths above this are certainly typos
 
@@ -50,20 +50,6 @@ NORM_WEIGHT_BYTES = 2.0  # norm weights stay 16-bit in every checkpoint format
 RUNTIME_RESERVE_BYTES = 2 * 2**30
 
 
-_BOUNDS = np.array([MEMORY_BOUND, COMPUTE_BOUND])
-
-
-def _bound_of(compute_bound) -> object:
-    """'compute-bound' where the mask is true, else 'memory-bound' (an index, not np.where: fast on sweeps)."""
-    mask = np.asarray(compute_bound)
-    return _scalar(_BOUNDS[mask.astype(np.intp)]) if mask.ndim else (COMPUTE_BOUND if mask else MEMORY_BOUND)
-
-
-def _scalar(x):
-    arr = np.asarray(x)
-    return arr.item() if arr.ndim == 0 else arr
-
-
 def _size(name: str, value, minimum: int = 1) -> np.ndarray:
     arr = np.asarray(value, dtype=float) if not isinstance(value, str) else None
     if arr is None or arr.dtype.kind not in "fi":
@@ -73,70 +59,6 @@ def _size(name: str, value, minimum: int = 1) -> np.ndarray:
     if np.any(arr > MAX_SIZE):
         raise InputError(f"{name} must be at most {MAX_SIZE:.0e}, got {value!r}")
     return arr
-
-
-@dataclass(frozen=True)
-class RooflinePoint:
-    """One unit of work on one device's roofs: FLOPs and bytes in, intensity, bound and time out.
-
-    Bytes are split by what moves: weights read, activations read and written, KV cache read
-    and written. Fields are numpy arrays (or floats) that broadcast together.
-
-    >>> p = RooflinePoint("matmul", flops=2e9, weight_bytes=2e6, peak_flop_per_s=1e15, bandwidth_bytes_per_s=1e12)
-    >>> p.arithmetic_intensity, p.bound
-    (1000.0, 'compute-bound')
-    """
-
-    name: str
-    flops: object = 0.0
-    weight_bytes: object = 0.0
-    act_read_bytes: object = 0.0
-    act_written_bytes: object = 0.0
-    kv_read_bytes: object = 0.0
-    kv_written_bytes: object = 0.0
-    peak_flop_per_s: float = 1.0
-    bandwidth_bytes_per_s: float = 1.0
-    compute_dtype: str = "bf16"
-    count: int = 1  # how many times a step runs it (layers); the figures above are the step's total
-
-    @property
-    def bytes_read(self):
-        return _scalar(np.asarray(self.weight_bytes) + self.act_read_bytes + self.kv_read_bytes)
-
-    @property
-    def bytes_written(self):
-        return _scalar(np.asarray(self.act_written_bytes) + self.kv_written_bytes)
-
-    @property
-    def bytes(self):
-        return _scalar(np.asarray(self.bytes_read) + self.bytes_written)
-
-    @property
-    def arithmetic_intensity(self):
-        """FLOPs per byte moved (0 for a pure copy such as the embedding lookup)."""
-        return _scalar(np.asarray(self.flops, float) / np.asarray(self.bytes, float))
-
-    @property
-    def ridge_point(self) -> float:
-        return self.peak_flop_per_s / self.bandwidth_bytes_per_s
-
-    @property
-    def compute_time_s(self):
-        return _scalar(np.asarray(self.flops, float) / self.peak_flop_per_s)
-
-    @property
-    def memory_time_s(self):
-        return _scalar(np.asarray(self.bytes, float) / self.bandwidth_bytes_per_s)
-
-    @property
-    def time_s(self):
-        """Roofline time: the slower of the compute roof and the memory roof."""
-        return _scalar(np.maximum(self.compute_time_s, self.memory_time_s))
-
-    @property
-    def bound(self):
-        """'compute-bound' at or past the ridge point, 'memory-bound' below it."""
-        return _bound_of(np.asarray(self.arithmetic_intensity) >= self.ridge_point)
 
 
 @dataclass(frozen=True)
@@ -161,6 +83,12 @@ class KernelStep:
     weights_resident_bytes: float
     runtime_reserve_bytes: float = RUNTIME_RESERVE_BYTES
     matmul_dtype: str = field(default="bf16")
+    #: A label for charts and tables ("plain decode", "verify 5 tokens"); `named` sets it.
+    name: str = ""
+
+    def named(self, name: str) -> "KernelStep":
+        """The same step under a label (the playbook's figures plot steps by name)."""
+        return replace(self, name=name)
 
     def _sum(self, attr: str):
         return _scalar(sum(np.asarray(getattr(k, attr), float) for k in self.ops))
@@ -180,6 +108,11 @@ class KernelStep:
     @property
     def kv_bytes(self):
         return _scalar(np.asarray(self._sum("kv_read_bytes")) + self._sum("kv_written_bytes"))
+
+    @property
+    def kv_read_bytes(self):
+        """KV-cache bytes attention reads: K and V of every attended position, per sequence and layer."""
+        return self._sum("kv_read_bytes")
 
     @property
     def activation_bytes(self):
@@ -592,6 +525,57 @@ def prefill(model: Model, device: Device, prompt_len, batch=1, formats: Formats 
     return KernelStep("prefill", model, device, formats, attention, _scalar(b), _scalar(n), _scalar(np.zeros_like(n)),
                       ops, _scalar(kv_resident), weights_resident_bytes(model, formats),
                       matmul_dtype=formats.matmul_dtype())
+
+
+def extend(model: Model, device: Device, new_tokens, context_len, batch=1, formats: Formats | None = None,
+           attention: str = "fused") -> KernelStep:
+    """Append `new_tokens` tokens to each of `batch` sequences with `context_len` tokens cached, in one pass.
+
+    A speculative verify pass (k drafted tokens + 1) or a chunk of a chunked prefill: the weights
+    are read once for all the new tokens, each sequence's cache once, and the output head runs on
+    every new position (a verify pass needs each one's logits). Fused attention scores the causal
+    pairs, token i of the chunk against context + i positions; unfused writes the full chunk ×
+    (context + chunk) matrix. `extend(m, d, n, 0)` is a prefill with logits at every position.
+
+    >>> v = extend(get_model("llama-3.1-8b"), get_device("h100-sxm5"), 5, 4096)
+    >>> v.tokens_per_sequence, v.context_len
+    (5.0, 4096.0)
+    """
+    formats = _check(formats, attention, device)
+    b = _size("batch", batch)
+    n = _size("new tokens", new_tokens)
+    ctx = _size("context", context_len, minimum=0)
+    b, n, ctx = np.broadcast_arrays(b, n, ctx)
+    if model.is_bare:
+        attended = pairs = 0 * n
+    else:
+        attended = layer_positions(model, ctx + n)
+        pairs = (_causal_layer_pairs(model, ctx + n) - _causal_layer_pairs(model, ctx) if attention == "fused"
+                 else n * attended)
+    ops = _kernels(model, device, formats, attention, b, n, attended, pairs, n)
+    kv_resident = b * attended * _kv_elements_per_token_per_layer(model) * formats.kv_bytes
+    return KernelStep("extend", model, device, formats, attention, _scalar(b), _scalar(n), _scalar(ctx),
+                      ops, _scalar(kv_resident), weights_resident_bytes(model, formats),
+                      matmul_dtype=formats.matmul_dtype())
+
+
+#: Unit roofs for byte counts that no device's roofs enter (every peak a byte count could select).
+_UNIT_ROOFS = Device(id="unit-roofs", name="unit roofs", vendor="", kind="", memory_type="", memory_capacity_bytes=1.0,
+                     memory_bandwidth_bytes_per_s=1.0,
+                     dense_peak_flop_per_s={d: 1.0 for d in ("fp32", "bf16", "fp16", "fp8", "int8", "fp4")},
+                     source_url="", source_title="", note="", confidence="", checked=None)
+
+
+def weight_bytes_per_token(model: Model, formats: Formats | str | None = None) -> float:
+    """Weight bytes a batch-1 decode step reads: every matmul weight in its format (the routed
+    experts only), the 16-bit head, the norm vectors and one embedding row. The speed of light
+    divides a bandwidth by it; no device enters it.
+
+    >>> weight_bytes_per_token(Model.from_param_count(8e9))  # 8e9 weights · 2 bytes
+    16000000000.0
+    """
+    f = Formats.of(formats) if isinstance(formats, str) else (formats or Formats.of())
+    return float(decode(model, _UNIT_ROOFS, 1, 1, f).weight_bytes)
 
 
 # ------------------------------------------------------------------- derived quantities -----

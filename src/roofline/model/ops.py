@@ -1,5 +1,9 @@
 """FLOPs, bytes moved and arithmetic intensity of single operations, each convention named.
 
+Each cost is a `RooflinePoint` (roofline.model.point): the left operand (m×k) is counted as
+activations read, the right one (k×n, the weight of a linear layer) as weights read, the result as
+activations written. Given a device, the point sits under its roofs at the dtype's peak.
+
 Two counting conventions appear on the site:
 
 * `matmul_cost` — the site's convention: a multiply-add is 2 FLOPs (2·m·n·k), and
@@ -10,24 +14,10 @@ Two counting conventions appear on the site:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from roofline.model.dtypes import bytes_per_element
 from roofline.errors import InputError
-
-
-@dataclass(frozen=True)
-class OpCost:
-    """FLOPs and bytes of one operation; `convention` says how they were counted."""
-
-    flops: float
-    bytes: float
-    convention: str
-
-    @property
-    def arithmetic_intensity(self) -> float:
-        """FLOPs per byte moved."""
-        return self.flops / self.bytes
+from roofline.model.point import RooflinePoint
+from roofline.registry.hardware import Device
 
 
 MAX_DIM = 1e9  # a matrix side above this is certainly a typo (and overflows exact FLOP counts)
@@ -41,22 +31,30 @@ def _check_dims(**dims: float) -> None:
             raise InputError(f"matrix dimension {name} must be at most {MAX_DIM:.0e}, got {value!r}")
 
 
-def matmul_cost(m: int, n: int, k: int, dtype: str = "bf16") -> OpCost:
+def _roofs(device: Device | None, dtype: str) -> dict:
+    if device is None:
+        return {"compute_dtype": dtype}
+    return {"peak_flop_per_s": device.peak_flop_per_s(dtype),
+            "bandwidth_bytes_per_s": device.memory_bandwidth_bytes_per_s, "compute_dtype": dtype}
+
+
+def matmul_cost(m: int, n: int, k: int, dtype: str = "bf16", device: Device | None = None) -> RooflinePoint:
     """(m×k)·(k×n): 2·m·n·k FLOPs; (m·k + k·n + m·n) elements moved.
 
     >>> matmul_cost(1000, 1000, 1000, "fp16").arithmetic_intensity  # 2e9 / 6e6
-    333.33333333333331
+    333.3333333333333
     """
     _check_dims(m=m, n=n, k=k)
     size = bytes_per_element(dtype)
-    return OpCost(
-        flops=2.0 * m * n * k,
-        bytes=(m * k + k * n + m * n) * size,
-        convention="2·m·n·k FLOPs; operands read once and result written once",
+    return RooflinePoint(
+        f"({m}×{k})·({k}×{n})", flops=2.0 * m * n * k,
+        act_read_bytes=float(m * k * size), weight_bytes=float(k * n * size), act_written_bytes=float(m * n * size),
+        convention="2·m·n·k FLOPs; operands read once and result written once", **_roofs(device, dtype),
     )
 
 
-def matmul_cost_seed_convention(m: int, n: int, k: int, dtype: str = "fp16") -> OpCost:
+def matmul_cost_seed_convention(m: int, n: int, k: int, dtype: str = "fp16",
+                                device: Device | None = None) -> RooflinePoint:
     """(m×k)·(k×n) counted as the Visual Guide seed does: m·n·(2k-1) FLOPs, inputs-only bytes.
 
     >>> c = matmul_cost_seed_convention(3, 1, 2, "fp16")  # the seed's 3×2 · 2×1
@@ -65,8 +63,8 @@ def matmul_cost_seed_convention(m: int, n: int, k: int, dtype: str = "fp16") -> 
     """
     _check_dims(m=m, n=n, k=k)
     size = bytes_per_element(dtype)
-    return OpCost(
-        flops=float(m * n * (2 * k - 1)),
-        bytes=(m * k + k * n) * size,
-        convention="k multiplies and k-1 adds per output; inputs read, result not counted",
+    return RooflinePoint(
+        f"({m}×{k})·({k}×{n})", flops=float(m * n * (2 * k - 1)),
+        act_read_bytes=float(m * k * size), weight_bytes=float(k * n * size),
+        convention="k multiplies and k-1 adds per output; inputs read, result not counted", **_roofs(device, dtype),
     )

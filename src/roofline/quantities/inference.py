@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from roofline.errors import InputError
-from roofline.model import inference as _inf
+from roofline.model.accounting import kv_bytes_per_token
 from roofline.model import kernels as _k
 from roofline.model.formats import Formats
 from roofline.quantities.core import (
@@ -262,7 +262,7 @@ def bound_on_every_device(bound: str, phase: str, model, n=1, weight_dtype: str 
 
 def kv_per_token(model, kv_dtype: str = "bf16") -> Quantity:
     m = as_model(model)
-    return Quantity(_inf.kv_bytes_per_token(m, kv_dtype), "B", f"KV-cache bytes per token of {m.name} ({kv_dtype})",
+    return Quantity(kv_bytes_per_token(m, kv_dtype), "B", f"KV-cache bytes per token of {m.name} ({kv_dtype})",
                     "layers × (kv_lora_rank + qk_rope_head_dim) × bytes per element" if m.is_mla
                     else "2 × layers × KV heads × head_dim × bytes per element", model_inputs(m))
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from roofline.errors import InputError
-from roofline.model import inference as _inf
+from roofline.model import kernels as _k
+from roofline.model.formats import Formats
 from roofline.quantities.core import (
     Input,
     Quantity,
@@ -88,9 +89,9 @@ def machine_bytes(what: str, source: str | None = None) -> Quantity:
 def machine_sol(model, weight_dtype: str = "bf16", source: str | None = None) -> Quantity:
     """Batch-1 decode speed of light at a measured triad bandwidth: triad ÷ weight bytes a step reads."""
     m, q = as_model(model), machine("triad", source=source)
-    return Quantity(float(q) / _inf.weight_bytes_per_token(m, weight_dtype),
+    return Quantity(float(q) / _k.weight_bytes_per_token(m, Formats.of(weight_dtype)),
                     "tokens/s", f"speed-of-light batch-1 decode of {m.name} at the triad bandwidth of {_machine_file(source).label}",
-                    "measured triad bandwidth ÷ (weights a decode step reads × bytes per weight)",
+                    "measured triad bandwidth ÷ weight bytes a batch-1 decode step reads",
                     (*model_inputs(m), Input(q.label, float(q), q.unit)))
 
 

@@ -16,7 +16,7 @@ class OpView:
     intensity: Quantity
 
 
-def _op_view(cost: _int.OpCost, shape: str, dtype: str) -> OpView:
+def _op_view(cost: _int.RooflinePoint, shape: str, dtype: str) -> OpView:
     inputs = (Input("shape", shape), Input("dtype", dtype), Input("convention", cost.convention))
     return OpView(
         Quantity(cost.flops, "FLOP", f"FLOPs of {shape}", cost.convention, inputs),

@@ -32,11 +32,13 @@ def sol_table(page: str = "", records: list | None = None, weight_dtype: str = "
               model_ids: list[str] | None = None) -> Raw:
     """Speed-of-light batch-1 decode tokens/s for registry models (`model_ids`, default all) on every device.
 
-    A cell ends in "†" where the model's weights alone exceed the device's memory capacity.
+    A cell ends in "†" where the model's weights alone, as the checkpoint stores them, exceed the
+    device's usable memory (the runtime's figure where sourced, else the vendor's capacity).
     """
     from roofline.registry.hardware import devices
     from roofline.registry.models import models
-    from roofline.model.inference import weight_bytes_resident
+    from roofline.model.formats import Formats
+    from roofline.model.kernels import usable_memory_bytes, weights_resident_bytes
     from roofline.quantities import bandwidth, sol
 
     t = _Table(page, records, f"table('sol', weight_dtype={weight_dtype!r})", "speed-of-light decode tokens/s")
@@ -45,7 +47,7 @@ def sol_table(page: str = "", records: list | None = None, weight_dtype: str = "
 
     def cell(m, d) -> str:
         # The ceiling ignores capacity; mark where the weights alone do not fit in the device's memory.
-        fits = weight_bytes_resident(m, weight_dtype) <= d.memory_capacity_bytes
+        fits = weights_resident_bytes(m, Formats.of(weight_dtype)) <= usable_memory_bytes(d)
         return t.cell(sol(m.id, d.id, weight_dtype)) + ("" if fits else " †")
 
     rows = [[esc_text(d.name), t.cell(bandwidth(d.id).sig(4)), *(cell(m, d) for m in ms)]

@@ -1,0 +1,100 @@
+"""The roofline point: one unit of work (FLOPs over bytes) under one device's two roofs.
+
+Every roofline quantity in the package is one of these: a kernel of a decode step or a prefill
+(`roofline.model.kernels`), a single matmul counted under a named convention (`roofline.model.ops`),
+a chain of elementwise ops in the playbook. It computes intensity, time and bound in one place.
+Fields are floats or numpy arrays that broadcast together, so a sweep is one call.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from roofline.model.roofs import COMPUTE_BOUND, MEMORY_BOUND
+
+_BOUNDS = np.array([MEMORY_BOUND, COMPUTE_BOUND])
+
+
+def _scalar(x):
+    """A Python float (or str) for a 0-d result, the array otherwise."""
+    arr = np.asarray(x)
+    return arr.item() if arr.ndim == 0 else arr
+
+
+def _bound_of(compute_bound) -> object:
+    """'compute-bound' where the mask is true, else 'memory-bound' (an index, not np.where: fast on sweeps)."""
+    mask = np.asarray(compute_bound)
+    return _scalar(_BOUNDS[mask.astype(np.intp)]) if mask.ndim else (COMPUTE_BOUND if mask else MEMORY_BOUND)
+
+
+@dataclass(frozen=True)
+class RooflinePoint:
+    """One unit of work on one device's roofs: FLOPs and bytes in, intensity, bound and time out.
+
+    Bytes are split by what moves: weights read, activations read and written, KV cache read
+    and written. `convention` says how FLOPs and bytes were counted where that is not the
+    site's default (2 FLOPs per multiply-add, operands read once, results written once).
+
+    >>> p = RooflinePoint("matmul", flops=2e9, weight_bytes=2e6, peak_flop_per_s=1e15, bandwidth_bytes_per_s=1e12)
+    >>> p.arithmetic_intensity, p.bound
+    (1000.0, 'compute-bound')
+    """
+
+    name: str
+    flops: object = 0.0
+    weight_bytes: object = 0.0
+    act_read_bytes: object = 0.0
+    act_written_bytes: object = 0.0
+    kv_read_bytes: object = 0.0
+    kv_written_bytes: object = 0.0
+    peak_flop_per_s: float = 1.0
+    bandwidth_bytes_per_s: float = 1.0
+    compute_dtype: str = "bf16"
+    count: int = 1  # how many times a step runs it (layers); the figures above are the step's total
+    convention: str = ""
+
+    @property
+    def bytes_read(self):
+        return _scalar(np.asarray(self.weight_bytes) + self.act_read_bytes + self.kv_read_bytes)
+
+    @property
+    def bytes_written(self):
+        return _scalar(np.asarray(self.act_written_bytes) + self.kv_written_bytes)
+
+    @property
+    def bytes(self):
+        return _scalar(np.asarray(self.bytes_read) + self.bytes_written)
+
+    @property
+    def arithmetic_intensity(self):
+        """FLOPs per byte moved (0 for a pure copy such as the embedding lookup)."""
+        return _scalar(np.asarray(self.flops, float) / np.asarray(self.bytes, float))
+
+    @property
+    def ridge_point(self) -> float:
+        return self.peak_flop_per_s / self.bandwidth_bytes_per_s
+
+    @property
+    def compute_time_s(self):
+        return _scalar(np.asarray(self.flops, float) / self.peak_flop_per_s)
+
+    @property
+    def memory_time_s(self):
+        return _scalar(np.asarray(self.bytes, float) / self.bandwidth_bytes_per_s)
+
+    @property
+    def time_s(self):
+        """Roofline time: the slower of the compute roof and the memory roof."""
+        return _scalar(np.maximum(self.compute_time_s, self.memory_time_s))
+
+    @property
+    def attained_flop_per_s(self):
+        """FLOPs ÷ time: for one point that is min(peak, bandwidth × intensity), the roof above it."""
+        return _scalar(np.asarray(self.flops, float) / np.asarray(self.time_s, float))
+
+    @property
+    def bound(self):
+        """'compute-bound' at or past the ridge point, 'memory-bound' below it."""
+        return _bound_of(np.asarray(self.arithmetic_intensity) >= self.ridge_point)
