@@ -22,7 +22,7 @@ import mkdocs_gen_files
 from mkdocs.exceptions import PluginError
 
 from figures_gen import FIGURES, VARIANTS, module, render_variants
-from roofline.measure import measurements_dir
+from roofline.registry.machine import measurements_dir
 from roofline.registry.hardware import hardware_path
 from roofline.registry.measurements import measurements_path
 from roofline.registry.models import models_path
