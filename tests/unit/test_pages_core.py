@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.support.exercise_blocks import exercise_tests
 from tests.support.hand_values import WEIGHTS_READ_PER_TOKEN, llama_8b_decode, step_time_s, totals
 from roofline.examples import example
 from roofline.registry.hardware import devices, get_device
@@ -119,17 +120,8 @@ def test_the_hand_derived_steps_are_memory_bound_where_the_answers_say():
     assert totals(llama_8b_decode(1, 32768))[1] == 19_315_599_872
 
 
-from tests.support.exercise_blocks import assert_answer_matches, assert_every_exercise_is_checked  # noqa: E402
-
-
-@pytest.mark.parametrize("page", PAGES)
-def test_every_page_has_exercises_and_each_is_checked(page):
-    assert_every_exercise_is_checked(page, EXPECTED)
-
-
-@pytest.mark.parametrize("key", sorted(EXPECTED), ids=lambda k: f"{k[0]}:{k[1][:30]}")
-def test_exercise_answer_is_a_token_equal_to_the_hand_value(key):
-    assert_answer_matches(key, float(EXPECTED[key]()))
+test_every_page_has_checked_exercises, test_exercise_answer_is_a_token_equal_to_the_hand_value = (
+    exercise_tests(PAGES, EXPECTED))
 
 
 # ------------------------------------------------------------------ package additions ------

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.support.exercise_blocks import exercise_tests
 from tests.support.hand_values import WEIGHTS_READ_PER_TOKEN, llama_8b_decode, llama_8b_prefill, step_time_s, totals
 from roofline.errors import InputError
 from roofline.examples import example
@@ -109,17 +110,8 @@ EXPECTED = {
     ("conventions.md", "What ridge would you get for the H100 SXM5 from its sparse"): lambda: 2 * 989.4 / 3.35,
 }
 
-from tests.support.exercise_blocks import assert_answer_matches, assert_every_exercise_is_checked  # noqa: E402
-
-
-@pytest.mark.parametrize("page", PAGES)
-def test_every_page_has_checked_exercises(page):
-    assert_every_exercise_is_checked(page, EXPECTED)
-
-
-@pytest.mark.parametrize("key", sorted(EXPECTED), ids=lambda k: f"{k[0]}:{k[1][:30]}")
-def test_exercise_answer_is_a_token_equal_to_the_hand_value(key):
-    assert_answer_matches(key, float(EXPECTED[key]()))
+test_every_page_has_checked_exercises, test_exercise_answer_is_a_token_equal_to_the_hand_value = (
+    exercise_tests(PAGES, EXPECTED))
 
 
 # ------------------------------------------------------------------ crossover_prompt_len ---

@@ -191,11 +191,6 @@ def load_devices(path: Path) -> dict[str, Device]:
 REGISTRY: SpecRegistry[Device] = SpecRegistry("ROOFLINE_HARDWARE", "hardware.toml", "hardware", load_devices)
 
 
-def hardware_path() -> Path:
-    """The registry file in use: $ROOFLINE_HARDWARE if set (for tests and what-ifs), else the bundled one."""
-    return REGISTRY.path()
-
-
 def devices() -> dict[str, Device]:
     """Every device in the registry, in file order."""
     return dict(REGISTRY.entries())

@@ -148,11 +148,6 @@ REGISTRY: SpecRegistry[PublishedMeasurement] = SpecRegistry(
     depends_on=(hardware.REGISTRY, models.REGISTRY))
 
 
-def measurements_path() -> Path:
-    """$ROOFLINE_MEASUREMENTS if set (tests, what-ifs), else the bundled file."""
-    return REGISTRY.path()
-
-
 def published() -> dict[str, PublishedMeasurement]:
     """Every published measurement, in file order by kind."""
     return dict(REGISTRY.entries())

@@ -465,11 +465,6 @@ def load_models(path: Path) -> dict[str, Model]:
 REGISTRY: SpecRegistry[Model] = SpecRegistry("ROOFLINE_MODELS", "models.toml", "model", load_models)
 
 
-def models_path() -> Path:
-    """The registry file in use: $ROOFLINE_MODELS if set (for tests and what-ifs), else the bundled one."""
-    return REGISTRY.path()
-
-
 def models() -> dict[str, Model]:
     """Every model in the registry, in file order."""
     return dict(REGISTRY.entries())
