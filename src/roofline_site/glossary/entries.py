@@ -315,8 +315,8 @@ def annotate_html(html: str, glossary: Glossary, page_url: str, href_for, exclud
         if token.kind != TEXT or token.skipped:
             if token.name in HEADINGS and token.kind == OPEN:
                 in_section = set()  # a heading opens a new section: terms are marked again after it
-            elif token.name == "a" and token.kind in (OPEN, OTHER) and token.attrs.get("href"):
-                if (slug := resolve_glossary_link(token.attrs["href"], page_url, glossary)):
+            elif token.name == "a" and token.kind in (OPEN, OTHER) and (href := token.attrs().get("href")):
+                if (slug := resolve_glossary_link(href, page_url, glossary)):
                     linked.add(slug)
             out.append(chunk)
             continue

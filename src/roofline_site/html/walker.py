@@ -22,8 +22,7 @@ from __future__ import annotations
 import html as _html
 import re
 from dataclasses import dataclass
-from functools import cached_property
-from typing import Iterator
+from typing import Iterator, NamedTuple
 
 #: Elements that never hold content.
 VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track",
@@ -101,9 +100,11 @@ AS_WRITTEN = NOT_PROSE | SkipList(
 )
 
 
-@dataclass(frozen=True)
-class Token:
-    """One stretch of the source: text, a start tag, an end tag, or anything else (comment, void tag, script)."""
+class Token(NamedTuple):
+    """One stretch of the source: text, a start tag, an end tag, or anything else (comment, void tag, script).
+
+    A tuple, not a dataclass: a page is tens of thousands of tokens and the glossary walks every page.
+    """
 
     source: str
     start: int
@@ -117,43 +118,47 @@ class Token:
     def html(self) -> str:
         return self.source[self.start:self.end]
 
-    @cached_property
     def attrs(self) -> dict[str, str]:
+        """A start or void tag's attributes (see `attributes`); {} for anything else."""
         return attributes(self.html) if self.kind in (OPEN, OTHER) and self.name else {}
 
 
 def walk(source: str, skip: SkipList) -> Iterator[Token]:
     """Every stretch of `source` in order, each marked with its depth and whether `skip` leaves it out."""
     stack: list[tuple[str, bool]] = []  # (name, skipped) of each open element
+    inside = False                      # whether the innermost open element is left out
     pos = 0
+    tag_name, skips = _TAG_NAME.match, skip.skips
     for m in _TOKEN.finditer(source):
-        inside = bool(stack and stack[-1][1])
-        if m.start() > pos:
-            yield Token(source, pos, m.start(), TEXT, "", len(stack), inside)
-        pos = m.end()
+        start, end = m.span()
+        if start > pos:
+            yield Token(source, pos, start, TEXT, "", len(stack), inside)
+        pos = end
         tag = m.group(0)
-        t = _TAG_NAME.match(tag) if not tag.startswith(("<!", "<?")) else None
+        t = tag_name(tag) if tag[1] not in "!?" else None
         if t is None:
-            yield Token(source, m.start(), m.end(), OTHER, "", len(stack), inside)
+            yield Token(source, start, end, OTHER, "", len(stack), inside)
             continue
-        closing, name = t.group(1) == "/", t.group(2).lower()
-        if closing:
+        name = t.group(2).lower()
+        if t.group(1):  # an end tag closes the nearest open element of its name and all inside it
             for i in range(len(stack) - 1, -1, -1):
                 if stack[i][0] == name:
-                    yield Token(source, m.start(), m.end(), CLOSE, name, i + 1, stack[i][1])
+                    yield Token(source, start, end, CLOSE, name, i + 1, stack[i][1])
                     del stack[i:]
+                    inside = bool(stack) and stack[-1][1]
                     break
             else:
-                yield Token(source, m.start(), m.end(), OTHER, name, len(stack), inside)
+                yield Token(source, start, end, OTHER, name, len(stack), inside)
             continue
-        skipped = inside or skip.skips(name, tag)
-        if m.group(1) or name in VOID or tag.rstrip(">").endswith("/"):  # script/style body, void, <x/>
-            yield Token(source, m.start(), m.end(), OTHER, name, len(stack), skipped)
+        skipped = inside or skips(name, tag)
+        if m.group(1) or name in VOID or tag[-2] == "/":  # script/style body, void element, <x/>
+            yield Token(source, start, end, OTHER, name, len(stack), skipped)
         else:
             stack.append((name, skipped))
-            yield Token(source, m.start(), m.end(), OPEN, name, len(stack), skipped)
+            inside = skipped
+            yield Token(source, start, end, OPEN, name, len(stack), skipped)
     if pos < len(source):
-        yield Token(source, pos, len(source), TEXT, "", len(stack), bool(stack and stack[-1][1]))
+        yield Token(source, pos, len(source), TEXT, "", len(stack), inside)
 
 
 def without(source: str, skip: SkipList) -> str:
