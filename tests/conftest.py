@@ -37,10 +37,10 @@ def spec_copy(tmp_path, monkeypatch):
         dst.write_text(text_transform(text) if text_transform else text)
         var = {"hardware.toml": "ROOFLINE_HARDWARE", "models.toml": "ROOFLINE_MODELS"}[name]
         monkeypatch.setenv(var, str(dst))
-        hardware._registry.cache_clear()
-        models._registry.cache_clear()
+        hardware.REGISTRY.cache_clear()
+        models.REGISTRY.cache_clear()
         return dst
 
     yield make
-    hardware._registry.cache_clear()
-    models._registry.cache_clear()
+    hardware.REGISTRY.cache_clear()
+    models.REGISTRY.cache_clear()

@@ -42,3 +42,22 @@ def assert_answer_matches(key: tuple[str, str], expected_value: float) -> None:
     assert values, f"the answer to {title!r} has no number token"
     assert any(math.isclose(v, expected_value, rel_tol=1e-9) for v in values), (
         f"{page}: answer to {title!r} shows {values}, the package computes {expected_value}")
+
+
+def exercise_tests(pages: tuple[str, ...], expected: dict):
+    """The two tests a page-test module runs over its pages' exercises, as (every page checked, each answer).
+
+    Bind both at module level so pytest collects them:
+    `test_every_page_has_checked_exercises, test_exercise_answer_is_a_token_equal_to_the_hand_value = exercise_tests(...)`.
+    """
+    import pytest
+
+    @pytest.mark.parametrize("page", pages)
+    def test_every_page_has_checked_exercises(page):
+        assert_every_exercise_is_checked(page, expected)
+
+    @pytest.mark.parametrize("key", sorted(expected), ids=lambda k: f"{k[0]}:{k[1][:30]}")
+    def test_exercise_answer_is_a_token_equal_to_the_hand_value(key):
+        assert_answer_matches(key, float(expected[key]()))
+
+    return test_every_page_has_checked_exercises, test_exercise_answer_is_a_token_equal_to_the_hand_value

@@ -65,12 +65,34 @@ def test_the_package_knows_nothing_of_the_site_the_builder_or_the_figures(module
 
 
 def test_registry_data_never_imports_the_model_or_anything_above_it():
-    # The registry may use the error types, the spec loader and the dtype vocabulary it validates against.
-    allowed = ("roofline.errors", "roofline.registry", "roofline.model.dtypes")
+    # The registry may use the error types, the spec loader, the dtype vocabulary it validates against
+    # and the atomic file writer (a leaf: measurement records are saved through it).
+    allowed = ("roofline.errors", "roofline.registry", "roofline.model.dtypes", "roofline.atomic")
     for module in (m for m in GRAPH if m.startswith("roofline.registry")):
         wrong = {m for m in GRAPH[module] if m.startswith("roofline") and not m.startswith(allowed)
                  and m != "roofline"}
         assert not wrong, f"{module} (data) imports {sorted(wrong)}"
+
+
+def _imports_the_runner(module: str) -> bool:
+    return any(m == "roofline.measure" or m.startswith("roofline.measure.") for m in GRAPH[module])
+
+
+@pytest.mark.parametrize("module", sorted(GRAPH))
+def test_only_the_cli_imports_the_benchmark_runner(module):
+    # roofline.measure times kernels on this machine; the number tokens (quantities/machine.py), the
+    # model and the site read its records through roofline.registry.machine, never the runner.
+    if module == "roofline.cli" or module == "roofline.measure" or module.startswith("roofline.measure."):
+        return
+    assert not _imports_the_runner(module), f"{module} imports the benchmark runner (roofline.measure)"
+
+
+def test_the_runner_check_sees_a_lazy_import(tmp_path):
+    # The rule above must be able to fail: an import inside a function is found.
+    path = tmp_path / "q.py"
+    path.write_text("def f():\n    from roofline.measure.runner import run\n")
+    assert "roofline.measure.runner" in _imports(path)
+    assert not any(m.startswith("roofline.measure") for m in _imports_of("roofline.quantities.machine"))
 
 
 def test_the_package_does_not_look_for_a_repository():

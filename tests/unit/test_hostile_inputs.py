@@ -27,10 +27,7 @@ def fresh_registry():
 
     def clear():
         for mod in (hardware, models, measurements):
-            for name in dir(mod):
-                fn = getattr(mod, name)
-                if hasattr(fn, "cache_clear"):
-                    fn.cache_clear()
+            mod.REGISTRY.cache_clear()
 
     clear()
     yield

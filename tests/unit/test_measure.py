@@ -8,11 +8,13 @@ import os
 import shutil
 import subprocess
 import sys
+import types
 from pathlib import Path
 
 import pytest
 
 from roofline import measure
+from roofline.measure import kernels
 from roofline.registry.hardware import get_device
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -103,8 +105,49 @@ def test_progress_bar_and_gpu_line_on_stderr(quick_run):
 
 def test_gpu_part_says_why_it_was_skipped(monkeypatch):
     monkeypatch.setitem(sys.modules, "torch", None)  # import torch now raises ImportError
-    result = measure.measure_gpu(True, 1.0, measure.Progress(1.0, enabled=False))
+    result = kernels.measure_gpu(True, 1.0, measure.Progress(1.0, enabled=False))
     assert result == {"skipped": "torch is not installed, so no GPU GEMM was measured"}
+
+
+def _fake_torch(cuda_available: bool, calls: list):
+    """A stand-in for torch with (or without) one GPU: the path a real GPU takes, on a machine with none."""
+
+    class Tensor:
+        def __matmul__(self, other):
+            calls.append("matmul")
+            return self
+
+    def randn(*shape, device, dtype):
+        calls.append(("randn", shape, device, dtype))
+        return Tensor()
+
+    cuda = types.SimpleNamespace(is_available=lambda: cuda_available, get_device_name=lambda i: "Fake GPU 80GB",
+                                 synchronize=lambda: calls.append("synchronize"))
+    return types.SimpleNamespace(__version__="9.9.9", cuda=cuda, bfloat16="torch.bfloat16", float16="torch.float16",
+                                 randn=randn)
+
+
+def test_gpu_part_says_when_torch_finds_no_gpu(monkeypatch):
+    monkeypatch.setitem(sys.modules, "torch", _fake_torch(False, []))
+    result = kernels.measure_gpu(True, 1.0, measure.Progress(1.0, enabled=False))
+    assert result == {"skipped": "torch 9.9.9 found no GPU, so no GPU GEMM was measured"}
+
+
+def test_gpu_part_times_bf16_and_fp16_gemms_waiting_for_each(monkeypatch):
+    calls: list = []
+    monkeypatch.setitem(sys.modules, "torch", _fake_torch(True, calls))
+    result = kernels.measure_gpu(True, 0.2, measure.Progress(1.0, enabled=False))
+    assert result["device"] == "Fake GPU 80GB" and result["torch"] == "9.9.9"
+    for name, dtype in (("bf16", "torch.bfloat16"), ("fp16", "torch.float16")):
+        r = result[name]
+        # --quick multiplies 4096 × 4096 matrices: 2 · 4096³ = 137,438,953,472 FLOPs per call.
+        assert (r["n"], r["flops_per_call"], r["backend"]) == (4096, 137_438_953_472, "torch")
+        assert 1 <= r["reps"] == len(r["times_s"]) <= 100 and r["best_flop_per_s"] >= r["median_flop_per_s"] > 0
+        assert calls.count(("randn", (4096, 4096), "cuda", dtype)) == 2
+    # Every timed product is waited for (GPU calls return before the work is done), warm-up included.
+    timed = calls.count("matmul")
+    assert timed == result["bf16"]["reps"] + result["fp16"]["reps"] + 2 == calls.count("synchronize")
+    assert all(b == "synchronize" for a, b in zip(calls, calls[1:]) if a == "matmul")
 
 
 # ------------------------------------------------------------------ reading files ---------

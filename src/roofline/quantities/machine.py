@@ -19,7 +19,7 @@ _MACHINE_KINDS = {"copy": ("B/s", "STREAM copy bandwidth"), "triad": ("B/s", "ST
 
 
 def _machine_file(source: str | None):
-    from roofline.measure import example_measurement, load, measurements_dir
+    from roofline.registry.machine import example_measurement, load, measurements_dir
 
     if source is None:
         return example_measurement()
@@ -97,7 +97,7 @@ def machine_sol(model, weight_dtype: str = "bf16", source: str | None = None) ->
 
 def measure_budget(quick: bool = False) -> Quantity:
     """The time budget of `roofline measure` (or `--quick`)."""
-    from roofline.measure import DEFAULT_BUDGET_S, QUICK_BUDGET_S
+    from roofline.registry.machine import DEFAULT_BUDGET_S, QUICK_BUDGET_S
 
     return Quantity(QUICK_BUDGET_S if quick else DEFAULT_BUDGET_S, "s",
                     f"time budget of roofline measure{' --quick' if quick else ''}", "roofline.measure", (), 3)
@@ -105,7 +105,7 @@ def measure_budget(quick: bool = False) -> Quantity:
 
 def measure_min_reps() -> Quantity:
     """The fewest timed repetitions `roofline measure` runs per kernel."""
-    from roofline.measure import MIN_REPS
+    from roofline.registry.machine import MIN_REPS
 
     return Quantity(float(MIN_REPS), "", "minimum timed repetitions per kernel", "roofline.measure", ())
 

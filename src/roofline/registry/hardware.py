@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from types import MappingProxyType
 from typing import Mapping
 
 from roofline.model.dtypes import PEAK_DTYPES
 from roofline.errors import InputError
-from roofline.registry.specfile import DATA_DIR, Entry, check_unique, env_path, lookup, parse_entries
+from roofline.registry.loader import SpecRegistry, load_by_id
+from roofline.registry.specfile import Entry
 
 TERA = 1e12
 GIGA = 1e9
@@ -185,26 +185,17 @@ def _parse_device(entry: Entry) -> Device:
 
 def load_devices(path: Path) -> dict[str, Device]:
     """Parse and validate a hardware spec file into {id: Device}, in file order."""
-    devices = parse_entries(path, "device", _parse_device)
-    check_unique(path, (d.id for d in devices))
-    return {d.id: d for d in devices}
+    return load_by_id(path, {"device": _parse_device})
 
 
-@lru_cache(maxsize=None)
-def _registry(path: Path) -> dict[str, Device]:
-    return load_devices(path)
-
-
-def hardware_path() -> Path:
-    """The registry file in use: $ROOFLINE_HARDWARE if set (for tests and what-ifs), else the bundled one."""
-    return env_path("ROOFLINE_HARDWARE", DATA_DIR / "hardware.toml")
+REGISTRY: SpecRegistry[Device] = SpecRegistry("ROOFLINE_HARDWARE", "hardware.toml", "hardware", load_devices)
 
 
 def devices() -> dict[str, Device]:
     """Every device in the registry, in file order."""
-    return dict(_registry(hardware_path()))
+    return dict(REGISTRY.entries())
 
 
 def get_device(device_id: str) -> Device:
     """The registry device with this id, or an error naming the closest ids."""
-    return lookup("hardware", device_id, _registry(hardware_path()))
+    return REGISTRY.get(device_id)

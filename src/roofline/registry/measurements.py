@@ -18,13 +18,14 @@ well-tuned kernel can expect, computed from sourced data rather than assumed.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 
 from roofline.model.dtypes import STORAGE_DTYPES
+from roofline.registry import hardware, models
 from roofline.registry.hardware import Device, get_device
+from roofline.registry.loader import SpecRegistry, load_by_id
 from roofline.registry.models import Model, get_model
-from roofline.registry.specfile import DATA_DIR, Entry, check_unique, env_path, lookup, parse_entries
+from roofline.registry.specfile import Entry
 
 GIGA, TERA = 1e9, 1e12
 KINDS = ("bandwidth", "gemm", "decode", "collective", "parallel_decode")
@@ -138,34 +139,23 @@ def _parse(entry: Entry, kind: str) -> PublishedMeasurement:
 
 def load_measurements(path: Path) -> dict[str, PublishedMeasurement]:
     """Parse and validate a measurements file into {id: PublishedMeasurement}, kinds in KINDS order."""
-    out: list[PublishedMeasurement] = []
-    for kind in KINDS:
-        out += parse_entries(path, kind, lambda e, kind=kind: _parse(e, kind))
-    check_unique(path, (m.id for m in out))
-    return {m.id: m for m in out}
+    return load_by_id(path, {kind: (lambda e, kind=kind: _parse(e, kind)) for kind in KINDS})
 
 
-def measurements_path() -> Path:
-    """$ROOFLINE_MEASUREMENTS if set (tests, what-ifs), else the bundled file."""
-    return env_path("ROOFLINE_MEASUREMENTS", DATA_DIR / "measurements.toml")
-
-
-@lru_cache(maxsize=None)
-def _registry(path: Path, _hw: str, _models: str) -> dict[str, PublishedMeasurement]:
-    return load_measurements(path)
+#: Entries name devices and models: pointing either registry elsewhere rereads this file.
+REGISTRY: SpecRegistry[PublishedMeasurement] = SpecRegistry(
+    "ROOFLINE_MEASUREMENTS", "measurements.toml", "measurement", load_measurements,
+    depends_on=(hardware.REGISTRY, models.REGISTRY))
 
 
 def published() -> dict[str, PublishedMeasurement]:
     """Every published measurement, in file order by kind."""
-    from roofline.registry.hardware import hardware_path
-    from roofline.registry.models import models_path
-
-    return dict(_registry(measurements_path(), str(hardware_path()), str(models_path())))
+    return dict(REGISTRY.entries())
 
 
 def get_measurement(ident: str) -> PublishedMeasurement:
     """The published measurement with this id, or an error naming the closest ids."""
-    return lookup("measurement", ident, published())
+    return REGISTRY.get(ident)
 
 
 def of_kind(kind: str) -> list[PublishedMeasurement]:

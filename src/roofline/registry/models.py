@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
 from roofline.errors import InputError
-from roofline.registry.specfile import DATA_DIR, Entry, check_unique, env_path, lookup, parse_entries
+from roofline.registry.loader import SpecRegistry, load_by_id
+from roofline.registry.specfile import Entry
 
 #: How far a model card's parameter count may sit from the one its architecture fields give (README).
 PUBLISHED_TOLERANCE = 0.05
@@ -459,23 +459,15 @@ def _parse_model(entry: Entry) -> Model:
 
 def load_models(path: Path) -> dict[str, Model]:
     """Parse and validate a model spec file into {id: Model}, in file order."""
-    models = parse_entries(path, "model", _parse_model)
-    check_unique(path, (m.id for m in models))
-    return {m.id: m for m in models}
+    return load_by_id(path, {"model": _parse_model})
 
 
-@lru_cache(maxsize=None)
-def _registry(path: Path) -> dict[str, Model]:
-    return load_models(path)
-
-
-def models_path() -> Path:
-    return env_path("ROOFLINE_MODELS", DATA_DIR / "models.toml")
+REGISTRY: SpecRegistry[Model] = SpecRegistry("ROOFLINE_MODELS", "models.toml", "model", load_models)
 
 
 def models() -> dict[str, Model]:
     """Every model in the registry, in file order."""
-    return dict(_registry(models_path()))
+    return dict(REGISTRY.entries())
 
 
 def get_model(model_id: str) -> Model:
@@ -483,7 +475,7 @@ def get_model(model_id: str) -> Model:
     try:
         params = float(model_id)
     except ValueError:
-        return lookup("model", model_id, _registry(models_path()))
+        return REGISTRY.get(model_id)
     if not params > 0 or params != params:
         raise InputError(f"parameter count must be a positive number, got {model_id!r}")
     if params >= 1e15:

@@ -47,18 +47,6 @@ PLAUSIBLE: dict[str, tuple[float, float, str]] = {
 MAX_NESTING = 64
 
 
-def env_path(var: str, default: Path) -> Path:
-    """The spec file named by environment variable `var`, else `default`; set but empty is an error."""
-    import os
-
-    value = os.environ.get(var)
-    if value is None:
-        return default
-    if not value.strip():
-        raise SpecError(f"{var} is set but empty; unset it to use the bundled {default.name}, or name a file")
-    return Path(value)
-
-
 def show(value: Any) -> str:
     """A number as an error message quotes it: never hundreds of digits.
 

@@ -22,10 +22,8 @@ import mkdocs_gen_files
 from mkdocs.exceptions import PluginError
 
 from figures_gen import FIGURES, VARIANTS, module, render_variants
-from roofline.measure import measurements_dir
-from roofline.registry.hardware import hardware_path
-from roofline.registry.measurements import measurements_path
-from roofline.registry.models import models_path
+from roofline.registry import hardware, measurements, models
+from roofline.registry.machine import measurements_dir
 
 from roofline_site.paths import ROOT
 CACHE = ROOT / ".cache" / "figures"
@@ -35,7 +33,7 @@ def inputs() -> list[Path]:
     """Every file whose content can change a figure."""
     files = [*ROOT.glob("figures_gen/*.py"), *ROOT.glob("src/roofline/**/*.py"),
              *ROOT.glob("src/roofline/data/*.toml"), *measurements_dir().glob("*.json"),
-             hardware_path(), models_path(), measurements_path()]
+             hardware.REGISTRY.path(), models.REGISTRY.path(), measurements.REGISTRY.path()]
     return sorted(set(files))
 
 

@@ -27,6 +27,7 @@ import yaml
 
 from roofline.quantities import Source  # a source is a title and a URL, as in the number provenance
 from roofline_site.html import escape as esc
+from roofline_site.html.walker import AS_WRITTEN, OPEN, OTHER, TEXT, walk
 
 from roofline_site.paths import ROOT
 GLOSSARY_DIR = ROOT / "glossary"
@@ -264,20 +265,9 @@ def find_mentions(text: str, glossary: Glossary) -> list[Mention]:
 
 
 # ------------------------------------------------------------------ HTML --------------------
-#: Elements whose text is never annotated: code, links, headings, form controls, titles.
-SKIP_TAGS = {"code", "pre", "a", "h1", "h2", "h3", "h4", "h5", "h6", "kbd", "samp", "button", "label",
-             "select", "option", "textarea", "title", "abbr", "summary", "dt", "script", "style", "svg", "math"}
-#: Classes whose subtree is never annotated: number provenance, math, existing cards, admonition titles.
-SKIP_CLASSES = {"rl-num", "rl-prov", "arithmatex", "headerlink", "gl-ref", "gl-card", "gl-cards",
-                "admonition-title", "gl-meta", "gl-mentioned", "gl-index"}
-VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
-# A tag may hold ">" inside a quoted attribute value; a comment, script or style is one token.
-HTML_TOKEN = re.compile(r"""<!--.*?-->|<(script|style|svg|math)\b.*?</\1\s*>|</?[a-zA-Z](?:[^>"']|"[^"]*"|'[^']*')*>""",
-                        re.S | re.I)
-TAG_NAME = re.compile(r"<\s*(/?)\s*([a-zA-Z][\w:-]*)")
-CLASS_ATTR = re.compile(r"""\bclass\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""", re.I)
-HREF_ATTR = re.compile(r"""\bhref\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""", re.I)
-OFF_ATTR = re.compile(r"""\bdata-glossary\s*=\s*["']?off""", re.I)
+# What a card may never go into (code, links, headings, number spans, existing cards, opt-outs...)
+# is html/walker.py's AS_WRITTEN, the one skip list the descriptions and Markdown copies share.
+HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 
 
 @dataclass(frozen=True)
@@ -287,43 +277,9 @@ class Annotated:
     linked: frozenset     # slugs this page links to by hand (before annotation)
 
 
-def _skips(tag: str, name: str) -> bool:
-    if name in SKIP_TAGS or OFF_ATTR.search(tag):
-        return True
-    m = CLASS_ATTR.search(tag)
-    return bool(m and SKIP_CLASSES & set((m.group(1) or m.group(2) or m.group(3) or "").split()))
-
-
-def text_segments(html: str):
-    """(start, end, annotatable) for every stretch of `html`: tags are never annotatable."""
-    stack: list[tuple[str, bool]] = []
-    pos = 0
-    for m in HTML_TOKEN.finditer(html):
-        if m.start() > pos:
-            yield pos, m.start(), not (stack and stack[-1][1])
-        yield m.start(), m.end(), False
-        pos = m.end()
-        tag = m.group(0)
-        if tag.startswith("<!--") or m.group(1):
-            continue
-        t = TAG_NAME.match(tag)
-        if not t:
-            continue
-        closing, name = t.group(1) == "/", t.group(2).lower()
-        if closing:
-            for i in range(len(stack) - 1, -1, -1):
-                if stack[i][0] == name:
-                    del stack[i:]
-                    break
-        elif name not in VOID and not tag.rstrip(">").endswith("/"):
-            stack.append((name, (stack[-1][1] if stack else False) or _skips(tag, name)))
-    if pos < len(html):
-        yield pos, len(html), not (stack and stack[-1][1])
-
-
 def resolve_glossary_link(href: str, page_url: str, glossary: Glossary) -> str | None:
-    """The slug a link points to (relative to the page at `page_url`), or None."""
-    href = _html.unescape(href).split("#", 1)[0].split("?", 1)[0]
+    """The slug a link (its href as the browser reads it) points to from the page at `page_url`, or None."""
+    href = href.split("#", 1)[0].split("?", 1)[0]
     if not href or re.match(r"^[a-z][a-z0-9+.-]*:", href, re.I) or href.startswith("//"):
         return None
     path = urlsplit(urljoin("http://site/" + page_url, href)).path
@@ -331,19 +287,6 @@ def resolve_glossary_link(href: str, page_url: str, glossary: Glossary) -> str |
     if m and m.group(1) in glossary.by_slug:
         return m.group(1)
     return None
-
-
-def linked_slugs(html: str, page_url: str, glossary: Glossary) -> frozenset:
-    out = set()
-    for m in HTML_TOKEN.finditer(html):
-        tag = m.group(0)
-        if TAG_NAME.match(tag) and TAG_NAME.match(tag).group(2).lower() == "a":
-            h = HREF_ATTR.search(tag)
-            if h:
-                slug = resolve_glossary_link(h.group(1) or h.group(2) or h.group(3) or "", page_url, glossary)
-                if slug:
-                    out.add(slug)
-    return frozenset(out)
 
 
 def card_html(entry: Entry, href: str) -> str:
@@ -356,26 +299,25 @@ def card_html(entry: Entry, href: str) -> str:
             f'<a class="gl-card-link" href="{esc.attr(href)}">Open the glossary entry</a></span>')
 
 
-#: A heading opens a new section: a term is marked again at its first mention after one.
-SECTION_START = re.compile(r"<h[1-6][\s>]", re.I)
-
-
 def annotate_html(html: str, glossary: Glossary, page_url: str, href_for, exclude: frozenset = frozenset()) -> Annotated:
-    """Wrap the first mention of each term in each section (outside code, links, headings and
-    number spans); the first on the page is a link to the entry, later sections' a focusable span.
+    """Wrap the first mention of each term in each section (in prose outside AS_WRITTEN); the
+    first on the page is a link to the entry, later sections' a focusable span.
 
     `href_for(slug)` gives the link from this page to the entry; `exclude` holds slugs not to
     annotate (an entry's own page). The cards go once per term at the end of the content.
     """
-    linked = linked_slugs(html, page_url, glossary)
+    linked: set[str] = set()
     seen: list[str] = []
     in_section: set[str] = set()  # slugs already marked since the last heading
     out = []
-    for a, b, ok in text_segments(html):
-        chunk = html[a:b]
-        if not ok:
-            if SECTION_START.match(chunk):
-                in_section = set()
+    for token in walk(html, AS_WRITTEN):
+        chunk = token.html
+        if token.kind != TEXT or token.skipped:
+            if token.name in HEADINGS and token.kind == OPEN:
+                in_section = set()  # a heading opens a new section: terms are marked again after it
+            elif token.name == "a" and token.kind in (OPEN, OTHER) and (href := token.attrs().get("href")):
+                if (slug := resolve_glossary_link(href, page_url, glossary)):
+                    linked.add(slug)
             out.append(chunk)
             continue
         last = 0
@@ -399,7 +341,7 @@ def annotate_html(html: str, glossary: Glossary, page_url: str, href_for, exclud
         by_slug = glossary.by_slug
         cards = "".join(card_html(by_slug[s], href_for(s)) for s in seen)
         out.append(f'\n<div class="gl-cards" hidden data-search-exclude>{cards}</div>')
-    return Annotated("".join(out), frozenset(seen), linked)
+    return Annotated("".join(out), frozenset(seen), frozenset(linked))
 
 
 # ------------------------------------------------------------------ generated Markdown -----

@@ -11,7 +11,7 @@ from mkdocs.exceptions import PluginError
 
 
 def on_pre_build(config, **kwargs):
-    from roofline.measure import MeasurementError, example_measurement, site_measurements
+    from roofline.registry.machine import MeasurementError, example_measurement, site_measurements
 
     try:
         example_measurement()
@@ -21,7 +21,7 @@ def on_pre_build(config, **kwargs):
 
 
 def on_serve(server, config, builder, **kwargs):
-    from roofline.measure import measurements_dir
+    from roofline.registry.machine import measurements_dir
 
     server.watch(str(measurements_dir()))
     return server

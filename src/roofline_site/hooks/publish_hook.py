@@ -20,7 +20,6 @@ import logging
 import os
 import re
 from dataclasses import dataclass
-from html.parser import HTMLParser
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
@@ -28,9 +27,8 @@ from mkdocs.plugins import event_priority
 
 from roofline_site import serve_state
 from roofline_site.html import escape as esc
-from roofline_site.html.markdown_copy import CopyWriter, article_html, drop_tooltips, markdown_path
-
-DESCRIPTION_MAX_CHARS = 160
+from roofline_site.html.description import derived_description, shorten
+from roofline_site.html.markdown_copy import CopyWriter, article_html, markdown_path
 
 
 @dataclass(frozen=True)
@@ -76,86 +74,6 @@ def on_page_markdown(markdown, page, config, files, **kwargs):
     inside = src and root and os.path.commonpath([src, root]) == root
     _current_source = os.path.relpath(src, root) if inside else page.file.src_uri
     return markdown
-
-
-def shorten(text: str, limit: int = DESCRIPTION_MAX_CHARS) -> str:
-    """`text` on one line, cut at a sentence or word boundary to at most `limit` characters.
-
-    >>> shorten("One. Two three four.", 12)
-    'One.'
-    """
-    text = " ".join(text.split())
-    if len(text) <= limit:
-        return text
-    cut = text[:limit]
-    sentence_end = max(cut.rfind(". "), cut.rfind("? "), cut.rfind("! "))
-    if sentence_end >= limit // 3:
-        return cut[:sentence_end + 1]
-    return cut[:cut.rfind(" ")].rstrip(",;:") + "…"
-
-
-_SKIP_TAGS = frozenset({"script", "style", "template", "noscript", "button"})
-_SKIP_CLASSES = frozenset({"rl-prov", "md-source-file", "md-feedback"})
-_SKIP_LINK_CLASSES = frozenset({"headerlink", "md-content__button"})
-_VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
-                   "track", "wbr"})
-
-
-def _not_prose(tag: str, attrs: dict) -> bool:
-    """The stdlib-parser form of markdown_copy.NOT_PROSE (kept in step with it)."""
-    classes = set((attrs.get("class") or "").split())
-    return (tag in _SKIP_TAGS or "hidden" in attrs or attrs.get("role") == "tooltip"
-            or bool(classes & _SKIP_CLASSES) or (tag == "a" and bool(classes & _SKIP_LINK_CLASSES)))
-
-
-class _Paragraphs(HTMLParser):
-    """The prose of each top-level <p> of a fragment, in order (popovers, cards, permalinks left out)."""
-
-    def __init__(self):
-        super().__init__(convert_charrefs=True)
-        self.paragraphs: list[str] = []
-        self._depth = 0          # open elements
-        self._in_p = None        # depth of the open top-level <p>, else None
-        self._skip = None        # depth of the open element being left out, else None
-        self._text: list[str] = []
-
-    def handle_starttag(self, tag, attrs):
-        if tag in _VOID:
-            return
-        self._depth += 1
-        if self._skip is None and _not_prose(tag, dict((k, v or "") for k, v in attrs)):
-            self._skip = self._depth
-        elif tag == "p" and self._depth == 1:
-            self._in_p, self._text = self._depth, []
-
-    def handle_endtag(self, tag):
-        if tag in _VOID:
-            return
-        if self._skip == self._depth:
-            self._skip = None
-        if self._in_p == self._depth and tag == "p":
-            self.paragraphs.append(" ".join("".join(self._text).split()))
-            self._in_p = None
-        self._depth = max(0, self._depth - 1)
-
-    def handle_data(self, data):
-        if self._in_p is not None and self._skip is None:
-            self._text.append(data)
-
-
-def derived_description(content_html: str) -> str:
-    """The first top-level paragraph of a page's content, as a one-line description ('' if none)."""
-    # Only the opening of the page can hold its first paragraphs: parse just that.
-    cut = -1
-    for _ in range(4):
-        nxt = content_html.find("</p>", cut + 1)
-        if nxt == -1:
-            break
-        cut = nxt
-    parser = _Paragraphs()
-    parser.feed(drop_tooltips(content_html if cut == -1 else content_html[:cut + 4]))
-    parser.close()
-    return next((shorten(text) for text in parser.paragraphs if len(text) >= 20), "")
 
 
 def on_pre_build(config, **kwargs):

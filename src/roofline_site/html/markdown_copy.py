@@ -14,32 +14,7 @@ import re
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
-
-# Elements that are not part of the page's prose: popovers, hover cards, permalinks, buttons.
-NOT_PROSE = ("script, style, template, noscript, [hidden], [role=tooltip], .rl-prov, a.headerlink, "
-             "a.md-content__button, .md-source-file, .md-feedback, button")
-
-
-TOOLTIP_START = re.compile(r'<span\b[^>]*\brole="tooltip"[^>]*>')
-SPAN_TAG = re.compile(r"<(/?)span\b[^>]*>")
-
-
-def drop_tooltips(html: str) -> str:
-    """`html` without its tooltip spans (number popovers, glossary cards), nested spans and all.
-
-    A cheap string pass before BeautifulSoup: the tooltips are most of a page's markup, and
-    parsing them only to decompose them was most of this hook's time.
-    """
-    out, pos = [], 0
-    while (m := TOOLTIP_START.search(html, pos)):
-        out.append(html[pos:m.start()])
-        depth, end = 1, m.end()
-        while depth and (t := SPAN_TAG.search(html, end)):
-            depth += -1 if t.group(1) else 1
-            end = t.end()
-        pos = end
-    out.append(html[pos:])
-    return "".join(out)
+from roofline_site.html.walker import NOT_PROSE, without
 
 
 _COPY_SYNTAX = re.compile(r"([\[\]<>`])")
@@ -74,14 +49,12 @@ def article_markdown(page_html: str) -> str:
     """The article of a built Material page as Markdown, '' if the page has no article."""
     from bs4 import BeautifulSoup
 
-    soup = BeautifulSoup(drop_tooltips(article_slice(page_html)), "html.parser")
+    # What is not prose goes before BeautifulSoup parses the page: the popovers are most of its
+    # markup, and parsing them only to drop them was most of this step's time.
+    soup = BeautifulSoup(without(article_slice(page_html), NOT_PROSE), "html.parser")
     article = soup.select_one("article.md-content__inner") or soup.select_one("article")
     if article is None:
         return ""
-    for el in article.select(NOT_PROSE):
-        el.decompose()
-    for el in article.select("div.highlight pre span.linenos, td.linenos"):
-        el.decompose()
     md = _converter().convert_soup(article)
     return re.sub(r"\n{3,}", "\n\n", md).strip() + "\n"
 

@@ -113,7 +113,7 @@ def parallel_decode_table(page: str = "", records: list | None = None) -> Raw:
 
 def machines_table(page: str = "", records: list | None = None) -> Raw:
     """Every measurement file in measurements/: its machine and its medians (best in the popover label)."""
-    from roofline.measure import site_measurements
+    from roofline.registry.machine import site_measurements
     from roofline.quantities import machine, machine_ridge
 
     t = _Table(page, records, "table('measured-machines')", "measurement files in measurements/")
@@ -130,7 +130,7 @@ def machines_table(page: str = "", records: list | None = None) -> Raw:
 
 def kernels_table(page: str = "", records: list | None = None) -> Raw:
     """The example measurement kernel by kernel: median, best, repetitions."""
-    from roofline.measure import example_measurement
+    from roofline.registry.machine import example_measurement
     from roofline.quantities import machine, machine_reps
 
     t = _Table(page, records, "table('measured-kernels')", "the example measurement, kernel by kernel")
