@@ -91,6 +91,9 @@ def copy_project(dest: Path) -> Path:
             shutil.copytree(src, dest / part, ignore=shutil.ignore_patterns("__pycache__"))
         elif src.exists():
             shutil.copy2(src, dest / part)
+    # The figure cache travels with the copy: a build of the same sources skips matplotlib.
+    if (cache := ROOT / ".cache" / "figures").is_dir():
+        shutil.copytree(cache, dest / ".cache" / "figures", ignore=shutil.ignore_patterns("*.tmp*"))
     return dest
 
 

@@ -4,7 +4,10 @@ Rendering the figures with matplotlib is most of a build's time, so the output i
 in .cache/figures/<key>/, where the key hashes everything a figure can depend on: the
 figure modules, the roofline package and the spec files it reads (including any
 ROOFLINE_HARDWARE / ROOFLINE_MODELS override), the measurement JSON files, and the
-matplotlib version. Any change to those renders every figure afresh.
+matplotlib version. Any change to those renders every figure afresh. The key names files by
+their place in the project, not their absolute path, so a copy of the project (the tests build
+several) finds the figures its sources produce; the last few generations are kept, so a build
+against an edited spec does not evict the one for the real spec.
 Set ROOFLINE_FIGURE_CACHE=0 to bypass the cache (the reproducibility test and the cold
 build benchmark do).
 """
@@ -29,20 +32,28 @@ from roofline_site.paths import ROOT
 CACHE = ROOT / ".cache" / "figures"
 
 
-def inputs() -> list[Path]:
-    """Every file whose content can change a figure."""
-    files = [*ROOT.glob("figures_gen/*.py"), *ROOT.glob("src/roofline/**/*.py"),
-             *ROOT.glob("src/roofline/data/*.toml"), *measurements_dir().glob("*.json"),
-             hardware.REGISTRY.path(), models.REGISTRY.path(), measurements.REGISTRY.path()]
-    return sorted(set(files))
+def inputs() -> dict[str, Path]:
+    """{label: file} for every file whose content can change a figure.
+
+    Labels are places in the project, and roles for the spec files the registry reads (which
+    may be an override outside the project), so a copy of the project gets the same key.
+    """
+    files = {p.relative_to(ROOT).as_posix(): p for p in
+             [*ROOT.glob("figures_gen/*.py"), *ROOT.glob("src/roofline/**/*.py"), *ROOT.glob("src/roofline/data/*.toml")]}
+    files |= {f"measurements/{p.name}": p for p in measurements_dir().glob("*.json")}
+    return files | {"spec: hardware": hardware.REGISTRY.path(), "spec: models": models.REGISTRY.path(),
+                    "spec: measurements": measurements.REGISTRY.path()}
 
 
 def cache_key() -> str:
     h = hashlib.sha256(f"matplotlib {version('matplotlib')}; figures {','.join(FIGURES)}".encode())
-    for path in inputs():
-        h.update(str(path).encode())
+    for label, path in sorted(inputs().items()):
+        h.update(label.encode())
         h.update(path.read_bytes() if path.exists() else b"<missing>")
     return h.hexdigest()[:16]
+
+
+GENERATIONS_KEPT = 4
 
 
 def rendered() -> dict[str, tuple[dict[str, bytes], str]]:
@@ -52,6 +63,7 @@ def rendered() -> dict[str, tuple[dict[str, bytes], str]]:
     stems = {name: module(name).NAME for name in FIGURES}
     if use_cache and all((folder / f"{s}{v}.svg").exists() for s in stems.values() for v in VARIANTS) \
             and all((folder / f"{s}.csv").exists() for s in stems.values()):
+        os.utime(folder)  # most recently used: the last generation evicted
         return {s: ({v: (folder / f"{s}{v}.svg").read_bytes() for v in VARIANTS}, (folder / f"{s}.csv").read_text())
                 for s in stems.values()}
     out = {stems[name]: _render(name) for name in FIGURES}
@@ -95,10 +107,11 @@ def _store(folder: Path, out: dict[str, tuple[dict[str, bytes], str]]) -> None:
             for suffix, svg in svgs.items():
                 (tmp / f"{stem}{suffix}.svg").write_bytes(svg)
             (tmp / f"{stem}.csv").write_text(csv_text)
-        for old in CACHE.iterdir():  # keep one generation
-            if old != tmp and not old.name.startswith(folder.name + ".tmp"):
-                shutil.rmtree(old, ignore_errors=True)
         tmp.rename(folder)
+        generations = sorted((p for p in CACHE.iterdir() if ".tmp" not in p.name),
+                             key=lambda p: p.stat().st_mtime, reverse=True)
+        for old in generations[GENERATIONS_KEPT:]:
+            shutil.rmtree(old, ignore_errors=True)
     except OSError:
         pass
     finally:
