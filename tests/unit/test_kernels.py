@@ -8,7 +8,6 @@ Shapes used below (config.json of each model, as in models.toml):
 
 from __future__ import annotations
 
-import time
 
 import numpy as np
 import pytest
@@ -308,13 +307,8 @@ def test_batch_sweep_with_breakdown_is_one_call():
     m, d = get_model("llama-3.1-8b"), get_device(H100)
     b = np.arange(1, 4097)
     s = decode(m, d, b, 4095)
+    # One call answers every batch at once (its speed is measured in `make bench`, not here).
     assert np.shape(s.time_s) == (4096,) and all(np.shape(k.time_s) == (4096,) for k in s.ops)
-    t0 = time.perf_counter()
-    for _ in range(5):
-        s = decode(m, d, b, 4095)
-        [k.time_s for k in s.ops]
-    per_call_s = (time.perf_counter() - t0) / 5
-    assert per_call_s < 0.05  # generous on a shared CI core; `make bench` records the real figure
 
 
 def test_a_sliding_window_caps_attention_and_the_cache():
