@@ -43,11 +43,14 @@ env: $(STAMP)
 site: $(STAMP)
 	@$(VENV)/bin/python -m roofline_site.build
 
+# Tests run on every core (pytest-xdist): a file's tests stay on one worker, so module fixtures
+# (an edited-spec build, a served copy) are made once. PYTEST_WORKERS=0 runs them in this process.
+PYTEST_WORKERS ?= auto
 test: $(STAMP) $(NODE_STAMP)
-	@$(VENV)/bin/python -m pytest $(PYTEST_ARGS)
+	@$(VENV)/bin/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
 test-fast: $(STAMP)
-	@$(VENV)/bin/python -m pytest tests/unit $(PYTEST_ARGS)
+	@$(VENV)/bin/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile tests/unit $(PYTEST_ARGS)
 
 serve: $(STAMP)
 	@$(VENV)/bin/mkdocs serve --dirty --dev-addr 127.0.0.1:8000

@@ -17,12 +17,23 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="session")
-def site_dir(tmp_path_factory) -> Path:
-    """The site, built once per session with `mkdocs build --strict`."""
-    dest = tmp_path_factory.mktemp("site") / "site"
-    proc = build_site(dest)
-    if proc.returncode != 0:
-        pytest.fail(f"strict build failed:\n{proc.stderr[-4000:]}", pytrace=False)
+def site_dir(tmp_path_factory, worker_id) -> Path:
+    """The site, built once per session with `mkdocs build --strict`.
+
+    Under pytest-xdist every worker asks for it: the first builds it into the run's shared
+    temporary folder, the others wait on the lock and read the same tree (or its failure).
+    """
+    from filelock import FileLock
+
+    shared = tmp_path_factory.getbasetemp() if worker_id == "master" else tmp_path_factory.getbasetemp().parent
+    dest, failed = shared / "session-site", shared / "session-site.failed"
+    with FileLock(str(shared / "session-site.lock")):
+        if not dest.exists() and not failed.exists():
+            proc = build_site(dest)
+            if proc.returncode != 0:
+                failed.write_text(proc.stderr[-4000:])
+    if failed.exists():
+        pytest.fail(f"strict build failed:\n{failed.read_text()}", pytrace=False)
     return dest
 
 

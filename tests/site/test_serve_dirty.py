@@ -96,9 +96,10 @@ def test_search_index_still_covers_every_page(serve_session):
 def test_a_registry_edit_renders_every_page_again(serve_session):
     spec, base = serve_session["spec"], serve_session["base"]
     spec.write_text(with_h100_bandwidth(spec.read_text(encoding="utf-8"), "4.0"), encoding="utf-8")
-    # 989.4 TFLOP/s ÷ 4.0 TB/s = 247.35 FLOP/byte (was 295.3)
+    # 989.4 TFLOP/s ÷ 4.0 TB/s = 247.35 FLOP/byte (was 295.3). A registry edit re-renders every
+    # figure and page (two minutes when the other test worker is building too): a bound, not a timing.
     home = _wait_for(lambda: (t := visible_text(_get(base))) and "247 FLOP/byte" in t and t,
-                     "the home page did not follow the registry edit", 120)
+                     "the home page did not follow the registry edit", 300)
     assert "295 FLOP/byte" not in home, "a stale H100 ridge survived the registry edit"
     log = serve_session["log"].read_text(encoding="utf-8")
     assert "Traceback" not in log and "ERROR" not in log, log[-3000:]
