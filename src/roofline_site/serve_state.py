@@ -48,10 +48,10 @@ def on_startup(command: str, dirty: bool) -> None:
 
 def registry_paths() -> list[Path]:
     """The spec files and measurement folder in use, which environment variables may move out of the tree."""
-    from roofline.registry import hardware, models
+    from roofline.registry import hardware, measurements, models
     from roofline.registry.machine import measurements_dir
 
-    return [hardware.REGISTRY.path(), models.REGISTRY.path(), measurements_dir()]
+    return [hardware.REGISTRY.path(), models.REGISTRY.path(), measurements.REGISTRY.path(), measurements_dir()]
 
 
 def fingerprint(paths) -> str:
