@@ -30,3 +30,21 @@ def test_prefill_turns_compute_bound_where_the_mlp_matmuls_cross():
     assert NAMESPACE["crossover_prompt"]("llama-3.1-8b", "h100-sxm5").value > 326
     # A weights-only model is one matmul per token with no activations: T ≥ 295.34 -> 296.
     assert NAMESPACE["compute_bound_prompt"](8e9, "h100-sxm5").value == 296
+
+
+def test_batching_raises_tpot_by_the_kv_reads_below_the_critical_batch():
+    # The TPOT entry used to say batching "barely moves" TPOT below the critical batch. Llama-3.1-8B,
+    # bf16, H100 SXM5 (3.35e12 B/s), 1,024 tokens cached. Weight bytes per step: (6,979,321,856 layer
+    # weights + 525,336,576 head) × 2 B = 15.009e9 B. KV read per sequence: (1,024 + 1) positions ×
+    # 131,072 B (2 × 32 layers × 8 KV heads × 128 × 2 B) = 0.13435e9 B.
+    #   batch 1:  (15.009 + 0.134) e9 / 3.35e12 = 4.520 ms (activations add well under 1 %)
+    #   batch 64: (15.009 + 64 × 0.13435) e9 / 3.35e12 = 7.047 ms before activations: +56 %, not "barely".
+    from roofline.model.kernels import decode
+    from roofline.registry.hardware import get_device
+    from roofline.registry.models import get_model
+
+    m, h = get_model("llama-3.1-8b"), get_device("h100-sxm5")
+    one, many = decode(m, h, 1, 1024), decode(m, h, 64, 1024)
+    assert abs(float(one.time_s) - 4.520e-3) / 4.520e-3 < 0.01
+    assert float(many.time_s) >= 7.047e-3
+    assert float(many.time_s) / float(one.time_s) > 1.5
