@@ -112,5 +112,6 @@ def alt() -> str:
 def caption() -> str:
     d = get_device(DEVICE)
     dec = decode_step(get_model(MODEL), d)
-    return (f"Where common operations sit against the {d.name} ridge. Batch-1 decode is "
+    return (f"Where common operations sit against the {d.name} ridge (dense bf16 peak, spec bandwidth). "
+            f"Batch-1 decode of {get_model(MODEL).name} in bf16, with {fmt.sig(float(dec.context_len), 6)} token cached, is "
             f"{fmt.sig(device_ridge_point(d) / dec.arithmetic_intensity)}× below it.")

@@ -48,3 +48,23 @@ def test_batching_raises_tpot_by_the_kv_reads_below_the_critical_batch():
     assert abs(float(one.time_s) - 4.520e-3) / 4.520e-3 < 0.01
     assert float(many.time_s) >= 7.047e-3
     assert float(many.time_s) / float(one.time_s) > 1.5
+
+
+def test_figure_captions_say_sku_dtype_dense_and_context():
+    # The review found captions that left out the device, the dtype, dense vs sparse, or (for
+    # decode) the context: "Decode uses 0.34% of peak compute", "At batch 1, 8 GPUs give 3.21× ...".
+    import importlib
+
+    from roofline.registry.hardware import get_device
+
+    h100, h200 = get_device("h100-sxm5").name, get_device("h200-sxm").name
+    expect = {"batch_sweep": (h100, "bf16", "dense", "tokens cached"),
+              "h100_roofline": (h100, "bf16", "dense", "token cached"),
+              "intensity_line": (h100, "bf16", "dense", "token cached"),
+              "many_chips_tp": (h200, "bf16", "dense", "tokens cached"),
+              "prefill_intensity": (h100, "bf16", "dense"),
+              "hardware_map": ("bf16", "dense")}
+    for name, words in expect.items():
+        caption = importlib.import_module(f"figures_gen.{name}").caption()
+        for word in words:
+            assert word in caption, (name, word, caption)
