@@ -68,3 +68,21 @@ def test_figure_captions_say_sku_dtype_dense_and_context():
         caption = importlib.import_module(f"figures_gen.{name}").caption()
         for word in words:
             assert word in caption, (name, word, caption)
+
+
+def test_decode_attention_intensity_is_a_limit_reached_at_long_context():
+    # Batching said attention "runs at 4.04 FLOP/byte at any batch and any context". 4.04 is the
+    # limit: per cached position and layer (4·128 + 5)·32 = 16,544 FLOPs over 2·8·128 values × 2 B =
+    # 4,096 B -> 4.039. With one token cached a sequence attends to 2 positions (33,088 FLOPs) and
+    # also reads its query (32·128·2 = 8,192 B) and writes its output (8,192 B): 33,088 ÷ (2·4,096 +
+    # 16,384) = 1.346 FLOP/byte, a third of the limit, whatever the batch.
+    from roofline.model.kernels import decode
+    from roofline.registry.hardware import get_device
+    from roofline.registry.models import get_model
+
+    m, h = get_model("llama-3.1-8b"), get_device("h100-sxm5")
+    for batch in (1, 64):
+        short = {k.name: k for k in decode(m, h, batch, 1).ops}["attention"]
+        assert abs(float(short.arithmetic_intensity) - 33088 / 24576) < 1e-3
+    long_ = {k.name: k for k in decode(m, h, 64, 4096).ops}["attention"]
+    assert 4.0 < float(long_.arithmetic_intensity) < 16544 / 4096
