@@ -115,6 +115,7 @@ def alt() -> str:
 
 def caption() -> str:
     d, m, b, ctx, s, crit, wall = _steps()
-    return (f"The weight matmuls cross the ridge near the critical batch ({fmt.sig(float(crit), 6)}); attention never "
+    return (f"Decode of {m.name} in bf16 on the {d.name}, dense bf16 peak and spec bandwidth. "
+            f"The weight matmuls cross the ridge near the critical batch ({fmt.sig(float(crit), 6)}); attention never "
             f"does. With {fmt.sig(float(ctx), 6)} tokens cached, memory runs out first: at most "
             f"{fmt.sig(float(wall), 6)} sequences fit (grey beyond). Step time is the sum of the kernels' roofline times.")

@@ -71,5 +71,7 @@ def alt() -> str:
 
 def caption() -> str:
     d, dec, pre = _points()
-    return (f"The {d.name} roofline. Decode uses {fmt.percent(dec.attained_flop_per_s / dec.peak_flop_per_s)} "
-            f"of peak compute; the prefill is {pre.bound}.")
+    return (f"The {d.name} roofline at its dense bf16 peak and spec bandwidth, with {get_model(MODEL).name} in bf16. "
+            f"Batch-1 decode with {fmt.sig(float(dec.context_len), 6)} token cached uses "
+            f"{fmt.percent(dec.attained_flop_per_s / dec.peak_flop_per_s)} of peak compute; the "
+            f"{fmt.sig(float(pre.tokens_per_sequence), 6)}-token prefill is {pre.bound}.")

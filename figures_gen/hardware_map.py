@@ -74,6 +74,7 @@ def alt() -> str:
 
 def caption() -> str:
     ds = list(devices().values())
-    return (f"The registry's {fmt.sig(float(len(ds)), 6)} devices. Ridges span "
+    return (f"The registry's {fmt.sig(float(len(ds)), 6)} devices at their dense sixteen-bit peaks (bf16, or fp16 where "
+            f"no bf16 figure is published) and spec bandwidth. Ridges span "
             f"{fmt.intensity(min(device_ridge_point(d) for d in ds))} to "
             f"{fmt.intensity(max(device_ridge_point(d) for d in ds))}.")

@@ -7,7 +7,7 @@ from roofline import format as fmt
 from roofline.examples import example
 from roofline.registry.hardware import get_device
 from roofline.model.kernels import decode as decode_step, prefill
-from roofline.model.ops import matmul_cost, matmul_cost_seed_convention
+from roofline.model.ops import matmul_cost, matmul_cost_intro_convention
 from roofline.registry.models import get_model
 from roofline.model.roofs import device_ridge_point
 
@@ -19,11 +19,11 @@ DEVICE, MODEL = "h100-sxm5", "llama-3.1-8b"
 def _points() -> list[tuple[str, str, float]]:
     """(kind, label, intensity) from left to right; kind is 'op', 'decode', 'prefill' or 'ridge'."""
     d, m = get_device(DEVICE), get_model(MODEL)
-    sm, sk, sn = (int(example(k)) for k in ("seed_m", "seed_k", "seed_n"))
+    sm, sk, sn = (int(example(k)) for k in ("intro_m", "intro_k", "intro_n"))
     sq = int(example("square_n"))
     batch, prompt = example("batch_mid"), example("prompt_len")
     pts = [
-        ("op", f"Visual Guide's {sm}×{sk}·{sk}×{sn}", matmul_cost_seed_convention(sm, sn, sk, "fp16").arithmetic_intensity),
+        ("op", f"Visual Guide's {sm}×{sk}·{sk}×{sn}", matmul_cost_intro_convention(sm, sn, sk, "fp16").arithmetic_intensity),
         ("decode", f"{m.name} decode, batch 1", decode_step(m, d).arithmetic_intensity),
         ("decode", f"{m.name} decode, batch {fmt.sig(batch)}", decode_step(m, d, batch).arithmetic_intensity),
         ("ridge", f"{d.name} ridge", device_ridge_point(d)),
@@ -112,5 +112,6 @@ def alt() -> str:
 def caption() -> str:
     d = get_device(DEVICE)
     dec = decode_step(get_model(MODEL), d)
-    return (f"Where common operations sit against the {d.name} ridge. Batch-1 decode is "
+    return (f"Where common operations sit against the {d.name} ridge (dense bf16 peak, spec bandwidth). "
+            f"Batch-1 decode of {get_model(MODEL).name} in bf16, with {fmt.sig(float(dec.context_len), 6)} token cached, is "
             f"{fmt.sig(device_ridge_point(d) / dec.arithmetic_intensity)}× below it.")

@@ -70,6 +70,8 @@ def alt() -> str:
 
 def caption() -> str:
     b1 = [float(_step(BATCHES[0], n).tokens_per_s) for n in (DEVICES[0], DEVICES[-1])]
-    return (f"Ceilings from the per-kernel model plus the all-reduces over NVLink (dense bf16 peak, spec bandwidth, "
+    m, d = get_model(MODEL), get_device(DEVICE)
+    return (f"{m.name} in bf16 on the {d.name}, tensor-parallel, {fmt.sig(float(CONTEXT), 6)} tokens cached per "
+            f"sequence. Ceilings from the per-kernel model plus the all-reduces over NVLink (dense bf16 peak, spec bandwidth, "
             f"ring latency from nccl-tests). At batch {BATCHES[0]}, {DEVICES[-1]} GPUs give "
             f"{fmt.sig(b1[1] / b1[0])}× the tokens/s of one, where the linear line gives {DEVICES[-1]}×.")

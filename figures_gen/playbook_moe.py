@@ -41,6 +41,7 @@ def alt() -> str:
 def caption() -> str:
     e = _move()
     return (f"At batch one a token reads {fmt.nbytes(e.active_bytes_per_token)} of the "
-            f"{fmt.nbytes(e.total_bytes_per_token)} of bf16 weights; at batch {fmt.sig(e.batch)} the step reads "
+            f"{fmt.nbytes(e.total_bytes_per_token)} of bf16 weights a step can read (the embedding table is only "
+            f"indexed); at batch {fmt.sig(e.batch)} the step reads "
             f"{fmt.sig(e.experts_touched)} of {fmt.sig(e.model.n_experts)} experts per layer, so intensity grows more "
             f"slowly than the batch.")

@@ -81,6 +81,7 @@ def alt() -> str:
 
 def caption() -> str:
     m, h = get_model(MODEL), get_device(H100)
-    return (f"Prefill intensity grows with the prompt. {m.name} reaches the {h.name} ridge at "
+    return (f"Prefill intensity grows with the prompt (bf16 weights, batch one). The whole prefill of {m.name} "
+            f"reaches the {h.name} ridge (dense bf16 peak) at "
             f"{fmt.sig(float(crossover_prompt_len(m, h)), 6)} tokens, later than the weights-only "
             f"{fmt.sig(float(crossover_prompt_len(Model.from_param_count(example('bare_params')), h)), 6)}.")

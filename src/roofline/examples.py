@@ -11,10 +11,10 @@ from roofline.model.formats import DEFAULT_GROUP_SIZE
 from roofline.registry.specfile import lookup
 
 EXAMPLES = MappingProxyType({
-    # The Visual Guide seed's matrix-vector product: (3×2)·(2×1) in fp16.
-    "seed_m": (3, "", "rows of A in the popular introduction's example"),
-    "seed_k": (2, "", "columns of A (rows of B) in the popular introduction's example"),
-    "seed_n": (1, "", "columns of B in the popular introduction's example"),
+    # The Visual Guide introduction's matrix-vector product: (3×2)·(2×1) in fp16.
+    "intro_m": (3, "", "rows of A in the popular introduction's example"),
+    "intro_k": (2, "", "columns of A (rows of B) in the popular introduction's example"),
+    "intro_n": (1, "", "columns of B in the popular introduction's example"),
     "square_n": (1000, "", "the popular introduction's exercise: squaring an n×n matrix"),
     "bare_params": (8e9, "", "a back-of-envelope 8B-parameter dense model"),
     "seed_30b_params": (30e9, "", "the Visual Guide's 30B model"),
@@ -43,6 +43,10 @@ EXAMPLES = MappingProxyType({
 })
 
 
+# Old names of the introduction's example, kept for callers outside the pages.
+_OLD_NAMES = MappingProxyType({"seed_m": "intro_m", "seed_k": "intro_k", "seed_n": "intro_n"})
+
+
 def example(name: str) -> float:
     """The value of a named example input."""
-    return lookup("example", name, EXAMPLES)[0]
+    return lookup("example", _OLD_NAMES.get(name, name), EXAMPLES)[0]

@@ -8,8 +8,9 @@ Two counting conventions appear on the site:
 
 * `matmul_cost` — the site's convention: a multiply-add is 2 FLOPs (2·m·n·k), and
   bytes moved are both operands read once plus the result written once.
-* `matmul_cost_seed_convention` — the convention of the "Visual Guide" seed: each
-  output costs k multiplies and k-1 adds, and only the inputs are counted as bytes.
+* `matmul_cost_intro_convention` — the convention of "A Visual Guide to the Roofline Model"
+  (the popular introduction the site cites): each output costs k multiplies and k-1 adds, and
+  only the inputs are counted as bytes. `matmul_cost_seed_convention` is its old name.
 """
 
 from __future__ import annotations
@@ -53,11 +54,11 @@ def matmul_cost(m: int, n: int, k: int, dtype: str = "bf16", device: Device | No
     )
 
 
-def matmul_cost_seed_convention(m: int, n: int, k: int, dtype: str = "fp16",
-                                device: Device | None = None) -> RooflinePoint:
-    """(m×k)·(k×n) counted as the Visual Guide seed does: m·n·(2k-1) FLOPs, inputs-only bytes.
+def matmul_cost_intro_convention(m: int, n: int, k: int, dtype: str = "fp16",
+                                 device: Device | None = None) -> RooflinePoint:
+    """(m×k)·(k×n) counted as the Visual Guide introduction does: m·n·(2k-1) FLOPs, inputs-only bytes.
 
-    >>> c = matmul_cost_seed_convention(3, 1, 2, "fp16")  # the seed's 3×2 · 2×1
+    >>> c = matmul_cost_intro_convention(3, 1, 2, "fp16")  # the introduction's 3×2 · 2×1
     >>> (c.flops, c.bytes, c.arithmetic_intensity)
     (9.0, 16.0, 0.5625)
     """
@@ -68,3 +69,7 @@ def matmul_cost_seed_convention(m: int, n: int, k: int, dtype: str = "fp16",
         act_read_bytes=float(m * k * size), weight_bytes=float(k * n * size),
         convention="k multiplies and k-1 adds per output; inputs read, result not counted", **_roofs(device, dtype),
     )
+
+
+# The old name, kept for callers outside the pages (pages show code, and never say "seed").
+matmul_cost_seed_convention = matmul_cost_intro_convention

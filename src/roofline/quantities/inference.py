@@ -222,17 +222,38 @@ def usable_memory(hw) -> Quantity:
                     d.usable_memory_note or "vendor capacity (no runtime figure sourced)", (usable_memory_input(d),))
 
 
+def _prompt_length(t, m, d, f, batch, what: str, formula: str) -> Quantity:
+    """A prompt length found by a search over prefills (None: none up to the search's limit)."""
+    if t is None:
+        raise InputError(f"prefill of {m.name} on the {d.name} never {what}")
+    return Quantity(float(t), "", f"prompt length at which prefill of {m.name} {what}, {d.name}", formula,
+                    (*model_inputs(m), peak_input(d, f.matmul_dtype()), bandwidth_input(d),
+                     Input("batch", float(batch))), digits=6)
+
+
 def crossover_prompt(model, hw, batch=1, weight_format: str = "bf16", kv_dtype: str = "bf16") -> Quantity:
     """Shortest prompt whose prefill reaches the ridge: {{ crossover_prompt("llama-3.1-8b", "h100-sxm5") }}."""
     m, d = as_model(model), as_device(hw)
     f = _formats(weight_format, kv_dtype)
-    t = _k.crossover_prompt_len(m, d, float(batch), f)
-    if t is None:
-        raise InputError(f"prefill of {m.name} on the {d.name} never reaches the ridge")
-    return Quantity(float(t), "", f"prompt length at which prefill of {m.name} reaches the ridge of the {d.name}",
-                    "smallest prompt length whose whole-prefill intensity (all FLOPs ÷ all bytes) reaches the ridge point",
-                    (*model_inputs(m), peak_input(d, f.matmul_dtype()), bandwidth_input(d),
-                     Input("batch", float(batch))), digits=6)
+    return _prompt_length(_k.crossover_prompt_len(m, d, float(batch), f), m, d, f, batch, "reaches the ridge",
+                          "smallest prompt length whose whole-prefill intensity (all FLOPs ÷ all bytes) reaches the ridge point")
+
+
+def compute_bound_prompt(model, hw, batch=1, weight_format: str = "bf16", kv_dtype: str = "bf16") -> Quantity:
+    """Shortest prompt whose prefill is compute-bound kernel by kernel (compute-bound kernels take at
+    least half its time): {{ compute_bound_prompt("llama-3.1-8b", "h100-sxm5") }}. The per-kernel
+    counterpart of `crossover_prompt`, which asks the whole prefill's intensity (a perfect-overlap figure)."""
+    import numpy as np
+
+    m, d = as_model(model), as_device(hw)
+    f = _formats(weight_format, kv_dtype)
+
+    def compute_bound(n):
+        s = _k.prefill(m, d, n, float(batch), f)
+        return np.asarray(s.compute_bound_time_s) * 2 >= np.asarray(s.time_s)
+
+    return _prompt_length(_k._first_true(compute_bound, 1 << 20), m, d, f, batch, "turns compute-bound",
+                          "smallest prompt length at which kernels past their own ridge take at least half the prefill's time")
 
 
 def capacity_quoted(hw: str) -> Quantity:
@@ -297,7 +318,7 @@ def sol(model, hw, weight_format: str = "bf16") -> Quantity:
 
 #: The token functions this topic adds to the namespace pages evaluate in.
 TOKENS = (decode, prefill, critical_batch, whole_step_crossing, whole_step_reaches_ridge, attention_intensity,
-          max_batch, usable_memory, runtime_reserve, crossover_prompt, capacity_quoted, bound_on_every_device, kv_per_token, params, active_params, weights_size, sol,)
+          max_batch, usable_memory, runtime_reserve, crossover_prompt, compute_bound_prompt, capacity_quoted, bound_on_every_device, kv_per_token, params, active_params, weights_size, sol,)
 
 __all__ = ['decode', 'prefill', 'critical_batch', 'whole_step_crossing', 'whole_step_reaches_ridge',
-           'attention_intensity', 'max_batch', 'usable_memory', 'runtime_reserve', 'crossover_prompt', 'capacity_quoted', 'bound_on_every_device', 'kv_per_token', 'params', 'active_params', 'weights_size', 'sol']
+           'attention_intensity', 'max_batch', 'usable_memory', 'runtime_reserve', 'crossover_prompt', 'compute_bound_prompt', 'capacity_quoted', 'bound_on_every_device', 'kv_per_token', 'params', 'active_params', 'weights_size', 'sol']

@@ -32,13 +32,17 @@ def matmul(m, n, k, dtype: str = "bf16") -> OpView:
     return _op_view(_int.matmul_cost(m, n, k, dtype), f"({m}×{k})·({k}×{n}) in {dtype}", dtype)
 
 
-def seed_matmul(m, n, k, dtype: str = "fp16") -> OpView:
-    """(m×k)·(k×n) in the Visual Guide seed's convention (m·n·(2k−1) FLOPs, inputs only)."""
+def intro_matmul(m, n, k, dtype: str = "fp16") -> OpView:
+    """(m×k)·(k×n) in the Visual Guide introduction's convention (m·n·(2k−1) FLOPs, inputs only).
+
+    Its labels are shown to readers, so they name the convention, never the word "seed".
+    """
     m, n, k = int(float(m)), int(float(n)), int(float(k))
-    return _op_view(_int.matmul_cost_seed_convention(m, n, k, dtype),
-                    f"({m}×{k})·({k}×{n}) in {dtype}, seed convention", dtype)
+    return _op_view(_int.matmul_cost_intro_convention(m, n, k, dtype),
+                    f"({m}×{k})·({k}×{n}) in {dtype}, the introduction's convention", dtype)
+
 
 #: The token functions this topic adds to the namespace pages evaluate in.
-TOKENS = (matmul, seed_matmul,)
+TOKENS = (matmul, intro_matmul,)
 
-__all__ = ['matmul', 'seed_matmul']
+__all__ = ['matmul', 'intro_matmul']
