@@ -14,7 +14,7 @@ from mkdocs.plugins import event_priority
 
 from roofline_site import serve_state
 from roofline_site.html import escape as esc
-from roofline_site.html.reading import results_first
+from roofline_site.html.reading import results_first, search_quiet
 from roofline_site.html.values import non_finite_text
 from roofline_site.release.changelog import changelog as _changelog
 from roofline_site.numbers.tables import table as _table
@@ -121,7 +121,7 @@ def on_page_content(html, page, config, files, **kwargs):
     # (Checked on the content alone: popovers are still deferred, and the theme adds no values.)
     if (seen := non_finite_text(html)) is not None:
         raise PluginError(f"{page.file.src_uri}: a non-finite value would show on the page: '{seen}'")
-    return results_first(html)
+    return search_quiet(results_first(html))
 
 
 @event_priority(-100)  # last: every other hook has seen the page without its popovers

@@ -4,8 +4,11 @@ markdown-exec renders `source="above"` as the source block (a `<div class="highl
 Pygments has coloured: it opens with a `<span class=...>` token) followed by the output (a
 `<div class="highlight">` of plain text). `results_first` swaps them, marks the output
 `rl-result` (the CSS wraps its lines: a result is never cut off) and folds the source into a
-`<details class="rl-code">` (left out of the search index) whose summary is "Show code". Pure string work, no MkDocs import
-(hooks/numbers_hook.py calls it from on_page_content).
+`<details class="rl-code">` (left out of the search index) whose summary is "Show code".
+`search_quiet` keeps what would read as noise in a search result out of the index: code blocks and
+executed output (flattened into one line there), and every table cell but the first of its row (a table is found by the names in its first column;
+its values are not flattened into a snippet). Pure string work, no MkDocs import
+(hooks/numbers_hook.py calls both from on_page_content; Material's search reads the page after).
 """
 
 from __future__ import annotations
@@ -27,3 +30,28 @@ def results_first(html: str) -> str:
     return _SOURCE_THEN_RESULT.sub(
         lambda m: (f'<div class="highlight rl-result">{m["result"]}\n<details class="rl-code" data-search-exclude><summary>Show code'
                    f'</summary>\n{m["source"]}\n</details>'), html)
+
+
+_ROW = re.compile(r"<tr\b[^>]*>.*?</tr>", re.S)
+_CELL = re.compile(r"<(td|th)\b")
+_PRE = re.compile(r"<pre\b")  # every code block and executed output
+# Material's search strips its attributes from the page after indexing, but only those with a value.
+_EXCLUDE = ' data-search-exclude="1"'
+
+
+def search_quiet(html: str) -> str:
+    """Code blocks, executed output and table cells past each row's first left out of the search index.
+
+    >>> search_quiet('<tr><th>chip</th><th>ridge</th></tr><tr><td>H100</td><td>295</td></tr>')
+    '<tr><th>chip</th><th data-search-exclude="1">ridge</th></tr><tr><td>H100</td><td data-search-exclude="1">295</td></tr>'
+    """
+    def row(m: re.Match) -> str:
+        first = True
+
+        def cell(c: re.Match) -> str:
+            nonlocal first
+            keep, first = first, False
+            return c.group(0) if keep else c.group(0) + _EXCLUDE
+        return _CELL.sub(cell, m.group(0))
+
+    return _ROW.sub(row, _PRE.sub(lambda m: m.group(0) + _EXCLUDE, html))
