@@ -64,7 +64,7 @@ def figure_block(name: str, page_url: str, files) -> Raw:
 
     Written as HTML, not Markdown, so that text a figure quotes from the registry is never read
     as Markdown; `page_url` is the page's URL (links are relative to where it is served); `files`
-    holds the generated SVGs, whose aspect ratios the markup declares.
+    holds the generated SVGs, whose aspect ratios the markup declares (None outside a build).
     """
     from mkdocs.utils import get_relative_url
 
@@ -85,6 +85,8 @@ def figure_block(name: str, page_url: str, files) -> Raw:
     narrow = "(max-width: 44.9375em)"
 
     def size(suffix: str) -> str:
+        if files is None:  # numbers-diff renders the tokens without a build: no SVGs, no page shipped
+            return ""
         f = files.get_file_from_path(f"figures/{mod.NAME}{suffix}.svg")
         if f is None:
             raise TokenError(f"figure {name!r}: figures/{mod.NAME}{suffix}.svg was not generated")
