@@ -357,6 +357,24 @@ def render(name: str) -> tuple[bytes, str]:
     return render_variants(name)[""], module(name).data().to_csv()
 
 
+#: The width a figure is declared at on the page (the content column); each variant's height follows
+#: from its own aspect ratio, so the box the browser reserves is the box the SVG fills (no shift).
+DISPLAY_WIDTH_PX = 700
+
+
+def display_size(svg: bytes, width_px: int = DISPLAY_WIDTH_PX) -> tuple[int, int]:
+    """(width, height) to declare for an SVG shown `width_px` wide: its viewBox's aspect ratio.
+
+    display_size(b'<svg viewBox="0 0 504 302.4">') == (700, 420)
+    """
+    import re
+
+    m = re.search(rb"<svg\b[^>]*?\bviewBox=\"\s*[-\d.]+[\s,]+[-\d.]+[\s,]+([\d.]+)[\s,]+([\d.]+)\s*\"", svg)
+    if m is None or float(m.group(1)) <= 0:
+        raise ValueError("the SVG has no viewBox with a positive width")
+    return width_px, round(width_px * float(m.group(2)) / float(m.group(1)))
+
+
 def log_ticks(ax, axis: str, values: Sequence[float]) -> None:
     """Plain-number tick labels on a log axis (1, 10, 100 ...) rather than 10^k."""
     from matplotlib.ticker import FuncFormatter

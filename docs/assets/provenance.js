@@ -3,10 +3,10 @@
  * A short hover opens a number's popover (a pointer that only passes opens nothing); keyboard focus
  * opens it at once; a tap or click pins it open and a second one closes it; Escape, the close button
  * or a tap elsewhere closes it. It first shows the value, the formula and one source; "More" shows
- * the inputs and every source. It always lies inside the viewport: below the number or above it,
- * shifted sideways; on narrow screens a sheet at the bottom, with the page scrolled so the tapped
- * number stays visible above it. Listeners sit on the document, so pages swapped in by Material's
- * instant navigation work too. Offline: no dependency, no request.
+ * the inputs and every source. It always lies inside the viewport (placed by popover.js, shared with
+ * the glossary cards): below the number or above it, shifted sideways; on narrow screens a sheet at
+ * the bottom, with the page scrolled so the tapped number stays visible above it. Listeners sit on
+ * the document, so pages swapped in by Material's instant navigation work too. Offline: no dependency, no request.
  */
 (function () {
   "use strict";
@@ -15,8 +15,8 @@
   if (window.__rlProvenance) return;
   window.__rlProvenance = true;
 
-  var HOVER_DELAY_MS = 300, LEAVE_DELAY_MS = 200, MARGIN = 8;
-  var narrow = window.matchMedia ? window.matchMedia("(max-width: 44.9375em)") : { matches: false };
+  var P = window.rlPopover;  // shared placement (popover.js, loaded first)
+  if (!P) return;
   var pointerOn = null;  // the number a pointer is pressing: its focus is a click, not a keyboard visit
   var showTimer = null, hideTimer = null;
 
@@ -26,20 +26,6 @@
   function inPopover(node) {
     return !!(node && node.closest && node.closest(".rl-prov"));
   }
-  function headerBottom() {
-    var h = document.querySelector(".md-header");
-    return h ? Math.max(0, h.getBoundingClientRect().bottom) : 0;
-  }
-
-  function button(cls, label, text) {
-    var b = document.createElement("button");
-    b.type = "button";
-    b.className = cls;
-    if (label) b.setAttribute("aria-label", label);
-    b.textContent = text;
-    return b;
-  }
-
   // A popover's body waits in a <template> (inert: no styles, no layout, unseen by other scripts)
   // and moves in the first time its number is hovered, focused or tapped, before it shows; the
   // focus handler runs before assistive technology reads the description, so it finds it filled.
@@ -48,49 +34,23 @@
     if (!prov || prov.classList.contains("rl-filled")) return;
     var t = prov.firstElementChild;
     if (t && t.tagName === "TEMPLATE") prov.replaceChildren(t.content);
-    prov.insertBefore(button("rl-sheet-close", "Close", "\u00d7"), prov.firstChild);
+    prov.insertBefore(P.button("rl-sheet-close", "Close", "\u00d7"), prov.firstChild);
     var extra = prov.querySelector(".rl-prov-inputs") || prov.querySelectorAll(".rl-prov-src").length > 1;
     if (extra) {
       prov.classList.add("rl-compact");
-      prov.appendChild(button("rl-prov-more", null, "More: inputs and sources"));
+      prov.appendChild(P.button("rl-prov-more", null, "More: inputs and sources"));
     }
     prov.classList.add("rl-filled");
   }
 
-  function unpad() { var m = document.querySelector(".md-main"); if (m) m.style.paddingBottom = ""; }
-
-  // Below the number if it fits, else above, else on the roomier side with a scroll bar; then sideways.
   function place(num) {
     var prov = num.querySelector(".rl-prov");
-    if (!prov) return;
-    prov.classList.remove("rl-up");
-    prov.style.left = ""; prov.style.maxHeight = "";
-    unpad();
-    var vw = document.documentElement.clientWidth, vh = window.innerHeight;
-    var own = num.getBoundingClientRect(), box = prov.getBoundingClientRect();
-    if (getComputedStyle(prov).position === "fixed") {  // the bottom sheet: keep the number above it
-      var over = own.bottom + MARGIN - box.top;
-      if (over > 0) {
-        var main = document.querySelector(".md-main");
-        if (main) main.style.paddingBottom = box.height + "px";  // room to scroll at the page's end
-        window.scrollBy({ top: Math.min(over, own.top - headerBottom() - MARGIN), behavior: "instant" });
-      }
-      return;
-    }
-    var below = vh - own.bottom - MARGIN, above = own.top - headerBottom() - MARGIN;
-    if (box.height > below && (box.height <= above || above > below)) prov.classList.add("rl-up");
-    var room = prov.classList.contains("rl-up") ? above : below;
-    if (box.height > room) prov.style.maxHeight = Math.max(80, room - 8) + "px";
-    box = prov.getBoundingClientRect();
-    var shift = 0;
-    if (box.right > vw - MARGIN) shift = vw - MARGIN - box.right;
-    if (box.left + shift < MARGIN) shift = MARGIN - box.left;
-    if (shift) prov.style.left = (prov.offsetLeft + shift) + "px";
+    if (prov) P.place(num, prov, "rl-up");
   }
 
   function close(num) {
     num.classList.remove("rl-open", "rl-pinned");
-    if (!document.querySelector(".rl-num.rl-open")) unpad();
+    if (!document.querySelector(".rl-num.rl-open")) P.unpad();
   }
   function closeAll(except) {
     var open = document.querySelectorAll(".rl-num.rl-open");
@@ -144,7 +104,7 @@
     clearTimeout(hideTimer);
     if (num.classList.contains("rl-open")) return;
     clearTimeout(showTimer);
-    showTimer = setTimeout(function () { open(num, false); }, HOVER_DELAY_MS);
+    showTimer = setTimeout(function () { open(num, false); }, P.HOVER_DELAY_MS);
   });
 
   document.addEventListener("mouseout", function (e) {
@@ -153,7 +113,7 @@
     clearTimeout(showTimer);
     if (num.classList.contains("rl-open") && !num.classList.contains("rl-pinned") && num !== document.activeElement) {
       clearTimeout(hideTimer);
-      hideTimer = setTimeout(function () { close(num); }, LEAVE_DELAY_MS);
+      hideTimer = setTimeout(function () { close(num); }, P.LEAVE_DELAY_MS);
     }
   });
 

@@ -1,7 +1,9 @@
-"""Figures as a reader sees them: legible on a phone, no colliding labels, one variant per scheme.
+"""Figures as a reader sees them: legible on a phone, no colliding labels, one variant per scheme,
+no layout shift as they load.
 
 Measured in Chromium on the built site: the font sizes of the SVG a 390 px phone actually loads,
-scaled by the width it is displayed at, and every pair of text boxes in every figure variant.
+scaled by the width it is displayed at, every pair of text boxes in every figure variant, and each
+figure's box before and after its SVG arrives.
 """
 
 from __future__ import annotations
@@ -67,6 +69,63 @@ def test_figure_text_is_at_least_11_px_on_a_phone(chromium, served_site, site_pa
                     small.append(f"{url}: {fig['src']} {fig['px']:.1f} px")
         assert seen, "no figure found on any page"
         assert not small, f"figure text under {MIN_TEXT_PX} px at 390 px: {small}"
+    finally:
+        ctx.close()
+
+
+# For each shown figure: the height the page reserved before its SVG loaded, and after; the aspect
+# ratio the markup declares for the variant the browser chose (the <source> it matched where that
+# declares a size, else the <img>), and the one the SVG has. A lazy image far down the page has not loaded at first: its box
+# then comes from the declared width and height alone.
+BOXES = """() => [...document.querySelectorAll('.rl-fig img')].filter(i => i.getClientRects().length)
+  .map(i => ({i: [...document.images].indexOf(i), h: i.getBoundingClientRect().height, loaded: i.complete && i.naturalWidth > 0}))"""
+DECLARED = """async (before) => {
+  const out = [];
+  for (const b of before) {
+    const img = document.images[b.i];
+    img.loading = 'eager';
+    await img.decode().catch(() => null);
+    const src = img.currentSrc;
+    const source = [...img.parentElement.querySelectorAll('source')]
+      .find(s => new URL(s.getAttribute('srcset'), document.baseURI).href === src);
+    const chosen = source && source.hasAttribute('width') ? source : img;  // as the browser falls back
+    const r = img.getBoundingClientRect();
+    out.push({src: src.split('/').pop(), was_loaded: b.loaded, before: b.h, after: r.height,
+              declared: chosen.getAttribute('width') / chosen.getAttribute('height'),
+              natural: img.naturalWidth / img.naturalHeight, shown: r.width / r.height});
+  }
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("size", ["390", "1280"])
+def test_figures_do_not_move_the_page_as_they_load(chromium, served_site, site_pages, size):
+    """The box reserved for a figure is the box it fills: each variant declares its own aspect ratio.
+
+    (A narrow variant declared at the wide one's 700 × 420 grows by up to four times its reserved
+    height when it arrives, pushing down whatever the reader was reading.)"""
+    width = int(size)
+    ctx = chromium.new_context(viewport={"width": width, "height": 844 if width == 390 else 900},
+                               has_touch=width == 390, is_mobile=width == 390)
+    try:
+        tab = ctx.new_page()
+        wrong, moved, seen, unloaded = [], [], 0, 0
+        for url in figure_pages(site_pages):
+            tab.goto(f"{served_site}/{url}", wait_until="domcontentloaded")
+            for fig in tab.evaluate(DECLARED, tab.evaluate(BOXES)):
+                seen += 1
+                what = f"{url}: {fig['src']}"
+                assert ("-narrow" in fig["src"]) == (width == 390), f"{what} at {width} px"
+                if abs(fig["declared"] / fig["natural"] - 1) > 0.01 or abs(fig["shown"] / fig["natural"] - 1) > 0.01:
+                    wrong.append(f"{what}: declared {fig['declared']:.3f}, SVG {fig['natural']:.3f}, shown {fig['shown']:.3f}")
+                if not fig["was_loaded"]:
+                    unloaded += 1
+                    if abs(fig["after"] - fig["before"]) > 1:
+                        moved.append(f"{what}: reserved {fig['before']:.0f} px, filled {fig['after']:.0f} px")
+        assert seen, "no figure found on any page"
+        assert not wrong, f"aspect ratios at {width} px (width ÷ height): {wrong}"
+        assert not moved, f"figures that moved the page as they loaded at {width} px: {moved}"
+        assert unloaded, "every figure had loaded before it was measured: nothing measured the reserved box"
     finally:
         ctx.close()
 

@@ -14,7 +14,7 @@ from mkdocs.plugins import event_priority
 
 from roofline_site import serve_state
 from roofline_site.html import escape as esc
-from roofline_site.html.reading import results_first
+from roofline_site.html.reading import results_first, search_quiet
 from roofline_site.html.values import non_finite_text
 from roofline_site.release.changelog import changelog as _changelog
 from roofline_site.numbers.tables import table as _table
@@ -59,15 +59,16 @@ def on_serve(server, config, builder, **kwargs):
     return server
 
 
-def figure_block(name: str, page_url: str) -> Raw:
+def figure_block(name: str, page_url: str, files) -> Raw:
     """HTML for a figure: the SVG with its alt text, the caption, and a link to its CSV.
 
     Written as HTML, not Markdown, so that text a figure quotes from the registry is never read
-    as Markdown; `page_url` is the page's URL (links are relative to where it is served).
+    as Markdown; `page_url` is the page's URL (links are relative to where it is served); `files`
+    holds the generated SVGs, whose aspect ratios the markup declares (None outside a build).
     """
     from mkdocs.utils import get_relative_url
 
-    from figures_gen import module
+    from figures_gen import display_size, module
 
     mod = module(name)
     base = get_relative_url("figures/", page_url).rstrip("/") or "."
@@ -79,12 +80,23 @@ def figure_block(name: str, page_url: str) -> Raw:
     src = esc.attr(f"{base}/{mod.NAME}")
     # Four variants (figures_gen.VARIANTS): the narrow ones below 720 px, where their text is at least
     # 11 px as displayed; the dark ones under Material's slate scheme (roofline.css shows one picture).
+    # Each variant declares its own width and height (the narrow ones are taller than the wide), so
+    # the browser reserves the box the SVG will fill and nothing below it moves as it loads.
     narrow = "(max-width: 44.9375em)"
+
+    def size(suffix: str) -> str:
+        if files is None:  # numbers-diff renders the tokens without a build: no SVGs, no page shipped
+            return ""
+        f = files.get_file_from_path(f"figures/{mod.NAME}{suffix}.svg")
+        if f is None:
+            raise TokenError(f"figure {name!r}: figures/{mod.NAME}{suffix}.svg was not generated")
+        w, h = display_size(f.content_bytes)
+        return f'width="{w}" height="{h}"'
 
     def picture(scheme: str, dark: str) -> str:
         return (f'<picture class="rl-fig-{scheme}">'
-                f'<source media="{narrow}" srcset="{src}-narrow{dark}.svg">'
-                f'<img alt="{esc.attr(alt)}" height="420" loading="lazy" src="{src}{dark}.svg" width="700" />'
+                f'<source media="{narrow}" srcset="{src}-narrow{dark}.svg" {size("-narrow" + dark)}>'
+                f'<img alt="{esc.attr(alt)}" {size(dark)} loading="lazy" src="{src}{dark}.svg" />'
                 f'</picture>')
 
     return Raw(
@@ -99,7 +111,7 @@ def on_page_markdown(markdown, page, config, files, **kwargs):
     uri = page.file.src_uri
     records = _records[uri] = []
     try:
-        return expand(markdown, uri, records, {"figure": lambda name: figure_block(name, page.url),
+        return expand(markdown, uri, records, {"figure": lambda name: figure_block(name, page.url, files),
                                                "table": lambda name, **kw: _table(name, uri, records, **kw),
                                                "changelog": _changelog})
     except TokenError as err:
@@ -111,7 +123,7 @@ def on_page_content(html, page, config, files, **kwargs):
     # (Checked on the content alone: popovers are still deferred, and the theme adds no values.)
     if (seen := non_finite_text(html)) is not None:
         raise PluginError(f"{page.file.src_uri}: a non-finite value would show on the page: '{seen}'")
-    return results_first(html)
+    return search_quiet(results_first(html))
 
 
 @event_priority(-100)  # last: every other hook has seen the page without its popovers
