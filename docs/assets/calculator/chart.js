@@ -1,6 +1,8 @@
 // The calculator's roofline chart: a hand-drawn log-log SVG. Each configuration contributes its
-// device's roof (bandwidth × intensity up to the ridge, then flat at the peak) and one point at
-// (arithmetic intensity, attainable FLOP/s). Text goes in through textContent only.
+// device's roof (bandwidth × intensity up to the ridge, then flat at the peak) and its step as a
+// point at (the step's intensity, FLOPs ÷ the kernel-sum time). Configuration A's kernels are
+// small dots at (their intensity, their attained FLOP/s), named on hover, focus or tap in a label
+// of at least 12 px. Text goes in through textContent only.
 
 import { si, sig } from "./format.js";
 
@@ -18,20 +20,29 @@ const decadeFloor = (v) => 10 ** Math.floor(log10(v));
 const decadeCeil = (v) => 10 ** Math.ceil(log10(v));
 const tickLabel = (v) => (v < 1000 ? sig(v) : si(v, "").trim());
 
+const positive = (v) => typeof v === "number" && Number.isFinite(v) && v > 0;
+
 /**
  * Draw `series` into `svg` (emptied first). Each series: {key, label, intensity, attainable,
- * peak, bandwidth, ridge}. `size` = {width, height}. Returns false (drawing nothing) when a
- * value is not a positive finite number, so the caller keeps the last good picture.
+ * peak, bandwidth, ridge}. `kernels`: [{name, intensity, attained}] for configuration A (a kernel
+ * with no FLOPs, such as the embedding copy, has no place on a log axis and is left out).
+ * `size` = {width, height}. Returns false (drawing nothing) when a series value is not a positive
+ * finite number, so the caller keeps the last good picture.
  */
-export function drawChart(svg, series, size = { width: 640, height: 360 }, title = "Roofline chart") {
+export function drawChart(svg, series, size = { width: 640, height: 360 }, title = "Roofline chart", kernels = []) {
   const values = series.flatMap((s) => [s.intensity, s.attainable, s.peak, s.bandwidth, s.ridge]);
-  if (!series.length || !values.every((v) => typeof v === "number" && Number.isFinite(v) && v > 0)) return false;
+  if (!series.length || !values.every(positive)) return false;
+  const dots = kernels.filter((k) => positive(k.intensity) && positive(k.attained));
   const { width: W, height: H } = size;
   const m = { l: 58, r: 14, t: 14, b: 40 };
-  const xs = series.flatMap((s) => [s.intensity, s.ridge]);
+  // Several devices: the link is a third roof (peak ÷ link bandwidth is its ridge, in FLOPs per byte sent).
+  const links = series.filter((s) => s.link && positive(s.link.ridge) && positive(s.link.intensity));
+  const xs = [...series.flatMap((s) => [s.intensity, s.ridge]), ...dots.map((k) => k.intensity),
+    ...links.flatMap((s) => [s.link.ridge, s.link.intensity])];
   let xMin = decadeFloor(Math.min(...xs) / 2), xMax = decadeCeil(Math.max(...xs) * 2);
   const yMax = decadeCeil(Math.max(...series.map((s) => s.peak)) * 1.5);
-  let yMin = decadeFloor(Math.min(...series.map((s) => Math.min(s.bandwidth * xMin, s.attainable))));
+  let yMin = decadeFloor(Math.min(...series.map((s) => Math.min(s.bandwidth * xMin, s.attainable)),
+    ...dots.map((k) => k.attained)));
   if (yMax / yMin > 1e12) yMin = yMax / 1e12; // a far-off point should not squash the roofs flat
   if (xMax / xMin > 1e12) xMin = xMax / 1e12;
   const px = (x) => m.l + ((log10(x) - log10(xMin)) / (log10(xMax) - log10(xMin))) * (W - m.l - m.r);
@@ -77,6 +88,48 @@ export function drawChart(svg, series, size = { width: 640, height: 360 }, title
     const left = px(s.ridge) > W - 90;
     svg.appendChild(el("text", { class: `rl-calc-ridge-label rl-calc-${s.key}`, x: px(s.ridge) + (left ? -4 : 4), y: H - m.b - 6,
       "text-anchor": left ? "end" : "start" }, `ridge ${sig(s.ridge)}`));
+  }
+  const clampX = (x) => Math.min(Math.max(x, xMin), xMax);
+  for (const s of links) {
+    const linkBw = s.peak / s.link.ridge;
+    const pts = [[px(xMin), py(clampY(linkBw * xMin))], [px(s.link.ridge), py(s.peak)]];
+    svg.appendChild(el("polyline", { class: `rl-calc-linkroof rl-calc-${s.key}`, points: pts.map((p) => p.join(",")).join(" ") }));
+    const x = px(s.link.ridge);
+    svg.appendChild(el("text", { class: `rl-calc-ridge-label rl-calc-${s.key}`, x: x - 4, y: m.t + 12, "text-anchor": "end" },
+      `link ridge ${sig(s.link.ridge)}`));
+    const lx = px(clampX(s.link.intensity)), ly = py(clampY(s.attainable));
+    const g = el("g", { class: `rl-calc-point rl-calc-linkpoint rl-calc-${s.key}` });
+    g.appendChild(el("title", {}, `${s.label}: FLOPs per byte sent over the link`));
+    g.appendChild(el("circle", { cx: lx, cy: ly, r: 5 }));
+    svg.appendChild(g);
+  }
+  if (dots.length) {
+    const layer = el("g", { class: "rl-calc-kernels-layer" });
+    const label = el("text", { class: "rl-calc-klabel", visibility: "hidden" });
+    for (const k of dots) {
+      const x = px(clampX(k.intensity)), y = py(clampY(k.attained));
+      const g = el("g", { class: "rl-calc-kpoint", tabindex: 0, role: "img", "aria-label": k.name, "data-name": k.name });
+      g.appendChild(el("title", {}, k.name));
+      g.appendChild(el("circle", { class: "rl-calc-khit", cx: x, cy: y, r: 11 })); // a finger-sized target
+      g.appendChild(el("circle", { class: "rl-calc-kdot", cx: x, cy: y, r: 3.5 }));
+      const show = () => {
+        label.textContent = k.name;
+        const right = x < W * 0.6;
+        label.setAttribute("x", right ? x + 9 : x - 9);
+        label.setAttribute("y", Math.max(y - 9, m.t + 12));
+        label.setAttribute("text-anchor", right ? "start" : "end");
+        label.setAttribute("visibility", "visible");
+      };
+      const hide = () => label.setAttribute("visibility", "hidden");
+      g.addEventListener("pointerenter", show);
+      g.addEventListener("focus", show);
+      g.addEventListener("click", show);
+      g.addEventListener("pointerleave", (e) => { if (e.pointerType === "mouse") hide(); });
+      g.addEventListener("blur", hide);
+      layer.appendChild(g);
+    }
+    svg.appendChild(layer);
+    svg.appendChild(label);
   }
   for (const s of series) {
     const x = px(s.intensity), y = py(clampY(s.attainable));
