@@ -364,11 +364,18 @@ function fillKernels(kt, last) {
     rows.push(["Step (sum of kernels)", "", show(out.arithmetic_intensity, fmt.intensity), out.bound, show(out.time_s, fmt.seconds), "100%"]);
     rows.push(["Perfect overlap (lower bound)", "", "", "", show(out.time_perfect_overlap_s, fmt.seconds), ""]);
   } else rows.push([DASH, "", "", "", "", ""]);
-  kt.body.replaceChildren(...rows.map((cells) => {
-    const tr = h("tr");
-    cells.forEach((c, i) => tr.appendChild(h(i === 0 ? "th" : "td", i === 0 ? { scope: "row", text: c } : { text: c })));
-    return tr;
-  }));
+  // Rows are kept and only their changed text rewritten: a redraw then lays out little.
+  const trs = [...kt.body.children];
+  rows.forEach((cells, r) => {
+    let tr = trs[r];
+    if (!tr) {
+      tr = h("tr");
+      cells.forEach((_, i) => tr.appendChild(h(i === 0 ? "th" : "td", i === 0 ? { scope: "row" } : {})));
+      kt.body.appendChild(tr);
+    }
+    cells.forEach((c, i) => { if (tr.children[i].textContent !== c) tr.children[i].textContent = c; });
+  });
+  for (const tr of trs.slice(rows.length)) tr.remove();
 }
 
 // ---------------------------------------------------------------- the address bar
@@ -510,7 +517,8 @@ function initWidget(root, registry) {
         const text = shown ? cellText(row, shown.out) : DASH;
         if (td.textContent !== text) td.textContent = text;
         const v = shown ? shown.out[row.key] : null;
-        td.dataset.value = typeof v === "number" && Number.isFinite(v) ? String(v) : (v === null || v === undefined ? "" : String(v));
+        const value = typeof v === "number" && Number.isFinite(v) ? String(v) : (v === null || v === undefined ? "" : String(v));
+        if (td.dataset.value !== value) td.dataset.value = value;
         td.classList.toggle("rl-calc-stale", Boolean(r.errors && Object.keys(r.errors).length));
       }
       if (Object.keys(r.errors).length) {
