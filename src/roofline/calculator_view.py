@@ -81,7 +81,7 @@ def custom_model(params: float) -> Model:
 # ------------------------------------------------------------------ reference outputs ------
 #: Weight formats the calculator offers (each parsed by roofline.model.formats): the 16-bit floats,
 #: fp8, per-channel int8 and the group-wise GPTQ/AWQ layouts.
-WEIGHT_FORMATS = ("bf16", "fp16", "fp32", "fp8", "int8", "int8-g128", "int4-g128", "int4-g64", "int4-g32")
+WEIGHT_FORMATS = ("bf16", "fp16", "fp32", "fp8", "int8", "int8-g128", "int4-g128", "int4-g64", "int4-g32", "mxfp4")
 
 
 def _op_record(k) -> dict[str, Any]:
@@ -201,6 +201,7 @@ def _kernel_constants() -> dict[str, Any]:
             "gated_act_flops_per_element": K.GATED_ACT_FLOPS_PER_ELEMENT, "norm_weight_bytes": K.NORM_WEIGHT_BYTES,
             "runtime_reserve_bytes": K.RUNTIME_RESERVE_BYTES, "max_size": K.MAX_SIZE,
             "scale_bytes": F.SCALE_BYTES, "default_group_size": F.DEFAULT_GROUP_SIZE,
+            "mx_block_size": F.MX_BLOCK_SIZE, "mx_scale_bytes": F.MX_SCALE_BYTES, "kv_dtypes": list(F.KV_DTYPES),
             "element_bytes": dict(F._ELEMENT_BYTES), "activation_dtypes": list(F.ACTIVATION_DTYPES),
             "attention_variants": list(K.ATTENTION_VARIANTS), "critical_batch_max": 1 << 20,
             "collective_bound": parallel.COLLECTIVE_BOUND, "latency_bound": parallel.LATENCY_BOUND,

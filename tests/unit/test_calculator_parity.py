@@ -89,7 +89,8 @@ PHASES = ["decode", "prefill"]
 BATCHES = [1, 3, 64, 1024]
 LENGTHS = {"decode": [1, 4095, 131072], "prefill": [1, 17, 512, 32768]}
 FORMATS = [("bf16", "bf16", "bf16"), ("fp8", "fp8", "fp8"), ("int4-g128", "bf16", "bf16"), ("int4-g32", "fp8", "bf16"),
-           ("int8", "bf16", "bf16"), ("fp16", "int4", "fp16"), ("fp32", "bf16", "fp32"), ("int8-g64", "int8", "int8")]
+           ("int8", "bf16", "bf16"), ("fp16", "int4", "fp16"), ("fp32", "bf16", "fp32"), ("int8-g64", "int8", "int8"),
+           ("mxfp4", "bf16", "bf16"), ("mxfp4", "fp8", "fp4")]
 ATTENTION = ["fused", "unfused"]
 LAYOUTS = [(1, 1, 1), (2, 1, 1), (8, 1, 1), (4, 2, 1), (1, 4, 1), (1, 1, 8), (1, 2, 4), (16, 1, 1), (3, 1, 1)]
 N_SAMPLED = 260
@@ -368,6 +369,9 @@ def test_int4_g128_weight_bytes_by_hand():
     # fp16 scales and packed zeros), so 8e9 × 0.51953125 = 4.15625e9 bytes per batch-1 step.
     r = calculate(get_device("h100-sxm5"), custom_model(8e9), "decode", 1, 1, "int4-g128")
     assert r["weight_bytes"] == pytest.approx(4.15625e9, rel=1e-12)
+    # MXFP4 (OCP MX v1.0): 32 E2M1 elements of half a byte share one 1-byte E8M0 scale: 0.5 + 1/32 = 0.53125.
+    r = calculate(get_device("h100-sxm5"), custom_model(8e9), "decode", 1, 1, "mxfp4")
+    assert r["weight_bytes"] == pytest.approx(8e9 * 0.53125, rel=1e-12)
 
 
 def test_custom_device_ridge_by_hand():

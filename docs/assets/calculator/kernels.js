@@ -15,7 +15,9 @@ const SIXTEEN = ["bf16", "fp16"];
 /** formats.parse_weight_format: "bf16", "fp8", "int8" (per-channel), "int4-g128", ... */
 export function parseWeightFormat(K, text) {
   const t = String(text).trim().toLowerCase();
-  if (["fp32", "bf16", "fp16", "fp8"].includes(t)) return { name: t, element: t, group: 0, zeros: false };
+  if (["fp32", "bf16", "fp16", "fp8"].includes(t)) return { name: t, element: t, group: 0, zeros: false, scale: K.scale_bytes };
+  // OCP MX v1.0: 32 E2M1 elements share one E8M0 scale, no zero point
+  if (t === "mxfp4") return { name: "mxfp4", element: "fp4", group: K.mx_block_size, zeros: false, scale: K.mx_scale_bytes };
   const m = /^(int8|int4)(?:-g(\d+))?$/.exec(t);
   if (!m) throw new CalcError(`unknown weight format '${text}'`);
   let size;
@@ -26,26 +28,27 @@ export function parseWeightFormat(K, text) {
       throw new CalcError(`weight format '${text}': the group size must be a positive power of two`);
     }
   }
-  return { name: size ? `${m[1]}-g${size}` : m[1], element: m[1], group: size, zeros: true };
+  return { name: size ? `${m[1]}-g${size}` : m[1], element: m[1], group: size, zeros: true, scale: K.scale_bytes };
 }
 
 /** WeightFormat.bytes_per_weight: element bytes plus a scale (and zero point) per group. */
 export function bytesPerWeight(K, wf, inFeatures = 0) {
   const e = K.element_bytes[wf.element];
-  if (!wf.element.startsWith("int")) return e;
+  if (!wf.element.startsWith("int") && !wf.group) return e;
   const group = wf.group || inFeatures;
   if (!group) throw new CalcError(`${wf.name}: per-channel scales need the layer's input size`);
-  return e + (K.scale_bytes + (wf.zeros ? e : 0)) / group;
+  return e + (wf.scale + (wf.zeros ? e : 0)) / group;
 }
 
 /** Formats.of: weights, activations and KV cache set separately; embedding and head stay 16-bit. */
 export function formatsOf(K, weights = "bf16", activation = "bf16", kv = "bf16") {
   const w = parseWeightFormat(K, weights);
   if (!K.activation_dtypes.includes(activation)) throw new CalcError(`unknown activation dtype '${activation}'`);
-  if (!(kv in K.element_bytes)) throw new CalcError(`unknown KV dtype '${kv}'`);
+  if (!K.kv_dtypes.includes(kv)) throw new CalcError(`unknown KV dtype '${kv}'`);
   let sixteen = SIXTEEN.includes(activation) ? activation : "bf16";
   if (w.element === "fp32") sixteen = "fp32";
-  const head = ["bf16", "fp16", "fp32"].includes(w.element) ? w : { name: sixteen, element: sixteen, group: 0, zeros: false };
+  const head = ["bf16", "fp16", "fp32"].includes(w.element) ? w
+    : { name: sixteen, element: sixteen, group: 0, zeros: false, scale: K.scale_bytes };
   return { weights: w, activation, kv, head };
 }
 

@@ -33,7 +33,7 @@ export const FIELDS = {
 export function choices(registry) {
   const C = registry.constants, K = C.kernels;
   return {
-    wd: C.weight_formats, act: K.activation_dtypes, kvd: Object.keys(K.element_bytes), attn: K.attention_variants,
+    wd: C.weight_formats, act: K.activation_dtypes, kvd: K.kv_dtypes, attn: K.attention_variants,
   };
 }
 const CHOICE_NAMES = { wd: "weight format", act: "activation format", kvd: "KV-cache format", attn: "attention variant" };
