@@ -1,4 +1,4 @@
-"""The calculator in Debian Chromium (issue 5): package values, URL state, bad input, keyboard, themes.
+"""The calculator in Debian Chromium: package values, URL state, bad input, keyboard, themes, kernel dots.
 
 Every expected number comes from `roofline.calculator_view.calculate` (the package), never from the page.
 The benchmark test measures one recompute + redraw and reports it; it asserts no timing.
@@ -19,8 +19,8 @@ from roofline.registry.models import get_model
 pytestmark = pytest.mark.browser
 
 REL = 1e-9
-TEXT = {"arithmetic_intensity": fmt.intensity, "ridge_point": fmt.intensity, "attainable_flop_per_s": fmt.flop_per_s,
-        "time_s": fmt.seconds, "tokens_per_s": fmt.tokens_per_s, "tokens_per_s_per_sequence": fmt.tokens_per_s,
+TEXT = {"arithmetic_intensity": fmt.intensity, "ridge_point": fmt.intensity, "peak_flop_per_s": fmt.flop_per_s,
+        "time_s": fmt.seconds, "time_perfect_overlap_s": fmt.seconds, "tokens_per_s": fmt.tokens_per_s, "tokens_per_s_per_sequence": fmt.tokens_per_s,
         "kv_cache_bytes": fmt.nbytes, "memory_required_bytes": fmt.nbytes, "flops": lambda v: fmt.si(v, "FLOP"),
         "bytes": fmt.nbytes}
 BAD_WORDS = ("NaN", "Infinity", "undefined", "null")
@@ -63,13 +63,14 @@ def check_against_package(shown: dict, expected: dict):
             got = float(cell["value"])
             assert math.isclose(got, want, rel_tol=REL, abs_tol=0 if want else 1e-300), (key, got, want)
             compared += 1
-        if key in TEXT and want is not None and (expected["fits"] or key not in ("time_s", "tokens_per_s", "tokens_per_s_per_sequence")):
+        if key in TEXT and want is not None and (expected["fits"] or key not in ("time_s", "time_perfect_overlap_s", "tokens_per_s",
+                                                                         "tokens_per_s_per_sequence")):
             assert cell["text"] == TEXT[key](want), (key, cell["text"], TEXT[key](want))
     assert compared >= 10
 
 
 def no_bad_words(page):
-    text = page.locator(".rl-calc").inner_text() + page.locator(".rl-calc-mini").inner_text()
+    text = page.evaluate("() => [...document.querySelectorAll('.rl-calc, .rl-calc-mini')].map((e) => e.innerText).join(' ')")
     for word in BAD_WORDS:
         assert word not in text, f"{word!r} on the page"
     svg = page.locator(".rl-calc .rl-calc-chart").inner_html()
@@ -93,38 +94,41 @@ def test_defaults_and_changes_match_the_package(page):
     field(page, "phase").select_option("prefill")
     field(page, "batch").fill("4")
     field(page, "prompt").fill("2048")
-    field(page, "wd").select_option("int8")
+    field(page, "wd").select_option("int4-g128")
     field(page, "kvd").select_option("fp8")
-    expected = calculate(get_device("a100-sxm4-80gb"), get_model("mixtral-8x7b"), "prefill", 4, 2048, "int8", "fp8")
+    field(page, "attn").select_option("unfused")
+    expected = calculate(get_device("a100-sxm4-80gb"), get_model("mixtral-8x7b"), "prefill", 4, 2048, "int4-g128", "fp8",
+                         "bf16", "unfused")
     check_against_package(outputs(page, "a"), expected)
     assert outputs(page, "a")["time_to_first_token_s"]["text"] == fmt.seconds(expected["time_s"])
 
-    # A custom device (prefilled from the A100 when chosen) and a custom model with a KV cache.
+    # A custom device (prefilled from the A100 when chosen) and a bare parameter count.
     field(page, "hw").select_option("custom")
     assert field(page, "bw").input_value() == "2.039"
     field(page, "peak").fill("400")
     field(page, "bw").fill("1.5")
     field(page, "mem").fill("48")
     field(page, "model").select_option("custom")
-    for key, value in (("params", "13"), ("layers", "40"), ("kvh", "8"), ("hd", "128"), ("heads", "40")):
-        field(page, key).fill(value)
+    field(page, "params").fill("13")
     field(page, "phase").select_option("decode")
     field(page, "ctx").fill("8192")
-    expected = calculate(custom_device(400e12, 1.5e12, 48e9), custom_model(13e9, 40, 8, 128, 40), "decode", 4, 8192,
-                         "int8", "fp8")
+    expected = calculate(custom_device(400e12, 1.5e12, 48e9), custom_model(13e9), "decode", 4, 8192,
+                         "int4-g128", "fp8", "bf16", "unfused")
     check_against_package(outputs(page, "a"), expected)
     no_bad_words(page)
     assert [u for u in page.requests_seen if not u.startswith(page.base_url)] == []
 
 
 def test_a_link_restores_the_view(page):
-    query = ("?hw=custom&peak=989.4&bw=3.35&mem=80&model=llama-3.1-70b&phase=decode&batch=16&ctx=8192&wd=fp8&kvd=fp8"
+    query = ("?hw=custom&peak=989.4&bw=3.35&mem=80&model=llama-3.1-70b&phase=decode&batch=16&ctx=8192&wd=int4-g64&kvd=fp8"
+             "&act=fp16&attn=unfused"
              "&b_hw=b200&b_model=custom&b_params=8&b_phase=prefill&b_batch=2&b_prompt=4096&b_wd=bf16&b_kvd=bf16")
     open_calc(page, query)
     assert field(page, "hw").input_value() == "custom" and field(page, "peak").input_value() == "989.4"
     assert field(page, "batch", 1).input_value() == "2"
+    assert field(page, "wd").input_value() == "int4-g64" and field(page, "attn").input_value() == "unfused"
     check_against_package(outputs(page, "a"), calculate(custom_device(989.4e12, 3.35e12, 80e9), get_model("llama-3.1-70b"),
-                                                        "decode", 16, 8192, "fp8", "fp8"))
+                                                        "decode", 16, 8192, "int4-g64", "fp8", "fp16", "unfused"))
     check_against_package(outputs(page, "b"), calculate(get_device("b200"), custom_model(8e9), "prefill", 2, 4096))
 
     # Editing writes the view back into the address; that address reproduces it in a fresh tab.
@@ -153,6 +157,87 @@ def test_a_link_with_unknown_ids_says_so(page):
     no_bad_words(page)
 
 
+def test_a_link_with_junk_formats_says_so_in_one_sentence(page):
+    open_calc(page, "?wd=nf3&act=<b>x</b>&kvd=fp64&attn=flash&batch=3")
+    d = registry_json()["defaults"]
+    for key, want in (("wd", d["weight_format"]), ("act", d["activation"]), ("kvd", d["kv_dtype"]), ("attn", d["attention"])):
+        assert field(page, key).input_value() == want, key
+        assert "not one this calculator knows" in message(page, key), key
+    assert page.locator(".rl-calc b").count() == 0
+    check_against_package(outputs(page, "a"), calculate(get_device(d["hardware"]), get_model(d["model"]), "decode", 3,
+                                                        d["context_len"]))
+    no_bad_words(page)
+
+
+def test_every_kernel_is_a_named_dot_on_the_chart(page):
+    open_calc(page)
+    d = registry_json()["defaults"]
+    expected = calculate(get_device(d["hardware"]), get_model(d["model"]), "decode", d["batch"], d["context_len"])
+    with_flops = [op["name"] for op in expected["ops"] if op["flops"] > 0]  # the embedding copy has no FLOPs
+    dots = page.locator(".rl-calc .rl-calc-kpoint")
+    assert dots.count() == len(with_flops) >= 10
+    names = [n.split(":")[0] for n in dots.evaluate_all("gs => gs.map((g) => g.dataset.name)")]
+    assert names == with_flops
+    dots.nth(2).dispatch_event("click")
+    label = page.locator(".rl-calc .rl-calc-klabel")
+    assert label.text_content().startswith(with_flops[2]) and label.get_attribute("visibility") == "visible"
+    assert float(label.evaluate("t => getComputedStyle(t).fontSize").rstrip("px")) >= 12
+    # The kernel table lists the same kernels, then their sum and the perfect-overlap bound.
+    rows = page.locator(".rl-calc-kernels tbody th").all_inner_texts()
+    assert rows[:len(expected["ops"])] == [op["name"] for op in expected["ops"]]
+    assert rows[-2:] == ["Step (sum of kernels)", "Perfect overlap (lower bound)"]
+
+
+def test_a_layout_adds_collectives_and_the_link_roof(page):
+    # Llama 3.1 70B over eight H100s (TP8): the CLI's `roofline decode ... --tp 8 --ops`.
+    open_calc(page, "?model=llama-3.1-70b&batch=1&ctx=1024&tp=8")
+    expected = calculate(get_device("h100-sxm5"), get_model("llama-3.1-70b"), "decode", 1, 1024, tp=8)
+    check_against_package(outputs(page, "a"), expected)
+    assert field(page, "dev").input_value() == "8"
+    rows = page.locator(".rl-calc-kernels tbody th").all_inner_texts()
+    assert {"embed_all_reduce", "attn_all_reduce", "mlp_all_reduce", "logits_all_gather"} <= set(rows)
+    assert page.locator(".rl-calc .rl-calc-linkroof").count() == 1
+    assert "link ridge" in chart_html(page)
+    assert "On 8 devices (TP8)" in page.locator(".rl-calc .rl-calc-summary").inner_text()
+
+    # The Devices field picks the engine's layout (roofline decode --devices N): 4 H100s run TP4; 16 do not fit one
+    # NVLink domain of 8, and the field says so in the CLI's words while the view keeps TP8.
+    field(page, "dev").fill("4")
+    assert (field(page, "tp").input_value(), field(page, "pp").input_value()) == ("4", "1")
+    check_against_package(outputs(page, "a"), calculate(get_device("h100-sxm5"), get_model("llama-3.1-70b"), "decode", 1,
+                                                        1024, tp=4))
+    field(page, "dev").fill("16")
+    assert message(page, "dev").startswith("--devices 16: --tp 16: TP16 spans 16 devices")
+    assert field(page, "tp").input_value() == "4"
+
+
+LAYOUT_REFUSALS = [
+    # (link, field, words of the CLI's sentence)
+    ("?model=llama-3.1-8b&tp=3", "tp", "does not divide"),
+    ("?model=llama-3.1-8b&tp=16", "tp", "scale-up domain"),
+    ("?model=llama-3.1-8b&ep=2", "ep", "is dense"),
+    ("?model=mixtral-8x7b&tp=2&ep=2", "ep", "combine it with --tp 1"),
+    ("?hw=custom&peak=100&bw=1&mem=80&model=llama-3.1-8b&tp=2", "tp", "needs a link between devices"),
+    ("?model=llama-3.1-8b&pp=0", "pp", "at least 1"),
+    ("?model=llama-3.1-8b&tp=x", "tp", "must be a number"),
+]
+
+
+@pytest.mark.parametrize("query, key, words", LAYOUT_REFUSALS, ids=[q for q, _, _ in LAYOUT_REFUSALS])
+def test_a_layout_no_engine_runs_gets_one_sentence(page, query, key, words):
+    open_calc(page, query)
+    assert words in message(page, key)
+    assert field(page, key).get_attribute("aria-invalid") == "true"
+    no_bad_words(page)
+
+
+def test_a_configuration_that_does_not_fit_says_so_in_one_sentence(page):
+    open_calc(page, "?model=llama-3.1-70b&batch=1&ctx=1024")
+    summary = page.locator(".rl-calc .rl-calc-summary").inner_text()
+    assert "Does not fit" in summary and "not even one sequence fits with 1,024 tokens cached" in summary
+    assert outputs(page, "a")["time_s"]["text"] == "does not fit"
+
+
 BAD_INPUTS = [
     # (config, setup selections, field, typed, words the message must contain)
     (0, {}, "batch", "", "Enter a value"),
@@ -163,6 +248,7 @@ BAD_INPUTS = [
     (0, {}, "batch", "1e30", "at most"),
     (0, {}, "batch", "<img src=x onerror=alert(1)>", "must be a number"),
     (0, {}, "ctx", "-1", "cannot be negative"),
+    (0, {}, "ctx", "0", "at least 1"),
     (0, {}, "ctx", "1e400", "at most"),
     (0, {"phase": "prefill"}, "prompt", "0", "at least 1"),
     (0, {"hw": "custom"}, "bw", "0", "at least"),
@@ -171,8 +257,6 @@ BAD_INPUTS = [
     (0, {"hw": "custom"}, "peak", "1e40", "at most"),
     (0, {"model": "custom"}, "params", "0", "at least"),
     (0, {"model": "custom"}, "params", "x8", "must be a number"),
-    (0, {"model": "custom"}, "layers", "", "together"),
-    (0, {"model": "custom"}, "heads", "12", "multiple of KV heads"),
     (1, {}, "batch", "NaN", "must be a number"),
 ]
 
@@ -196,8 +280,7 @@ def test_bad_input_shows_a_message_and_keeps_the_last_valid_state(page, config, 
     assert "last valid result" in summary
     no_bad_words(page)
     # Fixing the field clears the message.
-    good = {"batch": "2", "ctx": "10", "prompt": "10", "bw": "1", "peak": "100", "mem": "10", "params": "7",
-            "layers": "32", "heads": "32"}[key]
+    good = {"batch": "2", "ctx": "10", "prompt": "10", "bw": "1", "peak": "100", "mem": "10", "params": "7"}[key]
     field(page, key, config).fill(good)
     assert message(page, key, config) == "" or "optional" in message(page, key, config)
     assert field(page, key, config).get_attribute("aria-invalid") is None
@@ -263,15 +346,20 @@ def test_light_and_dark_screenshots(page, tmp_path):
     print(f"screenshots: {tmp_path}")
 
 
-def test_compact_version_on_the_calculator_page(page):
+def test_compact_version_embedded_in_a_page(page):
+    # A page embeds it as the README says: an element with the class rl-calc-mini and its data attributes.
     open_calc(page)
+    page.evaluate("""() => { const div = document.createElement('div'); div.className = 'rl-calc-mini';
+        Object.assign(div.dataset, {hw: 'a100-sxm4-80gb', model: 'mixtral-8x7b', phase: 'decode'});
+        document.querySelector('article').appendChild(div);
+        return import(new URL('../assets/calculator/ui.js?embed', location.href).href); }""")
     page.wait_for_selector(".rl-calc-mini[data-rl-ready]")
     mini = page.locator(".rl-calc-mini")
     expected = calculate(get_device("a100-sxm4-80gb"), get_model("mixtral-8x7b"), "decode", 1,
                          registry_json()["defaults"]["context_len"])
     shown = outputs(page, "a", ".rl-calc-mini")
-    assert set(shown) >= {"arithmetic_intensity", "bound", "time_s", "tokens_per_s", "fits"}
-    for key in ("arithmetic_intensity", "time_s", "tokens_per_s"):
+    assert set(shown) >= {"bound", "time_s", "tokens_per_s", "fits", "max_batch_that_fits"}
+    for key in ("time_s", "tokens_per_s"):
         assert math.isclose(float(shown[key]["value"]), expected[key], rel_tol=REL)
     page.wait_for_function("location.search.includes('hw=')")
     url_before = page.url

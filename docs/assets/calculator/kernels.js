@@ -1,11 +1,13 @@
 // The per-kernel model in the browser: mirrors roofline.model.kernels and roofline.model.formats.
+// parallel.js adds layouts over several devices and view.js the calculator's outputs.
 // A decode step or prefill is the row of kernels a serving engine runs; each is one roofline
 // point; the step's time is the sum of their times, and max(Σ compute, Σ memory) is the
 // perfect-overlap bound. Parity-tested against roofline.calculator_view.kernel_outputs
 // (tests/unit/test_calculator_kernels_parity.py). Constants come from registry.json
 // (constants.kernels), never typed here.
 
-import { CalcError, expertsTouched, peakFlopPerS, sixteenBitDtype } from "./calc.js";
+import { CalcError, attentionMatmulShapes, expertsTouched, kvElementsPerTokenPerLayer, peakFlopPerS, sixteenBitDtype,
+  totalParams } from "./calc.js";
 
 const SIXTEEN = ["bf16", "fp16"];
 
@@ -13,7 +15,9 @@ const SIXTEEN = ["bf16", "fp16"];
 /** formats.parse_weight_format: "bf16", "fp8", "int8" (per-channel), "int4-g128", ... */
 export function parseWeightFormat(K, text) {
   const t = String(text).trim().toLowerCase();
-  if (["fp32", "bf16", "fp16", "fp8"].includes(t)) return { name: t, element: t, group: 0, zeros: false };
+  if (["fp32", "bf16", "fp16", "fp8"].includes(t)) return { name: t, element: t, group: 0, zeros: false, scale: K.scale_bytes };
+  // OCP MX v1.0: 32 E2M1 elements share one E8M0 scale, no zero point
+  if (t === "mxfp4") return { name: "mxfp4", element: "fp4", group: K.mx_block_size, zeros: false, scale: K.mx_scale_bytes };
   const m = /^(int8|int4)(?:-g(\d+))?$/.exec(t);
   if (!m) throw new CalcError(`unknown weight format '${text}'`);
   let size;
@@ -24,26 +28,27 @@ export function parseWeightFormat(K, text) {
       throw new CalcError(`weight format '${text}': the group size must be a positive power of two`);
     }
   }
-  return { name: size ? `${m[1]}-g${size}` : m[1], element: m[1], group: size, zeros: true };
+  return { name: size ? `${m[1]}-g${size}` : m[1], element: m[1], group: size, zeros: true, scale: K.scale_bytes };
 }
 
 /** WeightFormat.bytes_per_weight: element bytes plus a scale (and zero point) per group. */
 export function bytesPerWeight(K, wf, inFeatures = 0) {
   const e = K.element_bytes[wf.element];
-  if (!wf.element.startsWith("int")) return e;
+  if (!wf.element.startsWith("int") && !wf.group) return e;
   const group = wf.group || inFeatures;
   if (!group) throw new CalcError(`${wf.name}: per-channel scales need the layer's input size`);
-  return e + (K.scale_bytes + (wf.zeros ? e : 0)) / group;
+  return e + (wf.scale + (wf.zeros ? e : 0)) / group;
 }
 
 /** Formats.of: weights, activations and KV cache set separately; embedding and head stay 16-bit. */
 export function formatsOf(K, weights = "bf16", activation = "bf16", kv = "bf16") {
   const w = parseWeightFormat(K, weights);
   if (!K.activation_dtypes.includes(activation)) throw new CalcError(`unknown activation dtype '${activation}'`);
-  if (!(kv in K.element_bytes)) throw new CalcError(`unknown KV dtype '${kv}'`);
+  if (!K.kv_dtypes.includes(kv)) throw new CalcError(`unknown KV dtype '${kv}'`);
   let sixteen = SIXTEEN.includes(activation) ? activation : "bf16";
   if (w.element === "fp32") sixteen = "fp32";
-  const head = ["bf16", "fp16", "fp32"].includes(w.element) ? w : { name: sixteen, element: sixteen, group: 0, zeros: false };
+  const head = ["bf16", "fp16", "fp32"].includes(w.element) ? w
+    : { name: sixteen, element: sixteen, group: 0, zeros: false, scale: K.scale_bytes };
   return { weights: w, activation, kv, head };
 }
 
@@ -62,7 +67,7 @@ function attentionDtype(f) {
 }
 
 // ------------------------------------------------------------------------- checks
-function checkSize(K, name, value, minimum = 1) {
+export function checkSize(K, name, value, minimum = 1) {
   if (typeof value !== "number" || !Number.isFinite(value) || value < minimum || value !== Math.floor(value)) {
     throw new CalcError(`${name} must be a whole number ≥ ${minimum}, got ${value}`);
   }
@@ -70,7 +75,7 @@ function checkSize(K, name, value, minimum = 1) {
   return value;
 }
 
-function check(K, f, attention, device) {
+export function check(K, f, attention, device) {
   if (!K.attention_variants.includes(attention)) throw new CalcError(`unknown attention variant '${attention}'`);
   for (const dtype of new Set([matmulDtype(f), attentionDtype(f)])) {
     if (!(dtype in device.dense_peak_flop_per_s) && !SIXTEEN.includes(dtype)) {
@@ -79,14 +84,9 @@ function check(K, f, attention, device) {
   }
 }
 
-const isBare = (m) => m.n_layers === 0 || m.bare_params > 0;
-
-/** What this mirror of roofline.model.kernels does not cover yet (MLA, shared or narrow experts, dense-first
- *  layers, biases, sinks): refused with a sentence; the package covers them. */
-function unmodelled(m) {
-  return Boolean(m.kv_lora_rank > 0 || m.n_shared_experts || m.n_dense_layers
-    || (m.moe_ffn_size && m.moe_ffn_size !== m.ffn_size) || m.qkv_bias || m.o_bias || m.mlp_bias || m.attention_sinks);
-}
+export const isBare = (m) => m.n_layers === 0 || m.bare_params > 0;
+const isMla = (m) => (m.kv_lora_rank || 0) > 0;
+const sum = (xs) => xs.reduce((acc, x) => acc + x, 0);
 
 /** kernels.layer_positions: Σ over layers of the positions one token attends to (windows cap theirs). */
 function layerPositions(m, pos) {
@@ -104,7 +104,7 @@ function causalLayerPairs(m, n) {
   }
   return out;
 }
-const isMoe = (m) => m.n_experts > 1;
+export const isMoe = (m) => m.n_experts > 1;
 
 function vectorPeak(C, device) {
   const peaks = device.dense_peak_flop_per_s;
@@ -114,6 +114,16 @@ function vectorPeak(C, device) {
 }
 
 // ------------------------------------------------------------------------- kernels
+/** kernels._attention_dims: [QKᵀ width, P·V width, query width read, output width written]. */
+function attentionDims(m) {
+  if (isMla(m)) {
+    const qk = m.kv_lora_rank + m.qk_rope_head_dim, pv = m.kv_lora_rank;
+    return [qk, pv, m.n_heads * qk, m.n_heads * pv];
+  }
+  const q = m.n_heads * m.head_dim;
+  return [m.head_dim, m.head_dim, q, q];
+}
+
 /** kernels._kernels for one configuration (scalars): the ops, each a roofline point. */
 function kernelOps(C, K, m, device, f, attention, B, n, attendedLayers, pairsLayers, headTokens) {
   const bw = device.memory_bandwidth_bytes_per_s;
@@ -124,14 +134,14 @@ function kernelOps(C, K, m, device, f, attention, B, n, attendedLayers, pairsLay
   const mmPeak = peakFlopPerS(C, device, mmDtype);
   const headFmt = f.head;
   const headDtype = matmulDtype(f, headFmt);
+  const headPeak = [peakFlopPerS(C, device, headDtype), headDtype];
   const ops = [];
   const point = (name, count, kind, amounts) => {
     let peak = mmPeak, dtype = mmDtype;
     if (kind === "vector") [peak, dtype] = [vecPeak, vecDtype];
     else if (kind) [peak, dtype] = kind;
     const o = { flops: 0, weight: 0, actR: 0, actW: 0, kvR: 0, kvW: 0, ...amounts };
-    const bytes = o.weight + o.actR + o.kvR + (o.actW + o.kvW);
-    ops.push({ name, count, flops: o.flops, bytes, weight_bytes: o.weight, act: o.actR + o.actW,
+    ops.push({ name, count, flops: o.flops, weight_bytes: o.weight, actR: o.actR, actW: o.actW, kvR: o.kvR, kvW: o.kvW,
                peak, dtype, bandwidth: bw });
   };
   if (isBare(m)) {
@@ -139,8 +149,8 @@ function kernelOps(C, K, m, device, f, attention, B, n, attendedLayers, pairsLay
     point("weights", 1, null, { flops: 2.0 * p * T, weight: p * bytesPerWeight(K, f.weights, p) });
     return ops;
   }
-  const d = m.hidden_size, q = m.n_heads * m.head_dim, kv = m.kv_heads * m.head_dim;
-  const L = m.n_layers, ffn = m.ffn_size, mIn = m.gated_ffn ? 2 : 1;
+  const d = m.hidden_size, kvW = m.kv_heads * m.head_dim;
+  const L = m.n_layers, mIn = m.gated_ffn ? 2 : 1;
   const wf = f.weights;
   const weights = (params, inFeatures) => params * bytesPerWeight(K, wf, inFeatures);
   const norm = (name, count) => point(name, count, "vector", {
@@ -150,73 +160,132 @@ function kernelOps(C, K, m, device, f, attention, B, n, attendedLayers, pairsLay
 
   point("embedding", 1, "vector", { flops: 0, weight: T * d * bytesPerWeight(K, headFmt, d), actW: T * d * a });
   norm("attn_norm", L);
-  const qkvOut = q + 2 * kv;
-  point("qkv_proj", L, null, { flops: L * 2.0 * T * d * qkvOut, weight: L * weights(d * qkvOut, d),
-                               actR: L * T * d * a, actW: L * T * q * a, kvW: L * T * 2 * kv * kvb });
+  const kvPerLayer = kvElementsPerTokenPerLayer(m);
+  const shapes = attentionMatmulShapes(m);
+  if (isMla(m)) {
+    const proj = shapes.filter(([name]) => name !== "o_proj");
+    point("qkv_proj", L, null, { flops: L * 2.0 * T * sum(proj.map(([, i, o]) => i * o)),
+      weight: L * sum(proj.map(([, i, o]) => weights(i * o, i))),
+      actR: L * T * sum(proj.map(([, i]) => i)) * a, actW: L * T * sum(proj.map(([, , o]) => o)) * a,
+      kvW: L * T * kvPerLayer * kvb });
+  } else {
+    const q = m.n_heads * m.head_dim, qkvOut = q + 2 * kvW;
+    point("qkv_proj", L, null, { flops: L * 2.0 * T * d * qkvOut, weight: L * weights(d * qkvOut, d),
+      actR: L * T * d * a, actW: L * T * q * a, kvW: L * T * 2 * kvW * kvb });
+  }
   const attDtype = attentionDtype(f);
   const att = [peakFlopPerS(C, device, attDtype), attDtype];
   const scores = B * pairsLayers * m.n_heads;
-  const dotFlops = 2.0 * m.head_dim * scores;
-  const kvReadEach = B * attendedLayers * kv * kvb;
+  const [qkDim, pvDim, qIn, qOut] = attentionDims(m);
+  const kvReadQk = B * attendedLayers * (isMla(m) ? kvPerLayer : kvW) * kvb;
+  const kvReadPv = isMla(m) ? 0 : B * attendedLayers * kvW * kvb;
   if (attention === "fused") {
-    point("attention", L, att, { flops: 2 * dotFlops + K.softmax_flops_per_score * scores,
-                                 actR: L * T * q * a, actW: L * T * q * a, kvR: 2 * kvReadEach });
+    point("attention", L, att, { flops: 2.0 * (qkDim + pvDim) * scores + K.softmax_flops_per_score * scores,
+                                 actR: L * T * qIn * a, actW: L * T * qOut * a, kvR: kvReadQk + kvReadPv });
   } else {
-    point("attn_qk", L, att, { flops: dotFlops, actR: L * T * q * a, actW: scores * a, kvR: kvReadEach });
+    point("attn_qk", L, att, { flops: 2.0 * qkDim * scores, actR: L * T * qIn * a, actW: scores * a, kvR: kvReadQk });
     point("attn_softmax", L, "vector", { flops: K.softmax_flops_per_score * scores, actR: scores * a, actW: scores * a });
-    point("attn_pv", L, att, { flops: dotFlops, actR: scores * a, actW: L * T * q * a, kvR: kvReadEach });
+    point("attn_pv", L, att, { flops: 2.0 * pvDim * scores, actR: scores * a, actW: L * T * qOut * a,
+                               kvR: isMla(m) ? kvReadQk : kvReadPv });
   }
-  point("o_proj", L, null, { flops: L * 2.0 * T * q * d, weight: L * weights(q * d, q), actR: L * T * q * a, actW: L * T * d * a });
+  const [, oIn, oOut] = shapes[shapes.length - 1];
+  point("o_proj", L, null, { flops: L * 2.0 * T * oIn * oOut, weight: L * weights(oIn * oOut, oIn),
+                             actR: L * T * oIn * a, actW: L * T * d * a });
   add("attn_add");
   norm("mlp_norm", L);
-  if (isMoe(m)) {
+  // MoE models may keep a dense MLP in some layers and an always-on shared expert beside the routed ones.
+  const Lm = isMoe(m) ? L - (m.n_dense_layers || 0) : 0;
+  const Ld = L - Lm;
+  if (Ld) {
+    const ff = m.ffn_size;
+    point(mIn === 2 ? "gate_up_proj" : "up_proj", Ld, null, { flops: Ld * 2.0 * T * d * mIn * ff,
+      weight: Ld * weights(d * mIn * ff, d), actR: Ld * T * d * a, actW: Ld * T * mIn * ff * a });
+    point(Lm ? "dense_act" : "mlp_act", Ld, "vector", { flops: Ld * K.gated_act_flops_per_element * T * ff,
+      actR: Ld * T * mIn * ff * a, actW: Ld * T * ff * a });
+    point("down_proj", Ld, null, { flops: Ld * 2.0 * T * ff * d, weight: Ld * weights(ff * d, ff),
+      actR: Ld * T * ff * a, actW: Ld * T * d * a });
+  }
+  if (Lm) {
+    const ff = m.moe_ffn_size || m.ffn_size;
     const touched = expertsTouched(m, T);
     const k = m.experts_per_token, E = m.n_experts;
-    point("router", L, [peakFlopPerS(C, device, headDtype), headDtype], {
-      flops: L * 2.0 * T * d * E, weight: L * d * E * bytesPerWeight(K, headFmt, d), actR: L * T * d * a, actW: L * T * E * a });
-    point("experts_gate_up", L, null, { flops: L * 2.0 * T * k * d * mIn * ffn, weight: L * touched * weights(d * mIn * ffn, d),
-                                        actR: L * T * k * d * a, actW: L * T * k * mIn * ffn * a });
-    point("mlp_act", L, "vector", { flops: L * K.gated_act_flops_per_element * T * k * ffn,
-                                    actR: L * T * k * mIn * ffn * a, actW: L * T * k * ffn * a });
-    point("experts_down", L, null, { flops: L * 2.0 * T * k * ffn * d, weight: L * touched * weights(ffn * d, ffn),
-                                     actR: L * T * k * ffn * a, actW: L * T * k * d * a });
-  } else {
-    point(mIn === 2 ? "gate_up_proj" : "up_proj", L, null, { flops: L * 2.0 * T * d * mIn * ffn,
-      weight: L * weights(d * mIn * ffn, d), actR: L * T * d * a, actW: L * T * mIn * ffn * a });
-    point("mlp_act", L, "vector", { flops: L * K.gated_act_flops_per_element * T * ffn,
-                                    actR: L * T * mIn * ffn * a, actW: L * T * ffn * a });
-    point("down_proj", L, null, { flops: L * 2.0 * T * ffn * d, weight: L * weights(ffn * d, ffn),
-                                  actR: L * T * ffn * a, actW: L * T * d * a });
+    point("router", Lm, headPeak, { flops: Lm * 2.0 * T * d * E, weight: Lm * d * E * bytesPerWeight(K, headFmt, d),
+      actR: Lm * T * d * a, actW: Lm * T * E * a });
+    point("experts_gate_up", Lm, null, { flops: Lm * 2.0 * T * k * d * mIn * ff, weight: Lm * touched * weights(d * mIn * ff, d),
+      actR: Lm * T * k * d * a, actW: Lm * T * k * mIn * ff * a });
+    point("mlp_act", Lm, "vector", { flops: Lm * K.gated_act_flops_per_element * T * k * ff,
+      actR: Lm * T * k * mIn * ff * a, actW: Lm * T * k * ff * a });
+    point("experts_down", Lm, null, { flops: Lm * 2.0 * T * k * ff * d, weight: Lm * touched * weights(ff * d, ff),
+      actR: Lm * T * k * ff * a, actW: Lm * T * k * d * a });
+    if (m.n_shared_experts) {
+      const fs = m.n_shared_experts * ff; // the shared experts run as one MLP that wide
+      point("shared_gate_up", Lm, null, { flops: Lm * 2.0 * T * d * mIn * fs, weight: Lm * weights(d * mIn * fs, d),
+        actR: Lm * T * d * a, actW: Lm * T * mIn * fs * a });
+      point("shared_act", Lm, "vector", { flops: Lm * K.gated_act_flops_per_element * T * fs,
+        actR: Lm * T * mIn * fs * a, actW: Lm * T * fs * a });
+      point("shared_down", Lm, null, { flops: Lm * 2.0 * T * fs * d, weight: Lm * weights(fs * d, fs),
+        actR: Lm * T * fs * a, actW: Lm * T * d * a });
+    }
   }
   add("mlp_add");
   norm("final_norm", 1);
   const H = B * headTokens;
-  point("lm_head", 1, [peakFlopPerS(C, device, headDtype), headDtype], {
-    flops: 2.0 * H * d * m.vocab_size, weight: m.vocab_size * d * bytesPerWeight(K, headFmt, d),
-    actR: H * d * a, actW: H * m.vocab_size * a });
+  point("lm_head", 1, headPeak, { flops: 2.0 * H * d * m.vocab_size, weight: m.vocab_size * d * bytesPerWeight(K, headFmt, d),
+                                   actR: H * d * a, actW: H * m.vocab_size * a });
   return ops;
 }
 
 /** kernels.weights_resident_bytes: every weight as stored (all experts, group metadata included). */
 export function weightsResidentBytes(K, m, f) {
   if (isBare(m)) return m.bare_params * bytesPerWeight(K, f.weights, m.bare_params);
-  const d = m.hidden_size, q = m.n_heads * m.head_dim, kv = m.kv_heads * m.head_dim;
-  const mIn = m.gated_ffn ? 2 : 1, ffn = m.ffn_size, E = m.n_experts;
+  const d = m.hidden_size, mIn = m.gated_ffn ? 2 : 1, E = m.n_experts;
   const bw = (x) => bytesPerWeight(K, f.weights, x), bh = bytesPerWeight(K, f.head, d);
-  const perLayer = bw(d) * d * (q + 2 * kv) + bw(q) * q * d + E * (bw(d) * d * mIn * ffn + bw(ffn) * ffn * d)
-    + (isMoe(m) ? d * E * bh : 0) + 2 * d * K.norm_weight_bytes;
+  const mlp = (ff) => bw(d) * d * mIn * ff + bw(ff) * ff * d;
+  const attn = sum(attentionMatmulShapes(m).map(([, i, o]) => bw(i) * i * o));
+  const Lm = isMoe(m) ? m.n_layers - (m.n_dense_layers || 0) : 0;
+  const moe = Lm ? (E + (m.n_shared_experts || 0)) * mlp(m.moe_ffn_size || m.ffn_size) + d * E * bh : 0;
   const table = m.vocab_size * d * bh;
-  return m.n_layers * perLayer + table * (m.tied_embeddings ? 1 : 2) + d * K.norm_weight_bytes;
+  return m.n_layers * (attn + 2 * d * K.norm_weight_bytes) + (m.n_layers - Lm) * mlp(m.ffn_size) + Lm * moe
+    + table * (m.tied_embeddings ? 1 : 2) + d * K.norm_weight_bytes;
 }
 
-function usableMemory(device) {
+export function usableMemory(device) {
   return device.usable_memory_bytes || device.memory_capacity_bytes;
 }
 
-/** One step (decode or prefill) with its sums, as kernels.KernelStep. */
-function step(C, K, m, device, f, attention, phase, batch, length) {
+/** A RooflinePoint's derived fields (bytes, intensity, ridge, bound, time) from its amounts. */
+export function finishOp(C, o) {
+  o.bytes = o.weight_bytes + o.actR + o.kvR + (o.actW + o.kvW);
+  const c = o.flops / o.peak, mem = o.bytes / o.bandwidth;
+  o.compute_s = c; o.memory_s = mem;
+  o.time_s = Math.max(c, mem);
+  o.arithmetic_intensity = o.flops / o.bytes;
+  o.ridge_point = o.peak / o.bandwidth;
+  o.bound = o.arithmetic_intensity >= o.ridge_point ? C.compute_bound : C.memory_bound;
+  return o;
+}
+
+/** KernelStep's sums over its ops: time (Σ), perfect overlap, bytes by kind, bound, memory needed. */
+export function summarize(C, K, s) {
+  let timeS = 0, computeS = 0, memoryS = 0, weightBytes = 0, actPeak = 0, flops = 0, bytes = 0, kvBytes = 0;
+  let actBytes = 0, computeBoundS = 0;
+  for (const o of s.ops) {
+    timeS += o.time_s; computeS += o.compute_s; memoryS += o.memory_s; weightBytes += o.weight_bytes;
+    flops += o.flops; bytes += o.bytes; kvBytes += o.kvR + o.kvW; actBytes += o.actR + o.actW;
+    if (o.arithmetic_intensity >= o.ridge_point) computeBoundS += o.time_s;
+    actPeak = Math.max(actPeak, (o.actR + o.actW) / o.count);
+  }
+  const activationPeak = actPeak + s.residual;
+  const memory = s.weightsResident + s.kvResident + activationPeak + K.runtime_reserve_bytes;
+  return { ...s, timeS, computeS, memoryS, overlapS: Math.max(computeS, memoryS), weightBytes, flops, bytes, kvBytes,
+           actBytes, activationPeak, memory, fits: memory <= usableMemory(s.device),
+           bound: computeBoundS * 2 >= timeS ? C.compute_bound : C.memory_bound };
+}
+
+/** One step (decode or prefill) with its sums, as kernels.decode and kernels.prefill. */
+export function step(C, K, m, device, f, attention, phase, batch, length) {
   const B = checkSize(K, "batch", batch);
-  let n, attended, pairs, cached;
+  let n, attended, pairs;
   const bare = isBare(m);
   if (phase === "decode") {
     checkSize(K, "context", length, 1);
@@ -228,27 +297,19 @@ function step(C, K, m, device, f, attention, phase, batch, length) {
     attended = bare ? 0 : layerPositions(m, n);
     pairs = bare ? 0 : (attention === "fused" ? causalLayerPairs(m, n) : n * attended);
   }
-  const ops = kernelOps(C, K, m, device, f, attention, B, n, attended, pairs, 1);
-  let timeS = 0, computeS = 0, memoryS = 0, weightBytes = 0, actPeak = 0;
-  for (const o of ops) {
-    const c = o.flops / o.peak, mem = o.bytes / o.bandwidth;
-    o.time_s = Math.max(c, mem);
-    o.arithmetic_intensity = o.flops / o.bytes;
-    o.ridge_point = o.peak / o.bandwidth;
-    o.bound = o.arithmetic_intensity >= o.ridge_point ? C.compute_bound : C.memory_bound;
-    timeS += o.time_s; computeS += c; memoryS += mem; weightBytes += o.weight_bytes;
-    actPeak = Math.max(actPeak, o.act / o.count);
-  }
-  const kvPerLayerToken = isBare(m) ? 0 : 2 * m.kv_heads * m.head_dim;
-  const kvResident = B * attended * kvPerLayerToken * K.element_bytes[f.kv];
-  const residual = B * n * (isBare(m) ? 0 : m.hidden_size) * K.element_bytes[f.activation];
-  const memory = weightsResidentBytes(K, m, f) + kvResident + (actPeak + residual) + K.runtime_reserve_bytes;
-  return { ops, timeS, overlapS: Math.max(computeS, memoryS), weightBytes, memory,
-           fits: memory <= usableMemory(device), ridge: peakFlopPerS(C, device, matmulDtype(f)) / device.memory_bandwidth_bytes_per_s };
+  const ops = kernelOps(C, K, m, device, f, attention, B, n, attended, pairs, 1).map((o) => finishOp(C, o));
+  const kvPerLayerToken = bare ? 0 : kvElementsPerTokenPerLayer(m);
+  return summarize(C, K, {
+    ops, B, n, device, f, model: m,
+    kvResident: B * attended * kvPerLayerToken * K.element_bytes[f.kv],
+    residual: B * n * (bare ? 0 : m.hidden_size) * K.element_bytes[f.activation],
+    weightsResident: weightsResidentBytes(K, m, f),
+    ridge: peakFlopPerS(C, device, matmulDtype(f)) / device.memory_bandwidth_bytes_per_s,
+  });
 }
 
 const WEIGHT_MATMULS = new Set(["qkv_proj", "o_proj", "gate_up_proj", "up_proj", "down_proj", "experts_gate_up",
-  "experts_down", "router", "lm_head", "weights"]);
+  "experts_down", "shared_gate_up", "shared_down", "router", "lm_head", "weights"]);
 
 /** kernels._first_true: smallest n in 1..limit with pred(n), pred monotone; null if none. */
 function firstTrue(pred, limit) {
@@ -276,39 +337,21 @@ export function criticalBatch(C, K, m, device, f) {
   }, K.critical_batch_max);
 }
 
-/** calculator_view.kernel_outputs: what the calculator shows from the per-kernel model. */
-export function kernelOutputs(C, device, m, phase = "decode", batch = 1, length = 1, weightFormat = "bf16",
-                              kvDtype = "bf16", activation = "bf16", attention = "fused") {
-  const K = C.kernels;
-  const f = formatsOf(K, weightFormat, activation, kvDtype);
-  check(K, f, attention, device);
-  if (!isBare(m) && unmodelled(m)) {
-    throw new CalcError(`the per-kernel table does not cover ${m.name} yet (latent attention, shared experts, `
-      + "dense first layers, narrow experts, biases or sinks): see its whole-step figures above");
+// The critical batch depends on the device, the model and the formats only: kept between recomputes
+// (it takes a few hundred step evaluations, most of a redraw's budget).
+const criticalCache = new Map();
+export function criticalBatchCached(C, K, m, device, f) {
+  const key = JSON.stringify([device, m, f]);
+  if (!criticalCache.has(key)) {
+    if (criticalCache.size > 64) criticalCache.clear();
+    criticalCache.set(key, criticalBatch(C, K, m, device, f));
   }
-  if (phase !== "decode" && phase !== "prefill") throw new CalcError(`phase must be 'decode' or 'prefill', got '${phase}'`);
-  const s = step(C, K, m, device, f, attention, phase, batch, length);
-  let maxBatch = null;
-  if (!isBare(m)) {
-    const ctx = phase === "decode" ? length : 1;
-    const one = step(C, K, m, device, f, attention, "decode", 1, ctx).memory;
-    const two = step(C, K, m, device, f, attention, "decode", 2, ctx).memory;
-    const per = two - one;
-    maxBatch = Math.max(Math.floor((usableMemory(device) - (one - per)) / per), 0);
-  }
-  return {
-    ops: s.ops.map((o) => ({ name: o.name, count: o.count, flops: o.flops, bytes: o.bytes,
-                             arithmetic_intensity: o.arithmetic_intensity, ridge_point: o.ridge_point,
-                             bound: o.bound, time_s: o.time_s })),
-    time_s: s.timeS,
-    time_perfect_overlap_s: s.overlapS,
-    weight_bytes: s.weightBytes,
-    memory_required_bytes: s.memory,
-    usable_memory_bytes: usableMemory(device),
-    fits: s.fits,
-    critical_batch: criticalBatch(C, K, m, device, f),
-    max_batch_that_fits: maxBatch,
-    attention_intensity: isBare(m) ? null
-      : (4 * m.head_dim + K.softmax_flops_per_score) * m.n_heads / (2 * m.kv_heads * m.head_dim * K.element_bytes[f.kv]),
-  };
+  return criticalCache.get(key);
 }
+
+/** kernels.attention_intensity_limit: decode attention's FLOPs per byte as the context grows. */
+export function attentionIntensity(K, m, f) {
+  const [qk, pv] = attentionDims(m);
+  return (2 * (qk + pv) + K.softmax_flops_per_score) * m.n_heads / (kvElementsPerTokenPerLayer(m) * K.element_bytes[f.kv]);
+}
+

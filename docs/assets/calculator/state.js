@@ -14,18 +14,29 @@ export const FIELDS = {
   mem: { label: "Memory capacity (GB)", limit: "memory_GB", group: "device" },
   model: { label: "Model", kind: "select" },
   params: { label: "Parameters (billions)", limit: "params_billions", group: "model" },
-  layers: { label: "Layers (optional)", limit: "n_layers", group: "model", optional: true },
-  kvh: { label: "KV heads (optional)", limit: "kv_heads", group: "model", optional: true },
-  hd: { label: "Head dim (optional)", limit: "head_dim", group: "model", optional: true },
-  heads: { label: "Query heads (optional)", limit: "n_heads", group: "model", optional: true },
   cfg: { label: "config.json: paste it, or choose the file (read here, never uploaded)", kind: "config", group: "config" },
   phase: { label: "Phase", kind: "select" },
   batch: { label: "Batch size (sequences)", limit: "batch" },
   ctx: { label: "Context length (tokens already cached)", limit: "context_len", phase: "decode" },
   prompt: { label: "Prompt length (tokens)", limit: "prompt_len", phase: "prefill" },
-  wd: { label: "Weight precision", kind: "select" },
-  kvd: { label: "KV-cache precision", kind: "select" },
+  wd: { label: "Weight format", kind: "select" },
+  act: { label: "Activations", kind: "select" },
+  kvd: { label: "KV cache", kind: "select" },
+  attn: { label: "Attention", kind: "select" },
+  dev: { label: "Devices", limit: "degree", group: "layout", optional: true },
+  tp: { label: "Tensor parallel (TP)", limit: "degree", group: "layout" },
+  pp: { label: "Pipeline stages (PP)", limit: "degree", group: "layout" },
+  ep: { label: "Expert parallel (EP)", limit: "degree", group: "layout" },
 };
+
+/** The choices of each select that is not a device or model, from registry.json: [key, list, what]. */
+export function choices(registry) {
+  const C = registry.constants, K = C.kernels;
+  return {
+    wd: C.weight_formats, act: K.activation_dtypes, kvd: K.kv_dtypes, attn: K.attention_variants,
+  };
+}
+const CHOICE_NAMES = { wd: "weight format", act: "activation format", kvd: "KV-cache format", attn: "attention variant" };
 
 export const PHASES = ["decode", "prefill"];
 const NUMBER = /^[+]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
@@ -55,7 +66,7 @@ export function parseNumber(raw, label, limit, optional = false) {
 }
 
 /**
- * Turn one configuration's raw strings into {device, model, phase, batch, length, wd, kvd}
+ * Turn one configuration's raw strings into {device, model, phase, batch, length, wd, act, kvd, attn}
  * or {errors: {key: message}}. `raw` maps the FIELDS keys to what the reader typed.
  */
 export function resolveConfig(registry, raw) {
@@ -71,7 +82,8 @@ export function resolveConfig(registry, raw) {
   if (raw.hw === "custom") {
     const peak = num("peak"), bw = num("bw"), mem = num("mem");
     if (!("peak" in errors || "bw" in errors || "mem" in errors)) {
-      device = customDevice(peak * units.peak_TFLOP_per_s, bw * units.bandwidth_TB_per_s, mem * units.memory_GB);
+      device = { ...customDevice(peak * units.peak_TFLOP_per_s, bw * units.bandwidth_TB_per_s, mem * units.memory_GB),
+        interconnect_note: constants.custom_interconnect_note };
     }
   } else {
     device = registry.devices.find((d) => d.id === raw.hw) || null;
@@ -80,27 +92,7 @@ export function resolveConfig(registry, raw) {
   let model = null;
   if (raw.model === "custom") {
     const params = num("params");
-    const shape = ["layers", "kvh", "hd"].map(num);
-    const heads = num("heads");
-    const given = shape.filter((v) => v !== null).length;
-    if (given > 0 && given < 3) {
-      ["layers", "kvh", "hd"].forEach((key, i) => {
-        if (shape[i] === null && !(key in errors)) {
-          errors[key] = `Give layers, KV heads and head dim together, or leave all three empty.`;
-        }
-      });
-    }
-    if (heads !== null && given === 0 && !("heads" in errors)) {
-      errors.heads = `Query heads need layers, KV heads and head dim too.`;
-    }
-    if (given === 3 && heads !== null && !("heads" in errors) && !("kvh" in errors) && heads % shape[1] !== 0) {
-      errors.heads = `Query heads must be a multiple of KV heads (${integer(shape[1])}).`;
-    }
-    const bad = ["params", "layers", "kvh", "hd", "heads"].some((k) => k in errors);
-    if (!bad) {
-      model = given === 3 ? customModel(params * units.params_billions, shape[0], shape[1], shape[2], heads || 0)
-        : customModel(params * units.params_billions);
-    }
+    if (!("params" in errors)) model = customModel(params * units.params_billions);
   } else if (raw.model === "config") {
     if (!String(raw.cfg || "").trim()) {
       errors.cfg = `Paste a config.json or choose one.`;
@@ -120,31 +112,35 @@ export function resolveConfig(registry, raw) {
   if (!phase) errors.phase = `Choose decode or prefill.`;
   const batch = num("batch");
   const length = num(phase === "prefill" ? "prompt" : "ctx");
-  for (const key of ["wd", "kvd"]) {
-    if (!constants.storage_dtypes.includes(raw[key])) errors[key] = `Choose a precision from the list.`;
+  const tp = num("tp"), pp = num("pp"), ep = num("ep");
+  const lists = choices(registry);
+  for (const [key, list] of Object.entries(lists)) {
+    if (!list.includes(raw[key])) errors[key] = `Choose a ${CHOICE_NAMES[key]} from the list.`;
   }
   if (Object.keys(errors).length) return { errors };
-  return { device, model, phase, batch, length, wd: raw.wd, kvd: raw.kvd, errors: {} };
+  return { device, model, phase, batch, length, wd: raw.wd, act: raw.act, kvd: raw.kvd, attn: raw.attn, tp, pp, ep,
+           errors: {} };
 }
 
 /** The default raw state of a configuration; `compare` gives the comparison's defaults. */
 export function defaultRaw(registry, compare = false) {
   const d = registry.defaults;
   return {
-    hw: d.hardware, peak: "", bw: "", mem: "", model: d.model, params: "", layers: "", kvh: "", hd: "", heads: "", cfg: "",
+    hw: d.hardware, peak: "", bw: "", mem: "", model: d.model, params: "", cfg: "",
     phase: d.phase, batch: String(compare ? d.compare_batch : d.batch), ctx: String(d.context_len),
-    prompt: String(d.prompt_len), wd: d.weight_dtype, kvd: d.kv_dtype,
+    prompt: String(d.prompt_len), wd: d.weight_format, act: d.activation, kvd: d.kv_dtype, attn: d.attention,
+    dev: "1", tp: "1", pp: "1", ep: "1",
   };
 }
 
 const CUSTOM_DEVICE_KEYS = ["peak", "bw", "mem"];
-const CUSTOM_MODEL_KEYS = ["params", "layers", "kvh", "hd", "heads"];
+const CUSTOM_MODEL_KEYS = ["params"];
 
 /** The URL keys of one configuration's state (custom fields only when custom is chosen). */
 function keysFor(raw) {
   return ["hw", ...(raw.hw === "custom" ? CUSTOM_DEVICE_KEYS : []), "model",
     ...(raw.model === "custom" ? CUSTOM_MODEL_KEYS : []), ...(raw.model === "config" ? ["cfg"] : []), "phase", "batch",
-    raw.phase === "prefill" ? "prompt" : "ctx", "wd", "kvd"];
+    raw.phase === "prefill" ? "prompt" : "ctx", "wd", "act", "kvd", "attn", "tp", "pp", "ep"];
 }
 
 /** Query string for the views: the first configuration's keys bare, the others prefixed ("b_"). */
@@ -180,9 +176,9 @@ export function decodeState(registry, search, prefix, base) {
     }
   }
   if (!PHASES.includes(raw.phase)) { notices.phase = `The link's phase ("${raw.phase}") is not decode or prefill; showing ${base.phase}.`; raw.phase = base.phase; }
-  for (const key of ["wd", "kvd"]) {
-    if (!registry.constants.storage_dtypes.includes(raw[key])) {
-      notices[key] = `The link's precision ("${raw[key]}") is not one this calculator knows; showing ${base[key]}.`;
+  for (const [key, list] of Object.entries(choices(registry))) {
+    if (!list.includes(raw[key])) {
+      notices[key] = `The link's ${CHOICE_NAMES[key]} ("${raw[key]}") is not one this calculator knows; showing ${base[key]}.`;
       raw[key] = base[key];
     }
   }

@@ -5,9 +5,10 @@
 // once, then re-initialises on every page swap through `document$`.
 
 import * as calc from "./calc.js";
-import * as kern from "./kernels.js";
+import * as view from "./view.js";
+import { engineLayout } from "./parallel.js";
 import * as fmt from "./format.js";
-import { FIELDS, decodeState, defaultRaw, encodeState, resolveConfig } from "./state.js";
+import { FIELDS, choices, decodeState, defaultRaw, encodeState, resolveConfig } from "./state.js";
 import { drawChart } from "./chart.js";
 import { encodeModel, readConfigText } from "./config.js";
 
@@ -93,16 +94,20 @@ function configPanel(registry, uid, legendText, keys) {
   const modelOptions = registry.models.map((m) => ({ value: m.id, text: m.name }));
   modelOptions.push({ value: "custom", text: "Custom model…" });
   modelOptions.push({ value: "config", text: "Your model (config.json)…" });
-  const dtypes = registry.constants.storage_dtypes.map((d) => ({ value: d, text: d.toUpperCase() }));
+  const lists = choices(registry);
+  const upper = (list) => list.map((d) => ({ value: d, text: d.toUpperCase() }));
+  const attentionText = { fused: "Fused (FlashAttention-style)", unfused: "Unfused (scores written and re-read)" };
   const phases = [{ value: "decode", text: "Decode: one new token per sequence" },
     { value: "prefill", text: "Prefill: the whole prompt" }];
 
   const all = {
     hw: () => select("hw", deviceOptions), peak: () => text("peak"), bw: () => text("bw"), mem: () => text("mem"),
-    model: () => select("model", modelOptions), params: () => text("params"), layers: () => text("layers"),
-    kvh: () => text("kvh"), hd: () => text("hd"), heads: () => text("heads"),
+    model: () => select("model", modelOptions), params: () => text("params"),
     phase: () => select("phase", phases), batch: () => text("batch"), ctx: () => text("ctx"),
-    prompt: () => text("prompt"), wd: () => select("wd", dtypes), kvd: () => select("kvd", dtypes),
+    prompt: () => text("prompt"), wd: () => select("wd", upper(lists.wd)), act: () => select("act", upper(lists.act)),
+    kvd: () => select("kvd", upper(lists.kvd)),
+    attn: () => select("attn", lists.attn.map((v) => ({ value: v, text: attentionText[v] || v }))),
+    dev: () => text("dev"), tp: () => text("tp"), pp: () => text("pp"), ep: () => text("ep"),
     cfg: () => {
       // The parsed fields live in a hidden input (they are what a link carries); the pasted text
       // and the file stay on this page.
@@ -122,6 +127,7 @@ function configPanel(registry, uid, legendText, keys) {
     device: h("div", { class: "rl-calc-custom", "data-group": "device" }),
     model: h("div", { class: "rl-calc-custom", "data-group": "model" }),
     config: h("div", { class: "rl-calc-custom", "data-group": "config" }),
+    layout: h("div", { class: "rl-calc-layout", "data-group": "layout" }),
   };
   for (const key of keys) {
     if (!all[key]) continue;
@@ -170,10 +176,6 @@ function seedCustom(registry, panel, previous) {
     const m = registry.models.find((x) => x.id === previous.model);
     if (m) {
       inp.params.value = String(Number((calc.totalParams(m) / registry.units.params_billions).toPrecision(4)));
-      inp.layers.value = String(m.n_layers);
-      inp.kvh.value = String(m.kv_heads);
-      inp.hd.value = String(m.head_dim);
-      inp.heads.value = String(m.n_heads);
     } else {
       inp.params.value = String(registry.defaults.params / registry.units.params_billions);
     }
@@ -202,15 +204,43 @@ function compute(registry, raw) {
   const cfg = resolveConfig(registry, raw);
   if (Object.keys(cfg.errors).length) return { errors: cfg.errors };
   try {
-    const out = calc.calculate(registry.constants, cfg.device, cfg.model, cfg.phase, cfg.batch, cfg.length, cfg.wd, cfg.kvd);
+    const out = view.calculate(registry.constants, cfg.device, cfg.model, cfg.phase, cfg.batch, cfg.length, cfg.wd, cfg.kvd,
+      cfg.act, cfg.attn, cfg.tp, cfg.pp, cfg.ep);
     // Inputs inside their limits can still combine into a result no number can show (an overflow):
     // the same inline sentence as any other bad value, never a page error or a stale summary.
     const bad = Object.entries(out).find(([, v]) => typeof v === "number" && !Number.isFinite(v));
     if (bad) return { errors: { [firstCustomKey(raw)]: "These values give a result too large or too small to show; check them." } };
     return { cfg, out, errors: {} };
   } catch (err) {
-    return { errors: { batch: String(err.message || err) } };
+    // A layout the CLI refuses gets the CLI's sentence beside the option it names.
+    const msg = String(err.message || err);
+    const opt = /^--(tp|pp|ep|devices)\b/.exec(msg);
+    return { errors: { [opt ? (opt[1] === "devices" ? "dev" : opt[1]) : "batch"]: msg } };
   }
+}
+
+/** The Devices field: an engine's layout for that many devices written into TP, PP and EP; else
+ *  the product of the three, so it always says how many devices the view uses. */
+function syncDevices(registry, panel, source) {
+  const inp = panel.inputs;
+  if (!inp.dev) return null;
+  if (source === inp.dev) {
+    const n = Number(String(inp.dev.value).trim());
+    const raw = readRaw(panel, {});
+    const cfg = resolveConfig(registry, { ...raw, tp: "1", pp: "1", ep: "1" });
+    if (!cfg.model || !cfg.device || !Number.isInteger(n)) return null; // the field's own check speaks
+    try {
+      const lay = engineLayout(registry.constants.kernels, cfg.model, cfg.device, n);
+      inp.tp.value = String(lay.tp); inp.pp.value = String(lay.pp); inp.ep.value = String(lay.ep);
+      return null;
+    } catch (err) {
+      if (!(err instanceof calc.CalcError)) throw err;
+      return err.message;
+    }
+  }
+  const degrees = [inp.tp.value, inp.pp.value, inp.ep.value].map((v) => Number(String(v).trim()));
+  if (degrees.every((v) => Number.isInteger(v) && v >= 1)) inp.dev.value = String(degrees[0] * degrees[1] * degrees[2]);
+  return null;
 }
 
 function describe(registry, cfg) {
@@ -218,33 +248,43 @@ function describe(registry, cfg) {
   const mod = cfg.model.id === "custom" ? `${fmt.count(cfg.model.bare_params)}-parameter model`
     : cfg.model.id === "config" ? `your model (${fmt.count(calc.totalParams(cfg.model))} parameters)` : cfg.model.name;
   const len = cfg.phase === "prefill" ? `prompt ${fmt.integer(cfg.length)}` : `context ${fmt.integer(cfg.length)}`;
-  return `${mod} on the ${dev}, ${cfg.phase}, batch ${fmt.integer(cfg.batch)}, ${len}, ${cfg.wd.toUpperCase()} weights`;
+  return `${mod} on the ${dev}, ${cfg.phase}, batch ${fmt.integer(cfg.batch)}, ${len}, ${cfg.wd.toUpperCase()} weights, `
+    + `${cfg.act.toUpperCase()} activations, ${cfg.kvd.toUpperCase()} KV cache, ${cfg.attn} attention`;
 }
 
 // ---------------------------------------------------------------- results table
 const YES_NO = (v) => (v ? "yes" : "no");
 const ROWS = [
-  { key: "arithmetic_intensity", label: "Arithmetic intensity", f: fmt.intensity },
-  { key: "ridge_point", label: "Ridge point", f: fmt.intensity },
-  { key: "bound", label: "Bound", f: String },
-  { key: "attainable_flop_per_s", label: "Attainable FLOP/s", f: fmt.flopPerS },
-  { key: "peak_flop_per_s", label: "Peak FLOP/s (dense, matmul precision)", f: fmt.flopPerS },
-  { key: "compute_dtype", label: "Matmuls run in", f: (v) => v.toUpperCase() },
-  { key: "time_s", label: "Time per step", f: fmt.seconds, fit: true },
+  { key: "time_s", label: "Time per step (sum of the kernels)", f: fmt.seconds, fit: true },
+  { key: "time_perfect_overlap_s", label: "Perfect overlap (lower bound)", f: fmt.seconds, fit: true },
   { key: "time_to_first_token_s", label: "Time to first token (prefill)", f: fmt.seconds, fit: true },
   { key: "tokens_per_s_per_sequence", label: "Tokens/s per sequence", f: fmt.tokensPerS, fit: true },
   { key: "tokens_per_s", label: "Tokens/s, whole batch", f: fmt.tokensPerS, fit: true },
-  { key: "kv_cache_bytes", label: "KV-cache size", f: fmt.nbytes },
-  { key: "weights_resident_bytes", label: "Weights in memory", f: fmt.nbytes },
-  { key: "memory_required_bytes", label: "Memory needed", f: fmt.nbytes },
-  { key: "memory_capacity_bytes", label: "Memory on the device", f: fmt.nbytes },
+  { key: "tokens_per_s_per_device", label: "Tokens/s per device", f: fmt.tokensPerS, fit: true },
+  { key: "bound", label: "Bound (where most of the step's time goes)", f: String },
+  { key: "layout", label: "Layout", f: String },
+  { key: "devices", label: "Devices", f: fmt.integer },
+  { key: "collective_time_s", label: "Collectives per step (latency + bytes ÷ link)", f: fmt.seconds },
+  { key: "link_intensity", label: "FLOPs per byte sent over the link", f: fmt.intensity, none: "nothing sent" },
+  { key: "link_ridge_point", label: "Link ridge point (peak ÷ link bandwidth)", f: fmt.intensity, none: "no link recorded" },
+  { key: "arithmetic_intensity", label: "Arithmetic intensity, whole step", f: fmt.intensity },
+  { key: "ridge_point", label: "Ridge point (matmul peak)", f: fmt.intensity },
+  { key: "peak_flop_per_s", label: "Peak FLOP/s (dense, matmul format)", f: fmt.flopPerS },
+  { key: "compute_dtype", label: "Weight matmuls run in", f: (v) => v.toUpperCase() },
   { key: "fits", label: "Fits in memory", f: YES_NO },
-  { key: "critical_batch", label: "Critical batch (decode at this context)", f: fmt.integer, none: "never: the KV cache keeps decode below the ridge" },
-  { key: "crossover_prompt_len", label: "Shortest prompt that reaches the ridge (prefill)", f: fmt.integer, none: "none up to the limit", phase: "prefill" },
-  { key: "flops", label: "FLOPs per step", f: fmt.flops },
-  { key: "bytes", label: "Bytes moved per step", f: fmt.nbytes },
+  { key: "max_batch_that_fits", label: "Largest batch that fits (this context)", f: fmt.integer, none: "no KV cache modelled" },
+  { key: "memory_required_bytes", label: "Memory needed per device (with runtime reserve)", f: fmt.nbytes },
+  { key: "usable_memory_bytes", label: "Memory each device exposes", f: fmt.nbytes },
+  { key: "weights_resident_bytes", label: "Weights in memory, per device", f: fmt.nbytes },
+  { key: "kv_cache_bytes", label: "KV-cache size, per device", f: fmt.nbytes },
+  { key: "critical_batch", label: "Critical batch (weight matmuls reach the ridge)", f: fmt.integer, none: "none up to the limit" },
+  { key: "attention_intensity", label: "Decode attention's intensity (any batch)", f: fmt.intensity, none: "no attention modelled" },
+  { key: "speed_of_light_tokens_per_s", label: "Speed of light (batch 1, weights only)", f: fmt.tokensPerS },
+  { key: "flops", label: "FLOPs per step (one device, one stage)", f: fmt.flops },
+  { key: "bytes", label: "Bytes moved per step (one device, one stage)", f: fmt.nbytes },
 ];
-const MINI_ROWS = ["arithmetic_intensity", "bound", "time_s", "time_to_first_token_s", "tokens_per_s_per_sequence", "tokens_per_s", "fits"];
+const MINI_ROWS = ["time_s", "time_to_first_token_s", "tokens_per_s_per_sequence", "tokens_per_s", "bound", "fits",
+  "max_batch_that_fits"];
 
 function cellText(row, out) {
   const v = out[row.key];
@@ -276,48 +316,66 @@ function resultsTable(rows, columns, uid) {
   return { table, cells };
 }
 
+/** The memory wall in one sentence: what the configuration needs against what the device exposes. */
+function memoryWall(o, cfg) {
+  const at = cfg.phase === "prefill" ? `a ${fmt.integer(cfg.length)}-token prompt` : `${fmt.integer(cfg.length)} tokens cached`;
+  const need = o.devices > 1
+    ? `needs ${fmt.nbytes(o.memory_required_bytes)} per device of the ${fmt.nbytes(o.usable_memory_bytes)} each exposes (${o.layout})`
+    : `needs ${fmt.nbytes(o.memory_required_bytes)} of the ${fmt.nbytes(o.usable_memory_bytes)} the device exposes`;
+  if (o.fits) {
+    return o.max_batch_that_fits === null ? ""
+      : `Memory wall: at most ${fmt.integer(o.max_batch_that_fits)} sequences fit with ${at}.`;
+  }
+  if (o.max_batch_that_fits === 0 || o.max_batch_that_fits === null) {
+    return `Does not fit: it ${need}, and not even one sequence fits with ${at} (weights alone are ${fmt.nbytes(o.weights_resident_bytes)}).`;
+  }
+  return `Does not fit: it ${need}; at most ${fmt.integer(o.max_batch_that_fits)} sequences fit with ${at}.`;
+}
+
 // ---------------------------------------------------------------- kernel by kernel
-// Configuration A as the kernels a serving engine runs (kernels.js, the package's per-kernel
-// model): bf16 activations and fused attention; weights and KV cache in the chosen formats.
+// Configuration A as the kernels a serving engine runs (kernels.js, the package's per-kernel model).
 function kernelTable(uid) {
   const table = h("table", { class: "rl-calc-results rl-calc-kernels", id: `${uid}-kernels` });
-  table.appendChild(h("caption", { text: "Configuration A, kernel by kernel (fused attention, BF16 activations)" }));
+  const caption = h("caption", { text: "Configuration A, kernel by kernel" });
+  table.appendChild(caption);
   const head = h("tr");
   for (const t of ["Kernel", "Runs", "FLOP/byte", "Bound", "Time", "Share"]) head.appendChild(h("th", { scope: "col", text: t }));
   table.appendChild(h("thead", {}, head));
   const body = h("tbody");
   table.appendChild(body);
-  return { table, body };
+  return { table, body, caption };
 }
 
-function fillKernels(registry, kt, last) {
+function fillKernels(kt, last) {
   const rows = [];
-  let out = null, problem = "";
   if (last) {
-    const { cfg } = last;
-    try {
-      out = kern.kernelOutputs(registry.constants, cfg.device, cfg.model, cfg.phase, cfg.batch, cfg.length, cfg.wd, cfg.kvd);
-    } catch (err) {
-      problem = cfg.phase === "decode" && cfg.length < 1
-        ? "A decode step needs at least one cached token: set the context to 1 or more."
-        : String(err.message || err);
-    }
-  }
-  if (out) {
+    const { cfg, out } = last;
+    kt.caption.textContent = `Configuration A, kernel by kernel (${cfg.attn} attention, ${cfg.wd.toUpperCase()} weights, `
+      + `${cfg.act.toUpperCase()} activations, ${cfg.kvd.toUpperCase()} KV cache${out.devices > 1
+        ? `; one of ${fmt.integer(out.devices)} devices, ${out.layout}, with its collectives` : ""})`;
+    // Under pipeline parallelism a token crosses every stage: a stage's kernels and collectives run pp times.
+    const pp = cfg.pp || 1;
     for (const o of out.ops) {
-      rows.push([o.name, o.count > 1 ? `×${o.count}` : "", show(o.arithmetic_intensity, fmt.intensity), o.bound,
-        show(o.time_s, fmt.seconds), show(o.time_s / out.time_s, (v) => `${(100 * v).toPrecision(3)}%`)]);
+      const runs = o.name === "pp_send" ? o.count : o.count * pp;
+      rows.push([o.name, runs > 1 ? `×${runs}` : "", o.compute_dtype === "link" ? "over the link" : show(o.arithmetic_intensity, fmt.intensity),
+        o.bound, show(o.time_s, fmt.seconds),
+        show((o.name === "pp_send" ? 1 : pp) * o.time_s / out.time_s, (v) => `${(100 * v).toPrecision(3)}%`)]);
     }
-    rows.push(["Step (sum of kernels)", "", "", "", show(out.time_s, fmt.seconds), ""]);
+    rows.push(["Step (sum of kernels)", "", show(out.arithmetic_intensity, fmt.intensity), out.bound, show(out.time_s, fmt.seconds), "100%"]);
     rows.push(["Perfect overlap (lower bound)", "", "", "", show(out.time_perfect_overlap_s, fmt.seconds), ""]);
-    rows.push(["Critical batch (weight matmuls)", "", show(out.critical_batch, fmt.integer), "", "", ""]);
-    rows.push(["Largest batch that fits", "", show(out.max_batch_that_fits, fmt.integer), "", "", ""]);
-  } else rows.push([problem || DASH, "", "", "", "", ""]);
-  kt.body.replaceChildren(...rows.map((cells) => {
-    const tr = h("tr");
-    cells.forEach((c, i) => tr.appendChild(h(i === 0 ? "th" : "td", i === 0 ? { scope: "row", text: c } : { text: c })));
-    return tr;
-  }));
+  } else rows.push([DASH, "", "", "", "", ""]);
+  // Rows are kept and only their changed text rewritten: a redraw then lays out little.
+  const trs = [...kt.body.children];
+  rows.forEach((cells, r) => {
+    let tr = trs[r];
+    if (!tr) {
+      tr = h("tr");
+      cells.forEach((_, i) => tr.appendChild(h(i === 0 ? "th" : "td", i === 0 ? { scope: "row" } : {})));
+      kt.body.appendChild(tr);
+    }
+    cells.forEach((c, i) => { if (tr.children[i].textContent !== c) tr.children[i].textContent = c; });
+  });
+  for (const tr of trs.slice(rows.length)) tr.remove();
 }
 
 // ---------------------------------------------------------------- the address bar
@@ -436,9 +494,11 @@ function initWidget(root, registry) {
       if (source && source.classList && source.classList.contains("rl-calc-cfgtext") && c.panel.el.contains(source)) {
         readPasted(c, source.value);
       }
+      const devError = c.panel.el.contains(source) || !source ? syncDevices(registry, c.panel, source) : null;
       c.raw = readRaw(c.panel, c.base);
       syncVisibility(c.panel, c.raw);
       const r = compute(registry, c.raw);
+      if (devError) r.errors = { ...r.errors, dev: devError };
       if (c.cfgError && c.raw.model === "config") {
         r.errors = { ...r.errors, cfg: c.cfgError };
         if (c.last) { r.out = null; }
@@ -457,7 +517,8 @@ function initWidget(root, registry) {
         const text = shown ? cellText(row, shown.out) : DASH;
         if (td.textContent !== text) td.textContent = text;
         const v = shown ? shown.out[row.key] : null;
-        td.dataset.value = typeof v === "number" && Number.isFinite(v) ? String(v) : (v === null || v === undefined ? "" : String(v));
+        const value = typeof v === "number" && Number.isFinite(v) ? String(v) : (v === null || v === undefined ? "" : String(v));
+        if (td.dataset.value !== value) td.dataset.value = value;
         td.classList.toggle("rl-calc-stale", Boolean(r.errors && Object.keys(r.errors).length));
       }
       if (Object.keys(r.errors).length) {
@@ -465,15 +526,21 @@ function initWidget(root, registry) {
         parts.push(`${name}: ${msg} ${shown ? "Showing the last valid result." : ""}`.trim());
       } else {
         const o = r.out;
-        const speed = o.fits
-          ? (o.phase === "prefill" ? `time to first token ${fmt.seconds(o.time_s)}` : `${fmt.seconds(o.time_s)} per step, ${fmt.tokensPerS(o.tokens_per_s_per_sequence)} per sequence`)
-          : "does not fit in memory";
-        parts.push(`${name}: ${o.bound}, intensity ${fmt.intensity(o.arithmetic_intensity)}, ${speed}.`);
+        const speed = o.phase === "prefill"
+          ? `time to first token ${fmt.seconds(o.time_s)} (perfect overlap ${fmt.seconds(o.time_perfect_overlap_s)})`
+          : `${fmt.seconds(o.time_s)} per step, ${fmt.tokensPerS(o.tokens_per_s_per_sequence)} per sequence `
+            + `(perfect overlap ${fmt.seconds(o.time_perfect_overlap_s)})`;
+        const many = o.devices > 1 ? ` On ${fmt.integer(o.devices)} devices (${o.layout}): `
+          + `${fmt.tokensPerS(o.tokens_per_s_per_device)} per device, collectives ${fmt.seconds(o.collective_time_s)} per step`
+          + `${o.bubble_fraction > 0 ? `, each stage idle ${(100 * o.bubble_fraction).toPrecision(3)}% of the time` : ""}.`
+          + `${o.kv_note ? ` ${o.kv_note}.` : ""}` : "";
+        parts.push(o.fits ? `${name}: ${o.bound}, ${speed}.${many} ${memoryWall(o, r.cfg)}`.trim()
+          : `${name}: ${memoryWall(o, r.cfg)}`);
       }
     }
     const text = parts.join(" ");
     if (summary.textContent !== text) summary.textContent = text;
-    if (kt) fillKernels(registry, kt, configs[0].last);
+    if (kt) fillKernels(kt, configs[0].last);
     const a = configs[0].last && configs[0].last.out;
     const barText = !a ? DASH : (!a.fits ? `A: ${a.bound}, does not fit in memory`
       : a.phase === "prefill" ? `A: ${a.bound} · time to first token ${fmt.seconds(a.time_s)}`
@@ -481,8 +548,14 @@ function initWidget(root, registry) {
     if (bar.textContent !== barText) bar.textContent = barText;
     const series = configs.filter((c) => c.last).map((c) => ({
       key: c.key, label: c.title.split(":")[0], intensity: c.last.out.arithmetic_intensity,
-      attainable: c.last.out.attainable_flop_per_s, peak: c.last.out.peak_flop_per_s,
+      attainable: c.last.out.attained_flop_per_s, peak: c.last.out.peak_flop_per_s,
       bandwidth: c.last.out.bandwidth_bytes_per_s, ridge: c.last.out.ridge_point,
+      link: c.last.out.link_intensity === null || c.last.out.link_ridge_point === null ? null
+        : { ridge: c.last.out.link_ridge_point, intensity: c.last.out.link_intensity },
+    }));
+    const kernelDots = mini || !configs[0].last ? [] : configs[0].last.out.ops.map((o) => ({
+      name: `${o.name}: ${fmt.intensity(o.arithmetic_intensity)}, ${o.bound}`,
+      intensity: o.arithmetic_intensity, attained: o.flops / o.time_s,
     }));
     // At the container's width (a phone's chart is drawn narrow, not shrunk: its labels keep their size).
     // Measured once: a redraw after a bad input keeps the same chart.
@@ -492,7 +565,7 @@ function initWidget(root, registry) {
       chartSize = { width, height: Math.round(width * (width < 480 ? 0.75 : 0.5625)) };
     }
     const size = chartSize;
-    if (series.length && drawChart(svg, series, size, "Roofline chart")) {
+    if (series.length && drawChart(svg, series, size, "Roofline chart", kernelDots)) {
       caption.textContent = configs.filter((c) => c.last).map((c) => `${c.title.split(":")[0]}: ${describe(registry, c.last.cfg)}.`).join(" ");
     }
     const query = encodeState(configs.map((c) => ({ raw: c.lastRaw || c.base, prefix: c.prefix })));
