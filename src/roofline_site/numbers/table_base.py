@@ -78,7 +78,7 @@ def html_table(columns: list[Column], rows: list[list], label: str) -> Raw:
     """
     head = "".join(
         f'<th scope="col"{"" if c.numeric else " data-rl-text"}><button type="button" class="rl-sort">{c.header}'
-        + (f'<span class="rl-unit">{c.unit}</span>' if c.unit else "") + "</button></th>" for c in columns)
+        + f'<span class="rl-unit">{c.unit}</span></button></th>' for c in columns)  # (the sort arrow follows the unit)
     body = []
     for row in rows:
         cells = []
