@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -145,18 +146,23 @@ def test_rounded_and_every_device_helpers():
 
 
 def test_generated_tables_cover_the_registry_with_provenance():
+    from roofline_site.numbers.table_base import TEACHING_DEVICES
     from roofline_site.numbers.tables import table
 
     records: list = []
-    ridge_md = table("ridge", "ridge-point.md", records)
-    rows = [line for line in ridge_md.splitlines()[2:] if line.startswith("| ")]
+    ridge_html = table("ridge", "ridge-point.md", records)
+    rows = [line for line in ridge_html.splitlines() if line.startswith("<tr><td")]
     assert len(rows) == len(devices())
-    assert len(records) == 3 * len(devices())            # peak, bandwidth and ridge per device
-    assert all('class="rl-num"' in r and "rl-prov" in r for r in rows)
-    h100 = next(r for r in rows if r.startswith(f"| {get_device('h100-sxm5').name} |"))
-    assert f'data-rl-value="{device_ridge_point(get_device("h100-sxm5"))!r}"' in h100
-    sol_md = table("sol", "memory-bandwidth.md", [])
-    assert len([ln for ln in sol_md.splitlines()[2:] if ln.startswith("| ")]) == len(devices())
+    assert len(records) == 3 * len(devices())            # peak, bandwidth and ridge per device, recorded
+    h100 = next(r for r in rows if r.startswith(f"<tr><td>{get_device('h100-sxm5').name}</td>"))
+    assert f'data-v="{device_ridge_point(get_device("h100-sxm5"))!r}"' in h100
+    assert ">295<" in h100 and "FLOP/byte" not in h100   # 989.4 / 3.35 = 295.3; the unit is in the header
+    sol_records: list = []
+    sol_html = table("sol", "memory-bandwidth.md", sol_records, model_ids=["llama-3.1-8b"])
+    sol_rows = [ln for ln in sol_html.splitlines() if ln.startswith("<tr><td")]
+    assert len(sol_rows) == len([i for i in TEACHING_DEVICES if i in devices()])
+    assert "tokens/s" not in "".join(re.sub(r'<span class="rl-prov".*?</template></span>', "", r) for r in sol_rows)
+    assert all(r.count('class="rl-num"') == 2 for r in sol_rows)  # bandwidth and the model: each with a popover
     with pytest.raises(KeyError, match="unknown table"):
         table("nope")
 
@@ -287,5 +293,5 @@ def test_kv_context_csv(rendered):
 def test_registry_models_listed_in_sol_table_header():
     from roofline_site.numbers.tables import table
 
-    header = table("sol").splitlines()[0]
+    header = table("sol").split("</thead>", 1)[0]
     assert all(m.name in header for m in models().values())

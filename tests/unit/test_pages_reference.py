@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from pathlib import Path
 
 import numpy as np
@@ -160,40 +161,84 @@ def test_capacity_as_quoted():
 
 
 # ------------------------------------------------------------------ tables ----------------
-@pytest.mark.parametrize("name, cells_per_row", [
-    ("prefill-crossover", None), ("critical-batches", None), ("hardware-specs", 3), ("hardware-peaks", None),
-])
-def test_reference_tables_cover_every_device_and_record_every_number(name, cells_per_row):
+def _html_rows(markup: str) -> list[str]:
+    return [ln for ln in markup.splitlines() if ln.startswith("<tr><td")]
+
+
+@pytest.mark.parametrize("name", ["prefill-crossover", "critical-batches"])
+def test_teaching_tables_show_a_device_of_each_kind_and_record_every_number(name):
+    from roofline_site.numbers.table_base import TEACHING_DEVICES
     from roofline_site.numbers.tables import table
 
     records: list = []
     md = table(name, "x.md", records)
     rows = [ln for ln in md.splitlines()[2:] if ln.startswith("| ")]
-    assert len(rows) == len(devices())
+    # The teaching pages show the listed devices the registry holds, not the whole registry.
+    assert len(rows) == len([i for i in TEACHING_DEVICES if i in devices()]) < len(devices())
+    assert {d.kind for d in devices().values() if d.id in TEACHING_DEVICES} >= {"gpu", "tpu", "soc", "cpu"}
     assert sum(r.count('class="rl-num"') for r in rows) == len(records) > 0
-    if cells_per_row:
-        # hardware-specs adds a usable-memory cell where a runtime figure is sourced
-        extra = sum(1 for d in devices().values() if d.usable_memory_bytes) if name == "hardware-specs" else 0
-        assert len(records) == cells_per_row * len(devices()) + extra
 
 
-def test_crossover_table_values_match_a_brute_force_sweep():
+def test_teaching_tables_fall_back_to_every_device_of_a_registry_of_ones_own():
+    from roofline_site.numbers.table_base import teaching_devices
+
+    assert [d.id for d in teaching_devices(["nope"])] == list(devices())
+    assert [d.id for d in teaching_devices(["l4", "h100-sxm5"])] == ["h100-sxm5", "l4"]  # registry order
+
+
+def test_hardware_table_one_row_per_device_units_in_headers_not_cells():
     from roofline_site.numbers.tables import table
 
-    md = table("prefill-crossover", "x.md", [])
-    for d in (_h100(), get_device("mi300x"), get_device("l4")):
-        row = next(ln for ln in md.splitlines() if ln.startswith(f"| {d.name} |"))
-        assert f'data-rl-value="{float(_first_prompt_reaching_ridge(_l8b(), d))!r}"' in row
+    records: list = []
+    markup = table("hardware", "x.md", records)
+    rows = _html_rows(markup)
+    assert len(rows) == len(devices())
+    head = markup.split("<thead>", 1)[1].split("</thead>", 1)[0]
+    for unit in ("GB", "TB/s", "TFLOP/s", "TOP/s", "FLOP/byte"):
+        assert f'<span class="rl-unit">{unit}</span>' in head
+    text = re.sub(r'<span class="rl-prov".*?</template></span>', "", "".join(rows))
+    text = re.sub(r"<[^>]+>", " ", text)
+    # No unit and no registry id in a cell (a GiB figure beside the GB one is the one exception).
+    assert not re.search(r"\b(TB/s|TFLOP/s|TOP/s|FLOP/byte)\b", text)
+    assert not any(f" {d.id} " in f" {text} " for d in devices().values() if "-" in d.id)
+    h100 = next(r for r in rows if f">{get_device('h100-sxm5').name}</a>" in r)
+    # H100 SXM5 datasheet: 80 GB, 3.35 TB/s, 989.4 TFLOP/s dense bf16 (1,979 with sparsity, halved),
+    # ridge 989.4e12 / 3.35e12 = 295.3 FLOP/byte, shown to three figures.
+    for shown in (">80<", ">3.35<", ">989.4<", ">295<"):
+        assert shown in h100, shown
+    assert 'data-v="3350000000000.0"' in h100  # sorts by the exact value
+    tpu = next(r for r in rows if f">{get_device('tpu-v4').name}</a>" in r)
+    assert ">34.36 (32 GiB)<" in tpu  # Cloud TPU v4: 32 GiB = 34,359,738,368 bytes
+    # Usable memory keeps its popover (its own source); every other cell is a bare, recorded number.
+    usable = sum(1 for d in devices().values() if d.usable_memory_bytes)
+    assert "".join(rows).count('class="rl-num"') == usable
+    assert len([r for r in records if not r.plain]) == usable
+    # capacity, bandwidth and ridge per device, each published peak, each usable figure
+    peaks = sum(len(d.dense_peak_flop_per_s) for d in devices().values())
+    assert len(records) == 3 * len(devices()) + peaks + usable
 
 
-def test_hardware_notes_are_literal_text():
+def test_hardware_notes_are_literal_text_for_readers():
     from roofline_site.numbers.tables import table
 
     md = table("hardware-notes", "x.md", [])
-    a100 = next(ln for ln in md.splitlines() if ln.startswith(f"| {get_device('a100-sxm4-40gb').name} |"))
+    a100 = next(ln for ln in md.splitlines() if f"<strong>{get_device('a100-sxm4-40gb').name}</strong>" in ln)
     assert "624&#42; (&#42;with sparsity)" in a100  # no emphasis from the datasheet's asterisks (entities: literal)
     assert "312&#124;624" in a100                    # nor a cell split at its pipe
-    assert all(d.source_url in md for d in devices().values())
+    assert "source_url" not in md and "corrected" not in md  # maintainers' clauses stay in the TOML
+    assert all(d.source_url in table("hardware") for d in devices().values())
+
+
+def test_sortable_table_markup_is_one_raw_html_block():
+    from roofline_site.numbers.table_base import Column, html_table
+
+    out = html_table([Column("Name", numeric=False), Column("Speed", "tokens/s")],
+                     [["a &amp; b", ("12", 12.5)], ["c", ("—", None)]], "Demo")
+    assert "\n\n" not in out  # a blank line would end Markdown's raw HTML block
+    assert out.startswith('<table data-rl-sort aria-label="Demo">')
+    assert '<th scope="col" data-rl-text><button type="button" class="rl-sort">Name<span class="rl-unit"></span></button></th>' in out
+    assert '<span class="rl-unit">tokens/s</span>' in out
+    assert '<td class="rl-r" data-v="12.5">12</td>' in out and '<td class="rl-r">—</td>' in out
 
 
 # ------------------------------------------------------------------ figures ---------------

@@ -1,11 +1,11 @@
-"""Generated tables of the registry itself: every device's ridge point, every model's speed of light.
+"""Generated tables of the registry itself: every device's ridge point, models' speeds of light.
 
 Registered in `tables.TABLES` as "ridge", "sol" and "config-fields" (the config reader's keys per family).
 """
 
 from __future__ import annotations
 
-from roofline_site.numbers.table_base import Table as _Table
+from roofline_site.numbers.table_base import Column, Table as _Table, html_table, teaching_devices
 from roofline_site.html.escape import text as esc_text
 from roofline_site.numbers.table_base import escape_cell as _escape_cell  # our own markup: only pipes and newlines
 from roofline_site.numbers.table_base import markdown_table as _markdown
@@ -13,7 +13,11 @@ from roofline_site.numbers.tokens import Raw
 
 
 def ridge_table(page: str = "", records: list | None = None) -> Raw:
-    """Every registry device: its 16-bit dense peak, memory bandwidth and ridge point."""
+    """Every registry device: its 16-bit dense peak, memory bandwidth and ridge point, sortable.
+
+    Bare numbers in the units the headers name (the page says how the ridge is computed; the
+    hardware reference links each device's source), so a registry of thousands stays cheap.
+    """
     from roofline.registry.hardware import devices
     from roofline.quantities import bandwidth, peak, ridge
 
@@ -22,20 +26,21 @@ def ridge_table(page: str = "", records: list | None = None) -> Raw:
     for d in devices().values():
         dtype = d.sixteen_bit_dtype
         # Peak and bandwidth to four figures, as datasheets print them; the ridge to three.
-        rows.append([esc_text(d.name), dtype, t.cell(peak(d.id, dtype).sig(4)), t.cell(bandwidth(d.id).sig(4)),
-                     t.cell(ridge(d.id, dtype))])
-    return _markdown(["Device", "dtype", "Dense peak", "Memory bandwidth", "Ridge point"], rows,
-                     ["l", "l", "r", "r", "r"])
+        rows.append([esc_text(d.name), dtype, t.value(peak(d.id, dtype), 1e12, 4), t.value(bandwidth(d.id), 1e12, 4),
+                     t.value(ridge(d.id, dtype))])
+    return html_table([Column("Device", numeric=False), Column("Format", numeric=False),
+                       Column("Dense peak", "TFLOP/s"), Column("Bandwidth", "TB/s"), Column("Ridge point", "FLOP/byte")],
+                      rows, "Ridge point of every registry device")
 
 
 def sol_table(page: str = "", records: list | None = None, weight_dtype: str = "bf16",
-              model_ids: list[str] | None = None) -> Raw:
-    """Speed-of-light batch-1 decode tokens/s for registry models (`model_ids`, default all) on every device.
+              model_ids: list[str] | None = None, device_ids: list[str] | None = None) -> Raw:
+    """Speed-of-light batch-1 decode tokens/s of `model_ids` (default all) on the teaching devices
+    (`device_ids`, default TEACHING_DEVICES), each number with its popover, tokens/s in the headers.
 
     A cell ends in "†" where the model's weights alone, as the checkpoint stores them, exceed the
     device's usable memory (the runtime's figure where sourced, else the vendor's capacity).
     """
-    from roofline.registry.hardware import devices
     from roofline.registry.models import models
     from roofline.model.formats import Formats
     from roofline.model.kernels import usable_memory_bytes, weights_resident_bytes
@@ -45,15 +50,17 @@ def sol_table(page: str = "", records: list | None = None, weight_dtype: str = "
     registry = models()
     ms = [registry[i] for i in model_ids] if model_ids else list(registry.values())
 
-    def cell(m, d) -> str:
+    def cell(m, d):
         # The ceiling ignores capacity; mark where the weights alone do not fit in the device's memory.
         fits = weights_resident_bytes(m, Formats.of(weight_dtype)) <= usable_memory_bytes(d)
-        return t.cell(sol(m.id, d.id, weight_dtype)) + ("" if fits else " †")
+        text, exact = t.value(sol(m.id, d.id, weight_dtype), popover=True)
+        return (text + ("" if fits else " †"), exact)
 
-    rows = [[esc_text(d.name), t.cell(bandwidth(d.id).sig(4)), *(cell(m, d) for m in ms)]
-            for d in devices().values()]
-    return _markdown(["Device", "Bandwidth", *(esc_text(m.name) for m in ms)], rows,
-                     ["l", "r", *("r" for _ in ms)])
+    rows = [[esc_text(d.name), t.value(bandwidth(d.id), 1e12, 4, popover=True), *(cell(m, d) for m in ms)]
+            for d in teaching_devices(device_ids)]
+    return html_table([Column("Device", numeric=False), Column("Bandwidth", "TB/s"),
+                       *(Column(esc_text(m.name), "tokens/s") for m in ms)],
+                      rows, f"Speed-of-light batch-1 decode, {weight_dtype} weights")
 
 
 def config_fields_table(page: str = "", records: list | None = None) -> Raw:

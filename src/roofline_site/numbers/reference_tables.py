@@ -1,32 +1,35 @@
 """Generated tables of the prefill, batching and hardware-reference pages.
 
-Every number is a roofline Quantity rendered through `table_base.Table.cell` (provenance
-popover, numbers.json entry); names, notes and links come from the registry. Registered
-in `tables.TABLES` as "prefill-crossover", "critical-batches", "hardware-specs",
-"hardware-peaks" and "hardware-notes".
+Every number is a roofline Quantity, recorded in numbers.json: with its own provenance popover
+(`table_base.Table.cell`) in the teaching pages' tables, which show a device of each kind, and as
+a bare number in a column that names its unit (`Table.value`) in the hardware reference, which
+lists every device once. Names, notes and links come from the registry. Registered in
+`tables.TABLES` as "prefill-crossover", "critical-batches", "hardware" and "hardware-notes".
 """
 
 from __future__ import annotations
 
 import re
 
-from roofline_site.numbers.table_base import Table as _Table
 from roofline_site.html.escape import link as esc_link, text as esc_text
+from roofline_site.numbers.table_base import Column, Table as _Table, html_table, teaching_devices
 from roofline_site.numbers.table_base import markdown_table as _markdown
 from roofline_site.numbers.tokens import Raw
 
 NOT_FIT = "†"
 NEVER = "never reaches the ridge"
 UNFIT = "‡"  # marks a critical batch that does not fit in memory
+DASH = "—"  # no such figure: sorts last
 
 
 def _link(text: str, url: str) -> str:
     return esc_link(text, url)
 
 
-def prefill_crossover_table(page: str = "", records: list | None = None, model: str = "llama-3.1-8b") -> Raw:
-    """Per device: 16-bit ridge, the prompt length at which prefill reaches it, time to first token."""
-    from roofline.registry.hardware import devices
+def prefill_crossover_table(page: str = "", records: list | None = None, model: str = "llama-3.1-8b",
+                            device_ids: list[str] | None = None) -> Raw:
+    """Per teaching device (`device_ids`, default TEACHING_DEVICES): 16-bit ridge, the prompt length
+    at which prefill reaches it, time to first token."""
     from roofline.registry.models import get_model
     from roofline.quantities import crossover_prompt, example, prefill, ridge
 
@@ -34,7 +37,7 @@ def prefill_crossover_table(page: str = "", records: list | None = None, model: 
                   "prompt length at which prefill reaches the ridge, per device")
     bare, prompt = example("bare_params"), example("prompt_len")
     rows = []
-    for d in devices().values():
+    for d in teaching_devices(device_ids):
         pre = prefill(model, d.id, prompt)
         ttft = t.cell(pre.ttft) if pre.fits else f"{NOT_FIT} does not fit"
         rows.append([esc_text(d.name), t.cell(ridge(d.id, d.sixteen_bit_dtype)),
@@ -45,10 +48,9 @@ def prefill_crossover_table(page: str = "", records: list | None = None, model: 
 
 
 def critical_batches_table(page: str = "", records: list | None = None, model: str = "llama-3.1-8b",
-                           context: str = "medium_context") -> Raw:
-    """Per device: the critical batch (weight matmuls reach the ridge), the memory wall and the
-    whole-step crossing at a named context."""
-    from roofline.registry.hardware import devices
+                           context: str = "medium_context", device_ids: list[str] | None = None) -> Raw:
+    """Per teaching device (`device_ids`, default TEACHING_DEVICES): the critical batch (weight matmuls
+    reach the ridge), the memory wall and the whole-step crossing at a named context."""
     from roofline.quantities import (critical_batch, example, max_batch, ridge, whole_step_crossing,
                                      whole_step_reaches_ridge)
 
@@ -56,7 +58,7 @@ def critical_batches_table(page: str = "", records: list | None = None, model: s
                   "critical batch per device")
     ctx = example(context)
     rows = []
-    for d in devices().values():
+    for d in teaching_devices(device_ids):
         crit = critical_batch(model, d.id)
         wall = max_batch(model, d.id, ctx)
         cross = (t.cell(whole_step_crossing(model, d.id, ctx)) if whole_step_reaches_ridge(model, d.id, ctx)
@@ -73,33 +75,36 @@ def critical_batches_table(page: str = "", records: list | None = None, model: s
     return table
 
 
-def hardware_specs_table(page: str = "", records: list | None = None) -> Raw:
-    """Every device: source link, id, vendor, memory type, capacity as the vendor quotes it, bandwidth, ridge."""
-    from roofline.registry.hardware import devices
-    from roofline.quantities import bandwidth, capacity_quoted, ridge, usable_memory
+def hardware_table(page: str = "", records: list | None = None) -> Raw:
+    """The hardware reference: one row per device, every number in the unit its column names.
 
-    t = _Table(page, records, "table('hardware-specs')", "registry device specifications")
-    # Usable memory: what the runtime reports (nvidia-smi) where a source publishes it; a dash
-    # where only the vendor's figure is known (the model then uses that figure).
-    rows = [[_link(d.name, d.source_url), f"<code>{esc_text(d.id)}</code>", esc_text(d.vendor), esc_text(d.memory_type),
-             t.cell(capacity_quoted(d.id)), t.cell(usable_memory(d.id).sig(4)) if d.usable_memory_bytes else "—",
-             t.cell(bandwidth(d.id).sig(4)), t.cell(ridge(d.id, d.sixteen_bit_dtype))]
-            for d in devices().values()]
-    return _markdown(["Device (source)", "id", "Vendor", "Memory", "Capacity (vendor)", "Usable (runtime)",
-                      "Bandwidth", "Ridge (dense 16-bit)"], rows, ["l", "l", "l", "l", "r", "r", "r", "r"])
-
-
-def hardware_peaks_table(page: str = "", records: list | None = None) -> Raw:
-    """Every device: the dense peak at each format it publishes; '—' where it publishes none."""
+    Capacity in GB (with the vendor's GiB figure beside it where the vendor quotes GiB), usable
+    memory where a runtime figure is sourced (a popover per cell: it has its own source), bandwidth,
+    the dense peak at each format (TOP/s for int8), and the 16-bit ridge. The other cells are bare
+    numbers: the device links the vendor document they come from, and the page says how the
+    derived column is computed.
+    """
     from roofline.model.dtypes import PEAK_DTYPES
     from roofline.registry.hardware import devices
-    from roofline.quantities import peak
+    from roofline.quantities import bandwidth, capacity, capacity_quoted, peak, ridge, usable_memory
 
-    t = _Table(page, records, "table('hardware-peaks')", "dense peak per format")
-    rows = [[esc_text(d.name),
-             *(t.cell(peak(d.id, dt).sig(4)) if dt in d.dense_peak_flop_per_s else "—" for dt in PEAK_DTYPES)]
-            for d in devices().values()]
-    return _markdown(["Device", *PEAK_DTYPES], rows, ["l", *("r" for _ in PEAK_DTYPES)])
+    t = _Table(page, records, "table('hardware')", "registry device specifications")
+    columns = [Column("Device", numeric=False), Column("Memory", numeric=False), Column("Capacity", "GB"),
+               Column("Usable", "GB"), Column("Bandwidth", "TB/s"),
+               *(Column(f"Dense {dt}", "TOP/s" if dt == "int8" else "TFLOP/s") for dt in PEAK_DTYPES),
+               Column("Ridge, 16-bit", "FLOP/byte")]
+    rows = []
+    for d in devices().values():
+        text, gb = t.value(capacity(d.id), 1e9, 4)
+        if d.capacity_unit == "GiB":  # as the vendor quotes it, beside the GB every other row uses
+            text += f" ({esc_text(capacity_quoted(d.id).text())})"
+        # Usable memory has a source of its own (nvidia-smi's total): its cells keep their popover.
+        usable = t.value(usable_memory(d.id), 1e9, 4, popover=True) if d.usable_memory_bytes else (DASH, None)
+        peaks = [t.value(peak(d.id, dt), 1e12, 4) if dt in d.dense_peak_flop_per_s else (DASH, None)
+                 for dt in PEAK_DTYPES]
+        rows.append([_link(d.name, d.source_url), esc_text(d.memory_type), (text, gb), usable,
+                     t.value(bandwidth(d.id), 1e12, 4), *peaks, t.value(ridge(d.id, d.sixteen_bit_dtype))])
+    return html_table(columns, rows, "Every registry device")
 
 
 #: A clause of a registry note meant for whoever maintains the registry, not for a reader: edit history
@@ -122,23 +127,21 @@ def reader_note(note: str) -> str:
 
 
 def hardware_notes_table(page: str = "", records: list | None = None) -> Raw:
-    """Every device: how its values were read or derived, its source, confidence and the date checked."""
+    """How each device's values were read or derived, for readers: one item per device with a note
+    left once the maintainers' clauses are gone, with its source, the confidence and the date checked."""
     from roofline.registry.hardware import devices
 
-    rows = [[esc_text(d.name), _md_text(reader_note(d.note)), _link(d.source_title, d.source_url),
-             esc_text(d.confidence), d.checked.isoformat()] for d in devices().values()]
-    return _markdown(["Device", "Note", "Source", "Confidence", "Checked"], rows, ["l", "l", "l", "l", "l"])
+    items = [f"<li><strong>{esc_text(d.name)}</strong>: {esc_text(note)} "
+             f"<span class=\"rl-note-src\">({_link(d.source_title, d.source_url)}; confidence "
+             f"{esc_text(d.confidence)}; checked {d.checked.isoformat()})</span></li>"
+             for d in devices().values() if (note := reader_note(d.note))]
+    return Raw('<ul class="rl-notes">\n' + "\n".join(items) + "\n</ul>")
 
 
 TABLES = {
     "prefill-crossover": prefill_crossover_table,
     "critical-batches": critical_batches_table,
-    "hardware-specs": hardware_specs_table,
-    "hardware-peaks": hardware_peaks_table,
+    "hardware": hardware_table,
     "hardware-notes": hardware_notes_table,
 }
 
-
-def _md_text(text: str) -> str:
-    """Registry prose as literal text: no emphasis from a datasheet's '312|624* (*with sparsity)'."""
-    return esc_text(text)

@@ -132,16 +132,17 @@ def number_id(page: str, index: int) -> str:
     return f"rl-p-{hashlib.sha1(page.encode()).hexdigest()[:6]}-{index}"
 
 
-def render_value(value, *, plain: bool, ident: str | None = None) -> tuple[str, object]:
+def render_value(value, *, plain: bool, ident: str | None = None, shown: str | None = None) -> tuple[str, object]:
     """HTML for a token's value and the Quantity behind it (None for names and figures).
 
     A Quantity becomes a focusable number whose popover (`ident`, else a fresh id) describes it;
-    with `plain` (headings, alt text) only its text.
+    with `plain` (headings, alt text) only its text. `shown` replaces the text shown (a table cell
+    whose column header names the unit); the popover still gives the value with its unit.
     """
     from roofline.quantities import Quantity
 
     if isinstance(value, Quantity):
-        text = esc.text(value.text())
+        text = esc.text(value.text() if shown is None else shown)
         if plain:
             return text, value
         ident = ident or f"rl-p-x{next(_ids)}"
