@@ -110,6 +110,8 @@ EXTRA = [
     ({"id": "h100-sxm5"}, {"id": "deepseek-v3"}, "decode", 256, 4096, "fp8", "fp8", "fp8", "fused", (1, 1, 8)),
     ({"id": "gb200-per-gpu"}, {"id": "llama-3.1-8b"}, "decode", 1, 1, "bf16", "bf16", "bf16", "unfused", (16, 1, 1)),
     ({"id": "h100-sxm5"}, {"id": "llama-3.1-70b"}, "decode", 1, 1, "bf16", "bf16", "bf16", "fused", (1, 8, 1)),
+    # expert parallelism across pipeline stages: each stage reads only its own layers' experts
+    ({"id": "h100-sxm5"}, {"id": "mixtral-8x7b"}, "decode", 8, 1024, "bf16", "bf16", "bf16", "fused", (1, 2, 4)),
 ]
 # Inputs both sides must refuse (the package raises; the JavaScript throws a CalcError).
 INVALID = [

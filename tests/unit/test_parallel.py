@@ -214,3 +214,13 @@ def test_doctests():
     result = doctest.testmod(parallel, extraglobs={"get_model": get_model, "get_device": get_device},
                              optionflags=doctest.ELLIPSIS, report=False)
     assert result.failed == 0 and result.attempted > 5
+
+
+def test_expert_parallelism_with_pipeline_stages_reads_only_the_stages_experts():
+    # Mixtral 8x7B, batch 1, EP 4 × PP 2 on H100s: a stage holds 32 ÷ 2 = 16 layers. One token is
+    # routed to 2 experts per layer; an expert is gate, up and down, 3 × 4096 × 14336 bf16 weights
+    # = 352,321,536 B. The stage reads 16 × 2 × 352,321,536 B, shared out over 4 devices:
+    # 2,818,572,288 B per device (the bug read all 32 layers' experts: twice that).
+    s = parallel.decode(get_model("mixtral-8x7b"), get_device("h100-sxm5"), 1, 1024, layout=Layout(ep=4, pp=2))
+    experts = sum(float(k.weight_bytes) for k in s.ops if k.name.startswith("experts_"))
+    assert experts == pytest.approx(16 * 2 * 3 * 4096 * 14336 * 2 / 4, rel=1e-12)

@@ -148,7 +148,7 @@ export function parallelStep(C, K, m, device, f, attention, phase, batch, length
   if (lay.ep > 1) {
     const n = lay.ep;
     // the full batch's expert weights, shared out: each device reads 1/ep of the experts the batch touches
-    const whole = step(C, K, m, device, f, attention, phase, Math.ceil(perReplica / microBatches), length);
+    const whole = step(C, K, part, device, f, attention, phase, Math.ceil(perReplica / microBatches), length); // this stage's layers
     const expertW = new Map(whole.ops.filter((o) => o.name.startsWith("experts_")).map((o) => [o.name, o.weight_bytes]));
     const ops = stage.ops.map((o) => (expertW.has(o.name) ? finishOp(C, { ...o, weight_bytes: expertW.get(o.name) / n }) : o));
     const resident = stage.weightsResident - expertResidentBytes(K, part, f, bytesPerWeight) * (1 - 1 / n);

@@ -499,7 +499,7 @@ def _step(phase: str, model: Model, device: Device, layout: Layout, batch, lengt
     if layout.ep > 1:
         n = layout.ep
         # the full batch's expert weights, shared out: each device reads 1/ep of the experts the batch touches
-        whole = run(model, np.ceil(per_replica / micro_batches))
+        whole = run(part, np.ceil(per_replica / micro_batches))  # this stage's layers (tp is 1 with ep)
         expert_w = {k.name: k.weight_bytes for k in whole.ops if k.name.startswith("experts_")}
         ops = tuple(dataclasses.replace(k, weight_bytes=kernels._scalar(np.asarray(expert_w[k.name]) / n))
                     if k.name in expert_w else k for k in stage.ops)
