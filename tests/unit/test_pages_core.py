@@ -22,7 +22,8 @@ from tests.support.exercise_blocks import exercise_tests
 from tests.support.hand_values import WEIGHTS_READ_PER_TOKEN, llama_8b_decode, step_time_s, totals
 from roofline.examples import example
 from roofline.registry.hardware import devices, get_device
-from roofline.model.inference import kv_bytes_per_token, speed_of_light_tokens_per_s
+from roofline.model.accounting import kv_bytes_per_token
+from roofline.model.kernels import speed_of_light_tokens_per_s
 from roofline.model.ops import matmul_cost, matmul_cost_seed_convention
 from roofline.registry.models import get_model, models
 from roofline.model.roofs import (

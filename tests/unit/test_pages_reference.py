@@ -24,7 +24,7 @@ from roofline.errors import InputError
 from roofline.examples import example
 from roofline.registry.hardware import devices, get_device
 from roofline.model import kernels
-from roofline.model.inference import crossover_prompt_len, prefill
+from roofline.model.perfect_overlap import crossover_prompt_len, prefill
 from roofline.registry.models import Model, get_model
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -5,7 +5,7 @@ Three kinds, each compared with a number the package computes from the registry:
 * bandwidth: measured GB/s ÷ the device's spec memory bandwidth
 * gemm:      measured large-GEMM TFLOP/s ÷ the device's dense peak at that dtype
 * decode:    measured batch-1 tokens/s ÷ the speed of light for that model, device and dtype
-             (bandwidth ÷ the weight bytes a step reads; `inference.speed_of_light_tokens_per_s`)
+             (bandwidth ÷ the weight bytes a step reads; `kernels.speed_of_light_tokens_per_s`)
 * collective: measured NCCL bus bandwidth (ring) ÷ the device's scale-up link bandwidth per direction
 * parallel_decode: measured batch-1 tokens/s on `devices` devices ÷ the tensor-parallel ceiling
              (`parallel.decode` at the run's final context: kernels plus collectives)

@@ -282,7 +282,7 @@ class Model:
                 + dense + self.vocab_size * self.hidden_size)
 
     def activation_elements_per_token(self, experts_touched_per_token: float | None = None) -> float:
-        """Inputs read plus outputs written by every weight matmul, for one token (see inference.py)."""
+        """Inputs read plus outputs written by every weight matmul, for one token (see model/accounting.py)."""
         if self.is_bare:
             return 0.0
         k = self.experts_per_token if experts_touched_per_token is None else experts_touched_per_token
