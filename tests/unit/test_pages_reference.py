@@ -320,3 +320,13 @@ def test_hardware_map_csv(rendered):
         assert float(r[2]) == pytest.approx(d.memory_bandwidth_bytes_per_s, rel=1e-5)
         assert float(r[3]) == pytest.approx(peak, rel=1e-5)
         assert float(r[4]) == pytest.approx(peak / d.memory_bandwidth_bytes_per_s, rel=1e-5)
+
+
+def test_a_device_the_weights_do_not_fit_says_so_instead_of_a_zero_batch():
+    from roofline_site.numbers.reference_tables import critical_batches_table
+
+    # Llama 3.1 70B in bf16: 70.6e9 weights × 2 B ≈ 141 GB, against the L4's 24 GB: no sequence fits.
+    md = critical_batches_table("x.md", [], model="llama-3.1-70b", device_ids=["l4"])
+    row = next(ln for ln in md.splitlines() if ln.startswith("| ") and "L4" in ln)
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[3] == "weights alone do not fit"

@@ -19,6 +19,7 @@ from roofline_site.numbers.tokens import Raw
 NOT_FIT = "†"
 NEVER = "never reaches the ridge"
 UNFIT = "‡"  # marks a critical batch that does not fit in memory
+NO_ROOM = "weights alone do not fit"  # a memory wall of zero sequences, said in words
 DASH = "—"  # no such figure: sorts last
 
 
@@ -65,7 +66,7 @@ def critical_batches_table(page: str = "", records: list | None = None, model: s
                  else NEVER)
         crit_cell = t.cell(crit) + ("" if float(crit) <= float(wall) else f" {UNFIT}")
         rows.append([esc_text(d.name), t.cell(ridge(d.id, d.sixteen_bit_dtype)), crit_cell,
-                     t.cell(wall), cross])
+                     t.cell(wall) if float(wall) >= 1 else NO_ROOM, cross])
     table = _markdown(["Device", "Ridge (dense 16-bit)", "Critical batch (weight matmuls)",
                           f"Largest batch that fits, {ctx.text()} tokens cached",
                           f"Whole-step crossing, {ctx.text()} tokens cached"], rows, ["l", "r", "r", "r", "r"])
