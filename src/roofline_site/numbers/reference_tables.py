@@ -13,7 +13,6 @@ import re
 
 from roofline_site.html.escape import link as esc_link, text as esc_text
 from roofline_site.numbers.table_base import Column, Table as _Table, html_table, teaching_devices
-from roofline_site.numbers.table_base import markdown_table as _markdown
 from roofline_site.numbers.tokens import Raw
 
 NOT_FIT = "†"
@@ -40,12 +39,15 @@ def prefill_crossover_table(page: str = "", records: list | None = None, model: 
     rows = []
     for d in teaching_devices(device_ids):
         pre = prefill(model, d.id, prompt)
-        ttft = t.cell(pre.ttft) if pre.fits else f"{NOT_FIT} does not fit"
-        rows.append([esc_text(d.name), t.cell(ridge(d.id, d.sixteen_bit_dtype)),
-                     t.cell(crossover_prompt(bare, d.id)), t.cell(crossover_prompt(model, d.id)), ttft])
+        ttft = t.value(pre.ttft, 1e-3, popover=True) if pre.fits else f"{NOT_FIT} does not fit"
+        rows.append([esc_text(d.name), t.value(ridge(d.id, d.sixteen_bit_dtype), popover=True),
+                     t.value(crossover_prompt(bare, d.id), popover=True),
+                     t.value(crossover_prompt(model, d.id), popover=True), ttft])
     name = esc_text(get_model(model).name)
-    return _markdown(["Device", "Ridge (dense 16-bit)", "Crossover, weights only", f"Crossover, {name}",
-                         f"Time to first token, {prompt.text()}-token prompt"], rows, ["l", "r", "r", "r", "r"])
+    return html_table([Column("Device", numeric=False), Column("Ridge (dense 16-bit)", "FLOP/byte"),
+                       Column("Crossover, weights only", "tokens"), Column(f"Crossover, {name}", "tokens"),
+                       Column(f"Time to first token, {prompt.text()}-token prompt", "ms")],
+                      rows, f"Prefill crossover per device, {name}")
 
 
 def critical_batches_table(page: str = "", records: list | None = None, model: str = "llama-3.1-8b",
@@ -62,15 +64,18 @@ def critical_batches_table(page: str = "", records: list | None = None, model: s
     for d in teaching_devices(device_ids):
         crit = critical_batch(model, d.id)
         wall = max_batch(model, d.id, ctx)
-        cross = (t.cell(whole_step_crossing(model, d.id, ctx)) if whole_step_reaches_ridge(model, d.id, ctx)
-                 else NEVER)
-        crit_cell = t.cell(crit) + ("" if float(crit) <= float(wall) else f" {UNFIT}")
-        rows.append([esc_text(d.name), t.cell(ridge(d.id, d.sixteen_bit_dtype)), crit_cell,
-                     t.cell(wall) if float(wall) >= 1 else NO_ROOM, cross])
-    table = _markdown(["Device", "Ridge (dense 16-bit)", "Critical batch (weight matmuls)",
-                          f"Largest batch that fits, {ctx.text()} tokens cached",
-                          f"Whole-step crossing, {ctx.text()} tokens cached"], rows, ["l", "r", "r", "r", "r"])
-    if any(UNFIT in cell for row in rows for cell in row):
+        cross = (t.value(whole_step_crossing(model, d.id, ctx), popover=True)
+                 if whole_step_reaches_ridge(model, d.id, ctx) else NEVER)
+        crit_text, crit_exact = t.value(crit, popover=True)
+        crit_cell = (crit_text + ("" if float(crit) <= float(wall) else f" {UNFIT}"), crit_exact)
+        rows.append([esc_text(d.name), t.value(ridge(d.id, d.sixteen_bit_dtype), popover=True), crit_cell,
+                     t.value(wall, popover=True) if float(wall) >= 1 else NO_ROOM, cross])
+    table = html_table([Column("Device", numeric=False), Column("Ridge (dense 16-bit)", "FLOP/byte"),
+                        Column("Critical batch (weight matmuls)", "sequences"),
+                        Column(f"Largest batch that fits, {ctx.text()} tokens cached", "sequences"),
+                        Column(f"Whole-step crossing, {ctx.text()} tokens cached", "sequences")],
+                       rows, "Critical batch per device")
+    if any(UNFIT in (cell[0] if isinstance(cell, tuple) else cell) for row in rows for cell in row):
         table = Raw(f"{table}\n\n{UNFIT} More sequences than fit at that context: memory runs out before the "
                     "weight matmuls reach the ridge.")
     return table
