@@ -250,6 +250,11 @@ def test_every_term_is_marked_once_in_each_section_that_mentions_it(pages, gloss
                 for name in sorted(glossary.get(own).names, key=len, reverse=True):
                     prose = name_regex(name).sub(" \x00 ", prose)
                     prose = re.compile(name_regex(name).pattern, re.I).sub(" \x00 ", prose)
+            # A later mention of a term marked here stays plain, and it may hold another term's name
+            # ("NVLink domain", an alias of scale-up domain): longest match first, as the cards do.
+            for slug in dict.fromkeys(marked):
+                for name in sorted(glossary.get(slug).names, key=len, reverse=True):
+                    prose = name_regex(name).sub(" \x00 ", prose)
             for e in glossary.entries:
                 if e.slug == own or e.slug in marked:
                     continue
