@@ -63,7 +63,7 @@ numbers-diff: $(STAMP)
 	@$(VENV)/bin/python -m roofline_site.release.numbers_diff "$(REF)"
 
 screenshots: site
-	@$(VENV)/bin/python tools/screenshots.py site screenshots $(if $(PAGES),--pages $(PAGES)) $(if $(FULL),--full)
+	@$(VENV)/bin/python -m tools.screenshots site screenshots $(if $(PAGES),--pages $(PAGES)) $(if $(FULL),--full)
 
 clean:
 	rm -rf site .cache

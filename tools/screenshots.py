@@ -1,6 +1,6 @@
 """Screenshots of every built page at a phone and a desktop size, light and dark, for review.
 
-Usage: python tools/screenshots.py [SITE_DIR] [OUT_DIR] [--pages decode/,batching/] [--full]
+Usage: python -m tools.screenshots [SITE_DIR] [OUT_DIR] [--pages decode/,batching/] [--full]
 (`make screenshots` builds the site first and writes screenshots/, which git ignores.)
 Each file is <page>-<width>-<scheme>.png; the phone size emulates touch. Offline: the site is
 served from 127.0.0.1 and Debian's Chromium (/usr/bin/chromium) renders it.
@@ -9,18 +9,14 @@ served from 127.0.0.1 and Debian's Chromium (/usr/bin/chromium) renders it.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from server import serve  # noqa: E402  (the one static server, shared with the tests)
+from tests.support.browser import CHROMIUM, CHROMIUM_FLAGS, LAPTOP, PHONE  # the tests' browser and sizes
+from tools.server import serve  # the one static server, shared with the tests
 
-CHROMIUM = os.environ.get("ROOFLINE_CHROMIUM", "/usr/bin/chromium")
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-#: (name, viewport, touch): a phone a reader opens a pasted link on, and a laptop.
-SIZES = (("390", {"width": 390, "height": 844}, True), ("1280", {"width": 1280, "height": 900}, False))
+#: (name, Playwright context options): a phone a reader opens a pasted link on, and a laptop.
+SIZES = ((str(PHONE["viewport"]["width"]), PHONE), (str(LAPTOP["viewport"]["width"]), LAPTOP))
 SCHEMES = ("light", "dark")
 
 
@@ -57,11 +53,10 @@ def main(argv: list[str] | None = None) -> int:
     with serve(site) as base_url:
         base = base_url.rstrip("/")
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
-            for size, viewport, touch in SIZES:
+            browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS)
+            for size, options in SIZES:
                 for scheme in SCHEMES:
-                    ctx = browser.new_context(viewport=viewport, has_touch=touch, is_mobile=touch,
-                                              color_scheme=scheme, device_scale_factor=1)
+                    ctx = browser.new_context(**options, color_scheme=scheme, device_scale_factor=1)
                     tab = ctx.new_page()
                     for url in urls:
                         tab.goto(f"{base}/{url}", wait_until="load")

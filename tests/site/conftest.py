@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.browser import CHROMIUM, CHROMIUM_FLAGS, browser_missing, build_site
+from tests.support.browser import CHROMIUM, CHROMIUM_FLAGS, LAPTOP, browser_missing, build_site
 from tools.server import serve
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -73,7 +73,7 @@ def browser(tmp_path_factory, playwright_session):
     profile = tmp_path_factory.mktemp("chromium-profile")
     ctx = playwright_session.chromium.launch_persistent_context(
         str(profile), executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS,
-        viewport={"width": 1280, "height": 900})
+        viewport=LAPTOP["viewport"])
     yield ctx
     ctx.close()
 

@@ -9,6 +9,7 @@ figure's box before and after its SVG arrives.
 from __future__ import annotations
 
 import pytest
+from tests.support.browser import LAPTOP, PHONE
 
 pytestmark = [pytest.mark.browser, pytest.mark.site]
 
@@ -53,8 +54,7 @@ def figure_pages(site_pages) -> list[str]:
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_figure_text_is_at_least_11_px_on_a_phone(chromium, served_site, site_pages, scheme):
-    ctx = chromium.new_context(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True,
-                               color_scheme=scheme)
+    ctx = chromium.new_context(**PHONE, color_scheme=scheme)
     try:
         tab = ctx.new_page()
         small, seen = [], 0
@@ -105,8 +105,7 @@ def test_figures_do_not_move_the_page_as_they_load(chromium, served_site, site_p
     (A narrow variant declared at the wide one's 700 × 420 grows by up to four times its reserved
     height when it arrives, pushing down whatever the reader was reading.)"""
     width = int(size)
-    ctx = chromium.new_context(viewport={"width": width, "height": 844 if width == 390 else 900},
-                               has_touch=width == 390, is_mobile=width == 390)
+    ctx = chromium.new_context(**(PHONE if width == PHONE["viewport"]["width"] else LAPTOP))
     try:
         tab = ctx.new_page()
         wrong, moved, seen, unloaded = [], [], 0, 0

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.browser import CHROMIUM, CHROMIUM_FLAGS, build_site
+from tests.support.browser import CHROMIUM, CHROMIUM_FLAGS, LAPTOP, build_site
 from tests.support.hostile import PAGE_PAYLOADS, PAYLOADS, plant
 from tools.server import serve
 
@@ -87,7 +87,7 @@ def tab(tmp_path_factory, hostile_url, playwright_session):
     # The session's one Playwright driver (conftest): Playwright refuses a second sync driver.
     ctx = playwright_session.chromium.launch_persistent_context(
         str(tmp_path_factory.mktemp("profile")), executable_path=CHROMIUM, headless=True,
-        args=CHROMIUM_FLAGS, viewport={"width": 1280, "height": 900})
+        args=CHROMIUM_FLAGS, viewport=LAPTOP["viewport"])
     page = ctx.new_page()
     page.ran = []
     page.on("dialog", lambda d: (page.ran.append(f"dialog: {d.message}"), d.dismiss()))

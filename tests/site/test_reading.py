@@ -14,11 +14,10 @@ from __future__ import annotations
 import re
 
 import pytest
+from tests.support.browser import LAPTOP, PHONE
 
 pytestmark = [pytest.mark.browser, pytest.mark.site]
 
-PHONE = {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobile": True}
-LAPTOP = {"viewport": {"width": 1280, "height": 900}}
 SIZES = {"390": PHONE, "1280": LAPTOP}
 PER_PAGE = 4  # terms and numbers opened per page (spread evenly)
 PER_ENTRY = 1  # per glossary entry page: short pages, one template

@@ -8,9 +8,8 @@ keyboard), with aria-sort saying which way.
 from __future__ import annotations
 
 import pytest
+from tests.support.browser import LAPTOP, PHONE
 
-PHONE = {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobile": True}
-LAPTOP = {"viewport": {"width": 1280, "height": 900}}
 PAGES = ("hardware", "memory-bandwidth", "ridge-point")
 
 # The column's exact values (data-v) in row order; a dash has none.

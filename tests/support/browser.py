@@ -16,6 +16,10 @@ ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("ROOFLINE_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+# The two sizes the site is read at (Playwright context options): a phone with touch, where many
+# readers open a link pasted in a chat, and a laptop.
+PHONE = {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobile": True}
+LAPTOP = {"viewport": {"width": 1280, "height": 900}}
 
 
 def build_site(dest: Path, env_extra: dict | None = None, root: Path = ROOT) -> subprocess.CompletedProcess:
