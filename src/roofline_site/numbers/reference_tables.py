@@ -60,14 +60,16 @@ def critical_batches_table(page: str = "", records: list | None = None, model: s
     t = _Table(page, records, f"table('critical-batches', model={model!r}, context={context!r})",
                   "critical batch per device")
     ctx = example(context)
-    rows = []
+    rows, any_unfit = [], False
     for d in teaching_devices(device_ids):
         crit = critical_batch(model, d.id)
         wall = max_batch(model, d.id, ctx)
         cross = (t.value(whole_step_crossing(model, d.id, ctx), popover=True)
                  if whole_step_reaches_ridge(model, d.id, ctx) else NEVER)
+        unfit = float(crit) > float(wall)
+        any_unfit |= unfit
         crit_text, crit_exact = t.value(crit, popover=True)
-        crit_cell = (crit_text + ("" if float(crit) <= float(wall) else f" {UNFIT}"), crit_exact)
+        crit_cell = (crit_text + (f" {UNFIT}" if unfit else ""), crit_exact)
         rows.append([esc_text(d.name), t.value(ridge(d.id, d.sixteen_bit_dtype), popover=True), crit_cell,
                      t.value(wall, popover=True) if float(wall) >= 1 else NO_ROOM, cross])
     table = html_table([Column("Device", numeric=False), Column("Ridge (dense 16-bit)", "FLOP/byte"),
@@ -75,7 +77,7 @@ def critical_batches_table(page: str = "", records: list | None = None, model: s
                         Column(f"Largest batch that fits, {ctx.text()} tokens cached", "sequences"),
                         Column(f"Whole-step crossing, {ctx.text()} tokens cached", "sequences")],
                        rows, "Critical batch per device")
-    if any(UNFIT in (cell[0] if isinstance(cell, tuple) else cell) for row in rows for cell in row):
+    if any_unfit:
         table = Raw(f"{table}\n\n{UNFIT} More sequences than fit at that context: memory runs out before the "
                     "weight matmuls reach the ridge.")
     return table
