@@ -27,7 +27,7 @@ US = 1e-6
     (8, 1.75e6, 33.7 + 1.75e6 / 300e9 / US),
 ])
 def test_all_reduce_bytes_and_time_by_hand(n, link_bytes, time_us):
-    c = collective("all-reduce", 1e6, n, A100.interconnect, A100.peak_flop_per_s())
+    c = collective("all-reduce", 1e6, n, A100.interconnect, A100.peak_flop_per_s(), latency="ring")
     assert c.link_bytes == pytest.approx(link_bytes, rel=1e-12)
     assert c.time_s == pytest.approx(time_us * US, rel=1e-9)
 
@@ -36,13 +36,13 @@ def test_other_collectives_by_hand():
     ic = A100.interconnect
     # all-gather of a 1 MB tensor over 4: each device sends (4−1)/4 of it, 0.75 MB,
     # in 3 steps: 6.05 + 3·1.975 = 11.975 µs; 0.75e6 ÷ 300e9 = 2.5 µs
-    g = collective("all-gather", 1e6, 4, ic, 1.0)
+    g = collective("all-gather", 1e6, 4, ic, 1.0, latency="ring")
     assert (g.link_bytes, g.time_s) == (pytest.approx(0.75e6), pytest.approx((11.975 + 2.5) * US))
     # all-to-all of a 1 MB buffer over 8: 7/8 of it leaves, 7 steps: 6.05 + 13.825 = 19.875 µs; 0.875e6 ÷ 300e9
-    a = collective("all-to-all", 1e6, 8, ic, 1.0)
+    a = collective("all-to-all", 1e6, 8, ic, 1.0, latency="ring")
     assert a.link_bytes == pytest.approx(0.875e6) and a.time_s == pytest.approx(19.875 * US + 0.875e6 / 300e9)
     # a pipeline send moves S once, one step: 6.05 + 1.975 = 8.025 µs
-    assert collective("send", 1e6, 2, ic, 1.0).time_s == pytest.approx(8.025 * US + 1e6 / 300e9)
+    assert collective("send", 1e6, 2, ic, 1.0, latency="ring").time_s == pytest.approx(8.025 * US + 1e6 / 300e9)
 
 
 def test_link_ridge_point_h100():
@@ -119,7 +119,7 @@ def test_llama_2_70b_tp8_ceiling_by_hand():
     # embedding, each 6.05 + 14·1.975 = 33.7 µs of latency, and one 8-way all-gather of the logits,
     # 6.05 + 7·1.975 = 19.875 µs: 161·33.7 + 19.875 = 5,445.6 µs (bytes add under 0.1 %).
     # 1 ÷ (8.43 ms + 5.446 ms) = 72.1 tokens/s; the kernel model adds KV, activations and norms.
-    s = parallel.decode(get_model("llama-2-70b"), A100, 1, 205, layout=Layout(tp=8))
+    s = parallel.decode(get_model("llama-2-70b"), A100, 1, 205, layout=Layout(tp=8), latency="ring")
     assert s.tokens_per_s_per_sequence == pytest.approx(1 / (8.43e-3 + 5.4456e-3), rel=0.02)
     assert s.collective_time_s == pytest.approx(5.4456e-3, rel=0.01)
 
