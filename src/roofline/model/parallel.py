@@ -660,6 +660,20 @@ class LayoutLimits:
     assumes: str
 
 
+def speed_of_light_tokens_per_s(model: Model, device: Device, formats: Formats | None = None,
+                                layout: Layout | None = None) -> float:
+    """A layout's speed of light: bandwidth ÷ (pp × the weight bytes one device reads per token at batch 1).
+
+    On one device it is `kernels.speed_of_light_tokens_per_s`; see `LayoutLimits` for what it assumes.
+
+    >>> round(speed_of_light_tokens_per_s(get_model("llama-3.1-70b"), get_device("h100-sxm5"), layout=Layout(tp=8)))
+    193
+    """
+    layout = layout or Layout()
+    one = decode(model, device, 1, 1, formats, "fused", layout)
+    return device.memory_bandwidth_bytes_per_s / (layout.pp * float(one.weight_bytes))
+
+
 def limits(model: Model, device: Device, context_len=1, formats: Formats | None = None, attention: str = "fused",
            layout: Layout | None = None, latency="floor") -> LayoutLimits:
     """Every limit of one layout (speed of light, link, memory): the one function the CLI, the
@@ -678,11 +692,12 @@ def limits(model: Model, device: Device, context_len=1, formats: Formats | None 
     share = [what for cond, what in ((layout.tp > 1, f"1/{layout.tp} of every matrix"),
                                      (layout.ep > 1, f"1/{layout.ep} of the experts a token routes to"),
                                      (layout.pp > 1, f"1/{layout.pp} of the layers, the stages in turn")) if cond]
-    assumes = ("weights only: each device reads " + (", ".join(share) if share else "every weight")
-               + " once per token at the spec bandwidth; KV cache, activations and collectives left out")
+    assumes = ("weights only: each device reads " + ", ".join(share) + " once per token at the spec bandwidth; "
+               "KV cache, activations and collectives left out") if share else \
+        "weights only: every weight read once per token at the spec bandwidth; KV cache and activations left out"
     return LayoutLimits(
         layout=layout, weight_bytes_per_device=weights, bandwidth_bytes_per_s=bw,
-        speed_of_light_tokens_per_s=bw / (layout.pp * weights),
+        speed_of_light_tokens_per_s=speed_of_light_tokens_per_s(model, device, formats, layout),
         link_time_s=link, link_tokens_per_s=1.0 / link if link > 0 else None,
         link_ridge_point=None if layout.replica_devices == 1 else one.link_ridge_point,
         max_batch_that_fits=None if model.is_bare else max_batch_that_fits(model, device, context_len, formats,
