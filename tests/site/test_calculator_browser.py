@@ -460,7 +460,7 @@ def test_the_collective_latency_field_is_validated_carried_in_the_link_and_named
     ring = calculate(get_device("h100-sxm5"), get_model("llama-3.1-70b"), "decode", 1, 4096, tp=8, latency="ring")
     check_against_package(outputs(page, "a"), ring)
     assert outputs(page, "a")["bound"]["text"] == "collective latency-bound"
-    assert "collective latency binds" in chart_html(page)  # the hollow link point says what binds
+    assert "A link: latency binds" in chart_html(page)  # the hollow link point says what binds
     assert "NCCL ring (expected)" in page.locator(".rl-calc .rl-calc-summary").inner_text()
     # Junk in the custom field: one sentence beside it, the last valid result kept.
     field(page, "lat").select_option("custom")

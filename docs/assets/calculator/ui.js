@@ -261,9 +261,9 @@ function describe(registry, cfg) {
 /** What binds on the link, for the chart's hollow point: the link's bandwidth only where a stage's
  *  FLOPs per link byte sit below the link ridge, else the collectives' latency (or nothing on the link). */
 function linkBinds(o) {
-  if (o.bound === "collective latency-bound") return "collective latency binds";
-  if (o.bound === "link-bandwidth-bound") return "link bandwidth binds";
-  return o.link_intensity < o.link_ridge_point ? "below the link ridge" : "link bandwidth does not bind";
+  if (o.bound === "collective latency-bound") return "latency binds";
+  if (o.bound === "link-bandwidth-bound") return "bandwidth binds";
+  return o.link_intensity < o.link_ridge_point ? "under the link ridge" : "bandwidth does not bind";
 }
 
 // ---------------------------------------------------------------- results table
@@ -547,11 +547,12 @@ function initWidget(root, registry) {
           ? `time to first token ${fmt.seconds(o.time_s)} (perfect overlap ${fmt.seconds(o.time_perfect_overlap_s)})`
           : `${fmt.seconds(o.time_s)} per step, ${fmt.tokensPerS(o.tokens_per_s_per_sequence)} per sequence `
             + `(perfect overlap ${fmt.seconds(o.time_perfect_overlap_s)})`;
-        const expected = o.expected_tokens_per_s_per_sequence === null || o.phase === "prefill" ? ""
-          : `; ${fmt.tokensPerS(o.expected_tokens_per_s_per_sequence)} per sequence expected with an NCCL ring's latency`;
+        // Beside a ceiling (the floor) or a latency the reader set: what an NCCL ring's latency gives.
+        const expected = o.expected_tokens_per_s_per_sequence === null || o.phase === "prefill" || r.cfg.latency === "ring" ? ""
+          : `; with an NCCL ring's latency, expect ${fmt.tokensPerS(o.expected_tokens_per_s_per_sequence)} per sequence`;
         const many = o.devices > 1 ? ` On ${fmt.integer(o.devices)} devices (${o.layout}): `
           + `${fmt.tokensPerS(o.tokens_per_s_per_device)} per device, collectives ${fmt.seconds(o.collective_time_s)} per step`
-          + `${o.collective_latency ? ` at the collective latency ${o.collective_latency}${expected}` : ""}`
+          + `${o.collective_latency ? ` (collective latency: ${o.collective_latency})${expected}` : ""}`
           + `${o.bubble_fraction > 0 ? `, each stage idle ${(100 * o.bubble_fraction).toPrecision(3)}% of the time` : ""}.`
           + `${o.kv_note ? ` ${o.kv_note}.` : ""}` : "";
         parts.push(o.fits ? `${name}: ${o.bound}, ${speed}.${many} ${memoryWall(o, r.cfg)}`.trim()
