@@ -210,7 +210,7 @@ class CollectivePoint:
 
     @property
     def bound(self):
-        """'latency-bound' where the fixed latency exceeds the transfer time, else 'link-bound'."""
+        """'latency-bound' where the fixed latency exceeds the transfer time, else 'link-bandwidth-bound'."""
         return kernels._scalar(np.where(self.latency_s >= np.asarray(self.transfer_time_s), LATENCY_BOUND, LINK_BOUND))
 
 
