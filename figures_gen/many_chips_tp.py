@@ -73,5 +73,6 @@ def caption() -> str:
     m, d = get_model(MODEL), get_device(DEVICE)
     return (f"{m.name} in bf16 on the {d.name}, tensor-parallel, {fmt.sig(float(CONTEXT), 6)} tokens cached per "
             f"sequence. Ceilings from the per-kernel model plus the all-reduces over NVLink (dense bf16 peak, spec bandwidth, "
-            f"ring latency from nccl-tests). At batch {BATCHES[0]}, {DEVICES[-1]} GPUs give "
+            f"each collective at the link's latency floor, the fastest published small-message all-reduce). "
+            f"At batch {BATCHES[0]}, {DEVICES[-1]} GPUs give "
             f"{fmt.sig(b1[1] / b1[0])}× the tokens/s of one, where the linear line gives {DEVICES[-1]}×.")

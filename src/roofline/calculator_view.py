@@ -41,11 +41,12 @@ LIMITS = MappingProxyType({
     "memory_GB": (*PLAUSIBLE["memory_capacity_GB"][:2], False, True),
     "params_billions": (*PLAUSIBLE["published_params_B"][:2], False, True),  # get_model: 1e3 to 1e15 parameters
     "degree": (1, parallel.MAX_DEGREE, True, True),  # --tp, --pp, --ep and --devices
+    "collective_latency_us": (0, parallel.MAX_LATENCY_S * 1e6, False, True),  # --collective-latency-us
 })
 
 #: Base-unit multipliers for the calculator's custom fields (vendor units in, SI base units out).
 FIELD_SCALES = MappingProxyType({"peak_TFLOP_per_s": TERA, "bandwidth_TB_per_s": TERA, "memory_GB": GIGA,
-                          "params_billions": GIGA})
+                          "params_billions": GIGA, "collective_latency_us": 1e-6})
 
 
 # ------------------------------------------------------------------ custom entries ---------
@@ -93,7 +94,7 @@ def _op_record(k) -> dict[str, Any]:
 
 def calculate(device: Device, model: Model, phase: str = "decode", batch=1, length=1,
               weight_format: str = "bf16", kv_dtype: str = "bf16", activation: str = "bf16",
-              attention: str = "fused", tp: int = 1, pp: int = 1, ep: int = 1) -> dict[str, Any]:
+              attention: str = "fused", tp: int = 1, pp: int = 1, ep: int = 1, latency="floor") -> dict[str, Any]:
     """Every output the calculator shows, from the per-kernel model (roofline.model.kernels, and
     roofline.model.parallel for a layout over several devices): the reference
     docs/assets/calculator/kernels.js is parity-tested against.
@@ -101,16 +102,18 @@ def calculate(device: Device, model: Model, phase: str = "decode", batch=1, leng
     `length` is the context already cached (decode, at least 1) or the prompt length (prefill).
     The step's time is the sum of its kernels' times (and collectives'); `time_perfect_overlap_s`
     is the lower bound. FLOPs, bytes and memory are one device's. Throughputs are kept even when
-    the configuration does not fit; the page hides them.
+    the configuration does not fit; the page hides them. `latency` is each collective's: the link's
+    floor (a ceiling), "ring" (NCCL's, the expected figure) or seconds; `expected_tokens_per_s_per_sequence`
+    is the same step at the ring's latency, beside it.
     """
     f = Formats.of(weight_format, activation, kv_dtype)
     layout = parallel.Layout(tp=tp, pp=pp, ep=ep)
-    if phase == "decode":
-        step = parallel.decode(model, device, batch, length, f, attention, layout)
-    elif phase == "prefill":
-        step = parallel.prefill(model, device, length, batch, f, attention, layout)
-    else:
+    latency = parallel.check_latency(latency)
+    if phase not in ("decode", "prefill"):
         raise InputError(f"phase must be 'decode' or 'prefill', got {phase!r}")
+    run = parallel.decode if phase == "decode" else (lambda m, d, b, n, *a: parallel.prefill(m, d, n, b, *a))
+    step = run(model, device, batch, length, f, attention, layout, latency)
+    expected = run(model, device, batch, length, f, attention, layout, parallel.LATENCY_RING) if step.collectives else None
     stage = step.stage
     mb = None if model.is_bare else parallel.max_batch_that_fits(model, device, length, f, attention, layout)
     link_bytes = float(step.link_bytes)
@@ -150,7 +153,9 @@ def calculate(device: Device, model: Model, phase: str = "decode", batch=1, leng
         "critical_batch": kernels.critical_batch(model, device, f),
         "max_batch_that_fits": None if mb is None else float(mb),
         "attention_intensity": None if model.is_bare else kernels.attention_intensity_limit(model, f),
-        "speed_of_light_tokens_per_s": kernels.speed_of_light_tokens_per_s(model, device, f),
+        "speed_of_light_tokens_per_s": parallel.speed_of_light_tokens_per_s(model, device, f, layout),
+        "collective_latency": step.latency_description,
+        "expected_tokens_per_s_per_sequence": None if expected is None else float(expected.tokens_per_s_per_sequence),
         "link_bytes": link_bytes,
         "link_intensity": float(step.flops / link_bytes) if link_bytes > 0 else None,
         "link_ridge_point": None if step.link_ridge_point is None else float(step.link_ridge_point),
@@ -167,7 +172,8 @@ def _interconnect_record(d: Device) -> dict[str, Any] | None:
         return None
     return {"link": ic.link, "bandwidth_bytes_per_s_per_direction": ic.bandwidth_bytes_per_s_per_direction,
             "domain_devices": ic.domain_devices, "latency_base_s": ic.latency_base_s,
-            "latency_per_step_s": ic.latency_per_step_s}
+            "latency_per_step_s": ic.latency_per_step_s, "latency_floor_s": ic.latency_floor_s,
+            "latency_floor_source_url": ic.latency_floor_source_url, "latency_source_url": ic.latency_source_url}
 
 
 def _device_record(d: Device) -> dict[str, Any]:
@@ -204,8 +210,10 @@ def _kernel_constants() -> dict[str, Any]:
             "mx_block_size": F.MX_BLOCK_SIZE, "mx_scale_bytes": F.MX_SCALE_BYTES, "kv_dtypes": list(F.KV_DTYPES),
             "element_bytes": dict(F._ELEMENT_BYTES), "activation_dtypes": list(F.ACTIVATION_DTYPES),
             "attention_variants": list(K.ATTENTION_VARIANTS), "critical_batch_max": 1 << 20,
-            "collective_bound": parallel.COLLECTIVE_BOUND, "latency_bound": parallel.LATENCY_BOUND,
+            "collective_latency_bound": parallel.COLLECTIVE_LATENCY_BOUND,
+            "link_bandwidth_bound": parallel.LINK_BANDWIDTH_BOUND, "latency_bound": parallel.LATENCY_BOUND,
             "link_bound": parallel.LINK_BOUND, "max_degree": parallel.MAX_DEGREE,
+            "latency_choices": list(parallel.LATENCY_CHOICES), "max_latency_s": parallel.MAX_LATENCY_S,
             "max_batch_limit": inspect.signature(parallel.max_batch_that_fits).parameters["limit"].default}
 
 
@@ -230,7 +238,7 @@ def registry_json() -> dict[str, Any]:
             "hardware": "h100-sxm5", "model": "llama-3.1-8b", "phase": "decode", "batch": 1,
             "context_len": example("medium_context"), "prompt_len": example("prompt_len"),
             "weight_format": "bf16", "kv_dtype": "bf16", "activation": "bf16", "attention": "fused",
-            "params": example("bare_params"),
+            "collective_latency": "floor", "params": example("bare_params"),
             "compare_batch": example("batch_mid"),
         },
         "devices": [_device_record(d) for d in devices().values()],

@@ -225,7 +225,7 @@ def _layout_payload(s) -> dict[str, Any]:
             "link_intensity": s.link_intensity, "link_ridge_point": s.link_ridge_point,
             "micro_batch": int(s.micro_batch), "micro_batches": int(s.micro_batches),
             "bubble_fraction": s.bubble_fraction, "tokens_per_s_per_device": s.tokens_per_s_per_device,
-            "kv_note": s.kv_note,
+            "kv_note": s.kv_note, "collective_latency": _latency_payload(s),
         })
     return out
 
@@ -316,6 +316,7 @@ def _layout_rows(s) -> list[tuple[str, str]]:
         rows.append(("collectives", f"{fmt.seconds(s.collective_time_s)} per stage: {runs} runs over {ic.link}, "
                                     f"{fmt.nbytes(s.link_bytes)} sent per device, "
                                     f"{fmt.seconds(sum(c.latency_s for c in s.collectives))} of it latency"))
+        rows.append(("latency", s.latency_description))
         rows.append(("link roof", f"{fmt.intensity(s.link_intensity)} per link byte vs link ridge "
                                   f"{fmt.intensity(s.link_ridge_point)} ({fmt.bytes_per_s(ic.bandwidth_bytes_per_s_per_direction)} "
                                   "each way)"))
@@ -336,6 +337,48 @@ def _layout(args, model, device) -> parallel.Layout:
     return parallel.Layout(args.tp, args.pp, args.ep, args.dp)
 
 
+def _latency(args):
+    """The collective latency the options name: the link's floor (default), the NCCL ring, or µs set by the reader."""
+    if args.collective_latency_us is not None:
+        if args.collective_latency is not None:
+            raise InputError("--collective-latency-us sets the latency itself: give it or --collective-latency, not both")
+        return args.collective_latency_us * 1e-6
+    return args.collective_latency or parallel.LATENCY_FLOOR
+
+
+def _latency_us(text: str) -> float:
+    shown = fmt.terminal(text)[:40]
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--collective-latency-us must be a number of microseconds, got {shown!r}") from None
+    top = parallel.MAX_LATENCY_S * 1e6
+    if not math.isfinite(value) or not 0 <= value <= top:
+        raise argparse.ArgumentTypeError(f"--collective-latency-us must be between 0 and {top:g} µs per collective, "
+                                         f"got {shown!r}")
+    return value
+
+
+def _limits_payload(lim: parallel.LayoutLimits) -> dict[str, Any]:
+    return {"speed_of_light_tokens_per_s": lim.speed_of_light_tokens_per_s,
+            "weight_bytes_per_device": lim.weight_bytes_per_device, "bandwidth_bytes_per_s": lim.bandwidth_bytes_per_s,
+            "link_time_s": lim.link_time_s, "link_tokens_per_s": lim.link_tokens_per_s,
+            "link_ridge_point": lim.link_ridge_point, "max_batch_that_fits": lim.max_batch_that_fits,
+            "assumes": lim.assumes}
+
+
+def _latency_payload(s) -> dict[str, Any] | None:
+    """Which collective latency a step's figures use (None on one device)."""
+    if not getattr(s, "latency_description", ""):
+        return None
+    lat = s.latency
+    return {"used": lat if isinstance(lat, str) else "set", "description": s.latency_description,
+            "per_collective_s": None if lat == parallel.LATENCY_RING else
+            (s.device.interconnect.latency_floor_s if lat == parallel.LATENCY_FLOOR else lat),
+            "source_url": {parallel.LATENCY_FLOOR: s.device.interconnect.latency_floor_source_url,
+                           parallel.LATENCY_RING: s.device.interconnect.latency_source_url}.get(lat)}
+
+
 def _formats(args) -> Formats:
     return Formats.of(args.weight_format, args.activation_dtype, args.kv_dtype)
 
@@ -344,12 +387,13 @@ def cmd_decode(args) -> None:
     m, d = model_from_arg(args.model), get_device(args.hardware)
     f = _formats(args)
     lay = _layout(args, m, d)
+    latency = _latency(args)
     if lay.is_single:
         s = kernels.decode(m, d, args.batch, args.context, f, args.attention)
-        mb = kernels.max_batch_that_fits(m, d, args.context, f, args.attention)
     else:
-        s = parallel.decode(m, d, args.batch, args.context, f, args.attention, lay)
-        mb = parallel.max_batch_that_fits(m, d, args.context, f, args.attention, lay)
+        s = parallel.decode(m, d, args.batch, args.context, f, args.attention, lay, latency)
+    lim = parallel.limits(m, d, args.context, f, args.attention, lay, latency)  # every limit of this layout, one place
+    mb = lim.max_batch_that_fits
     payload = _step_payload(s)
     cb = kernels.critical_batch(m, d, f)
     ws = kernels.whole_step_crossing_batch(m, d, args.context, f, args.attention)
@@ -357,13 +401,24 @@ def cmd_decode(args) -> None:
         "critical_batch": cb, "whole_step_crossing_batch": ws,
         "attention_intensity": None if m.is_bare else kernels.attention_intensity_limit(m, f),
         "max_batch_that_fits": None if mb is None else int(mb),
-        "speed_of_light_tokens_per_s": d.memory_bandwidth_bytes_per_s / kernels.decode(m, d, 1, 1, f).weight_bytes,
+        "speed_of_light_tokens_per_s": lim.speed_of_light_tokens_per_s, "limits": _limits_payload(lim),
     })
+    expected = None
+    if getattr(s, "collectives", ()) and latency != parallel.LATENCY_RING:  # the ceiling's latency; the NCCL ring's is expected
+        expected = parallel.decode(m, d, args.batch, args.context, f, args.attention, lay, parallel.LATENCY_RING)
+        payload["expected_with_ring_latency"] = {
+            "time_s": expected.time_s if s.fits else None, "collective_time_s": expected.collective_time_s,
+            "tokens_per_s_per_sequence": expected.tokens_per_s_per_sequence if s.fits else None,
+            "bound": expected.bound, "latency": expected.latency_description}
     if not s.fits:
         payload.update({"time_s": None, "time_perfect_overlap_s": None, "tokens_per_s": None,
                         "tokens_per_s_per_sequence": None})
     per_device = "" if lay.is_single else f", {fmt.sig(s.tokens_per_s_per_device)} per device"
     extra = [("tokens/s", f"{fmt.sig(s.tokens_per_s_per_sequence)} per sequence, {fmt.sig(s.tokens_per_s)} in all{per_device}"),
+             ("speed of light", f"{fmt.sig(lim.speed_of_light_tokens_per_s)} tokens/s per sequence on {lay.name} "
+                                f"({lim.assumes})"),
+             *((("expected", f"{fmt.sig(expected.tokens_per_s_per_sequence)} tokens/s per sequence with "
+                             f"{expected.latency_description}; {expected.bound}"),) if expected is not None else ()),
              ("critical batch", f"{cb} (weight matmuls reach the ridge)" if cb is not None else "none"),
              ("whole step", f"reaches the ridge at batch {ws} (perfect overlap)" if ws is not None
               else "never reaches the ridge at this context (attention's KV reads)"),
@@ -378,7 +433,7 @@ def cmd_prefill(args) -> None:
     m, d = model_from_arg(args.model), get_device(args.hardware)
     lay = _layout(args, m, d)
     s = (kernels.prefill(m, d, args.prompt, args.batch, _formats(args), args.attention) if lay.is_single
-         else parallel.prefill(m, d, args.prompt, args.batch, _formats(args), args.attention, lay))
+         else parallel.prefill(m, d, args.prompt, args.batch, _formats(args), args.attention, lay, _latency(args)))
     payload = _step_payload(s)
     payload["time_to_first_token_s"] = s.time_s if s.fits else None
     if not s.fits:
@@ -504,6 +559,14 @@ def _check_writable(path: Path, option: str) -> None:
         raise InputError(f"{option} {shown}: cannot write in {fmt.terminal(folder)} ({err.strerror or err})") from None
 
 
+def _add_latency_options(sp) -> None:
+    sp.add_argument("--collective-latency", choices=parallel.LATENCY_CHOICES, default=None,
+                    help="which latency each collective pays: the link's floor (the fastest published small-message "
+                         "all-reduce; ceilings use it; the default) or an NCCL ring's (the expected figure)")
+    sp.add_argument("--collective-latency-us", type=_latency_us, metavar="US",
+                    help="set the latency of every collective yourself, in microseconds")
+
+
 def _add_layout_options(sp) -> None:
     for opt, what in (("tp", "tensor-parallel degree: heads, MLP and vocabulary split N ways, two all-reduces per layer"),
                       ("pp", "pipeline stages: layers split N ways, activations sent between stages"),
@@ -511,6 +574,7 @@ def _add_layout_options(sp) -> None:
                              "tokens; attention stays whole on each device for its share of the batch"),
                       ("dp", "data-parallel replicas: independent copies, each serving its share of the batch")):
         sp.add_argument(f"--{opt}", type=_positive_int(f"--{opt}"), default=1, metavar="N", help=what)
+    _add_latency_options(sp)
     sp.add_argument("--devices", type=_positive_int("--devices"), metavar="N",
                     help="shorthand: the layout an engine would pick for N devices (tensor parallelism as wide "
                          "as the heads allow, pipeline stages for the rest); the output names it")
@@ -519,12 +583,15 @@ def _add_layout_options(sp) -> None:
 def cmd_layouts(args) -> None:
     m, d = model_from_arg(args.model), get_device(args.hardware)
     f = _formats(args)
+    latency = _latency(args)
     rows = []
     for lay in parallel.candidate_layouts(m, d):
-        s = parallel.decode(m, d, args.batch, args.context, f, args.attention, lay)
+        s = parallel.decode(m, d, args.batch, args.context, f, args.attention, lay, latency)
         fits = bool(s.fits)
-        mb = parallel.max_batch_that_fits(m, d, args.context, f, args.attention, lay)
+        lim = parallel.limits(m, d, args.context, f, args.attention, lay, latency)
+        mb = lim.max_batch_that_fits
         rows.append({"layout": lay.name, "devices": lay.devices, "tp": lay.tp, "pp": lay.pp, "ep": lay.ep, "dp": lay.dp,
+                     "speed_of_light_tokens_per_s": lim.speed_of_light_tokens_per_s, "bound": str(s.bound),
                      "fits": fits, "weights_per_device_bytes": s.weights_resident_bytes,
                      "kv_per_device_bytes": s.kv_resident_bytes, "memory_per_device_bytes": s.memory_required_bytes,
                      "max_batch_that_fits": mb, "time_s": s.time_s if fits else None,
@@ -538,21 +605,26 @@ def cmd_layouts(args) -> None:
                   "seq": fmt.sig(r["tokens_per_s_per_sequence"]) if r["fits"] else dash,
                   "all": fmt.sig(r["tokens_per_s"]) if r["fits"] else dash,
                   "dev": fmt.sig(r["tokens_per_s_per_device"]) if r["fits"] else dash,
-                  "coll": fmt.seconds(r["collective_time_s"]) if r["fits"] and r["collective_time_s"] else dash}
+                  "coll": fmt.seconds(r["collective_time_s"]) if r["fits"] and r["collective_time_s"] else dash,
+                  "sol": fmt.sig(r["speed_of_light_tokens_per_s"])}
                  for r in rows]
     ic = d.interconnect
     link = (f"{ic.link}, {fmt.bytes_per_s(ic.bandwidth_bytes_per_s_per_direction)} each way, "
             f"{ic.domain_devices} per domain") if ic else d.interconnect_note
     head = (f"layouts · {m.name} on {d.name} ({link}) · decode at batch {args.batch}, context {args.context} · "
-            f"weights {f.weights.name}, KV {f.kv}")
+            f"weights {f.weights.name}, KV {f.kv}"
+            + (f" · collective latency {parallel.latency_description(ic, latency)}" if ic else ""))
     text = head + "\n" + _table(text_rows, [("layout", "layout"), ("devices", "devices"), ("fit", "fits"),
                                             ("w", "weights/device"), ("kv", "KV/device"), ("mb", "max batch"),
-                                            ("coll", "collectives"), ("seq", "tok/s/seq"), ("all", "tok/s"),
-                                            ("dev", "tok/s/device")])
+                                            ("coll", "collectives"), ("seq", "tok/s/seq"), ("sol", "speed of light"),
+                                            ("all", "tok/s"), ("dev", "tok/s/device")])
     fit = next((r for r in rows if r["fits"] and r["dp"] == 1), None)
+    text += ("\nspeed of light: batch 1, weights only (each device reads its share once per token at the spec "
+             "bandwidth; KV cache, activations and collectives left out)")
     text += ("\n" + (f"fewest devices that hold it at batch {args.batch}: {fit['devices']} ({fit['layout']})" if fit else
                      f"no layout within one scale-up domain holds it at batch {args.batch}, context {args.context}"))
     _emit(args, {"model": m.id, "hardware": d.id, "batch": args.batch, "context_len": args.context,
+                 "collective_latency": parallel.latency_description(ic, latency) if ic else None,
                  "smallest_layout": fit["layout"] if fit else None, "layouts": rows}, text)
 
 
@@ -615,6 +687,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--activation-dtype", default="bf16", choices=ACTIVATION_DTYPES, help="format of activations")
     sp.add_argument("--kv-dtype", default="bf16", choices=STORAGE_DTYPES, help="format of the KV cache")
     sp.add_argument("--attention", default="fused", choices=kernels.ATTENTION_VARIANTS, help="attention variant")
+    _add_latency_options(sp)
     sp = add("measure", cmd_measure, "measure this machine's memory bandwidth (STREAM copy/triad) and GEMM FLOP/s")
     sp.add_argument("--quick", action="store_true", help="a short run (about 5 s) with smaller arrays")
     sp.add_argument("--budget", type=_budget_s, help="time budget in seconds (default 30, or 5 with --quick)")

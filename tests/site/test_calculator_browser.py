@@ -450,3 +450,49 @@ def test_your_model_from_a_pasted_or_dropped_config(page):
     check_against_package(outputs(page, "a"), expected)
     no_bad_words(page)
     assert [u for u in page.requests_seen if not u.startswith(page.base_url)] == []
+
+
+def test_the_collective_latency_field_is_validated_carried_in_the_link_and_named(page):
+    # The view, Llama 3.1 70B on TP8 H100s at 4,096 cached tokens, with an NCCL ring's latency:
+    # 161 all-reduces × (6.05 + 14 × 1.975 µs) + one all-gather × (6.05 + 7 × 1.975 µs) = 5.45 ms of
+    # latency in a 10.7 ms step, so latency, not the link's bandwidth, binds.
+    open_calc(page, "?model=llama-3.1-70b&batch=1&ctx=4096&tp=8&lat=ring")
+    ring = calculate(get_device("h100-sxm5"), get_model("llama-3.1-70b"), "decode", 1, 4096, tp=8, latency="ring")
+    check_against_package(outputs(page, "a"), ring)
+    assert outputs(page, "a")["bound"]["text"] == "collective latency-bound"
+    assert "A link: latency binds" in chart_html(page)  # the hollow link point says what binds
+    assert "NCCL ring (expected)" in page.locator(".rl-calc .rl-calc-summary").inner_text()
+    # Junk in the custom field: one sentence beside it, the last valid result kept.
+    field(page, "lat").select_option("custom")
+    field(page, "latus").fill("fast")
+    assert message(page, "latus") == "Latency per collective must be a number, such as 1."
+    field(page, "latus").fill("10")
+    check_against_package(outputs(page, "a"), calculate(get_device("h100-sxm5"), get_model("llama-3.1-70b"), "decode", 1,
+                                                        4096, tp=8, latency=10e-6))
+    assert "lat=custom&latus=10" in page.locator(".rl-calc .rl-calc-link").get_attribute("href")
+    open_calc(page, "?model=llama-3.1-70b&ctx=4096&tp=8&lat=nccl")
+    assert "not floor, ring or custom" in message(page, "lat")
+
+
+# Layouts the speed of light must stay above: (model, query). Batch 1 and 64, TP, PP, EP and a mix,
+# each at the floor, the ring and a zero latency (a zero latency is the fastest any layout can run).
+SOL_GRID = [(m, f"?model={m}&ctx=4096&batch={b}&tp={tp}&pp={pp}&ep={ep}&lat={lat}{'&latus=0' if lat == 'custom' else ''}")
+            for m, layouts in (("llama-3.1-70b", [(2, 1, 1), (4, 1, 1), (8, 1, 1), (1, 2, 1), (4, 2, 1), (1, 8, 1)]),
+                               ("llama-3.1-8b", [(1, 1, 1), (2, 1, 1), (8, 1, 1), (1, 4, 1)]),
+                               ("mixtral-8x7b", [(1, 1, 2), (1, 1, 8), (1, 2, 4)]))
+            for tp, pp, ep in layouts for b in (1, 64) for lat in ("floor", "ring", "custom")]
+
+
+def test_no_layout_reports_more_tokens_per_second_than_the_speed_of_light_beside_it(page):
+    checked = 0
+    for model, query in SOL_GRID:
+        open_calc(page, query)
+        out = outputs(page, "a")
+        if out["fits"]["value"] != "true":
+            continue
+        sol, seq = float(out["speed_of_light_tokens_per_s"]["value"]), float(out["tokens_per_s_per_sequence"]["value"])
+        assert seq <= sol, (query, seq, sol)
+        if out["expected_tokens_per_s_per_sequence"]["value"]:
+            assert float(out["expected_tokens_per_s_per_sequence"]["value"]) <= seq, query  # the ring is slower
+        checked += 1
+    assert checked >= 60

@@ -92,7 +92,9 @@ FORMATS = [("bf16", "bf16", "bf16"), ("fp8", "fp8", "fp8"), ("int4-g128", "bf16"
            ("int8", "bf16", "bf16"), ("fp16", "int4", "fp16"), ("fp32", "bf16", "fp32"), ("int8-g64", "int8", "int8"),
            ("mxfp4", "bf16", "bf16"), ("mxfp4", "fp8", "fp4")]
 ATTENTION = ["fused", "unfused"]
-LAYOUTS = [(1, 1, 1), (2, 1, 1), (8, 1, 1), (4, 2, 1), (1, 4, 1), (1, 1, 8), (1, 2, 4), (16, 1, 1), (3, 1, 1)]
+# (tp, pp, ep[, collective latency]): the floor by default, an NCCL ring's, or seconds per collective.
+LAYOUTS = [(1, 1, 1), (2, 1, 1), (8, 1, 1), (4, 2, 1), (1, 4, 1), (1, 1, 8), (1, 2, 4), (16, 1, 1), (3, 1, 1),
+           (8, 1, 1, "ring"), (4, 2, 1, "ring"), (1, 1, 8, "ring"), (2, 1, 1, 1e-5), (8, 1, 1, 0.0), (1, 4, 1, 3.3e-6)]
 N_SAMPLED = 260
 N_LAYOUT_SAMPLED = 160
 EXTRA = [
@@ -112,6 +114,14 @@ EXTRA = [
     ({"id": "h100-sxm5"}, {"id": "llama-3.1-70b"}, "decode", 1, 1, "bf16", "bf16", "bf16", "fused", (1, 8, 1)),
     # expert parallelism across pipeline stages: each stage reads only its own layers' experts
     ({"id": "h100-sxm5"}, {"id": "mixtral-8x7b"}, "decode", 8, 1024, "bf16", "bf16", "bf16", "fused", (1, 2, 4)),
+    # the issue's view at the ring's latency (collective latency-bound), at the floor, and at a reader's 10 µs
+    ({"id": "h100-sxm5"}, {"id": "llama-3.1-70b"}, "decode", 1, 4096, "bf16", "bf16", "bf16", "fused", (8, 1, 1, "ring")),
+    ({"id": "h100-sxm5"}, {"id": "llama-3.1-70b"}, "decode", 1, 4096, "bf16", "bf16", "bf16", "fused", (8, 1, 1)),
+    ({"id": "h100-sxm5"}, {"id": "llama-3.1-70b"}, "decode", 1, 4096, "bf16", "bf16", "bf16", "fused", (8, 1, 1, 1e-5)),
+    # a long prefill over PCIe: the bytes, not the latency, bind on the link
+    ({"id": "l4"}, {"id": "llama-3.1-8b"}, "prefill", 8, 4096, "bf16", "bf16", "bf16", "fused", (8, 1, 1)),
+    ({"id": "mi300x"}, {"id": "llama-3.1-70b"}, "decode", 1, 1024, "bf16", "bf16", "bf16", "fused", (8, 1, 1, "ring")),
+    ({"id": "tpu-v6e"}, {"id": "llama-3.1-70b"}, "decode", 1, 1024, "bf16", "bf16", "bf16", "fused", (8, 1, 1)),
 ]
 # Inputs both sides must refuse (the package raises; the JavaScript throws a CalcError).
 INVALID = [
@@ -137,6 +147,10 @@ INVALID = [
     ({"id": "h100-sxm5"}, {"id": "mixtral-8x7b"}, "decode", 1, 1, "bf16", "bf16", "bf16", "fused", (2, 1, 2)),
     ({"id": "h100-sxm5"}, {"custom": [8e9]}, "decode", 1, 1, "bf16", "bf16", "bf16", "fused", (2, 1, 1)),
     ({"id": "gb200-per-gpu"}, {"id": "llama-3.2-1b"}, "decode", 1, 1, "bf16", "bf16", "bf16", "fused", (1, 32, 1)),
+    # a collective latency that is not the floor, the ring or 0 to 10 ms
+    ({"id": "h100-sxm5"}, {"id": "llama-3.1-70b"}, "decode", 1, 1, "bf16", "bf16", "bf16", "fused", (8, 1, 1, "nccl")),
+    ({"id": "h100-sxm5"}, {"id": "llama-3.1-70b"}, "decode", 1, 1, "bf16", "bf16", "bf16", "fused", (8, 1, 1, -1e-6)),
+    ({"id": "h100-sxm5"}, {"id": "llama-3.1-70b"}, "decode", 1, 1, "bf16", "bf16", "bf16", "fused", (8, 1, 1, 1.0)),
 ]
 
 
@@ -289,7 +303,9 @@ def test_grid_is_large_and_covers_every_axis(parity):
     assert sum(r["ok"]["bound"] == "compute-bound" for r in py if "ok" in r) >= 20
     laid = [r["ok"] for c, r in zip(cases, py) if "ok" in r and c["layout"] != [1, 1, 1]]
     assert len(laid) >= 40 and {r["layout"] for r in laid} >= {"TP8", "TP4 × PP2", "EP8", "PP4"}
-    assert any(r["bound"] == "collective-bound" for r in laid) and any(r["kv_note"] for r in laid)
+    assert any(r["bound"] == "collective latency-bound" for r in laid) and any(r["kv_note"] for r in laid)
+    assert any(r["bound"] == "link-bandwidth-bound" for r in laid)
+    assert {r["collective_latency"].split(":")[0] for r in laid} >= {"floor", "NCCL ring (expected)", "set"}
     names = {op["name"] for r in py if "ok" in r for op in r["ok"]["ops"]}
     assert names >= {"attention", "attn_qk", "attn_softmax", "attn_pv", "experts_gate_up", "shared_gate_up", "router",
                      "dense_act", "lm_head", "weights", "attn_all_reduce", "logits_all_gather", "moe_dispatch_all_to_all",

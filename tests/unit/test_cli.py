@@ -107,7 +107,8 @@ def test_help_shows_meaningful_defaults_only():
 def test_step_table_aligns_values_and_says_what_a_bare_model_leaves_out(run_cli):
     code, out, _ = run_cli("decode", "--model", "8e9", "--hardware", "h100-sxm5", "--context", "1000")
     rows = [line for line in out.splitlines()[1:] if not line.lstrip().startswith("(")]
-    labels = ("FLOPs", "bytes", "intensity", "time", "perfect overlap", "tokens/s", "critical batch", "whole step",
+    labels = ("FLOPs", "bytes", "intensity", "time", "perfect overlap", "tokens/s", "speed of light", "critical batch",
+              "whole step",
               "max batch", "memory")
     assert [r.split("  ")[1].strip() for r in rows] == list(labels)
     starts = {len(r) - len(r[2:].split("  ", 1)[1].lstrip()) for r in rows}

@@ -27,7 +27,7 @@ US = 1e-6
     (8, 1.75e6, 33.7 + 1.75e6 / 300e9 / US),
 ])
 def test_all_reduce_bytes_and_time_by_hand(n, link_bytes, time_us):
-    c = collective("all-reduce", 1e6, n, A100.interconnect, A100.peak_flop_per_s())
+    c = collective("all-reduce", 1e6, n, A100.interconnect, A100.peak_flop_per_s(), latency="ring")
     assert c.link_bytes == pytest.approx(link_bytes, rel=1e-12)
     assert c.time_s == pytest.approx(time_us * US, rel=1e-9)
 
@@ -36,13 +36,13 @@ def test_other_collectives_by_hand():
     ic = A100.interconnect
     # all-gather of a 1 MB tensor over 4: each device sends (4−1)/4 of it, 0.75 MB,
     # in 3 steps: 6.05 + 3·1.975 = 11.975 µs; 0.75e6 ÷ 300e9 = 2.5 µs
-    g = collective("all-gather", 1e6, 4, ic, 1.0)
+    g = collective("all-gather", 1e6, 4, ic, 1.0, latency="ring")
     assert (g.link_bytes, g.time_s) == (pytest.approx(0.75e6), pytest.approx((11.975 + 2.5) * US))
     # all-to-all of a 1 MB buffer over 8: 7/8 of it leaves, 7 steps: 6.05 + 13.825 = 19.875 µs; 0.875e6 ÷ 300e9
-    a = collective("all-to-all", 1e6, 8, ic, 1.0)
+    a = collective("all-to-all", 1e6, 8, ic, 1.0, latency="ring")
     assert a.link_bytes == pytest.approx(0.875e6) and a.time_s == pytest.approx(19.875 * US + 0.875e6 / 300e9)
     # a pipeline send moves S once, one step: 6.05 + 1.975 = 8.025 µs
-    assert collective("send", 1e6, 2, ic, 1.0).time_s == pytest.approx(8.025 * US + 1e6 / 300e9)
+    assert collective("send", 1e6, 2, ic, 1.0, latency="ring").time_s == pytest.approx(8.025 * US + 1e6 / 300e9)
 
 
 def test_link_ridge_point_h100():
@@ -119,7 +119,7 @@ def test_llama_2_70b_tp8_ceiling_by_hand():
     # embedding, each 6.05 + 14·1.975 = 33.7 µs of latency, and one 8-way all-gather of the logits,
     # 6.05 + 7·1.975 = 19.875 µs: 161·33.7 + 19.875 = 5,445.6 µs (bytes add under 0.1 %).
     # 1 ÷ (8.43 ms + 5.446 ms) = 72.1 tokens/s; the kernel model adds KV, activations and norms.
-    s = parallel.decode(get_model("llama-2-70b"), A100, 1, 205, layout=Layout(tp=8))
+    s = parallel.decode(get_model("llama-2-70b"), A100, 1, 205, layout=Layout(tp=8), latency="ring")
     assert s.tokens_per_s_per_sequence == pytest.approx(1 / (8.43e-3 + 5.4456e-3), rel=0.02)
     assert s.collective_time_s == pytest.approx(5.4456e-3, rel=0.01)
 
@@ -224,3 +224,72 @@ def test_expert_parallelism_with_pipeline_stages_reads_only_the_stages_experts()
     s = parallel.decode(get_model("mixtral-8x7b"), get_device("h100-sxm5"), 1, 1024, layout=Layout(ep=4, pp=2))
     experts = sum(float(k.weight_bytes) for k in s.ops if k.name.startswith("experts_"))
     assert experts == pytest.approx(16 * 2 * 3 * 4096 * 14336 * 2 / 4, rel=1e-12)
+
+
+def test_the_issue_view_binds_on_latency_not_on_the_link_bandwidth():
+    # Llama 3.1 70B, TP8 H100s, batch 1, 4,096 cached. FLOPs per link byte: 18.7 GFLOP ÷ 4.84 MB ≈ 3,870,
+    # above the link ridge 989.4e12 ÷ 450e9 ≈ 2,199, so the link's bandwidth does not bind. With an NCCL
+    # ring's latency: 161 all-reduces × 33.7 µs + one all-gather × 19.875 µs = 5.446 ms of latency (plus
+    # 4.84 MB ÷ 450 GB/s = 10.8 µs of bytes) against 5.24 ms of kernels: collective latency-bound.
+    # At the floor, 162 × 2.3 µs = 0.373 ms: the kernels dominate again (memory-bound).
+    m = get_model("llama-3.1-70b")
+    ring = parallel.decode(m, H100, 1, 4096, layout=Layout(tp=8), latency="ring")
+    assert ring.link_intensity == pytest.approx(3871, rel=2e-3) and ring.link_intensity > ring.link_ridge_point
+    assert ring.collective_time_s == pytest.approx(5.4456e-3 + 4.84e6 / 450e9, rel=2e-3)
+    assert ring.bound == "collective latency-bound"
+    floor = parallel.decode(m, H100, 1, 4096, layout=Layout(tp=8))
+    assert floor.collective_time_s == pytest.approx(162 * 2.3e-6 + 4.84e6 / 450e9, rel=2e-3)
+    assert floor.bound == "memory-bound"
+    # a long prefill over PCIe (L4, 32 GB/s each way): the bytes bind, not the latency
+    pre = parallel.prefill(get_model("llama-3.1-8b"), get_device("l4"), 4096, 8, layout=Layout(tp=8))
+    assert pre.bound == "link-bandwidth-bound"
+
+
+def test_each_layouts_speed_of_light_is_its_own_and_never_below_its_result():
+    # One H100 reads 141.1 GB of bf16 Llama 3.1 70B weights: 3.35e12 ÷ 141.1e9 ≈ 23.7 tokens/s (the issue's
+    # "24.1" counts the weights a step reads). Over TP8 each GPU reads an eighth (plus whole norms): about
+    # 8 × that, 193 tokens/s, above the 93.5 (ring) and 178 (floor) the layout achieves.
+    m = get_model("llama-3.1-70b")
+    one = parallel.speed_of_light_tokens_per_s(m, H100)
+    assert one == pytest.approx(kernels.speed_of_light_tokens_per_s(m, H100), rel=1e-12)
+    tp8 = parallel.limits(m, H100, 4096, layout=Layout(tp=8))
+    assert tp8.speed_of_light_tokens_per_s == pytest.approx(8 * one, rel=0.01)
+    for lay in (Layout(tp=2), Layout(tp=4), Layout(tp=8), Layout(pp=2), Layout(pp=8), Layout(tp=4, pp=2), Layout(dp=2)):
+        sol = parallel.limits(m, H100, 4096, layout=lay).speed_of_light_tokens_per_s
+        for batch in (1, 64):
+            for latency in ("floor", "ring", 0.0):
+                s = parallel.decode(m, H100, batch, 4096, layout=lay, latency=latency)
+                assert s.tokens_per_s_per_sequence <= sol, (lay.name, batch, latency)
+    mix = get_model("mixtral-8x7b")
+    for lay in (Layout(ep=2), Layout(ep=8), Layout(ep=4, pp=2)):
+        sol = parallel.limits(mix, H100, 1024, layout=lay).speed_of_light_tokens_per_s
+        assert parallel.decode(mix, H100, 8, 1024, layout=lay, latency=0.0).tokens_per_s_per_sequence <= sol
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--collective-latency-us", "fast"], "must be a number of microseconds"),
+    (["--collective-latency-us", "-1"], "between 0 and 10000"),
+    (["--collective-latency-us", "5", "--collective-latency", "ring"], "not both"),
+    (["--collective-latency", "nccl"], "invalid choice"),
+])
+def test_bad_collective_latency_one_line_exit_2(run_cli, args, message):
+    code, _, err = run_cli("decode", "--model", "llama-3.1-70b", "--hardware", "h100-sxm5", "--tp", "8", *args)
+    assert code == 2 and message in err and err.count("\n") == 1, err
+
+
+def test_cli_names_the_latency_and_gives_the_expected_figure(run_cli):
+    import json
+    code, out, _ = run_cli("decode", "--model", "llama-3.1-70b", "--hardware", "h100-sxm5", "--tp", "8",
+                           "--context", "4096", "--json")
+    doc = json.loads(out)
+    assert doc["collective_latency"]["used"] == "floor" and doc["collective_latency"]["per_collective_s"] == pytest.approx(2.3e-6)
+    assert doc["expected_with_ring_latency"]["bound"] == "collective latency-bound"
+    assert doc["expected_with_ring_latency"]["tokens_per_s_per_sequence"] < doc["tokens_per_s_per_sequence"] \
+        <= doc["speed_of_light_tokens_per_s"] == doc["limits"]["speed_of_light_tokens_per_s"]
+    code, out, _ = run_cli("decode", "--model", "llama-3.1-70b", "--hardware", "h100-sxm5", "--tp", "8",
+                           "--context", "4096", "--collective-latency-us", "10", "--json")
+    assert json.loads(out)["collective_latency"]["description"] == "set: 10 µs per collective"
+    code, out, _ = run_cli("layouts", "--model", "llama-3.1-70b", "--hardware", "h100-sxm5", "--context", "4096",
+                           "--collective-latency", "ring", "--json")
+    rows = json.loads(out)["layouts"]
+    assert all(r["tokens_per_s_per_sequence"] <= r["speed_of_light_tokens_per_s"] for r in rows if r["fits"])

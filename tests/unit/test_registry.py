@@ -62,6 +62,11 @@ def _edit(text, device_id, old, new):
     ("power_W = ", "power_w = ", "field 'power_w' is not a field of this file (did you mean 'power_W'?)"),
     ("memory_bandwidth_TB_per_s = 3.35", "memory_bandwidth_TB_per_s = 3.35\nmemory_bandwidth_GB_per_s = 3350",
      "field 'memory_bandwidth_GB_per_s' is not a field of this file (did you mean 'memory_bandwidth_TB_per_s'?)"),
+    # a link's latency floor is required, sourced and plausible (a floor of 2.3 s is a unit slip)
+    ("collective_latency_floor_us = 2.3\n", "", "field 'collective_latency_floor_us' is missing"),
+    ("collective_latency_floor_us = 2.3", "collective_latency_floor_us = 2.3e6", "must be between"),
+    ('collective_latency_floor_source_url = "https://github.com/NVIDIA/nccl/issues/1940"',
+     'collective_latency_floor_source_url = "nccl issue 1940"', "must be an https:// URL"),
 ])
 def test_bad_spec_gives_one_clear_line(spec_copy, run_cli, old, new, message):
     spec_copy("hardware.toml", lambda t: _edit(t, "h100-sxm5", old, new))

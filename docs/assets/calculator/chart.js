@@ -65,8 +65,13 @@ export function drawChart(svg, series, size = { width: 640, height: 360 }, title
   for (const s of links) {
     const lx = px(clampX(s.link.intensity)), ly = py(clampY(s.attainable));
     const g = el("g", { class: `rl-calc-point rl-calc-linkpoint rl-calc-${s.key}` });
-    g.appendChild(el("title", {}, `${s.label}: FLOPs per byte sent over the link`));
+    g.appendChild(el("title", {}, `${s.label}: FLOPs per byte sent over the link; ${s.link.binds || ""}`));
     g.appendChild(el("circle", { cx: lx, cy: ly, r: 5 }));
+    // The hollow point says what it shows and what binds on the link (latency or bandwidth).
+    // Below the point, away from the step's own label above it; the text's halo keeps it legible over a line.
+    const right = lx < W / 2;
+    g.appendChild(el("text", { class: "rl-calc-linklabel", x: right ? lx - 6 : lx + 6, y: ly + 20,
+      "text-anchor": right ? "start" : "end" }, `${s.label} link: ${s.link.binds || "FLOPs per link byte"}`));
     points.push(g);
   }
   if (dots.length) {

@@ -1,11 +1,14 @@
 // Many devices in the browser: mirrors roofline.model.parallel. A collective over N devices in a
 // ring costs latency + bytes ÷ link bandwidth (per direction), with the ring factors of NCCL's
 // performance notes: all-reduce 2(N−1)/N · S per device in 2(N−1) steps, all-gather,
-// reduce-scatter and all-to-all (N−1)/N · S in N−1 steps, a pipeline send S in one step.
+// reduce-scatter and all-to-all (N−1)/N · S in N−1 steps, a pipeline send S in one step. The
+// latency: the link's floor per collective ("floor", for ceilings), an NCCL ring's base + steps ×
+// per step ("ring", the expected figure), or seconds per collective set by the reader.
 // Layouts: tensor (TP), pipeline (PP) and expert (EP) parallelism, one device's kernels plus its
 // collectives, summed. Parity-tested through view.js against roofline.calculator_view.calculate.
 
 import { CalcError, peakFlopPerS } from "./calc.js";
+import { seconds } from "./format.js";
 import { finishOp, isBare, isMoe, matmulDtype, step, summarize, usableMemory } from "./kernels.js";
 
 const KINDS = ["all-reduce", "all-gather", "reduce-scatter", "all-to-all", "send"];
@@ -35,16 +38,44 @@ export function ringSteps(kind, n) {
   return n - 1;
 }
 
-/** parallel.collective: one collective as a row of the step (no FLOPs; its roof is the link). */
-function collective(C, kind, payload, n, ic, peak, name, count) {
+/** parallel.check_latency: "floor", "ring" or seconds per collective (0 to max_latency_s). */
+export function checkLatency(K, latency) {
+  if (typeof latency === "string" && K.latency_choices.includes(latency)) return latency;
+  if (typeof latency !== "number" || !Number.isFinite(latency) || latency < 0 || latency > K.max_latency_s) {
+    throw new CalcError(`collective latency must be 'floor', 'ring' or a number of seconds from 0 to ${K.max_latency_s} `
+      + `per collective, got ${latency}`);
+  }
+  return latency;
+}
+
+/** parallel.run_latency_s: one run's latency. */
+function runLatency(kind, n, ic, latency) {
   const steps = ringSteps(kind, n);
-  const latencyRun = steps ? ic.latency_base_s + steps * ic.latency_per_step_s : 0.0;
+  if (!steps) return 0.0;
+  if (latency === "ring") return ic.latency_base_s + steps * ic.latency_per_step_s;
+  if (latency === "floor") return ic.latency_floor_s;
+  return latency;
+}
+
+/** parallel.latency_description: which collective latency a figure uses. */
+export function latencyDescription(ic, latency) {
+  if (latency === "floor") {
+    return `floor: ${seconds(ic.latency_floor_s)} per collective, the fastest published small-message all-reduce `
+      + `on ${ic.link} (a ceiling)`;
+  }
+  if (latency === "ring") return `NCCL ring (expected): ${seconds(ic.latency_base_s)} + ${seconds(ic.latency_per_step_s)} per ring step`;
+  return `set: ${seconds(latency)} per collective`;
+}
+
+/** parallel.collective: one collective as a row of the step (no FLOPs; its roof is the link). */
+function collective(C, kind, payload, n, ic, peak, name, count, latency) {
+  const latencyRun = runLatency(kind, n, ic, latency);
   const linkBytes = count * ringFactor(kind, n) * payload;
   const bw = ic.bandwidth_bytes_per_s_per_direction;
-  const latency = count * latencyRun, transfer = linkBytes / bw;
-  return { name, kind, count, collective: true, flops: 0, bytes: linkBytes, time_s: latency + transfer, latency_s: latency,
+  const lat = count * latencyRun, transfer = linkBytes / bw;
+  return { name, kind, count, collective: true, flops: 0, bytes: linkBytes, time_s: lat + transfer, latency_s: lat,
            arithmetic_intensity: 0, ridge_point: peak / bw, dtype: "link",
-           bound: latency >= transfer ? C.kernels.latency_bound : C.kernels.link_bound };
+           bound: lat >= transfer ? C.kernels.latency_bound : C.kernels.link_bound };
 }
 
 function requireInterconnect(device, what) {
@@ -119,7 +150,8 @@ function expertResidentBytes(K, m, f, bytesPerWeight) {
 }
 
 /** parallel._step: one device's kernels and collectives under a layout, and the step they make. */
-export function parallelStep(C, K, m, device, f, attention, phase, batch, length, lay, bytesPerWeight) {
+export function parallelStep(C, K, m, device, f, attention, phase, batch, length, lay, bytesPerWeight, latency = "floor") {
+  latency = checkLatency(K, latency);
   checkLayout(m, device, lay);
   if (typeof batch !== "number" || !Number.isFinite(batch) || batch < 1 || batch !== Math.floor(batch) || batch > K.max_size) {
     step(C, K, m, device, f, attention, phase, batch, length); // the per-kernel model's own sentence
@@ -130,7 +162,8 @@ export function parallelStep(C, K, m, device, f, attention, phase, batch, length
   const micro = Math.ceil(perDevice / microBatches);
   const part = shard(m, lay);
   let stage = step(C, K, part, device, f, attention, phase, micro, length);
-  const base = { lay, stage, collectives: [], sends: null, batch, micro, microBatches, kvResident: stage.kvResident, kvNote: "" };
+  const base = { lay, stage, collectives: [], sends: null, batch, micro, microBatches, kvResident: stage.kvResident, kvNote: "",
+    latency };
   if (lay.devices === 1) return finish(C, device, base);
   const peak = peakFlopPerS(C, device, matmulDtype(f));
   const ic = device.interconnect;
@@ -140,10 +173,10 @@ export function parallelStep(C, K, m, device, f, attention, phase, batch, length
   const coll = [];
   if (lay.tp > 1) {
     const n = lay.tp, act = tokens * d * a;
-    coll.push(collective(C, "all-reduce", act, n, ic, peak, "embed_all_reduce", 1),
-      collective(C, "all-reduce", act, n, ic, peak, "attn_all_reduce", L),
-      collective(C, "all-reduce", act, n, ic, peak, "mlp_all_reduce", L),
-      collective(C, "all-gather", micro * m.vocab_size * a, n, ic, peak, "logits_all_gather", 1));
+    coll.push(collective(C, "all-reduce", act, n, ic, peak, "embed_all_reduce", 1, latency),
+      collective(C, "all-reduce", act, n, ic, peak, "attn_all_reduce", L, latency),
+      collective(C, "all-reduce", act, n, ic, peak, "mlp_all_reduce", L, latency),
+      collective(C, "all-gather", micro * m.vocab_size * a, n, ic, peak, "logits_all_gather", 1, latency));
   }
   if (lay.ep > 1) {
     const n = lay.ep;
@@ -154,16 +187,23 @@ export function parallelStep(C, K, m, device, f, attention, phase, batch, length
     const resident = stage.weightsResident - expertResidentBytes(K, part, f, bytesPerWeight) * (1 - 1 / n);
     stage = summarize(C, K, { ...stage, ops, weightsResident: resident });
     const routed = tokens * m.experts_per_token * d * a;
-    coll.push(collective(C, "all-to-all", routed, n, ic, peak, "moe_dispatch_all_to_all", L),
-      collective(C, "all-to-all", routed, n, ic, peak, "moe_combine_all_to_all", L));
+    coll.push(collective(C, "all-to-all", routed, n, ic, peak, "moe_dispatch_all_to_all", L, latency),
+      collective(C, "all-to-all", routed, n, ic, peak, "moe_combine_all_to_all", L, latency));
   }
-  const sends = lay.pp > 1 ? collective(C, "send", tokens * d * a, 2, ic, peak, "pp_send", lay.pp - 1) : null;
+  const sends = lay.pp > 1 ? collective(C, "send", tokens * d * a, 2, ic, peak, "pp_send", lay.pp - 1, latency) : null;
   let kvNote = "";
   if (lay.tp > m.kv_heads) {
     kvNote = `${m.kv_heads} KV heads over ${lay.tp} devices: each device keeps a copy of one KV head `
       + `(${Math.floor(lay.tp / m.kv_heads)} copies of each)`;
   }
   return finish(C, device, { ...base, stage, collectives: coll, sends, kvResident: stage.kvResident * microBatches, kvNote });
+}
+
+/** ParallelStep.bound past half the stage: latency at least half of the collectives' time, or bytes. */
+function boundOnTheLink(C, collectives, collectiveS) {
+  const latency = collectives.reduce((acc, c) => acc + c.latency_s, 0);
+  const share = collectiveS > 0 ? latency / collectiveS : 0.0;
+  return share >= 0.5 ? C.kernels.collective_latency_bound : C.kernels.link_bandwidth_bound;
 }
 
 /** ParallelStep's properties: time = pp × (kernels + collectives) + sends, memory per device, bound. */
@@ -180,7 +220,8 @@ function finish(C, device, p) {
   const memory = stage.weightsResident + p.kvResident + stage.activationPeak + C.kernels.runtime_reserve_bytes;
   return { ...p, collectiveS, stageS, timeS, overlapS, linkBytes, memory, fits: memory <= usableMemory(device),
            ops: [...stage.ops, ...collectives, ...(sends ? [sends] : [])],
-           bound: collectiveS * 2 >= stageS ? C.kernels.collective_bound : stage.bound,
+           bound: collectiveS * 2 >= stageS ? boundOnTheLink(C, collectives, collectiveS) : stage.bound,
+           latencyText: lay.devices > 1 && device.interconnect ? latencyDescription(device.interconnect, p.latency) : "",
            bubble: 1.0 - p.microBatches / lay.pp };
 }
 

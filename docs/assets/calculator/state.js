@@ -27,7 +27,12 @@ export const FIELDS = {
   tp: { label: "Tensor parallel (TP)", limit: "degree", group: "layout" },
   pp: { label: "Pipeline stages (PP)", limit: "degree", group: "layout" },
   ep: { label: "Expert parallel (EP)", limit: "degree", group: "layout" },
+  lat: { label: "Collective latency", kind: "select", group: "layout" },
+  latus: { label: "Latency per collective (µs)", limit: "collective_latency_us", group: "layout" },
 };
+
+/** The collective latencies the select offers: the link's floor, an NCCL ring's, or one the reader sets. */
+export const LATENCIES = ["floor", "ring", "custom"];
 
 /** The choices of each select that is not a device or model, from registry.json: [key, list, what]. */
 export function choices(registry) {
@@ -113,13 +118,19 @@ export function resolveConfig(registry, raw) {
   const batch = num("batch");
   const length = num(phase === "prefill" ? "prompt" : "ctx");
   const tp = num("tp"), pp = num("pp"), ep = num("ep");
+  let latency = "floor";
+  if (!LATENCIES.includes(raw.lat)) errors.lat = "Choose a collective latency from the list.";
+  else if (raw.lat === "custom") {
+    const us = num("latus");
+    if (!("latus" in errors)) latency = us * units.collective_latency_us;
+  } else latency = raw.lat;
   const lists = choices(registry);
   for (const [key, list] of Object.entries(lists)) {
     if (!list.includes(raw[key])) errors[key] = `Choose a ${CHOICE_NAMES[key]} from the list.`;
   }
   if (Object.keys(errors).length) return { errors };
   return { device, model, phase, batch, length, wd: raw.wd, act: raw.act, kvd: raw.kvd, attn: raw.attn, tp, pp, ep,
-           errors: {} };
+           latency, errors: {} };
 }
 
 /** The default raw state of a configuration; `compare` gives the comparison's defaults. */
@@ -129,7 +140,7 @@ export function defaultRaw(registry, compare = false) {
     hw: d.hardware, peak: "", bw: "", mem: "", model: d.model, params: "", cfg: "",
     phase: d.phase, batch: String(compare ? d.compare_batch : d.batch), ctx: String(d.context_len),
     prompt: String(d.prompt_len), wd: d.weight_format, act: d.activation, kvd: d.kv_dtype, attn: d.attention,
-    dev: "1", tp: "1", pp: "1", ep: "1",
+    dev: "1", tp: "1", pp: "1", ep: "1", lat: d.collective_latency, latus: "",
   };
 }
 
@@ -140,7 +151,8 @@ const CUSTOM_MODEL_KEYS = ["params"];
 function keysFor(raw) {
   return ["hw", ...(raw.hw === "custom" ? CUSTOM_DEVICE_KEYS : []), "model",
     ...(raw.model === "custom" ? CUSTOM_MODEL_KEYS : []), ...(raw.model === "config" ? ["cfg"] : []), "phase", "batch",
-    raw.phase === "prefill" ? "prompt" : "ctx", "wd", "act", "kvd", "attn", "tp", "pp", "ep"];
+    raw.phase === "prefill" ? "prompt" : "ctx", "wd", "act", "kvd", "attn", "tp", "pp", "ep", "lat",
+    ...(raw.lat === "custom" ? ["latus"] : [])];
 }
 
 /** Query string for the views: the first configuration's keys bare, the others prefixed ("b_"). */
@@ -174,6 +186,10 @@ export function decodeState(registry, search, prefix, base) {
       notices[key] = `The link names ${key === "hw" ? "a device" : "a model"} this site does not list ("${raw[key]}"); showing the default instead.`;
       raw[key] = base[key];
     }
+  }
+  if (!LATENCIES.includes(raw.lat)) {
+    notices.lat = `The link's collective latency ("${raw.lat}") is not floor, ring or custom; showing ${base.lat}.`;
+    raw.lat = base.lat;
   }
   if (!PHASES.includes(raw.phase)) { notices.phase = `The link's phase ("${raw.phase}") is not decode or prefill; showing ${base.phase}.`; raw.phase = base.phase; }
   for (const [key, list] of Object.entries(choices(registry))) {

@@ -108,6 +108,11 @@ function configPanel(registry, uid, legendText, keys) {
     kvd: () => select("kvd", upper(lists.kvd)),
     attn: () => select("attn", lists.attn.map((v) => ({ value: v, text: attentionText[v] || v }))),
     dev: () => text("dev"), tp: () => text("tp"), pp: () => text("pp"), ep: () => text("ep"),
+    lat: () => select("lat", [
+      { value: "floor", text: "Floor: fastest published all-reduce (ceiling)" },
+      { value: "ring", text: "NCCL ring (expected)" },
+      { value: "custom", text: "Set it (µs per collective)…" }]),
+    latus: () => text("latus"),
     cfg: () => {
       // The parsed fields live in a hidden input (they are what a link carries); the pasted text
       // and the file stay on this page.
@@ -160,6 +165,7 @@ function syncVisibility(panel, raw) {
   panel.groups.config.hidden = raw.model !== "config";
   if (panel.wraps.ctx) panel.wraps.ctx.hidden = raw.phase === "prefill";
   if (panel.wraps.prompt) panel.wraps.prompt.hidden = raw.phase !== "prefill";
+  if (panel.wraps.latus) panel.wraps.latus.hidden = raw.lat !== "custom";
 }
 
 /** When the reader picks "custom", start the custom fields from the entry they had chosen. */
@@ -205,7 +211,7 @@ function compute(registry, raw) {
   if (Object.keys(cfg.errors).length) return { errors: cfg.errors };
   try {
     const out = view.calculate(registry.constants, cfg.device, cfg.model, cfg.phase, cfg.batch, cfg.length, cfg.wd, cfg.kvd,
-      cfg.act, cfg.attn, cfg.tp, cfg.pp, cfg.ep);
+      cfg.act, cfg.attn, cfg.tp, cfg.pp, cfg.ep, cfg.latency);
     // Inputs inside their limits can still combine into a result no number can show (an overflow):
     // the same inline sentence as any other bad value, never a page error or a stale summary.
     const bad = Object.entries(out).find(([, v]) => typeof v === "number" && !Number.isFinite(v));
@@ -252,6 +258,14 @@ function describe(registry, cfg) {
     + `${cfg.act.toUpperCase()} activations, ${cfg.kvd.toUpperCase()} KV cache, ${cfg.attn} attention`;
 }
 
+/** What binds on the link, for the chart's hollow point: the link's bandwidth only where a stage's
+ *  FLOPs per link byte sit below the link ridge, else the collectives' latency (or nothing on the link). */
+function linkBinds(o) {
+  if (o.bound === "collective latency-bound") return "latency binds";
+  if (o.bound === "link-bandwidth-bound") return "bandwidth binds";
+  return o.link_intensity < o.link_ridge_point ? "under the link ridge" : "bandwidth does not bind";
+}
+
 // ---------------------------------------------------------------- results table
 const YES_NO = (v) => (v ? "yes" : "no");
 const ROWS = [
@@ -265,6 +279,9 @@ const ROWS = [
   { key: "layout", label: "Layout", f: String },
   { key: "devices", label: "Devices", f: fmt.integer },
   { key: "collective_time_s", label: "Collectives per step (latency + bytes ÷ link)", f: fmt.seconds },
+  { key: "collective_latency", label: "Collective latency used", f: String, none: "no collectives" },
+  { key: "expected_tokens_per_s_per_sequence", label: "Tokens/s per sequence, expected (NCCL ring latency)",
+    f: fmt.tokensPerS, fit: true, none: "no collectives" },
   { key: "link_intensity", label: "FLOPs per byte sent over the link", f: fmt.intensity, none: "nothing sent" },
   { key: "link_ridge_point", label: "Link ridge point (peak ÷ link bandwidth)", f: fmt.intensity, none: "no link recorded" },
   { key: "arithmetic_intensity", label: "Arithmetic intensity, whole step", f: fmt.intensity },
@@ -279,7 +296,7 @@ const ROWS = [
   { key: "kv_cache_bytes", label: "KV-cache size, per device", f: fmt.nbytes },
   { key: "critical_batch", label: "Critical batch (weight matmuls reach the ridge)", f: fmt.integer, none: "none up to the limit" },
   { key: "attention_intensity", label: "Decode attention's intensity (any batch)", f: fmt.intensity, none: "no attention modelled" },
-  { key: "speed_of_light_tokens_per_s", label: "Speed of light (batch 1, weights only)", f: fmt.tokensPerS },
+  { key: "speed_of_light_tokens_per_s", label: "Speed of light (decode, batch 1, weights only, this layout)", f: fmt.tokensPerS },
   { key: "flops", label: "FLOPs per step (one device, one stage)", f: fmt.flops },
   { key: "bytes", label: "Bytes moved per step (one device, one stage)", f: fmt.nbytes },
 ];
@@ -291,7 +308,7 @@ function cellText(row, out) {
   if (row.phase && out.phase !== row.phase) return DASH;
   if (row.key === "time_to_first_token_s" && out.phase !== "prefill") return DASH;
   if (row.fit && !out.fits) return "does not fit";
-  if (v === null && row.none) return row.none;
+  if ((v === null || v === "") && row.none) return row.none;
   return show(v, row.f);
 }
 
@@ -530,8 +547,12 @@ function initWidget(root, registry) {
           ? `time to first token ${fmt.seconds(o.time_s)} (perfect overlap ${fmt.seconds(o.time_perfect_overlap_s)})`
           : `${fmt.seconds(o.time_s)} per step, ${fmt.tokensPerS(o.tokens_per_s_per_sequence)} per sequence `
             + `(perfect overlap ${fmt.seconds(o.time_perfect_overlap_s)})`;
+        // Beside a ceiling (the floor) or a latency the reader set: what an NCCL ring's latency gives.
+        const expected = o.expected_tokens_per_s_per_sequence === null || o.phase === "prefill" || r.cfg.latency === "ring" ? ""
+          : `; with an NCCL ring's latency, expect ${fmt.tokensPerS(o.expected_tokens_per_s_per_sequence)} per sequence`;
         const many = o.devices > 1 ? ` On ${fmt.integer(o.devices)} devices (${o.layout}): `
           + `${fmt.tokensPerS(o.tokens_per_s_per_device)} per device, collectives ${fmt.seconds(o.collective_time_s)} per step`
+          + `${o.collective_latency ? ` (collective latency: ${o.collective_latency})${expected}` : ""}`
           + `${o.bubble_fraction > 0 ? `, each stage idle ${(100 * o.bubble_fraction).toPrecision(3)}% of the time` : ""}.`
           + `${o.kv_note ? ` ${o.kv_note}.` : ""}` : "";
         parts.push(o.fits ? `${name}: ${o.bound}, ${speed}.${many} ${memoryWall(o, r.cfg)}`.trim()
@@ -551,7 +572,8 @@ function initWidget(root, registry) {
       attainable: c.last.out.attained_flop_per_s, peak: c.last.out.peak_flop_per_s,
       bandwidth: c.last.out.bandwidth_bytes_per_s, ridge: c.last.out.ridge_point,
       link: c.last.out.link_intensity === null || c.last.out.link_ridge_point === null ? null
-        : { ridge: c.last.out.link_ridge_point, intensity: c.last.out.link_intensity },
+        : { ridge: c.last.out.link_ridge_point, intensity: c.last.out.link_intensity, bound: c.last.out.bound,
+            binds: linkBinds(c.last.out) },
     }));
     const kernelDots = mini || !configs[0].last ? [] : configs[0].last.out.ops.map((o) => ({
       name: `${o.name}: ${fmt.intensity(o.arithmetic_intensity)}, ${o.bound}`,

@@ -21,19 +21,24 @@ function remember(key, fn) {
 /** calculator_view.calculate: every output the calculator shows. `length` is the context already
  *  cached (decode, at least 1) or the prompt length (prefill); FLOPs, bytes and memory are one device's. */
 export function calculate(C, device, m, phase = "decode", batch = 1, length = 1, weightFormat = "bf16",
-                          kvDtype = "bf16", activation = "bf16", attention = "fused", tp = 1, pp = 1, ep = 1) {
+                          kvDtype = "bf16", activation = "bf16", attention = "fused", tp = 1, pp = 1, ep = 1,
+                          latency = "floor") {
   const K = C.kernels;
   const f = formatsOf(K, weightFormat, activation, kvDtype);
   const lay = layoutOf(K, tp, pp, ep);
   check(K, f, attention, device);
   if (phase !== "decode" && phase !== "prefill") throw new CalcError(`phase must be 'decode' or 'prefill', got '${phase}'`);
   const bpw = (x) => bytesPerWeight(K, f.weights, x);
-  const p = parallelStep(C, K, m, device, f, attention, phase, batch, length, lay, bpw);
+  const p = parallelStep(C, K, m, device, f, attention, phase, batch, length, lay, bpw, latency);
+  // The same step at an NCCL ring's latency: the expected figure beside the ceiling.
+  const expected = p.collectives.length
+    ? parallelStep(C, K, m, device, f, attention, phase, batch, length, lay, bpw, "ring") : null;
   const s = p.stage;
   const mmDtype = matmulDtype(f);
   const peak = peakFlopPerS(C, device, mmDtype), bw = device.memory_bandwidth_bytes_per_s;
   const key = JSON.stringify([device, m, weightFormat, kvDtype, activation, attention, length, tp, pp, ep]);
-  const sol = remember(`sol ${key}`, () => step(C, K, m, device, f, "fused", "decode", 1, 1).weightBytes);
+  // parallel.speed_of_light_tokens_per_s: each device's share of the weights, read once per token, stages in turn
+  const sol = remember(`sol ${key}`, () => lay.pp * parallelStep(C, K, m, device, f, "fused", "decode", 1, 1, lay, bpw).stage.weightBytes);
   const ic = device.interconnect;
   const tokens = batch * s.n;
   return {
@@ -74,6 +79,8 @@ export function calculate(C, device, m, phase = "decode", batch = 1, length = 1,
       : remember(`max ${key}`, () => maxBatchThatFits(C, K, m, device, f, attention, length, lay, bpw)),
     attention_intensity: isBare(m) ? null : attentionIntensity(K, m, f),
     speed_of_light_tokens_per_s: bw / sol,
+    collective_latency: p.latencyText,
+    expected_tokens_per_s_per_sequence: expected ? expected.stage.n / expected.timeS : null,
     link_bytes: p.linkBytes,
     link_intensity: p.linkBytes > 0 ? s.flops / p.linkBytes : null,
     link_ridge_point: ic ? peak / ic.bandwidth_bytes_per_s_per_direction : null,

@@ -51,12 +51,14 @@ def derated_bandwidth_bytes_per_s(device: Device) -> float:
 
 
 def tp_ceiling_tokens_per_s(model: Model, device: Device, devices: int, context_len: int,
-                            weight_dtype: str = "bf16") -> float:
-    """Batch-1 decode ceiling under tensor parallelism over `devices`: kernels plus collectives."""
+                            weight_dtype: str = "bf16", latency="floor") -> float:
+    """Batch-1 decode ceiling under tensor parallelism over `devices`: kernels plus collectives, each at
+    the link's latency floor (latency="ring": the expected figure with an NCCL ring's latency)."""
     from roofline.model import parallel
     from roofline.model.formats import Formats
 
-    step = parallel.decode(model, device, 1, context_len, Formats.of(weight_dtype), layout=parallel.Layout(tp=devices))
+    step = parallel.decode(model, device, 1, context_len, Formats.of(weight_dtype), layout=parallel.Layout(tp=devices),
+                           latency=latency)
     return float(step.tokens_per_s_per_sequence)
 
 

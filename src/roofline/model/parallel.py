@@ -9,9 +9,15 @@ PCIe). For a ring over N devices holding S bytes each (NCCL's performance notes,
 * all-to-all sends (N−1)/N · S per device (S: the device's whole buffer; 1/N of it stays home);
 * a pipeline send moves S once, in one step.
 
-time = latency + bytes ÷ link bandwidth, where latency = base + steps × per-step latency (the
-device's `Interconnect`, fitted to published nccl-tests runs) and the bandwidth is per
-direction per device: the figure NCCL's "busbw" is compared with.
+time = latency + bytes ÷ link bandwidth, the bandwidth per direction per device (the figure
+NCCL's "busbw" is compared with). The latency is one of three (`latency=`):
+
+* "floor" (the default, for ceilings): the device's `latency_floor_s` per collective, whatever its
+  kind or size: the fastest published small-message all-reduce for the link class (one-shot
+  kernels such as serving engines' custom all-reduce). A ceiling must not be beaten.
+* "ring" (the *expected* figure): an NCCL ring's base + steps × per-step latency, fitted to
+  published nccl-tests runs.
+* a number: seconds per collective, set by the reader.
 
 Layouts (`Layout`): tensor parallelism (TP) splits every layer's heads, MLP and the
 vocabulary N ways and all-reduces the activations twice per layer (after the attention
@@ -42,10 +48,16 @@ from roofline.registry.hardware import Device, Interconnect
 from roofline.registry.models import Model
 
 KINDS = ("all-reduce", "all-gather", "reduce-scatter", "all-to-all", "send")
-LATENCY_BOUND = "latency-bound"
-LINK_BOUND = "link-bound"
-COLLECTIVE_BOUND = "collective-bound"
+LATENCY_BOUND = "latency-bound"               # one collective: its fixed latency exceeds its transfer time
+LINK_BOUND = "link-bandwidth-bound"           # one collective: its bytes ÷ link bandwidth exceed its latency
+COLLECTIVE_LATENCY_BOUND = "collective latency-bound"   # a step: collectives take half of it, mostly latency
+LINK_BANDWIDTH_BOUND = "link-bandwidth-bound"           # a step: collectives take half of it, mostly bytes
 MAX_DEGREE = 4096
+LATENCY_FLOOR = "floor"
+LATENCY_RING = "ring"
+LATENCY_CHOICES = (LATENCY_FLOOR, LATENCY_RING)
+#: The most a reader may set one collective's latency to: 10 ms, past any link's.
+MAX_LATENCY_S = 1e-2
 
 
 # ------------------------------------------------------------------------ collectives ------
@@ -78,6 +90,57 @@ def ring_steps(kind: str, devices: int) -> int:
         return 1 if n > 1 else 0
     ring_factor(kind, n)  # validates the kind
     return n - 1
+
+
+def check_latency(latency):
+    """The latency a step uses: "floor", "ring" or seconds per collective (0 to 10 ms), else one sentence.
+
+    >>> check_latency(2.3e-6)
+    2.3e-06
+    """
+    if isinstance(latency, str) and latency in LATENCY_CHOICES:
+        return latency
+    if isinstance(latency, bool) or not isinstance(latency, (int, float, np.floating)) or not math.isfinite(latency) \
+            or not 0 <= latency <= MAX_LATENCY_S:
+        raise InputError(f"collective latency must be 'floor', 'ring' or a number of seconds from 0 to "
+                         f"{MAX_LATENCY_S:g} per collective, got {latency!r}")
+    return float(latency)
+
+
+def run_latency_s(kind: str, devices: int, interconnect: Interconnect, latency="floor") -> float:
+    """One run's latency: the link's floor, an NCCL ring's base + steps × per-step, or the reader's figure.
+
+    >>> ic = get_device("h100-sxm5").interconnect
+    >>> round(run_latency_s("all-reduce", 8, ic, "ring") * 1e6, 3), round(run_latency_s("all-reduce", 8, ic) * 1e6, 3)
+    (33.7, 2.3)
+    """
+    steps = ring_steps(kind, devices)
+    latency = check_latency(latency)
+    if not steps:
+        return 0.0
+    if latency == LATENCY_RING:
+        return interconnect.latency_base_s + steps * interconnect.latency_per_step_s
+    if latency == LATENCY_FLOOR:
+        return interconnect.latency_floor_s
+    return latency
+
+
+def latency_description(interconnect: Interconnect, latency="floor") -> str:
+    """Which collective latency a figure uses, in words a reader can check against the registry.
+
+    >>> latency_description(get_device("h100-sxm5").interconnect)[:51]
+    'floor: 2.3 µs per collective, the fastest published'
+    """
+    from roofline import format as fmt
+
+    latency = check_latency(latency)
+    if latency == LATENCY_FLOOR:
+        return (f"floor: {fmt.seconds(interconnect.latency_floor_s)} per collective, the fastest published "
+                f"small-message all-reduce on {interconnect.link} (a ceiling)")
+    if latency == LATENCY_RING:
+        return (f"NCCL ring (expected): {fmt.seconds(interconnect.latency_base_s)} + "
+                f"{fmt.seconds(interconnect.latency_per_step_s)} per ring step")
+    return f"set: {fmt.seconds(latency)} per collective"
 
 
 @dataclass(frozen=True)
@@ -147,20 +210,19 @@ class CollectivePoint:
 
     @property
     def bound(self):
-        """'latency-bound' where the fixed latency exceeds the transfer time, else 'link-bound'."""
+        """'latency-bound' where the fixed latency exceeds the transfer time, else 'link-bandwidth-bound'."""
         return kernels._scalar(np.where(self.latency_s >= np.asarray(self.transfer_time_s), LATENCY_BOUND, LINK_BOUND))
 
 
 def collective(kind: str, payload_bytes, devices: int, interconnect: Interconnect, peak_flop_per_s: float,
-               name: str | None = None, count: int = 1) -> CollectivePoint:
-    """One collective on a device's scale-up link (see the module docstring for the ring factors).
+               name: str | None = None, count: int = 1, latency="floor") -> CollectivePoint:
+    """One collective on a device's scale-up link (see the module docstring for the ring factors and latencies).
 
     >>> ic = get_device("a100-sxm4-80gb").interconnect
-    >>> round(collective("all-reduce", 16384, 8, ic, 312e12).time_s * 1e6, 2)  # 6.05 + 14·1.975 µs + 28,672 B ÷ 300 GB/s (0.096 µs)
+    >>> round(collective("all-reduce", 16384, 8, ic, 312e12, latency="ring").time_s * 1e6, 2)  # 6.05 + 14·1.975 µs + 28,672 B ÷ 300 GB/s (0.096 µs)
     33.8
     """
-    steps = ring_steps(kind, devices)
-    latency = (interconnect.latency_base_s + steps * interconnect.latency_per_step_s) if steps else 0.0
+    latency = run_latency_s(kind, devices, interconnect, latency)
     return CollectivePoint(name or kind, kind, int(devices), kernels._scalar(np.asarray(payload_bytes, float)),
                            interconnect.bandwidth_bytes_per_s_per_direction, latency, peak_flop_per_s,
                            int(count), interconnect.link)
@@ -322,6 +384,7 @@ class ParallelStep:
     micro_batches: object
     kv_resident_bytes: object
     kv_note: str = ""
+    latency: object = LATENCY_FLOOR   # the collective latency used: "floor", "ring" or seconds per collective
 
     # the fields a KernelStep reader uses
     @property
@@ -416,10 +479,19 @@ class ParallelStep:
 
     @property
     def bound(self):
-        """'collective-bound' where collectives take at least half of a stage, else the kernels' bound."""
-        out = np.where(np.asarray(self.collective_time_s) * 2 >= np.asarray(self.stage_time_s),
-                       COLLECTIVE_BOUND, np.asarray(self.stage.bound))
-        return kernels._scalar(out)
+        """Where collectives take at least half of a stage, what binds there: 'collective latency-bound'
+        where latency is at least half of the collectives' time, else 'link-bandwidth-bound'; otherwise
+        the kernels' bound."""
+        coll = np.asarray(self.collective_time_s) * 2 >= np.asarray(self.stage_time_s)
+        which = np.where(np.asarray(self.collective_latency_share) >= 0.5, COLLECTIVE_LATENCY_BOUND, LINK_BANDWIDTH_BOUND)
+        return kernels._scalar(np.where(coll, which, np.asarray(self.stage.bound)))
+
+    @property
+    def latency_description(self) -> str:
+        """Which collective latency the step's figures use (empty without collectives)."""
+        if self.layout.replica_devices == 1 or self.device.interconnect is None:
+            return ""
+        return latency_description(self.device.interconnect, self.latency)
 
     @property
     def tokens_per_s(self):
@@ -462,8 +534,10 @@ class ParallelStep:
         return kernels._scalar(np.asarray(self.memory_required_bytes) <= kernels.usable_memory_bytes(self.device))
 
 
-def _step(phase: str, model: Model, device: Device, layout: Layout, batch, length, formats, attention) -> ParallelStep:
+def _step(phase: str, model: Model, device: Device, layout: Layout, batch, length, formats, attention,
+          latency="floor") -> ParallelStep:
     layout = layout or Layout()
+    latency = check_latency(latency)
     check_layout(model, device, layout)
     b = kernels._size("batch", batch)
     # Data parallelism: each replica serves ⌈B ÷ dp⌉ sequences; EP's data-parallel attention splits them again.
@@ -481,7 +555,7 @@ def _step(phase: str, model: Model, device: Device, layout: Layout, batch, lengt
     stage = run(part, micro)
     if layout.is_single:
         return ParallelStep(layout, model, stage, (), None, kernels._scalar(b), kernels._scalar(micro),
-                            kernels._scalar(micro_batches), stage.kv_resident_bytes)
+                            kernels._scalar(micro_batches), stage.kv_resident_bytes, latency=latency)
     f = stage.formats
     peak = device.peak_flop_per_s(stage.matmul_dtype)
     ic = device.interconnect
@@ -492,10 +566,10 @@ def _step(phase: str, model: Model, device: Device, layout: Layout, batch, lengt
     if layout.tp > 1:
         n = layout.tp
         act = tokens * d * a  # one micro-batch's residual stream
-        coll += [collective("all-reduce", act, n, ic, peak, "embed_all_reduce", 1),
-                 collective("all-reduce", act, n, ic, peak, "attn_all_reduce", L),
-                 collective("all-reduce", act, n, ic, peak, "mlp_all_reduce", L),
-                 collective("all-gather", micro * model.vocab_size * a, n, ic, peak, "logits_all_gather", 1)]
+        coll += [collective("all-reduce", act, n, ic, peak, "embed_all_reduce", 1, latency),
+                 collective("all-reduce", act, n, ic, peak, "attn_all_reduce", L, latency),
+                 collective("all-reduce", act, n, ic, peak, "mlp_all_reduce", L, latency),
+                 collective("all-gather", micro * model.vocab_size * a, n, ic, peak, "logits_all_gather", 1, latency)]
     if layout.ep > 1:
         n = layout.ep
         # the full batch's expert weights, shared out: each device reads 1/ep of the experts the batch touches
@@ -506,11 +580,11 @@ def _step(phase: str, model: Model, device: Device, layout: Layout, batch, lengt
         resident = stage.weights_resident_bytes - _expert_resident_bytes(part, f) * (1 - 1 / n)
         stage = dataclasses.replace(stage, ops=ops, weights_resident_bytes=resident)
         routed = tokens * model.experts_per_token * d * a  # each routed copy of a token goes to its expert's device
-        coll += [collective("all-to-all", routed, n, ic, peak, "moe_dispatch_all_to_all", L),
-                 collective("all-to-all", routed, n, ic, peak, "moe_combine_all_to_all", L)]
+        coll += [collective("all-to-all", routed, n, ic, peak, "moe_dispatch_all_to_all", L, latency),
+                 collective("all-to-all", routed, n, ic, peak, "moe_combine_all_to_all", L, latency)]
     sends = None
     if layout.pp > 1:
-        sends = collective("send", tokens * d * a, 2, ic, peak, "pp_send", layout.pp - 1)
+        sends = collective("send", tokens * d * a, 2, ic, peak, "pp_send", layout.pp - 1, latency)
     # KV: the stage's cache for one micro-batch, times the micro-batches this device holds
     kv = np.asarray(stage.kv_resident_bytes) * micro_batches
     note = ""
@@ -518,11 +592,11 @@ def _step(phase: str, model: Model, device: Device, layout: Layout, batch, lengt
         note = (f"{model.kv_heads} KV heads over {layout.tp} devices: each device keeps a copy of one KV head "
                 f"({layout.tp // model.kv_heads} copies of each)")
     return ParallelStep(layout, model, stage, tuple(coll), sends, kernels._scalar(b), kernels._scalar(micro),
-                        kernels._scalar(micro_batches), kernels._scalar(kv), note)
+                        kernels._scalar(micro_batches), kernels._scalar(kv), note, latency)
 
 
 def decode(model: Model, device: Device, batch=1, context_len=1, formats: Formats | None = None,
-           attention: str = "fused", layout: Layout | None = None) -> ParallelStep:
+           attention: str = "fused", layout: Layout | None = None, latency="floor") -> ParallelStep:
     """One decode step of `batch` sequences with `context_len` tokens cached, under `layout`.
 
     With `Layout()` (one device) it is `kernels.decode` exactly, with no collectives.
@@ -531,13 +605,13 @@ def decode(model: Model, device: Device, batch=1, context_len=1, formats: Format
     >>> [c.name for c in s.collectives][:2]
     ['embed_all_reduce', 'attn_all_reduce']
     """
-    return _step("decode", model, device, layout, batch, context_len, formats, attention)
+    return _step("decode", model, device, layout, batch, context_len, formats, attention, latency)
 
 
 def prefill(model: Model, device: Device, prompt_len, batch=1, formats: Formats | None = None,
-            attention: str = "fused", layout: Layout | None = None) -> ParallelStep:
+            attention: str = "fused", layout: Layout | None = None, latency="floor") -> ParallelStep:
     """A prefill of `prompt_len` tokens for each of `batch` sequences under `layout` (time to first token)."""
-    return _step("prefill", model, device, layout, batch, prompt_len, formats, attention)
+    return _step("prefill", model, device, layout, batch, prompt_len, formats, attention, latency)
 
 
 # -------------------------------------------------------------------------------- fit ------
@@ -560,6 +634,75 @@ def max_batch_that_fits(model: Model, device: Device, context_len, formats: Form
         mid = (lo + hi) // 2
         lo, hi = (mid, hi) if fits(mid) else (lo, mid)
     return lo
+
+
+@dataclass(frozen=True)
+class LayoutLimits:
+    """A layout's limits, computed together by `limits` so none contradicts the step beside it.
+
+    The speed of light is a decode step's weights alone: each device reads its own share of the
+    weights once per token (1/tp of every matrix, 1/ep of the experts a token routes to), at the
+    spec bandwidth, and a token crosses the pp stages in turn; the KV cache, activations and
+    collectives are left out, so no layout's decode tokens/s per sequence exceeds it. The link
+    limit is the collectives and pipeline sends alone at batch 1, at the latency the step uses.
+    """
+
+    layout: Layout
+    weight_bytes_per_device: float       # weights one device reads per token in one stage (batch 1)
+    bandwidth_bytes_per_s: float
+    speed_of_light_tokens_per_s: float   # bandwidth ÷ (pp × weight_bytes_per_device)
+    link_time_s: float                   # batch 1: pp × collectives + sends (0 on one device)
+    link_tokens_per_s: float | None      # 1 ÷ link_time_s; None where nothing crosses a link
+    link_ridge_point: float | None       # peak ÷ link bandwidth: the link's roof
+    max_batch_that_fits: int | None      # the memory limit at the context asked (None: a bare count)
+    latency: object
+    latency_description: str
+    assumes: str
+
+
+def speed_of_light_tokens_per_s(model: Model, device: Device, formats: Formats | None = None,
+                                layout: Layout | None = None) -> float:
+    """A layout's speed of light: bandwidth ÷ (pp × the weight bytes one device reads per token at batch 1).
+
+    On one device it is `kernels.speed_of_light_tokens_per_s`; see `LayoutLimits` for what it assumes.
+
+    >>> round(speed_of_light_tokens_per_s(get_model("llama-3.1-70b"), get_device("h100-sxm5"), layout=Layout(tp=8)))
+    193
+    """
+    layout = layout or Layout()
+    one = decode(model, device, 1, 1, formats, "fused", layout)
+    return device.memory_bandwidth_bytes_per_s / (layout.pp * float(one.weight_bytes))
+
+
+def limits(model: Model, device: Device, context_len=1, formats: Formats | None = None, attention: str = "fused",
+           layout: Layout | None = None, latency="floor") -> LayoutLimits:
+    """Every limit of one layout (speed of light, link, memory): the one function the CLI, the
+    calculator's reference and the pages read.
+
+    >>> lim = limits(get_model("llama-3.1-70b"), get_device("h100-sxm5"), 4096, layout=Layout(tp=8))
+    >>> lim.speed_of_light_tokens_per_s > decode(get_model("llama-3.1-70b"), get_device("h100-sxm5"), 1, 4096,
+    ...                                           layout=Layout(tp=8)).tokens_per_s_per_sequence
+    True
+    """
+    layout = layout or Layout()
+    one = decode(model, device, 1, 1, formats, "fused", layout, latency)
+    weights = float(one.weight_bytes)
+    bw = device.memory_bandwidth_bytes_per_s
+    link = float(layout.pp * np.asarray(one.collective_time_s)) + (float(one.sends.time_s) if one.sends else 0.0)
+    share = [what for cond, what in ((layout.tp > 1, f"1/{layout.tp} of every matrix"),
+                                     (layout.ep > 1, f"1/{layout.ep} of the experts a token routes to"),
+                                     (layout.pp > 1, f"1/{layout.pp} of the layers, the stages in turn")) if cond]
+    assumes = ("weights only: each device reads " + ", ".join(share) + " once per token at the spec bandwidth; "
+               "KV cache, activations and collectives left out") if share else \
+        "weights only: every weight read once per token at the spec bandwidth; KV cache and activations left out"
+    return LayoutLimits(
+        layout=layout, weight_bytes_per_device=weights, bandwidth_bytes_per_s=bw,
+        speed_of_light_tokens_per_s=speed_of_light_tokens_per_s(model, device, formats, layout),
+        link_time_s=link, link_tokens_per_s=1.0 / link if link > 0 else None,
+        link_ridge_point=None if layout.replica_devices == 1 else one.link_ridge_point,
+        max_batch_that_fits=None if model.is_bare else max_batch_that_fits(model, device, context_len, formats,
+                                                                            attention, layout),
+        latency=one.latency, latency_description=one.latency_description, assumes=assumes)
 
 
 def candidate_layouts(model: Model, device: Device, max_devices: int | None = None) -> list[Layout]:

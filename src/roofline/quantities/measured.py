@@ -48,6 +48,14 @@ def measurement(ident: str):
     return get_measurement(ident)
 
 
+def measured_expected(ident: str) -> Quantity:
+    """A tensor-parallel run's expected figure: its ceiling with an NCCL ring's collective latency."""
+    from roofline.quantities.parallel import tp_ceiling
+
+    p = measurement(ident)
+    return tp_ceiling(p.model_id, p.device_id, p.devices, p.context_tokens, p.dtype, latency="ring")
+
+
 def measured(ident: str) -> Quantity:
     """A published measured figure (B/s, FLOP/s or tokens/s) with its source."""
     p = measurement(ident)
@@ -114,6 +122,6 @@ def derated_sol(model, hw, weight_dtype: str = "bf16") -> Quantity:
                     (*model_inputs(m), bandwidth_input(d), *_derate_inputs()))
 
 #: The token functions this topic adds to the namespace pages evaluate in.
-TOKENS = (measurement, measured, measured_reference, measured_share, bandwidth_derate, derated_bandwidth, derated_sol,)
+TOKENS = (measurement, measured, measured_reference, measured_expected, measured_share, bandwidth_derate, derated_bandwidth, derated_sol,)
 
-__all__ = ['measurement', 'measured', 'measured_reference', 'measured_share', 'bandwidth_derate', 'derated_bandwidth', 'derated_sol']
+__all__ = ['measurement', 'measured', 'measured_reference', 'measured_expected', 'measured_share', 'bandwidth_derate', 'derated_bandwidth', 'derated_sol']

@@ -29,13 +29,20 @@ def _n(x) -> int:
     return int(float(x))
 
 
-def _link_inputs(d) -> tuple[Input, ...]:
+def _link_inputs(d, latency="floor") -> tuple[Input, ...]:
+    """The link's bandwidth and the latency a figure uses (the floor, an NCCL ring's, or the reader's)."""
     ic = _par.require_interconnect(d, "a collective")
-    return (Input(f"{d.name} {ic.link} bandwidth per direction", ic.bandwidth_bytes_per_s_per_direction, "B/s",
-                  Source(f"{d.name} scale-up link", ic.source_url)),
-            Input("collective latency: base", ic.latency_base_s, "s", Source("nccl-tests small-message runs", ic.latency_source_url)),
-            Input("collective latency: per ring step", ic.latency_per_step_s, "s",
-                  Source("nccl-tests small-message runs", ic.latency_source_url)))
+    bw = Input(f"{d.name} {ic.link} bandwidth per direction", ic.bandwidth_bytes_per_s_per_direction, "B/s",
+               Source(f"{d.name} scale-up link", ic.source_url))
+    if latency == _par.LATENCY_RING:
+        return (bw, Input("collective latency (NCCL ring, expected): base", ic.latency_base_s, "s",
+                          Source("nccl-tests small-message runs", ic.latency_source_url)),
+                Input("collective latency (NCCL ring, expected): per ring step", ic.latency_per_step_s, "s",
+                      Source("nccl-tests small-message runs", ic.latency_source_url)))
+    if latency == _par.LATENCY_FLOOR:
+        return (bw, Input("collective latency floor, per collective", ic.latency_floor_s, "s",
+                          Source("fastest published small-message all-reduce", ic.latency_floor_source_url)),)
+    return (bw, Input("collective latency, per collective (set)", float(latency), "s", Source("set on this page", "")))
 
 
 def link_bandwidth(hw) -> Quantity:
@@ -54,6 +61,14 @@ def domain_devices(hw) -> Quantity:
                     (Input(f"{d.name} scale-up domain", ic.domain_devices, "", Source(ic.link, ic.source_url)),))
 
 
+def latency_floor(hw) -> Quantity:
+    """The link's collective latency floor: {{ latency_floor("h100-sxm5") }} (what ceilings use)."""
+    d = as_device(hw)
+    ic = _par.require_interconnect(d, "a collective latency")
+    return Quantity(ic.latency_floor_s, "s", f"{d.name} collective latency floor ({ic.link})",
+                    "fastest published small-message all-reduce for the link class", _link_inputs(d)[1:])
+
+
 def link_ridge(hw, dtype: str = "bf16") -> Quantity:
     """The link's ridge: dense peak ÷ link bandwidth per direction, FLOPs per byte sent."""
     d = as_device(hw)
@@ -61,49 +76,65 @@ def link_ridge(hw, dtype: str = "bf16") -> Quantity:
                     "dense peak ÷ link bandwidth per direction", _link_inputs(d)[:1])
 
 
-def collective_time(hw, kind: str, payload_bytes: float, devices: int, part: str = "time_s") -> Quantity:
+def collective_time(hw, kind: str, payload_bytes: float, devices: int, part: str = "time_s",
+                    latency="floor") -> Quantity:
     """One collective of `payload_bytes` over `devices` devices: time (latency + bytes ÷ link), latency or link bytes."""
     d = as_device(hw)
     payload_bytes, devices = float(payload_bytes), _n(devices)
     c = _par.collective(kind, payload_bytes, devices, _par.require_interconnect(d, kind),
-                        d.peak_flop_per_s())
+                        d.peak_flop_per_s(), latency=latency)
     value, unit, what = {"time_s": (c.time_s, "s", "time"), "latency_s": (c.latency_s, "s", "latency"),
                          "link_bytes": (c.link_bytes, "B", "bytes sent per device"),
                          "transfer_time_s": (c.transfer_time_s, "s", "transfer time")}[part]
     from roofline import format as fmt
 
-    return Quantity(value, unit, f"{kind} of {fmt.nbytes(payload_bytes)} over {devices} {d.name}s: {what}",
-                    "ring: latency base + steps × per-step latency + factor × bytes ÷ link bandwidth",
-                    _link_inputs(d))
+    how = ("NCCL ring: latency base + steps × per-step latency" if latency == _par.LATENCY_RING
+           else "latency per collective") + " + factor × bytes ÷ link bandwidth"
+    return Quantity(value, unit, f"{kind} of {fmt.nbytes(payload_bytes)} over {devices} {d.name}s: {what}", how,
+                    _link_inputs(d, latency))
 
 
 def layout_decode(model, hw, batch: int = 1, context: int = 1, what: str = "tokens_per_s_per_sequence",
-                  tp: int = 1, pp: int = 1, ep: int = 1, dp: int = 1, weights: str = "bf16") -> Quantity:
-    """A decode step under a layout: {{ layout_decode("llama-3.1-70b", "h100-sxm5", 1, 1024, tp=8) }}."""
+                  tp: int = 1, pp: int = 1, ep: int = 1, dp: int = 1, weights: str = "bf16", latency="floor") -> Quantity:
+    """A decode step under a layout: {{ layout_decode("llama-3.1-70b", "h100-sxm5", 1, 1024, tp=8) }}.
+
+    `latency`: "floor" (the ceiling's), "ring" (the expected NCCL ring's) or seconds per collective.
+    `what` may also be "fits", "bound" (text) or "speed_of_light_tokens_per_s" (the layout's own).
+    """
     m, d = as_model(model), as_device(hw)
     batch, context = _n(batch), _n(context)
     lay = _par.Layout(_n(tp), _n(pp), _n(ep), _n(dp))
-    s = _par.decode(m, d, batch, context, Formats.of(weights), layout=lay)
+    s = _par.decode(m, d, batch, context, Formats.of(weights), layout=lay, latency=latency)
     if what == "fits":
         return bool(s.fits)
+    if what == "bound":
+        return str(s.bound)
+    if what == "speed_of_light_tokens_per_s":
+        lim = _par.speed_of_light_tokens_per_s(m, d, Formats.of(weights), lay)
+        return Quantity(lim, "tokens/s", f"speed of light: {m.name} on {lay.name} of {d.name}, batch 1, {weights}",
+                        "bandwidth ÷ (stages × the weight bytes one device reads per token)",
+                        (*model_inputs(m), bandwidth_input(d)))
     if not s.fits and what.startswith(("tokens", "time")):
         raise ValueError(f"{m.name} at batch {batch}, context {context} does not fit {lay.name} of {d.name}")
     unit, label = _LAYOUT_FIELDS[what]
-    inputs = (*model_inputs(m), bandwidth_input(d), *(_link_inputs(d) if not lay.is_single else ()))
+    inputs = (*model_inputs(m), bandwidth_input(d), *(_link_inputs(d, latency) if not lay.is_single else ()))
+    which = "" if lay.is_single else f", collective latency {s.latency_description}"
     return Quantity(float(getattr(s, what)), unit,
-                    f"{label}: {m.name} on {lay.name} of {d.name}, batch {batch}, context {context}, {weights}",
+                    f"{label}: {m.name} on {lay.name} of {d.name}, batch {batch}, context {context}, {weights}{which}",
                     "per device: its kernels' roofline times plus its collectives; pp stages in sequence", inputs)
 
 
-def tp_ceiling(model, hw, devices: int, context: int, weights: str = "bf16") -> Quantity:
-    """Batch-1 decode ceiling under tensor parallelism over `devices` devices at `context` cached tokens."""
-    return layout_decode(model, hw, 1, context, "tokens_per_s_per_sequence", tp=_n(devices), weights=weights)
+def tp_ceiling(model, hw, devices: int, context: int, weights: str = "bf16", latency="floor") -> Quantity:
+    """Batch-1 decode ceiling under tensor parallelism over `devices` devices at `context` cached tokens
+    (at the link's latency floor; latency="ring" gives the expected NCCL-ring figure)."""
+    return layout_decode(model, hw, 1, context, "tokens_per_s_per_sequence", tp=_n(devices), weights=weights,
+                         latency=latency)
 
 
-def tp_speedup(model, hw, devices: int, batch: int = 1, context: int = 1, base: int = 1) -> Quantity:
+def tp_speedup(model, hw, devices: int, batch: int = 1, context: int = 1, base: int = 1, latency="floor") -> Quantity:
     """tokens/s on TP `devices` ÷ tokens/s on TP `base` (the linear line would be devices ÷ base)."""
-    hi = layout_decode(model, hw, batch, context, "tokens_per_s", tp=devices)
-    lo = layout_decode(model, hw, batch, context, "tokens_per_s", tp=base)
+    hi = layout_decode(model, hw, batch, context, "tokens_per_s", tp=devices, latency=latency)
+    lo = layout_decode(model, hw, batch, context, "tokens_per_s", tp=base, latency=latency)
     return Quantity(hi.value / lo.value, "x", f"speedup of TP{_n(devices)} over TP{_n(base)}", "tokens/s ÷ tokens/s",
                     hi.inputs)
 
@@ -135,11 +166,11 @@ def kv_transfer_time(model, hw, prompt: int, kv_dtype: str = "bf16") -> Quantity
     nbytes = m.kv_elements_per_token() * prompt * Formats.of("bf16", "bf16", kv_dtype).kv_bytes
     c = _par.collective("send", nbytes, 2, _par.require_interconnect(d, "shipping a KV cache"), d.peak_flop_per_s())
     return Quantity(c.time_s, "s", f"{m.name} KV cache of a {prompt}-token prompt over {d.interconnect.link}",
-                    "latency + KV bytes ÷ link bandwidth per direction", (*model_inputs(m), *_link_inputs(d)))
+                    "latency floor + KV bytes ÷ link bandwidth per direction", (*model_inputs(m), *_link_inputs(d)))
 
 
 #: The token functions this topic adds to the namespace pages evaluate in.
-TOKENS = (link_bandwidth, domain_devices, link_ridge, collective_time, layout_decode, tp_ceiling, tp_speedup,
+TOKENS = (link_bandwidth, domain_devices, latency_floor, link_ridge, collective_time, layout_decode, tp_ceiling, tp_speedup,
           smallest_devices, layout_max_batch, kv_transfer_time)
 
 __all__ = [fn.__name__ for fn in TOKENS]

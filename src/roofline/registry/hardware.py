@@ -31,8 +31,10 @@ class Interconnect:
 
     Bandwidth is per direction per device (NVIDIA's "NVLink 900 GB/s" for an H100 is both
     directions added: 450 GB/s each way), the figure NCCL's bus bandwidth is compared with.
-    A collective over N devices in ring steps costs latency_base_s + steps × latency_per_step_s
-    before it moves a byte.
+    Two latencies: the *expected* one, an NCCL ring's (a collective over N devices in ring steps
+    costs latency_base_s + steps × latency_per_step_s before it moves a byte), and the *floor*,
+    latency_floor_s per collective of any size: the fastest published small-message all-reduce for
+    the link class (one-shot kernels built to beat the ring), which ceilings use.
 
     >>> get_device("h100-sxm5").interconnect.bandwidth_bytes_per_s_per_direction
     450000000000.0
@@ -46,6 +48,9 @@ class Interconnect:
     source_url: str
     latency_source_url: str
     note: str
+    latency_floor_s: float = 0.0
+    latency_floor_source_url: str = ""
+    latency_floor_note: str = ""
 
 
 @dataclass(frozen=True)
@@ -125,6 +130,9 @@ def _parse_interconnect(entry: Entry) -> tuple[Interconnect | None, str]:
         source_url=entry.source_url("scaleup_source_url"),
         latency_source_url=entry.source_url("collective_latency_source_url"),
         note=note,
+        latency_floor_s=entry.number("collective_latency_floor_us") * MICRO,
+        latency_floor_source_url=entry.source_url("collective_latency_floor_source_url"),
+        latency_floor_note=entry.text("collective_latency_floor_note"),
     ), note
 
 

@@ -67,6 +67,10 @@ class PublishedMeasurement:
     algorithm: str = ""       # collective only: ring
     message_bytes: float = 0  # collective only: the message size the figure was read at
     context_tokens: int = 0   # parallel_decode: prompt + generated tokens (the run's final context)
+    #: parallel_decode: the all-reduce the source says the run used: "latency-optimal" (a one-shot or
+    #: symmetric-memory kernel) or "" where the source does not say. Only a latency-optimal run may come
+    #: within 10 % of a ceiling taken at the link's latency floor (tests/unit/test_measured_parallel.py).
+    allreduce: str = ""
 
     @property
     def device(self) -> Device:
@@ -111,6 +115,10 @@ def _parse(entry: Entry, kind: str) -> PublishedMeasurement:
     if kind == "parallel_decode":
         extra["context_tokens"] = int(entry.number("prompt_tokens", integer=True)
                                       + entry.number("generated_tokens", integer=True))
+        extra["allreduce"] = entry.text("allreduce", required=False) or ""
+        if extra["allreduce"] not in ("", "latency-optimal"):
+            raise entry.fail("allreduce", f"must be \"latency-optimal\" where the source says so, or left out; "
+                                          f"got {extra['allreduce']!r}")
     if kind in ("decode", "parallel_decode"):
         model_id = entry.text("model")
         try:

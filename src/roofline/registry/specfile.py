@@ -23,6 +23,7 @@ PLAUSIBLE: dict[str, tuple[float, float, str]] = {
     "memory_capacity_GiB": (1e-3, 1e6, "1 MiB to about 1 PB"),
     "dense_peak_TFLOP_per_s": (1e-6, 1e6, "1 MFLOP/s to 1 EFLOP/s"),
     "power_W": (0.1, 1e6, "0.1 W to 1 MW"),
+    "collective_latency_floor_us": (1e-3, 1e4, "1 ns to 10 ms"),
     # models.toml
     "n_layers": (1, 10_000, "1 to 10,000"),
     "hidden_size": (1, 1_000_000, "1 to 1,000,000"),

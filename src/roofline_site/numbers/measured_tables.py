@@ -104,11 +104,12 @@ def parallel_decode_table(page: str = "", records: list | None = None) -> Raw:
     entries = of_kind("parallel_decode")
     rows = [[str(i), _run_on(p), esc_text(p.model_name), f"TP{p.devices}", esc_text(p.dtype),
              t.cell(tp_ceiling(p.model_id, p.device_id, p.devices, p.context_tokens, p.dtype)),
+             t.cell(tp_ceiling(p.model_id, p.device_id, p.devices, p.context_tokens, p.dtype, latency="ring")),
              t.cell(measured(p.id)), t.cell(measured_share(p.id)), _source_link(p)]
             for i, p in enumerate(entries, 1)]
-    return _with_notes(_markdown(["#", "Devices", "Model", "Layout", "Weights", "Ceiling", "Measured",
-                                  "Measured ÷ ceiling", "Source"], rows, ["r", "l", "l", "l", "l", "r", "r", "r", "l"]),
-                       entries)
+    return _with_notes(_markdown(["#", "Devices", "Model", "Layout", "Weights", "Ceiling (latency floor)",
+                                  "Expected (NCCL ring latency)", "Measured", "Measured ÷ ceiling", "Source"], rows,
+                                 ["r", "l", "l", "l", "l", "r", "r", "r", "r", "l"]), entries)
 
 
 def machines_table(page: str = "", records: list | None = None) -> Raw:
