@@ -211,7 +211,7 @@ def attention_intensity(model, kv_dtype: str = "bf16") -> Quantity:
 
 
 def max_batch(model, hw, context, weight_format: str = "bf16", kv_dtype: str = "bf16") -> Quantity:
-    """The memory wall: the largest decode batch whose weights, KV cache, activations and reserve fit."""
+    """The largest batch that fits: the largest decode batch whose weights, KV cache, activations and reserve fit."""
     m, d = as_model(model), as_device(hw)
     b = _k.max_batch_that_fits(m, d, float(context), _formats(weight_format, kv_dtype))
     if b is None:

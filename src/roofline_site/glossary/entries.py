@@ -41,16 +41,35 @@ def glossary_dir() -> Path:
     return Path(env) if env else GLOSSARY_DIR
 REDIRECTS_FILE = "_redirects.yml"
 
-#: Folder name -> the label a card and the index show.
+#: Folder name -> the label a card and the index show, in the index's order.
 CATEGORIES = {
     "performance-model": "Performance model",
     "hardware": "Hardware",
+    "model": "Model anatomy",
     "operation": "Operation",
     "number-format": "Number format",
     "inference-phase": "Inference phase",
+    "execution": "Execution",
     "optimization": "Optimization",
     "parallelism": "Parallelism",
     "metric": "Metric",
+    "serving": "Serving",
+    "software": "Engines and tools",
+}
+#: Folder name -> the one sentence that opens its group on the glossary index.
+CATEGORY_INTROS = {
+    "performance-model": "The roofline itself: the two roofs, where they meet, and the bounds the site computes from them.",
+    "hardware": "What a chip brings: its math units, its memories from registers to HBM, and the links between chips.",
+    "model": "The parts of a transformer whose sizes set the bytes and FLOPs of every step.",
+    "operation": "The kernels a step is made of, named by the shape of their math.",
+    "number-format": "How many bits each weight, activation or cached value takes, and which peak a format runs at.",
+    "inference-phase": "The two phases of generating text and the state that carries between them.",
+    "execution": "How a GPU runs kernels, and the overheads that keep it below its roofs.",
+    "optimization": "Moves that cut bytes, add useful FLOPs per byte, or keep the batch full.",
+    "parallelism": "Ways to split one model over many chips, and the collectives each split needs.",
+    "metric": "What you measure a running model by, and which roof each measure is compared with.",
+    "serving": "The words of running a model for many users at once: requests, deadlines and trade-offs.",
+    "software": "The engines and benchmarks whose numbers the site cites.",
 }
 REQUIRED_FIELDS = ("term", "category", "summary", "sources")
 # A number standing alone ("8 bits", "3.35"); digits inside a name (FP32, E4M3, H100) are not one.
@@ -378,7 +397,7 @@ def index_markdown(glossary: Glossary) -> str:
         members = [e for e in glossary.entries if e.category == cat]
         if not members:
             continue
-        lines += [f"## {label}", ""]
+        lines += [f"## {label}", "", f'<p class="gl-intro">{esc.text(CATEGORY_INTROS[cat])}</p>', ""]
         lines += [f"- [{esc.text(e.term)}]({e.slug}.md): {esc.text(e.summary)}" for e in members]
         lines.append("")
     lines += ["## A–Z {#a-z}", ""]
