@@ -122,7 +122,7 @@ class Glossary:
 
     entries: tuple[Entry, ...]
     redirects: dict = field(default_factory=dict)  # old slug -> current slug
-    _pattern: re.Pattern = field(default=None, repr=False, compare=False)
+    _pattern: "_Matcher" = field(default=None, repr=False, compare=False)
     _group_slug: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
@@ -267,14 +267,43 @@ def name_pattern(name: str) -> str:
     return core if case_sensitive(name) else f"(?i:{core})"
 
 
-def _compile(entries: tuple[Entry, ...]) -> tuple[re.Pattern, dict]:
+_BEFORE = r"(?<![\w/\-])"      # a name never starts inside a word, a compound or a unit
+_AFTER = r"s?(?![\w/]|-\w)"    # a plural s may follow; then the word must end
+
+
+@dataclass(frozen=True)
+class _Matcher:
+    """The term matcher: one alternation per first letter, longest name first.
+
+    Equivalent to one alternation of every name (the longest name wins at a position, matches
+    never overlap), but each word start tries only the names that begin with its letter: with
+    hundreds of names that is several times faster on every page of every build.
+    """
+
+    starts: re.Pattern            # positions where some name may start
+    by_first: dict                # lower-case first character -> compiled alternation
+
+    def finditer(self, text: str):
+        pos = 0
+        while (start := self.starts.search(text, pos)) is not None:
+            m = self.by_first[text[start.start()].lower()].match(text, start.start())
+            if m is None:
+                pos = start.start() + 1
+                continue
+            yield m
+            pos = m.end()
+
+
+def _compile(entries: tuple[Entry, ...]) -> tuple[_Matcher, dict]:
     names = sorted(((n, e.slug) for e in entries for n in e.names), key=lambda t: (-len(t[0]), t[0]))
-    group_slug, alts = {}, []
+    group_slug, alts = {}, {}
     for i, (name, slug) in enumerate(names):
         group_slug[f"g{i}"] = slug
-        alts.append(f"(?P<g{i}>{name_pattern(name)})")
-    body = "|".join(alts) or r"(?!x)x"
-    return re.compile(rf"(?<![\w/\-])(?:{body})s?(?![\w/]|-\w)"), group_slug
+        alts.setdefault(name.strip()[0].lower(), []).append(f"(?P<g{i}>{name_pattern(name)})")
+    by_first = {c: re.compile(rf"{_BEFORE}(?:{'|'.join(a)}){_AFTER}") for c, a in alts.items()}
+    firsts = "".join(sorted({c for k in alts for c in (k, k.upper())}))
+    starts = re.compile(rf"{_BEFORE}[{re.escape(firsts)}]" if firsts else r"(?!x)x")
+    return _Matcher(starts, by_first), group_slug
 
 
 def find_mentions(text: str, glossary: Glossary) -> list[Mention]:
