@@ -415,28 +415,43 @@ def entry_markdown(entry: Entry, glossary: Glossary) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _letter(name: str) -> str:
+    """The A–Z heading a name files under: its first letter, or "#" for a digit or symbol."""
+    return name[0].upper() if name[0].isalpha() else "#"
+
+
+def _letter_id(letter: str) -> str:
+    return f"a-z-{letter.lower()}" if letter != "#" else "a-z-other"
+
+
 def index_markdown(glossary: Glossary) -> str:
-    """The page published at /glossary/: entries grouped by category with summaries, then A to Z."""
+    """The page published at /glossary/: a jump list, entries by category (each with its one-sentence
+    introduction and every entry's summary), then every name A to Z with letter links."""
+    present = [c for c in CATEGORIES if any(e.category == c for e in glossary.entries)]
+    names = sorted(((n, e) for e in glossary.entries for n in e.names), key=lambda t: (t[0].lower(), t[0]))
+    letters = list(dict.fromkeys(_letter(n) for n, _ in names))
     lines = ["# Glossary", "",
-             "Every term the site uses, one page each. <span class=\"rl-if-hover\">Hover over or focus</span>"
+             "Every term the site uses, one page each, grouped by what it is about and then A to Z. "
+             "<span class=\"rl-if-hover\">Hover over or focus</span>"
              "<span class=\"rl-if-touch\">Tap</span> a term anywhere on the site to see its definition; "
              "the first mention on a page links here.", "",
+             '<nav class="gl-jump" aria-label="Glossary categories"><ul>'
+             + "".join(f'<li><a href="#{c}">{esc.text(CATEGORIES[c])}</a></li>' for c in present)
+             + '<li><a href="#a-z">A–Z</a></li></ul></nav>', "",
              '<div class="gl-index" markdown>', ""]
-    for cat, label in CATEGORIES.items():
+    for cat in present:
         members = [e for e in glossary.entries if e.category == cat]
-        if not members:
-            continue
-        lines += [f"## {label}", "", f'<p class="gl-intro">{esc.text(CATEGORY_INTROS[cat])}</p>', ""]
+        lines += [f"## {CATEGORIES[cat]} {{#{cat}}}", "", f'<p class="gl-intro">{esc.text(CATEGORY_INTROS[cat])}</p>', ""]
         lines += [f"- [{esc.text(e.term)}]({e.slug}.md): {esc.text(e.summary)}" for e in members]
         lines.append("")
-    lines += ["## A–Z {#a-z}", ""]
-    names = sorted(((n, e) for e in glossary.entries for n in e.names), key=lambda t: t[0].lower())
+    lines += ["## A–Z {#a-z}", "",
+              '<nav class="gl-letters" aria-label="Letters"><ul>'
+              + "".join(f'<li><a href="#{_letter_id(x)}">{x}</a></li>' for x in letters) + "</ul></nav>", ""]
     letter = None
     for name, e in names:
-        first = name[0].upper() if name[0].isalpha() else "#"
-        if first != letter:
-            letter = first
-            lines += ["", f"### {letter}", ""]
+        if _letter(name) != letter:
+            letter = _letter(name)
+            lines += ["", f"### {letter} {{#{_letter_id(letter)}}}", ""]
         lines.append(f"- [{esc.text(name)}]({e.slug}.md)" if name == e.term
                      else f"- {esc.text(name)}: see [{esc.text(e.term)}]({e.slug}.md)")
     lines += ["", "</div>", ""]
