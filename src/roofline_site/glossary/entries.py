@@ -424,11 +424,23 @@ def _letter_id(letter: str) -> str:
     return f"a-z-{letter.lower()}" if letter != "#" else "a-z-other"
 
 
+def _distinct_names(entry: Entry) -> list[str]:
+    """The term and the aliases that are not mere spellings of an earlier name (case, hyphens,
+    spaces, a plural s): "all-gathers" and "allgather" add nothing to the A–Z under "All-gather"."""
+    seen, out = set(), []
+    for name in entry.names:
+        key = re.sub(r"[\s\u00a0\-/’']+", "", name).lower().removesuffix("s")
+        if key not in seen:
+            seen.add(key)
+            out.append(name)
+    return out
+
+
 def index_markdown(glossary: Glossary) -> str:
     """The page published at /glossary/: a jump list, entries by category (each with its one-sentence
     introduction and every entry's summary), then every name A to Z with letter links."""
     present = [c for c in CATEGORIES if any(e.category == c for e in glossary.entries)]
-    names = sorted(((n, e) for e in glossary.entries for n in e.names), key=lambda t: (t[0].lower(), t[0]))
+    names = sorted(((n, e) for e in glossary.entries for n in _distinct_names(e)), key=lambda t: (t[0].lower(), t[0]))
     letters = list(dict.fromkeys(_letter(n) for n, _ in names))
     lines = ["# Glossary", "",
              "Every term the site uses, one page each, grouped by what it is about and then A to Z. "
