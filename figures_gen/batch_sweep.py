@@ -67,7 +67,7 @@ def draw(fig, table: Table) -> None:
         ax.axvline(crit, color="#d81b60", lw=1)
     ax1.annotate(f"critical batch {fmt.sig(float(crit), 6)}", (crit, 1.2), xytext=(4, 0),
                  textcoords="offset points", ha="left", color="#d81b60", fontsize=8.5)
-    ax1.annotate(f"memory wall {fmt.sig(float(wall), 6)}", (wall, 2.5), xytext=(-4, 0), textcoords="offset points",
+    ax1.annotate(f"largest batch {fmt.sig(float(wall), 6)}", (wall, 2.5), xytext=(-4, 0), textcoords="offset points",
                  ha="right", color="#424242", fontsize=8.5)
     ax1.set_xlabel("batch (sequences, log)")
     ax1.set_ylabel("intensity (FLOP/byte, log)")
@@ -108,7 +108,7 @@ def alt() -> str:
             f"from {fmt.intensity(mlp.arithmetic_intensity[0])} and crosses the ridge of {fmt.intensity(s.ridge_point)} "
             f"near the critical batch of {fmt.sig(float(crit), 6)}; attention stays near "
             f"{fmt.intensity(attn.arithmetic_intensity[-1])} at every batch; the whole step levels off near "
-            f"{fmt.intensity(s.arithmetic_intensity[-1])}. Past the memory wall at batch {fmt.sig(float(wall), 6)} the "
+            f"{fmt.intensity(s.arithmetic_intensity[-1])}. Past the largest batch that fits, {fmt.sig(float(wall), 6)}, the "
             f"curves are grey: weights and KV cache no longer fit. Right: whole-batch throughput climbs from "
             f"{fmt.tokens_per_s(s.tokens_per_s[0])} at batch one, and time per step from {fmt.seconds(s.time_s[0])}.")
 

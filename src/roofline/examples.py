@@ -40,6 +40,9 @@ EXAMPLES = MappingProxyType({
     "moe_batch_small": (8, "", "a small decode batch for a mixture-of-experts model"),
     # --- batching (docs/batching.md)
     "batch_large": (4096, "", "a decode batch far past any critical batch in the registry"),
+    # --- glossary (glossary/parallelism/)
+    "collective_payload": (1e6, "B", "one megabyte: the tensor a collective example moves"),
+    "pp_degree": (4, "", "stages in a pipeline-parallel example"),
 })
 
 

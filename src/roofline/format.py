@@ -143,6 +143,8 @@ FORMATTERS = {
     "": count,
     "%": percent,
     "x": lambda v, d=3: f"{sig(v, d)}×",
+    "W": lambda v, d=3: si(v, "W", d),
+    "J": lambda v, d=3: si(v, "J", d, small=True),
 }
 
 

@@ -11,9 +11,10 @@ from html.parser import HTMLParser
 from urllib.parse import urljoin, urlsplit
 
 import pytest
+from tests.support.browser import PHONE
 from tests.support.site_helpers import tab_until
 
-from roofline_site.glossary.entries import CATEGORIES, load_glossary
+from roofline_site.glossary.entries import CATEGORIES, CATEGORY_INTROS, load_glossary
 
 REQUIRED = """roofline-model arithmetic-intensity ridge-point compute-bound memory-bound memory-bandwidth peak-flops
 flops hbm tensor-core systolic-array interconnect decode prefill kv-cache batching continuous-batching
@@ -195,6 +196,67 @@ def test_glossary_index_groups_by_category_and_lists_a_to_z(site_pages, glossary
         assert e.summary.replace("'", "&#x27;") in html or e.summary in html
     assert 'id="a-z"' in html
     assert set(CATEGORIES) >= {e.category for e in glossary.entries}
+
+
+@pytest.mark.site
+def test_every_entry_has_a_card_on_an_explainer_page(pages, glossary):
+    # Each entry earns its place: some page outside the glossary shows its hover card.
+    carded = {slug for path, art in pages.items() if not path.startswith("glossary/") for slug, _ in art.triggers}
+    missing = sorted(set(glossary.by_slug) - carded)
+    assert not missing, f"entries no explainer page links with a card: {missing}"
+
+
+@pytest.mark.site
+def test_every_category_opens_with_its_introduction(site_pages, glossary):
+    html = site_pages["glossary/index.html"]
+    for cat in {e.category for e in glossary.entries}:
+        heading = re.search(rf'<h2 id="{cat}">', html)
+        assert heading, cat
+        after = html[heading.end():]
+        intro = re.search(r'<p class="gl-intro">(.*?)</p>', after)
+        assert intro and intro.start() < after.index("<ul>"), f"{cat}: no introduction before its list"
+        assert intro.group(1) == CATEGORY_INTROS[cat].replace("'", "&#x27;")
+
+
+@pytest.mark.browser
+def test_the_index_reads_on_a_phone(chromium, served_site, glossary):
+    # At 390 px with touch: nothing scrolls sideways, every category and every A–Z letter is one tap
+    # from the top, a tap lands on its heading, text is at least 12 px and tap targets 24 px square.
+    ctx = chromium.new_context(**PHONE)
+    tab = ctx.new_page()
+    try:
+        tab.goto(f"{served_site}/glossary/", wait_until="load")
+        assert tab.evaluate("document.documentElement.scrollWidth") <= PHONE["viewport"]["width"]
+        jumps = tab.locator("article .gl-jump a")
+        assert jumps.count() == len({e.category for e in glossary.entries}) + 1
+        letters = tab.locator("article .gl-letters a")
+        firsts = {(n[0].upper() if n[0].isalpha() else "#") for e in glossary.entries for n in e.names}
+        assert sorted(letters.all_inner_texts()) == sorted(firsts)
+        for link in (*jumps.all()[:3], *letters.all()[:3]):
+            box = link.bounding_box()
+            assert box["width"] >= 24 and box["height"] >= 24, (link.inner_text(), box)
+            assert 0 <= box["x"] and box["x"] + box["width"] <= PHONE["viewport"]["width"]
+        sizes = tab.evaluate("""() => Array.from(document.querySelectorAll(
+            'article .gl-index li, article .gl-intro, article .gl-jump a, article .gl-letters a'),
+            el => parseFloat(getComputedStyle(el).fontSize))""")
+        assert sizes and min(sizes) >= 12
+        # The A–Z lists are one column on a phone: no entry is cut off at the right edge.
+        right = tab.evaluate("""() => Math.max(...Array.from(document.querySelectorAll('article .gl-index li'),
+            li => li.getBoundingClientRect().right))""")
+        assert right <= PHONE["viewport"]["width"]
+        target = letters.last
+        target.tap()
+        tab.wait_for_function("location.hash.startsWith('#a-z-')")
+        heading = tab.locator(f"article h3[id='{tab.evaluate('location.hash.slice(1)')}']")
+        top = heading.bounding_box()["y"]
+        assert 0 <= top < PHONE["viewport"]["height"] / 2, top
+        foreign = []
+        tab.on("request", lambda r: foreign.append(r.url) if not r.url.startswith(served_site) else None)
+        tab.locator("article .gl-jump a").first.tap()
+        tab.wait_for_function("location.hash.length > 1")
+        assert foreign == []
+    finally:
+        ctx.close()
 
 
 @pytest.mark.site

@@ -190,3 +190,23 @@ def test_quoted_greater_than_in_an_attribute_does_not_end_the_tag(glossary):
     out = _annotate(page, glossary)
     assert out.mentioned == {"kv-cache"}
     assert out.html.startswith('<p title="decode > prefill">The <span class="gl-ref" data-gl="kv-cache">')
+
+
+def test_the_matcher_equals_one_alternation_of_every_name(glossary):
+    # The matcher tries at each word start only the names beginning with its letter. The plain
+    # reference: one regex of every name, longest first, with the same boundaries. Both must find
+    # the same mentions in a text that puts every name in every position the rules distinguish
+    # (plain, plural, capitalised, inside a word, in a compound, before a unit) and in two pages.
+    # (The reference is slow: it tries every name at every position, so it reads a sample.)
+    from roofline_site.glossary.entries import name_pattern
+
+    names = sorted(((n, e.slug) for e in glossary.entries for n in e.names), key=lambda t: (-len(t[0]), t[0]))
+    ref = re.compile(r"(?<![\w/\-])(?:" + "|".join(f"(?P<g{i}>{name_pattern(n)})" for i, (n, _) in enumerate(names))
+                     + r")s?(?![\w/]|-\w)")
+    every_name = " ".join(f"{n}, {n}s {n.upper()} {n.capitalize()} x{n} {n}x {n}-based {n}/s." for n, _ in names)
+    texts = {"every name": every_name,
+             **{p: (ROOT / "docs" / p).read_text(encoding="utf-8") for p in ("batching.md", "your-model.md")}}
+    for where, text in texts.items():
+        got = [(m.start, m.end, m.slug) for m in find_mentions(text, glossary)]
+        want = [(m.start(), m.end(), names[int(m.lastgroup[1:])][1]) for m in ref.finditer(text)]
+        assert got == want, where

@@ -25,7 +25,7 @@ ALLOWED_NAMES = [
     r"MI250X", r"MI300[AX]", r"MI325X", r"MI35[05]X", r"TPU\s?v[4-7][ep]?", r"v[4-7][ep]?\b", r"TPU7x",
     r"Gaudi\s?[23]", r"M[1-4]\s(Ultra|Max|Pro)", r"EPYC\s9654", r"Xeon(\sPlatinum)?\s8480\+?", r"SXM[45]?", r"NVLink\s?[45]?",
     r"HBM[23][eE]?", r"GDDR[67]X?", r"LPDDR5X?", r"DDR[45]", r"PCIe(\s?Gen\s?[3-6])?", r"Gen[3-6]",
-    r"[bB][fF]16", r"[fF][pP](4|8|16|32|64)", r"[iI][nN][tT](4|8)", r"MXFP[48]", r"NVFP4", r"E4M3", r"E5M2",
+    r"[bB][fF]16", r"[fF][pP](4|8|16|32|64)", r"[iI][nN][tT](4|8)", r"MXFP[48]", r"NVFP4", r"E4M3", r"E5M2", r"E2M1", r"W[48]A(8|16)",
     r"Llama[- ]?[23](\.[123])?[- ]?\d+[bB]", r"Llama[- ]?[23](\.[123])?", r"Mistral[- ]7B", r"Mixtral[- ]8x7B",
     r"GPT-[234]o?", r"Qwen\d?(\.\d)?", r"2:4", r"[bB]atch-1", r"top-[12k]", r"x86(-64)?", r"AVX-?512", r"AMX",
     r"v\d+(\.\d+)+", r"H100's", r"3D", r"2D", r"1D", r"L[123]\s(cache)", r"404", r"llms\.txt", r"SwiGLU",

@@ -333,7 +333,7 @@ function resultsTable(rows, columns, uid) {
   return { table, cells };
 }
 
-/** The memory wall in one sentence: what the configuration needs against what the device exposes. */
+/** The largest batch that fits, in one sentence: what the configuration needs against what the device exposes. */
 function memoryWall(o, cfg) {
   const at = cfg.phase === "prefill" ? `a ${fmt.integer(cfg.length)}-token prompt` : `${fmt.integer(cfg.length)} tokens cached`;
   const need = o.devices > 1
@@ -341,7 +341,7 @@ function memoryWall(o, cfg) {
     : `needs ${fmt.nbytes(o.memory_required_bytes)} of the ${fmt.nbytes(o.usable_memory_bytes)} the device exposes`;
   if (o.fits) {
     return o.max_batch_that_fits === null ? ""
-      : `Memory wall: at most ${fmt.integer(o.max_batch_that_fits)} sequences fit with ${at}.`;
+      : `Largest batch that fits: ${fmt.integer(o.max_batch_that_fits)} sequences with ${at}.`;
   }
   if (o.max_batch_that_fits === 0 || o.max_batch_that_fits === null) {
     return `Does not fit: it ${need}, and not even one sequence fits with ${at} (weights alone are ${fmt.nbytes(o.weights_resident_bytes)}).`;

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from roofline.errors import InputError
 from roofline.model import roofs as _rl
 from roofline.model.dtypes import peak_unit
 from roofline.quantities.core import (
@@ -69,7 +70,20 @@ def sparse_ridge(hw: str, dtype: str = "bf16") -> Quantity:
                     "FLOP/byte", f"ridge of the {d.name} from its 2:4-sparse {dtype} peak",
                     "sparse peak (2 × dense) ÷ memory bandwidth", (peak_input(d, dtype), bandwidth_input(d)))
 
-#: The token functions this topic adds to the namespace pages evaluate in.
-TOKENS = (device, peak, bandwidth, capacity, ridge, attainable, sparse_peak, sparse_ridge,)
+def power(hw: str) -> Quantity:
+    """A device's rated board power (its TDP) from the datasheet: {{ power("h100-sxm5") }}."""
+    d = as_device(hw)
+    if d.power_w is None:
+        raise InputError(f"{d.name} has no power_W in the registry, so no rated power can be quoted")
+    return Quantity(d.power_w, "W", f"{d.name} rated board power (TDP)", "vendor datasheet, maximum board power",
+                    (power_input(d),))
 
-__all__ = ['device', 'peak', 'bandwidth', 'capacity', 'ridge', 'attainable', 'sparse_peak', 'sparse_ridge']
+
+def power_input(d: Device) -> Input:
+    """The rated-power input of a provenance popover."""
+    return Input(f"{d.name} rated board power", d.power_w, "W", device_source(d))
+
+#: The token functions this topic adds to the namespace pages evaluate in.
+TOKENS = (device, peak, bandwidth, capacity, ridge, attainable, sparse_peak, sparse_ridge, power,)
+
+__all__ = ['device', 'peak', 'bandwidth', 'capacity', 'ridge', 'attainable', 'sparse_peak', 'sparse_ridge', 'power']

@@ -134,6 +134,24 @@ def prefill(model, hw, prompt, batch=1, weight_format: str = "bf16", kv_dtype: s
                                _formats(weight_format, kv_dtype, activation), attention))
 
 
+def energy_per_token(model, hw, batch=1, context=1, weight_format: str = "bf16") -> Quantity:
+    """Joules per decoded token if the device drew its rated power for the roofline step: power × step time ÷ batch.
+
+    Example: {{ energy_per_token("llama-3.1-8b", "h100-sxm5", 64, 4096) }}. Both inputs are
+    assumptions, said so in the provenance: a real step takes longer, and draws less than TDP.
+    """
+    from roofline.quantities.hardware import power, power_input
+
+    view = decode(model, hw, batch, context, weight_format)
+    watts = power(hw).value
+    s = view.step
+    return Quantity(watts * s.time_s / float(s.batch), "J",
+                    f"energy per token at rated power, decode of {s.model.name} on the {s.device.name}, "
+                    f"batch {float(s.batch):g}, {float(s.context_len):g} tokens cached, {weight_format} weights",
+                    "rated board power × roofline step time ÷ batch (assumes the device draws its TDP)",
+                    (*view._inputs(), power_input(s.device)))
+
+
 # Pages ask for the same crossing several times; each is a search. Keyed on the objects
 # themselves, kept alive here so an id is never reused.
 _searches: dict[tuple, tuple] = {}
@@ -193,7 +211,7 @@ def attention_intensity(model, kv_dtype: str = "bf16") -> Quantity:
 
 
 def max_batch(model, hw, context, weight_format: str = "bf16", kv_dtype: str = "bf16") -> Quantity:
-    """The memory wall: the largest decode batch whose weights, KV cache, activations and reserve fit."""
+    """The largest batch that fits: the largest decode batch whose weights, KV cache, activations and reserve fit."""
     m, d = as_model(model), as_device(hw)
     b = _k.max_batch_that_fits(m, d, float(context), _formats(weight_format, kv_dtype))
     if b is None:
@@ -318,7 +336,7 @@ def sol(model, hw, weight_format: str = "bf16") -> Quantity:
 
 #: The token functions this topic adds to the namespace pages evaluate in.
 TOKENS = (decode, prefill, critical_batch, whole_step_crossing, whole_step_reaches_ridge, attention_intensity,
-          max_batch, usable_memory, runtime_reserve, crossover_prompt, compute_bound_prompt, capacity_quoted, bound_on_every_device, kv_per_token, params, active_params, weights_size, sol,)
+          max_batch, usable_memory, runtime_reserve, crossover_prompt, compute_bound_prompt, capacity_quoted, bound_on_every_device, kv_per_token, params, active_params, weights_size, sol, energy_per_token,)
 
 __all__ = ['decode', 'prefill', 'critical_batch', 'whole_step_crossing', 'whole_step_reaches_ridge',
-           'attention_intensity', 'max_batch', 'usable_memory', 'runtime_reserve', 'crossover_prompt', 'compute_bound_prompt', 'capacity_quoted', 'bound_on_every_device', 'kv_per_token', 'params', 'active_params', 'weights_size', 'sol']
+           'attention_intensity', 'max_batch', 'usable_memory', 'runtime_reserve', 'crossover_prompt', 'compute_bound_prompt', 'capacity_quoted', 'bound_on_every_device', 'kv_per_token', 'params', 'active_params', 'weights_size', 'sol', 'energy_per_token']

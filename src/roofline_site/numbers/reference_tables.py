@@ -18,7 +18,7 @@ from roofline_site.numbers.tokens import Raw
 NOT_FIT = "†"
 NEVER = "never reaches the ridge"
 UNFIT = "‡"  # marks a critical batch that does not fit in memory
-NO_ROOM = "weights alone do not fit"  # a memory wall of zero sequences, said in words
+NO_ROOM = "weights alone do not fit"  # a largest batch of zero sequences, said in words
 DASH = "—"  # no such figure: sorts last
 
 
@@ -53,7 +53,7 @@ def prefill_crossover_table(page: str = "", records: list | None = None, model: 
 def critical_batches_table(page: str = "", records: list | None = None, model: str = "llama-3.1-8b",
                            context: str = "medium_context", device_ids: list[str] | None = None) -> Raw:
     """Per teaching device (`device_ids`, default TEACHING_DEVICES): the critical batch (weight matmuls
-    reach the ridge), the memory wall and the whole-step crossing at a named context."""
+    reach the ridge), the largest batch that fits and the whole-step crossing at a named context."""
     from roofline.quantities import (critical_batch, example, max_batch, ridge, whole_step_crossing,
                                      whole_step_reaches_ridge)
 
