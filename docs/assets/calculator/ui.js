@@ -215,7 +215,10 @@ function compute(registry, raw) {
     // A layout the CLI refuses gets the CLI's sentence beside the option it names.
     const msg = String(err.message || err);
     const opt = /^--(tp|pp|ep|devices)\b/.exec(msg);
-    return { errors: { [opt ? (opt[1] === "devices" ? "dev" : opt[1]) : "batch"]: msg } };
+    // Past the model's maximum context: the sentence goes beside the context or prompt field.
+    const length = /^(Context|Prompt) length\b/.exec(msg);
+    const key = opt ? (opt[1] === "devices" ? "dev" : opt[1]) : length ? (length[1] === "Context" ? "ctx" : "prompt") : "batch";
+    return { errors: { [key]: msg } };
   }
 }
 
