@@ -8,6 +8,7 @@ in temporary copies (ROOFLINE_* variables), never in the repository's data.
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 
@@ -576,3 +577,110 @@ def test_a_spec_text_field_past_its_bound_gets_one_line(file, ident, field, leng
 def test_a_measurement_label_past_the_bound_gets_one_line(tmp_path, run_cli):
     f = _measurement(tmp_path, "label", "x" * 3000)
     assert_one_line(*run_cli("measure", "--from", str(f))[::2], ["label", "3,000 characters"])
+
+
+# ---------------------------------------------------------------- issue 25: a killed build, a read-only cache
+def _running(pid: int) -> bool:
+    """True while `pid` runs (a zombie no container init reaps counts as ended)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, IndexError):
+        return False
+    return state not in ("Z", "X")
+
+
+def test_the_build_worker_dies_with_a_parent_killed_outright(tmp_path):
+    """A stand-in for `mkdocs build`: it forks the worker as build_hook does, then is SIGKILLed.
+
+    Before: the worker (in a process group of its own) built on to the end as an orphan.
+    """
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    script = ("import os, sys, time\n"
+              "from roofline_site.hooks import build_hook\n"
+              "parent = os.getpid()\n"
+              "pid = os.fork()\n"
+              "if pid == 0:\n"
+              "    os.setpgid(0, 0)\n"
+              "    build_hook.die_with_parent(parent)\n"
+              "    print('ready', os.getpid(), flush=True)\n"
+              "    time.sleep(120)\n"
+              "    os._exit(0)\n"
+              "time.sleep(120)\n")
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    ready = proc.stdout.readline().split()
+    if ready[:1] != ["ready"]:
+        proc.kill()
+        pytest.fail("the worker did not start watching its parent")
+    worker = int(ready[1])
+    assert _running(worker)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    deadline = time.monotonic() + 10
+    while _running(worker) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    alive = _running(worker)
+    if alive:
+        os.kill(worker, signal.SIGKILL)
+    assert not alive, "the build worker outlived its parent"
+
+
+def test_the_next_build_removes_scratch_whose_build_is_dead(tmp_path):
+    import subprocess
+
+    dead = subprocess.run(["true"]).args and subprocess.Popen(["true"])
+    dead.wait()
+    site = tmp_path / "site"
+    stale = [tmp_path / f".site.building-{dead.pid}", tmp_path / f".site.old-{dead.pid}"]
+    for folder in stale:
+        (folder / "index.html").parent.mkdir(parents=True)
+        (folder / "index.html").write_text("x")
+    stale.append(tmp_path / f".site.building-{dead.pid}.status")
+    stale[-1].write_text("page index.md\n")
+    live = [tmp_path / f".site.building-{os.getpid()}", tmp_path / f".site.building-{os.getpid()}.status"]
+    live[0].mkdir()
+    live[1].write_text("")
+    other = tmp_path / ".site.building-notapid"
+    other.mkdir()
+    from roofline_site.hooks.build_hook import remove_stale_scratch
+
+    assert sorted(remove_stale_scratch(site)) == sorted(stale)
+    assert not any(p.exists() for p in stale) and all(p.exists() for p in [*live, other])
+
+
+def test_a_read_only_figure_cache_builds_without_caching_and_says_so(monkeypatch, tmp_path, caplog):
+    """Before: os.utime on a read-only .cache raised OSError and ended the build in a traceback."""
+    import importlib.util
+    import logging
+    import sys
+
+    monkeypatch.setitem(sys.modules, "mkdocs_gen_files", type(sys)("mkdocs_gen_files"))
+    spec = importlib.util.spec_from_file_location("gen_figures_ro", ROOT / "src/roofline_site/gen/figures.py")
+    gen = importlib.util.module_from_spec(spec)
+    import figures_gen
+
+    every = figures_gen.FIGURES
+    monkeypatch.setenv("ROOFLINE_FIGURE_CACHE", "0")
+    monkeypatch.setattr("figures_gen.FIGURES", [])
+    spec.loader.exec_module(gen)  # renders nothing at import
+    monkeypatch.setattr("figures_gen.FIGURES", every)
+    monkeypatch.setattr(gen, "FIGURES", ["ridge_overlay"])
+    monkeypatch.setattr(gen, "render", lambda name: ({v: b"<svg/>" for v in gen.VARIANTS}, "x,y\n1,2\n"))
+    monkeypatch.setattr(gen, "CACHE", tmp_path / "figures")
+    monkeypatch.setenv("ROOFLINE_FIGURE_CACHE", "1")
+    gen.rendered()  # stores one generation
+    assert any((tmp_path / "figures").iterdir())
+
+    def read_only(*args, **kwargs):
+        raise OSError(30, "Read-only file system")
+
+    monkeypatch.setattr(gen.os, "utime", read_only)
+    with caplog.at_level(logging.INFO, logger="mkdocs.plugins.roofline.figures"):
+        out = gen.rendered()
+    assert [csv for _, csv in out.values()] == ["x,y\n1,2\n"]  # rendered afresh
+    lines = [r.getMessage() for r in caplog.records if "without caching" in r.getMessage()]
+    assert len(lines) == 1 and "Read-only file system" in lines[0], caplog.records
+    assert all(r.levelno < logging.WARNING for r in caplog.records)  # a strict build goes on
