@@ -279,6 +279,13 @@ def test_the_calculator_gives_a_sentence_or_a_finite_result_for_every_hostile_va
     assert counts["problems"] == []
     assert counts["tried"] == counts["sentence"] + counts["finite"] >= 400
     assert counts["sentence"] > counts["tried"] / 2  # most of the corpus is junk: refused, not computed
+    # Issue 25: the Devices field gave no message for these (0x4 was read as 4 devices), and "" got the
+    # CLI's "--devices must be ... got 0". Each now gets its own sentence, in the field's words.
+    for value, message in counts["devices"].items():
+        assert message and message.startswith(("Devices ", "Enter a value for devices")), (value, message)
+        assert "--devices" not in message
+    assert counts["beyond_max_context"] == ("Context length must be at most 4,096 tokens for Llama 2 7B "
+                                            "(its max_position_embeddings).")
 
 
 # ---------------------------------------------------------------- issue 25: no traceback, no hang
