@@ -691,3 +691,57 @@ def test_a_read_only_figure_cache_builds_without_caching_and_says_so(monkeypatch
     lines = [r.getMessage() for r in caplog.records if "without caching" in r.getMessage()]
     assert len(lines) == 1 and "Read-only file system" in lines[0], caplog.records
     assert all(r.levelno < logging.WARNING for r in caplog.records)  # a strict build goes on
+
+
+# ---------------------------------------------------------------- issue 25: a broken spec under serve
+def test_serve_answers_every_request_after_a_failed_rebuild(tmp_path):
+    """MkDocs' own server, with the guard the numbers hook installs: a rebuild that raises (a negative
+    bandwidth saved in hardware.toml) leaves the last good site served, the error at the top of each page.
+
+    Before: every request waited for a rebuild that never came (mkdocs' LiveReloadServer never marks a
+    failed build's epoch visible), so this GET timed out.
+    """
+    import threading
+    import time
+    import urllib.request
+
+    from mkdocs.exceptions import Abort, PluginError
+    from mkdocs.livereload import LiveReloadServer
+
+    from roofline_site import serve_state
+
+    site, watched = tmp_path / "site", tmp_path / "src"
+    site.mkdir()
+    watched.mkdir()
+    (site / "index.html").write_text("<html><body><p>last good</p></body></html>")
+    error = "spec error: hardware.toml: h100-sxm5: field 'memory_bandwidth_TB_per_s' must be positive, got -3.35 <b>"
+    builds = []
+
+    def builder():
+        builds.append(time.monotonic())
+        try:
+            raise PluginError(error)
+        except PluginError as err:
+            raise Abort("Aborted with a BuildError!") from err
+
+    server = LiveReloadServer(builder=builder, host="127.0.0.1", port=0, root=str(site))
+    serve_state.guard_server(server)
+    server.watch(str(watched))
+    thread = threading.Thread(target=server.serve, daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 10
+        while not getattr(server, "server_address", (None, 0))[1] and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.3)
+        (watched / "hardware.toml").write_text("edited")  # the edit that triggers the failing rebuild
+        while not builds and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert builds, "the edit did not trigger a rebuild"
+        url = f"http://127.0.0.1:{server.server_address[1]}/"
+        page = urllib.request.urlopen(url, timeout=10).read().decode()
+        assert "last good" in page and 'role="alert"' in page
+        assert "must be positive, got -3.35 &lt;b&gt;" in page and "<b>" not in page.split("</div>")[0]
+    finally:
+        server.shutdown()
+        serve_state._failure["error"] = ""
