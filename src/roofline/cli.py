@@ -192,7 +192,7 @@ def cmd_matmul(args) -> None:
                "arithmetic_intensity": c.arithmetic_intensity, "convention": c.convention}
     text = (f"({args.m}×{args.k})·({args.k}×{args.n}) {args.dtype}: {fmt.si(c.flops, 'FLOP')}, "
             f"{fmt.nbytes(c.bytes)}, intensity {fmt.intensity(c.arithmetic_intensity)}")
-    if args.hardware:
+    if args.hardware is not None:  # an empty --hardware= is an unknown device, not "no device"
         d = get_device(args.hardware)
         c = matmul_cost(args.m, args.n, args.k, args.dtype, d)
         payload.update({"hardware": d.id, "ridge_point": c.ridge_point, "bound": c.bound, "time_s": c.time_s})
@@ -439,8 +439,13 @@ def cmd_measure(args) -> None:
     """Measure this machine (or read a saved measurement with --from), print, save, plot."""
     from roofline import measure
 
-    device = get_device(args.hardware) if args.hardware else None
+    for option, value in (("--out", args.out), ("--plot", args.plot), ("--hardware", args.hardware)):
+        if value is not None and not value.strip():  # never read as "not given": that would save elsewhere
+            raise InputError(f"{option} needs a value, got an empty string")
+    device = get_device(args.hardware) if args.hardware is not None else None
     dtype = measure.spec_dtype(device, args.dtype) if device is not None else None
+    if args.plot is not None:  # with --from too: checked before anything is read or measured
+        _check_writable(Path(args.plot), "--plot")
     if args.source is not None:
         if not args.source.strip():
             raise InputError("--from needs the path of a measurement JSON file, got an empty string")
@@ -453,8 +458,6 @@ def cmd_measure(args) -> None:
     else:
         out = Path(args.out) if args.out else measure.default_out_path()
         _check_writable(out, "--out")  # before the measurement, not after 30 s of it
-        if args.plot:
-            _check_writable(Path(args.plot), "--plot")
         progress = measure.Progress(args.budget or (measure.QUICK_BUDGET_S if args.quick else measure.DEFAULT_BUDGET_S))
         try:
             doc = measure.run(quick=args.quick, budget_s=args.budget, label=args.label or "", note=args.note or "",
@@ -502,6 +505,13 @@ def cmd_measure(args) -> None:
 
 def _check_writable(path: Path, option: str) -> None:
     """Refuse, before any work, a path that is a folder or lies where this user cannot write."""
+    try:
+        _check_writable_path(path, option)
+    except OSError as err:  # a name too long for the filesystem, a loop of links...
+        raise InputError(f"{option} {fmt.terminal(path)[:80]}: cannot write there ({err.strerror or err})") from None
+
+
+def _check_writable_path(path: Path, option: str) -> None:
     shown = fmt.terminal(path)
     if path.is_dir():
         raise InputError(f"{option} {shown}: is a folder; name a file inside it")

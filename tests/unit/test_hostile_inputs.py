@@ -745,3 +745,70 @@ def test_serve_answers_every_request_after_a_failed_rebuild(tmp_path):
     finally:
         server.shutdown()
         serve_state._failure["error"] = ""
+
+
+# ---------------------------------------------------------------- issue 25: every command × every bad-value class
+BAD_VALUES = {  # class: the value typed
+    "empty": "", "blank": " ", "negative": "-1", "zero": "0", "fraction": "1.5", "nan": "nan", "infinity": "inf",
+    "overflow": "1e400", "hex": "0x10", "word": "abc", "escape": "\x1b[2J", "long": "9" * 400, "markup": "<b>1</b>",
+}
+D = ["--model", "llama-3.1-8b", "--hardware", "h100-sxm5"]
+COMMAND_OPTIONS = {  # command: (arguments before, the option taking the bad value, arguments after)
+    "model ID": (["model"], None, []),
+    "model --kv-dtype": (["model", "llama-3.1-8b", "--kv-dtype"], None, []),
+    "ridge HW": (["ridge"], None, []),
+    "ridge --dtype": (["ridge", "h100-sxm5", "--dtype"], None, []),
+    "matmul M": (["matmul"], None, ["8", "8"]),
+    "matmul K": (["matmul", "8", "8"], None, []),
+    "matmul --hardware": (["matmul", "8", "8", "8", "--hardware"], None, []),
+    **{f"decode {o}": (["decode", *D], o, []) for o in ("--batch", "--context", "--weight-format",
+                                                        "--activation-dtype", "--kv-dtype", "--attention", "--tp",
+                                                        "--pp", "--ep", "--dp", "--devices")},
+    "decode --model": (["decode", "--hardware", "h100-sxm5"], "--model", []),
+    "decode --hardware": (["decode", "--model", "llama-3.1-8b"], "--hardware", []),
+    **{f"prefill {o}": (["prefill", *D, "--prompt", "8"], o, []) for o in ("--batch", "--weight-format", "--tp")},
+    "prefill --prompt": (["prefill", *D], "--prompt", []),
+    **{f"layouts {o}": (["layouts", *D, *(["--context", "8"] if o != "--context" else [])], o, [])
+       for o in ("--context", "--batch", "--weight-format")},
+    "measure --budget": (["measure", "--quick", "--out", "/dev/null/x.json"], "--budget", []),
+    "measure --from": (["measure"], "--from", []),
+    "measure --hardware": (["measure", "--from", "measurements/example-shared-2vcpu-xeon.json"], "--hardware", []),
+    "measure --dtype": (["measure", "--from", "measurements/example-shared-2vcpu-xeon.json", "--hardware",
+                         "h100-sxm5"], "--dtype", []),
+    "hardware --json": (["hardware", "--json"], None, []),  # no value to take: an extra argument
+    "models": (["models"], None, []),
+}
+# Paths: any name is a file name, so the bad classes are the ones no file can have (checked before measuring).
+BAD_PATHS = {"empty": "", "blank": " ", "long": "a" * 300 + ".json", "folder": "/", "under a file": "/dev/null/x.svg"}
+PATH_OPTIONS = {"measure --out": (["measure", "--quick"], "--out"),
+                "measure --plot": (["measure", "--from", str(ROOT / "measurements/example-shared-2vcpu-xeon.json")],
+                                   "--plot")}
+
+
+@pytest.mark.parametrize("bad", list(BAD_PATHS))
+@pytest.mark.parametrize("command", list(PATH_OPTIONS))
+def test_every_path_option_refuses_a_path_no_file_can_have(command, bad, run_cli, monkeypatch, tmp_path):
+    # Before: an empty --out or --plot was read as "not given" (--out "" saved to the default folder).
+    from roofline import measure
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(measure, "run", lambda **kw: pytest.fail("measured before refusing the path"))
+    before, option = PATH_OPTIONS[command]
+    code, out, err = run_cli(*before, f"{option}={BAD_PATHS[bad]}")
+    assert_one_line(code, err, [option])
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("bad", list(BAD_VALUES))
+@pytest.mark.parametrize("command", list(COMMAND_OPTIONS))
+def test_every_command_refuses_every_bad_value_class_in_one_line(command, bad, run_cli, monkeypatch):
+    """No traceback, no answer: a bad value gets one line naming what was wrong, and exit 2."""
+    monkeypatch.chdir(ROOT)
+    before, option, after = COMMAND_OPTIONS[command]
+    value = BAD_VALUES[bad]
+    args = [*before, *([f"{option}={value}"] if option else [value]), *after]
+    code, out, err = run_cli(*args)
+    assert "Traceback" not in err
+    line = assert_one_line(code, err, [])
+    assert out == "", f"{args!r} printed an answer and an error"
+    assert "\x1b" not in line and len(line) < 700, line
