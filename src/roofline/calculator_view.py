@@ -92,6 +92,20 @@ def _op_record(k) -> dict[str, Any]:
             "bound": str(k.bound), "time_s": float(k.time_s), "compute_dtype": k.compute_dtype}
 
 
+def length_limit_message(model: Model, phase: str, length) -> str:
+    """The calculator's sentence for a context or prompt past the model's maximum (the CLI's refusal,
+    without its option), or ''. The page shows it beside the context or prompt field.
+
+    >>> length_limit_message(get_model("llama-2-7b"), "decode", 100000)
+    'Context length must be at most 4,096 tokens for Llama 2 7B (its max_position_embeddings).'
+    """
+    limit = model.max_context_tokens
+    if not limit or length <= limit:
+        return ""
+    field = "Context length" if phase == "decode" else "Prompt length"
+    return f"{field} must be at most {limit:,} tokens for {model.name} (its max_position_embeddings)."
+
+
 def calculate(device: Device, model: Model, phase: str = "decode", batch=1, length=1,
               weight_format: str = "bf16", kv_dtype: str = "bf16", activation: str = "bf16",
               attention: str = "fused", tp: int = 1, pp: int = 1, ep: int = 1, latency="floor") -> dict[str, Any]:
@@ -114,6 +128,9 @@ def calculate(device: Device, model: Model, phase: str = "decode", batch=1, leng
     run = parallel.decode if phase == "decode" else (lambda m, d, b, n, *a: parallel.prefill(m, d, n, b, *a))
     step = run(model, device, batch, length, f, attention, layout, latency)
     expected = run(model, device, batch, length, f, attention, layout, parallel.LATENCY_RING) if step.collectives else None
+    beyond = length_limit_message(model, phase, length)
+    if beyond:  # after the step, so a refused format or layout speaks first, as in view.js
+        raise InputError(beyond)
     stage = step.stage
     mb = None if model.is_bare else parallel.max_batch_that_fits(model, device, length, f, attention, layout)
     link_bytes = float(step.link_bytes)
@@ -194,7 +211,7 @@ MODEL_ARCH_FIELDS = ("moe_ffn_size", "n_shared_experts", "n_dense_layers", "kv_l
 def _model_record(m: Model) -> dict[str, Any]:
     fields = ("id", "name", "n_layers", "hidden_size", "n_heads", "kv_heads", "head_dim", "ffn_size", "gated_ffn",
               "vocab_size", "tied_embeddings", "n_experts", "experts_per_token", "bare_params", "source_url",
-              "source_title", *MODEL_ARCH_FIELDS)
+              "source_title", "max_context_tokens", *MODEL_ARCH_FIELDS)
     return {f: getattr(m, f) for f in fields}
 
 

@@ -24,7 +24,8 @@ from roofline.configs import model_from_arg
 from roofline.model.dtypes import bytes_per_element
 from roofline.model.ops import matmul_cost
 from roofline.model.roofs import device_ridge_point
-from roofline.registry.models import Model, get_model, models
+from roofline.registry.machine import load_doc as load_measurement_doc
+from roofline.registry.models import Model, check_context, get_model, models
 
 EXIT_USAGE = 2
 
@@ -191,7 +192,7 @@ def cmd_matmul(args) -> None:
                "arithmetic_intensity": c.arithmetic_intensity, "convention": c.convention}
     text = (f"({args.m}×{args.k})·({args.k}×{args.n}) {args.dtype}: {fmt.si(c.flops, 'FLOP')}, "
             f"{fmt.nbytes(c.bytes)}, intensity {fmt.intensity(c.arithmetic_intensity)}")
-    if args.hardware:
+    if args.hardware is not None:  # an empty --hardware= is an unknown device, not "no device"
         d = get_device(args.hardware)
         c = matmul_cost(args.m, args.n, args.k, args.dtype, d)
         payload.update({"hardware": d.id, "ridge_point": c.ridge_point, "bound": c.bound, "time_s": c.time_s})
@@ -383,8 +384,17 @@ def _formats(args) -> Formats:
     return Formats.of(args.weight_format, args.activation_dtype, args.kv_dtype)
 
 
+def _max_context(args, m: Model, tokens: int, option: str) -> tuple[dict[str, Any], str]:
+    """The model's maximum context checked (refused past it unless --allow-beyond-max-context): JSON fields
+    and a text line, which says so where the answer extrapolates past it."""
+    note = check_context(m, tokens, option, args.allow_beyond_max_context)
+    fields = {"max_context_tokens": m.max_context_tokens or None, "beyond_max_context": bool(note)}
+    return fields, (f"\nnote: {note}" if note else "")
+
+
 def cmd_decode(args) -> None:
     m, d = model_from_arg(args.model), get_device(args.hardware)
+    limit, limit_text = _max_context(args, m, args.context, "--context")
     f = _formats(args)
     lay = _layout(args, m, d)
     latency = _latency(args)
@@ -402,6 +412,7 @@ def cmd_decode(args) -> None:
         "attention_intensity": None if m.is_bare else kernels.attention_intensity_limit(m, f),
         "max_batch_that_fits": None if mb is None else int(mb),
         "speed_of_light_tokens_per_s": lim.speed_of_light_tokens_per_s, "limits": _limits_payload(lim),
+        **limit,
     })
     expected = None
     if getattr(s, "collectives", ()) and latency != parallel.LATENCY_RING:  # the ceiling's latency; the NCCL ring's is expected
@@ -424,23 +435,25 @@ def cmd_decode(args) -> None:
               else "never reaches the ridge at this context (attention's KV reads)"),
              ("max batch", "not modelled for a bare parameter count" if mb is None
               else f"{int(mb)} fit at this context")]
-    _emit(args, payload, _step_text(s, extra, args.ops))
+    _emit(args, payload, _step_text(s, extra, args.ops) + limit_text)
     if not s.fits:
         sys.exit(EXIT_USAGE) if not args.json else None
 
 
 def cmd_prefill(args) -> None:
     m, d = model_from_arg(args.model), get_device(args.hardware)
+    limit, limit_text = _max_context(args, m, args.prompt, "--prompt")
     lay = _layout(args, m, d)
     s = (kernels.prefill(m, d, args.prompt, args.batch, _formats(args), args.attention) if lay.is_single
          else parallel.prefill(m, d, args.prompt, args.batch, _formats(args), args.attention, lay, _latency(args)))
     payload = _step_payload(s)
     payload["time_to_first_token_s"] = s.time_s if s.fits else None
+    payload.update(limit)
     if not s.fits:
         payload.update({"time_s": None, "time_perfect_overlap_s": None, "tokens_per_s": None,
                         "tokens_per_s_per_sequence": None})
     extra = [("time to first token", fmt.seconds(s.time_s))]
-    _emit(args, payload, _step_text(s, extra, args.ops))
+    _emit(args, payload, _step_text(s, extra, args.ops) + limit_text)
     if not s.fits:
         sys.exit(EXIT_USAGE) if not args.json else None
 
@@ -481,8 +494,13 @@ def cmd_measure(args) -> None:
     """Measure this machine (or read a saved measurement with --from), print, save, plot."""
     from roofline import measure
 
-    device = get_device(args.hardware) if args.hardware else None
+    for option, value in (("--out", args.out), ("--plot", args.plot), ("--hardware", args.hardware)):
+        if value is not None and not value.strip():  # never read as "not given": that would save elsewhere
+            raise InputError(f"{option} needs a value, got an empty string")
+    device = get_device(args.hardware) if args.hardware is not None else None
     dtype = measure.spec_dtype(device, args.dtype) if device is not None else None
+    if args.plot is not None:  # with --from too: checked before anything is read or measured
+        _check_writable(Path(args.plot), "--plot")
     if args.source is not None:
         if not args.source.strip():
             raise InputError("--from needs the path of a measurement JSON file, got an empty string")
@@ -490,13 +508,11 @@ def cmd_measure(args) -> None:
                                             ("--label", args.label), ("--note", args.note)) if value]
         if ignored:
             raise InputError(f"{', '.join(ignored)} only apply to a new measurement, not to --from {args.source}")
-        m = measure.load(args.source)
-        doc, saved = json.loads(open(args.source, encoding="utf-8").read()), None
+        doc, saved = load_measurement_doc(args.source), None
+        m = measure.validate(doc, args.source)
     else:
         out = Path(args.out) if args.out else measure.default_out_path()
         _check_writable(out, "--out")  # before the measurement, not after 30 s of it
-        if args.plot:
-            _check_writable(Path(args.plot), "--plot")
         progress = measure.Progress(args.budget or (measure.QUICK_BUDGET_S if args.quick else measure.DEFAULT_BUDGET_S))
         try:
             doc = measure.run(quick=args.quick, budget_s=args.budget, label=args.label or "", note=args.note or "",
@@ -544,6 +560,13 @@ def cmd_measure(args) -> None:
 
 def _check_writable(path: Path, option: str) -> None:
     """Refuse, before any work, a path that is a folder or lies where this user cannot write."""
+    try:
+        _check_writable_path(path, option)
+    except OSError as err:  # a name too long for the filesystem, a loop of links...
+        raise InputError(f"{option} {fmt.terminal(path)[:80]}: cannot write there ({err.strerror or err})") from None
+
+
+def _check_writable_path(path: Path, option: str) -> None:
     shown = fmt.terminal(path)
     if path.is_dir():
         raise InputError(f"{option} {shown}: is a folder; name a file inside it")
@@ -580,8 +603,15 @@ def _add_layout_options(sp) -> None:
                          "as the heads allow, pipeline stages for the rest); the output names it")
 
 
+def _add_max_context_option(sp) -> None:
+    sp.add_argument("--allow-beyond-max-context", action="store_true",
+                    help="answer for a context or prompt past the model's maximum (max_position_embeddings) "
+                         "instead of refusing it; the output says it extrapolates")
+
+
 def cmd_layouts(args) -> None:
     m, d = model_from_arg(args.model), get_device(args.hardware)
+    limit, limit_text = _max_context(args, m, args.context, "--context")
     f = _formats(args)
     latency = _latency(args)
     rows = []
@@ -589,7 +619,8 @@ def cmd_layouts(args) -> None:
         s = parallel.decode(m, d, args.batch, args.context, f, args.attention, lay, latency)
         fits = bool(s.fits)
         lim = parallel.limits(m, d, args.context, f, args.attention, lay, latency)
-        mb = lim.max_batch_that_fits
+        # a bare parameter count has no KV cache: its largest batch is not modelled (as decode says)
+        mb = None if m.is_bare else lim.max_batch_that_fits
         rows.append({"layout": lay.name, "devices": lay.devices, "tp": lay.tp, "pp": lay.pp, "ep": lay.ep, "dp": lay.dp,
                      "speed_of_light_tokens_per_s": lim.speed_of_light_tokens_per_s, "bound": str(s.bound),
                      "fits": fits, "weights_per_device_bytes": s.weights_resident_bytes,
@@ -601,7 +632,8 @@ def cmd_layouts(args) -> None:
                      "tokens_per_s_per_device": s.tokens_per_s_per_device if fits else None})
     dash = "—"
     text_rows = [{**r, "fit": "yes" if r["fits"] else "no", "w": fmt.nbytes(r["weights_per_device_bytes"]),
-                  "kv": fmt.nbytes(r["kv_per_device_bytes"]), "mb": r["max_batch_that_fits"],
+                  "kv": fmt.nbytes(r["kv_per_device_bytes"]),
+                  "mb": dash if r["max_batch_that_fits"] is None else r["max_batch_that_fits"],
                   "seq": fmt.sig(r["tokens_per_s_per_sequence"]) if r["fits"] else dash,
                   "all": fmt.sig(r["tokens_per_s"]) if r["fits"] else dash,
                   "dev": fmt.sig(r["tokens_per_s_per_device"]) if r["fits"] else dash,
@@ -623,9 +655,9 @@ def cmd_layouts(args) -> None:
              "bandwidth; KV cache, activations and collectives left out)")
     text += ("\n" + (f"fewest devices that hold it at batch {args.batch}: {fit['devices']} ({fit['layout']})" if fit else
                      f"no layout within one scale-up domain holds it at batch {args.batch}, context {args.context}"))
-    _emit(args, {"model": m.id, "hardware": d.id, "batch": args.batch, "context_len": args.context,
+    _emit(args, {"model": m.id, "hardware": d.id, "batch": args.batch, "context_len": args.context, **limit,
                  "collective_latency": parallel.latency_description(ic, latency) if ic else None,
-                 "smallest_layout": fit["layout"] if fit else None, "layouts": rows}, text)
+                 "smallest_layout": fit["layout"] if fit else None, "layouts": rows}, text + limit_text)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -675,6 +707,7 @@ def build_parser() -> argparse.ArgumentParser:
         sp.add_argument("--attention", default="fused", choices=kernels.ATTENTION_VARIANTS,
                         help="fused (FlashAttention-style, scores stay on chip) or unfused (scores written and re-read)")
         sp.add_argument("--ops", action="store_true", help="print the per-kernel table (collectives included)")
+        _add_max_context_option(sp)
         _add_layout_options(sp)
     sp = add("layouts", cmd_layouts, "compare tensor-, pipeline-, expert- and data-parallel layouts of a model "
                                      "within one scale-up domain (decode tokens/s, per device, fits)")
@@ -688,6 +721,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--kv-dtype", default="bf16", choices=STORAGE_DTYPES, help="format of the KV cache")
     sp.add_argument("--attention", default="fused", choices=kernels.ATTENTION_VARIANTS, help="attention variant")
     _add_latency_options(sp)
+    _add_max_context_option(sp)
     sp = add("measure", cmd_measure, "measure this machine's memory bandwidth (STREAM copy/triad) and GEMM FLOP/s")
     sp.add_argument("--quick", action="store_true", help="a short run (about 5 s) with smaller arrays")
     sp.add_argument("--budget", type=_budget_s, help="time budget in seconds (default 30, or 5 with --quick)")

@@ -122,6 +122,67 @@ def on_build_error() -> None:
     _session["fingerprint"] = None
 
 
+# ---------------------------------------------------------------- a failed rebuild under serve
+log = logging.getLogger("mkdocs.plugins.roofline.serve")
+_failure: dict[str, str] = {"error": ""}
+
+
+def _one_line(err: BaseException) -> str:
+    """The build's error as one line: the PluginError's own sentence where MkDocs wrapped it in Abort."""
+    cause = err.__cause__ if err.__cause__ is not None and "Aborted" in str(err) else err
+    return " ".join(str(cause).split())[:500] or type(cause).__name__
+
+
+def guard_server(server) -> None:
+    """Keep `mkdocs serve` answering after a rebuild fails (a negative bandwidth saved in hardware.toml).
+
+    MkDocs' own server never marks a failed rebuild's epoch visible, so every request waits for a
+    build that never comes. Here the builder catches the failure, says so in one line, and returns:
+    the server goes on serving the last good site, and every HTML page it serves carries the error in
+    a banner at its top until a rebuild succeeds (the browsers reload then, as after any rebuild).
+    """
+    if getattr(server, "_roofline_guarded", False):
+        return
+    build, inject = server.builder, server._inject_js_into_html
+
+    def builder(*args, **kwargs):
+        try:
+            build(*args, **kwargs)
+        except (Exception, SystemExit) as err:  # noqa: BLE001 — any failed rebuild: report, keep serving
+            _failure["error"] = _one_line(err)
+            log.error("the rebuild failed: serving the last good site, the error shown at the top of every page, "
+                      "until a rebuild succeeds")
+            return
+        _failure["error"] = ""
+
+    def with_banner(content: bytes, epoch) -> bytes:
+        content = inject(content, epoch)
+        return error_banner_into(content, _failure["error"])
+
+    server.builder, server._inject_js_into_html = builder, with_banner
+    server._roofline_guarded = True
+
+
+def error_banner_into(page: bytes, error: str) -> bytes:
+    """`page` with the build error shown at the top of its body (escaped: the error may quote a spec file).
+
+    >>> error_banner_into(b"<body><p>x</p></body>", "hardware.toml: <b>")[:60]
+    b'<body><div role="alert" style="position:sticky;top:0;z-index:'
+    """
+    if not error:
+        return page
+    import html
+
+    from roofline_site.html.escape import plain
+
+    banner = ('<div role="alert" style="position:sticky;top:0;z-index:1000;padding:.6em 1em;background:#b00020;'
+              'color:#fff;font:14px/1.4 system-ui,sans-serif">The last rebuild failed; this is the last good site. '
+              f'{html.escape(plain(error))}</div>').encode()
+    start = page.find(b"<body")
+    end = page.find(b">", start) if start != -1 else -1
+    return page[:end + 1] + banner + page[end + 1:] if end != -1 else banner + page
+
+
 class PageResults(dict):
     """{page src_uri: that page's result} for one site-wide output, kept across the builds of a session."""
 

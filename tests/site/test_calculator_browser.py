@@ -258,6 +258,15 @@ BAD_INPUTS = [
     (0, {"model": "custom"}, "params", "0", "at least"),
     (0, {"model": "custom"}, "params", "x8", "must be a number"),
     (1, {}, "batch", "NaN", "must be a number"),
+    # Issue 25: the Devices field gave no message (0x4 read as 4; "" got the CLI's "--devices must be").
+    (0, {}, "dev", "abc", "Devices must be a number"),
+    (0, {}, "dev", "1.5", "whole number"),
+    (0, {}, "dev", "Infinity", "must be a number"),
+    (0, {}, "dev", "1e400", "at most"),
+    (0, {}, "dev", "0x4", "must be a number"),
+    (0, {}, "dev", "", "Enter a value for devices"),
+    # ... and a context past the model's maximum (Llama 2: 4,096 positions) was answered.
+    (0, {"model": "llama-2-7b"}, "ctx", "100000", "at most 4,096 tokens for Llama 2 7B"),
 ]
 
 
@@ -280,7 +289,8 @@ def test_bad_input_shows_a_message_and_keeps_the_last_valid_state(page, config, 
     assert "last valid result" in summary
     no_bad_words(page)
     # Fixing the field clears the message.
-    good = {"batch": "2", "ctx": "10", "prompt": "10", "bw": "1", "peak": "100", "mem": "10", "params": "7"}[key]
+    good = {"batch": "2", "ctx": "10", "prompt": "10", "bw": "1", "peak": "100", "mem": "10", "params": "7",
+            "dev": "1"}[key]
     field(page, key, config).fill(good)
     assert message(page, key, config) == "" or "optional" in message(page, key, config)
     assert field(page, key, config).get_attribute("aria-invalid") is None

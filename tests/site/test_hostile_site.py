@@ -76,6 +76,38 @@ def test_llms_txt_and_markdown_copies_make_no_links_from_planted_text(hostile_si
         assert "\x1b" not in text
 
 
+def _outside_code(markdown: str) -> str:
+    """A Markdown copy without its fenced code (executed output may show a name as typed there)."""
+    return re.sub(r"^(`{3,})[^\n]*\n.*?^\1$", "", markdown, flags=re.S | re.M)
+
+
+def test_planted_text_is_data_in_every_published_file_type(hostile_site):
+    """Issue 25: hostile spec text in the JSON (search index, numbers, calculator registry), the figures'
+    CSV, the Markdown copies and llms.txt: data, never markup, never a broken row or a live link."""
+    import csv
+    import io
+    import json
+
+    found = {"json": 0, "md": 0, "csv": 0}
+    for f in hostile_site.rglob("*.json"):
+        text = f.read_text(encoding="utf-8")
+        json.loads(text, parse_constant=lambda c: pytest.fail(f"{f.name}: {c}"))  # valid, no NaN
+        found["json"] += "XSS-" in text
+    for f in [hostile_site / "llms.txt", *hostile_site.rglob("*.md")]:
+        text = _outside_code(f.read_text(encoding="utf-8"))
+        found["md"] += "XSS-" in text
+        for tag in ("script", "img", "svg"):  # a tag from a file is escaped (\<script) outside code
+            assert not re.search(rf"(?<!\\)<{tag}\b", text), f"{f.relative_to(hostile_site)}: raw <{tag}>"
+        assert not re.search(r"(?<!\\)\[[^\]]*(?<!\\)\]\(\s*javascript:", text), f.relative_to(hostile_site)
+    for f in hostile_site.rglob("*.csv"):
+        rows = list(csv.reader(io.StringIO(f.read_text(encoding="utf-8"))))
+        assert rows and all(len(r) == len(rows[0]) for r in rows), f"{f.name}: a planted string broke a row"
+        cells = [c for r in rows for c in r if "XSS-" in c]
+        found["csv"] += bool(cells)
+        assert all(c.lstrip()[:1] not in "=+@" for c in cells), f"{f.name}: a formula in a cell"
+    assert found["json"] and found["md"], f"the planted strings reached no JSON or Markdown: {found}"
+
+
 @pytest.fixture(scope="module")
 def hostile_url(hostile_site):
     with serve(hostile_site) as base:

@@ -239,7 +239,7 @@ def test_huge_file_is_refused_before_reading(tmp_path):
 
 
 def test_missing_file_and_bad_values(tmp_path):
-    with pytest.raises(InputError, match="config file not found"):
+    with pytest.raises(InputError, match="config.json not found"):
         read_config(tmp_path / "nope.json")
     base = json.loads((FIXTURES / "qwen3-8b.json").read_text())
     for key, value, words in (("num_attention_heads", 32.5, "must be a whole number"),

@@ -92,14 +92,28 @@ class Reader {
 }
 
 // ------------------------------------------------------------------ shared pieces (families.py)
+/** registry/models.head_dim_rule: why hidden_size cannot be split into whole heads, or "". */
+function headDimRule(hidden, heads, headDim) {
+  if (headDim || !heads || hidden % heads === 0) return "";
+  return `is ${hidden}, which ${heads} attention heads do not divide; give head_dim if the heads are narrower`;
+}
+
+/** model/formats.group_size_problem: why a GPTQ/AWQ group size is none a checkpoint has, or "". */
+function groupSizeProblem(size) {
+  if (size < 1 || (size & (size - 1)) || size > 2 ** 20) return `must be a positive power of two up to 1048576, got ${size}`;
+  return "";
+}
 function attention(v, r) {
   const heads = v.num_attention_heads, hidden = v.hidden_size;
   const kv = v.num_key_value_heads !== null ? v.num_key_value_heads : heads;
   if (kv < 1 || heads % kv) throw r.fail("num_key_value_heads", `must divide num_attention_heads (${heads}), got ${kv}`);
+  const headRule = headDimRule(hidden, heads, v.head_dim);
+  if (headRule) throw r.fail("hidden_size", headRule); // the registry's rule: no head width rounded down
   const headDim = v.head_dim !== null ? v.head_dim : Math.floor(hidden / heads);
   if (headDim < 1) throw r.fail("head_dim", "is missing and hidden_size / num_attention_heads rounds to 0");
   return { n_layers: v.num_hidden_layers, hidden_size: hidden, n_heads: heads, kv_heads: kv, head_dim: headDim,
-    vocab_size: v.vocab_size, tied_embeddings: v.tie_word_embeddings, gated_ffn: true };
+    vocab_size: v.vocab_size, tied_embeddings: v.tie_word_embeddings, gated_ffn: true,
+    max_context_tokens: v.max_position_embeddings };
 }
 
 function layerTypes(r, types, n) {
@@ -172,7 +186,8 @@ const FINISH = {
     const ex = experts(r, v.n_routed_experts, v.num_experts_per_tok, "n_routed_experts", "num_experts_per_tok");
     const out = { n_layers: n, hidden_size: v.hidden_size, n_heads: heads, kv_heads: heads,
       head_dim: v.qk_nope_head_dim + v.qk_rope_head_dim, ffn_size: v.intermediate_size, gated_ffn: true,
-      vocab_size: v.vocab_size, tied_embeddings: v.tie_word_embeddings, kv_lora_rank: v.kv_lora_rank,
+      vocab_size: v.vocab_size, tied_embeddings: v.tie_word_embeddings, max_context_tokens: v.max_position_embeddings,
+      kv_lora_rank: v.kv_lora_rank,
       q_lora_rank: v.q_lora_rank || 0, qk_nope_head_dim: v.qk_nope_head_dim, qk_rope_head_dim: v.qk_rope_head_dim,
       v_head_dim: v.v_head_dim };
     if (Object.keys(ex).length) {
@@ -235,7 +250,10 @@ function readQuantization(r) {
   const bits = hasOwn(q, "bits") ? q.bits : (hasOwn(q, "w_bit") ? q.w_bit : null);
   if (bits !== 4 && bits !== 8) throw r.fail("quantization_config.bits", `must be 4 or 8 for ${method}, got ${show(bits)}`);
   let group = hasOwn(q, "group_size") ? q.group_size : (hasOwn(q, "q_group_size") ? q.q_group_size : -1);
-  if (group !== -1) group = r.check("quantization_config.group_size", group, "int");
+  if (group !== -1) {
+    group = r.check("quantization_config.group_size", group, "int");
+    if (groupSizeProblem(group)) throw r.fail("quantization_config.group_size", groupSizeProblem(group));
+  }
   return [`int${bits}`, group === -1 ? 0 : group];
 }
 
@@ -244,6 +262,7 @@ const BLANK = {
   n_experts: 1, experts_per_token: 1, bare_params: 0.0, source_url: "", moe_ffn_size: 0, n_shared_experts: 0,
   n_dense_layers: 0, kv_lora_rank: 0, q_lora_rank: 0, qk_nope_head_dim: 0, qk_rope_head_dim: 0, v_head_dim: 0,
   sliding_window: 0, n_window_layers: 0, qkv_bias: false, o_bias: false, mlp_bias: false, attention_sinks: false,
+  max_context_tokens: 0,
 };
 
 /** roofline.configs.read_config on a parsed object: a model record, or a CalcError of one line. */
@@ -287,7 +306,7 @@ export function readConfigText(R, text, label = "config.json") {
 export const LINK_FIELDS = ["n_layers", "hidden_size", "n_heads", "kv_heads", "head_dim", "ffn_size", "gated_ffn",
   "vocab_size", "tied_embeddings", "n_experts", "experts_per_token", "moe_ffn_size", "n_shared_experts",
   "n_dense_layers", "kv_lora_rank", "q_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim",
-  "sliding_window", "n_window_layers", "qkv_bias", "o_bias", "mlp_bias", "attention_sinks"];
+  "sliding_window", "n_window_layers", "qkv_bias", "o_bias", "mlp_bias", "attention_sinks", "max_context_tokens"];
 const BOOLS = new Set(["gated_ffn", "tied_embeddings", "qkv_bias", "o_bias", "mlp_bias", "attention_sinks"]);
 const REQUIRED_FIELDS = ["n_layers", "hidden_size", "n_heads", "kv_heads", "head_dim", "ffn_size", "vocab_size"];
 

@@ -23,7 +23,7 @@ export const FIELDS = {
   act: { label: "Activations", kind: "select" },
   kvd: { label: "KV cache", kind: "select" },
   attn: { label: "Attention", kind: "select" },
-  dev: { label: "Devices", limit: "degree", group: "layout", optional: true },
+  dev: { label: "Devices", limit: "degree", group: "layout" },
   tp: { label: "Tensor parallel (TP)", limit: "degree", group: "layout" },
   pp: { label: "Pipeline stages (PP)", limit: "degree", group: "layout" },
   ep: { label: "Expert parallel (EP)", limit: "degree", group: "layout" },
@@ -124,6 +124,9 @@ export function resolveConfig(registry, raw) {
     const us = num("latus");
     if (!("latus" in errors)) latency = us * units.collective_latency_us;
   } else latency = raw.lat;
+  // Devices sets TP, PP and EP (ui.js); its own value is checked like every field, so "0x4", "1.5" or an
+  // empty field gets its sentence here, never a silent one-device result or the CLI's "--devices" wording.
+  num("dev");
   const lists = choices(registry);
   for (const [key, list] of Object.entries(lists)) {
     if (!list.includes(raw[key])) errors[key] = `Choose a ${CHOICE_NAMES[key]} from the list.`;

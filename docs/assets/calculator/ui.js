@@ -8,7 +8,7 @@ import * as calc from "./calc.js";
 import * as view from "./view.js";
 import { engineLayout } from "./parallel.js";
 import * as fmt from "./format.js";
-import { FIELDS, choices, decodeState, defaultRaw, encodeState, resolveConfig } from "./state.js";
+import { FIELDS, choices, decodeState, defaultRaw, encodeState, parseNumber, resolveConfig } from "./state.js";
 import { drawChart } from "./chart.js";
 import { encodeModel, readConfigText } from "./config.js";
 
@@ -221,7 +221,10 @@ function compute(registry, raw) {
     // A layout the CLI refuses gets the CLI's sentence beside the option it names.
     const msg = String(err.message || err);
     const opt = /^--(tp|pp|ep|devices)\b/.exec(msg);
-    return { errors: { [opt ? (opt[1] === "devices" ? "dev" : opt[1]) : "batch"]: msg } };
+    // Past the model's maximum context: the sentence goes beside the context or prompt field.
+    const length = /^(Context|Prompt) length\b/.exec(msg);
+    const key = opt ? (opt[1] === "devices" ? "dev" : opt[1]) : length ? (length[1] === "Context" ? "ctx" : "prompt") : "batch";
+    return { errors: { [key]: msg } };
   }
 }
 
@@ -231,10 +234,12 @@ function syncDevices(registry, panel, source) {
   const inp = panel.inputs;
   if (!inp.dev) return null;
   if (source === inp.dev) {
-    const n = Number(String(inp.dev.value).trim());
+    // Parsed as every field is (Number("0x4") would read 4): a bad value's sentence comes from resolveConfig.
+    const parsed = parseNumber(inp.dev.value, FIELDS.dev.label, registry.limits[FIELDS.dev.limit]);
     const raw = readRaw(panel, {});
-    const cfg = resolveConfig(registry, { ...raw, tp: "1", pp: "1", ep: "1" });
-    if (!cfg.model || !cfg.device || !Number.isInteger(n)) return null; // the field's own check speaks
+    const cfg = resolveConfig(registry, { ...raw, tp: "1", pp: "1", ep: "1", dev: "1" });
+    if (!cfg.model || !cfg.device || parsed.message) return null; // the field's own check speaks
+    const n = parsed.value;
     try {
       const lay = engineLayout(registry.constants.kernels, cfg.model, cfg.device, n);
       inp.tp.value = String(lay.tp); inp.pp.value = String(lay.pp); inp.ep.value = String(lay.ep);

@@ -6,6 +6,7 @@ import { CalcError, peakFlopPerS, totalParams } from "./calc.js";
 import { attentionIntensity, bytesPerWeight, check, criticalBatchCached, formatsOf, isBare, matmulDtype, step }
   from "./kernels.js";
 import { layoutOf, maxBatchThatFits, parallelStep } from "./parallel.js";
+import { integer } from "./format.js";
 
 // What does not depend on the batch (the largest batch that fits, the speed of light) is kept between
 // recomputes: the memory wall alone takes a few dozen step evaluations, most of a redraw's budget.
@@ -16,6 +17,14 @@ function remember(key, fn) {
     memo.set(key, fn());
   }
   return memo.get(key);
+}
+
+/** calculator_view.length_limit_message: a context or prompt past the model's maximum, or "". */
+export function lengthLimitMessage(m, phase, length) {
+  const limit = m.max_context_tokens || 0;
+  if (!limit || length <= limit) return "";
+  const field = phase === "decode" ? "Context length" : "Prompt length";
+  return `${field} must be at most ${integer(limit)} tokens for ${m.name} (its max_position_embeddings).`;
 }
 
 /** calculator_view.calculate: every output the calculator shows. `length` is the context already
@@ -33,6 +42,8 @@ export function calculate(C, device, m, phase = "decode", batch = 1, length = 1,
   // The same step at an NCCL ring's latency: the expected figure beside the ceiling.
   const expected = p.collectives.length
     ? parallelStep(C, K, m, device, f, attention, phase, batch, length, lay, bpw, "ring") : null;
+  const beyond = lengthLimitMessage(m, phase, length);
+  if (beyond) throw new CalcError(beyond); // after the step, so a refused format or layout speaks first
   const s = p.stage;
   const mmDtype = matmulDtype(f);
   const peak = peakFlopPerS(C, device, mmDtype), bw = device.memory_bandwidth_bytes_per_s;

@@ -20,6 +20,7 @@ from typing import Any
 
 from roofline.configs.families import FAMILIES, MODEL_TYPES, Reader, field_table, reader_json
 from roofline.errors import InputError
+from roofline.readfile import UnreadableFile, read_capped
 from roofline.registry.models import Model, get_model
 
 MAX_CONFIG_BYTES = 10 * 1024 * 1024  # real config.json files are a few KB; 10 MB is certainly not one
@@ -27,29 +28,28 @@ MAX_CONFIG_BYTES = 10 * 1024 * 1024  # real config.json files are a few KB; 10 M
 
 def looks_like_config_path(ident: str) -> bool:
     """True for something the CLI should read as a file rather than a registry id (ends in .json, or exists)."""
-    return ident.lower().endswith(".json") or "/" in ident or os.sep in ident or Path(ident).is_file()
+    if ident.lower().endswith(".json") or "/" in ident or os.sep in ident:
+        return True
+    try:
+        return Path(ident).is_file()
+    except (OSError, ValueError):  # a name too long for the filesystem, or with a NUL: not a file
+        return False
 
 
 def load_config_file(path: str | os.PathLike) -> dict[str, Any]:
     """The parsed JSON object in `path`, or an InputError naming the file and what is wrong."""
     p = Path(path)
     try:
-        size = p.stat().st_size
-    except OSError:
-        raise InputError(f"{p}: config file not found") from None
-    if p.is_dir():
-        raise InputError(f"{p}: is a folder, not a config.json file")
-    if size > MAX_CONFIG_BYTES:
-        raise InputError(f"{p}: {size / 1e6:.0f} MB is too large for a config.json (at most 10 MB)")
-    try:
-        text = p.read_bytes().decode("utf-8")
+        text = read_capped(p, MAX_CONFIG_BYTES, "config.json").decode("utf-8")
         doc = json.loads(text, parse_constant=_no_constant)
+    except UnreadableFile as err:
+        raise InputError(f"{p}: {err}") from None
     except UnicodeDecodeError:
         raise InputError(f"{p}: not JSON (not UTF-8 text)") from None
     except json.JSONDecodeError as err:
         raise InputError(f"{p}: not JSON ({err.msg} at line {err.lineno}, column {err.colno})") from None
-    except OSError as err:
-        raise InputError(f"{p}: cannot be read ({err.strerror})") from None
+    except RecursionError:
+        raise InputError(f"{p}: nests too deeply to be a config.json") from None
     return doc
 
 

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from roofline.errors import InputError
-from roofline.registry.models import Model
+from roofline.model.formats import group_size_problem
+from roofline.registry.models import Model, head_dim_rule
 
 REQUIRED = object()  # the reader refuses a config without this key
 WINDOWED_LAYER_TYPES = ("sliding_attention", "chunked_attention")
@@ -142,7 +143,7 @@ class Family:
 
 
 # ------------------------------------------------------------------------ shared pieces --
-def _base(*, head_dim: Any = None, head_dim_text: str = "hidden_size / num_attention_heads",
+def _base(*, max_pos: int, head_dim: Any = None, head_dim_text: str = "hidden_size / num_attention_heads",
           tie: bool = False, vocab: Any = REQUIRED, ffn_feeds: str = "ffn_size") -> tuple[Spec, ...]:
     return (
         Spec("num_hidden_layers", "n_layers"),
@@ -153,7 +154,13 @@ def _base(*, head_dim: Any = None, head_dim_text: str = "hidden_size / num_atten
         Spec("intermediate_size", ffn_feeds),
         Spec("vocab_size", "vocab_size", default=vocab),
         Spec("tie_word_embeddings", "tied_embeddings", "bool", tie),
+        _max_position(max_pos),
     )
+
+
+def _max_position(default: int) -> Spec:
+    # The checkpoint's stated maximum; with rope_scaling set it already is the scaled one (never multiplied).
+    return Spec("max_position_embeddings", "max_context_tokens", default=default)
 
 
 def _attention(v: dict[str, Any], r: Reader) -> dict[str, Any]:
@@ -161,12 +168,14 @@ def _attention(v: dict[str, Any], r: Reader) -> dict[str, Any]:
     kv = v["num_key_value_heads"] if v["num_key_value_heads"] is not None else heads
     if kv < 1 or heads % kv:
         raise r.fail("num_key_value_heads", f"must divide num_attention_heads ({heads}), got {kv}")
+    if head_dim_rule(hidden, heads, v["head_dim"]):  # the registry's rule: no head width rounded down
+        raise r.fail("hidden_size", head_dim_rule(hidden, heads, v["head_dim"]))
     head_dim = v["head_dim"] if v["head_dim"] is not None else hidden // heads
     if head_dim < 1:
         raise r.fail("head_dim", f"is missing and hidden_size / num_attention_heads rounds to 0")
     return {"n_layers": v["num_hidden_layers"], "hidden_size": hidden, "n_heads": heads, "kv_heads": kv,
             "head_dim": head_dim, "vocab_size": v["vocab_size"], "tied_embeddings": v["tie_word_embeddings"],
-            "gated_ffn": True}
+            "gated_ffn": True, "max_context_tokens": v["max_position_embeddings"]}
 
 
 def _layer_types(r: Reader, types: list[str] | None, n_layers: int) -> int | None:
@@ -277,7 +286,8 @@ def _deepseek(v, r):
     experts = _experts(r, v["n_routed_experts"], v["num_experts_per_tok"], "n_routed_experts", "num_experts_per_tok")
     out = {"n_layers": n, "hidden_size": v["hidden_size"], "n_heads": heads, "kv_heads": heads,
            "head_dim": v["qk_nope_head_dim"] + v["qk_rope_head_dim"], "ffn_size": v["intermediate_size"],
-           "gated_ffn": True, "vocab_size": v["vocab_size"], "tied_embeddings": v["tie_word_embeddings"], **mla}
+           "gated_ffn": True, "vocab_size": v["vocab_size"], "tied_embeddings": v["tie_word_embeddings"],
+           "max_context_tokens": v["max_position_embeddings"], **mla}
     if experts:
         # DeepSeek's modeling code: layer i is MoE when i >= first_k_dense_replace and i % moe_layer_freq == 0
         moe = [i for i in range(n) if i >= v["first_k_dense_replace"] and i % v["moe_layer_freq"] == 0]
@@ -327,10 +337,10 @@ _BIAS = Spec("attention_bias", "q/k/v/o biases", "bool", False)
 
 FAMILIES: tuple[Family, ...] = (
     Family("llama", "Llama 1–3.x", ("llama",),
-           (*_base(), _BIAS, Spec("mlp_bias", "MLP biases", "bool", False)), _llama,
+           (*_base(max_pos=2048), _BIAS, Spec("mlp_bias", "MLP biases", "bool", False)), _llama,
            example="llama-3.1-8b.json"),
     Family("llama4", "Llama 4 (text)", ("llama4", "llama4_text"),
-           (*_base(head_dim=128, ffn_feeds="moe_ffn_size (experts and the shared expert)"),
+           (*_base(max_pos=131072, head_dim=128, ffn_feeds="moe_ffn_size (experts and the shared expert)"),
             Spec("intermediate_size_mlp", "ffn_size (dense layers)", default=16384),
             Spec("num_local_experts", "n_experts", default=16),
             Spec("num_experts_per_tok", "experts_per_token", default=1),
@@ -346,19 +356,19 @@ FAMILIES: tuple[Family, ...] = (
            fixed=(Fixed("n_shared_experts", "1 (Llama4TextMoe's shared_expert)"),), nested=("llama4",),
            example="llama-4-maverick.json"),
     Family("mistral", "Mistral", ("mistral",),
-           (*_base(), Spec("sliding_window", "sliding_window (every layer)", "int_or_null", 4096)), _mistral,
+           (*_base(max_pos=131072), Spec("sliding_window", "sliding_window (every layer)", "int_or_null", 4096)), _mistral,
            example="mistral-7b.json"),
     Family("mixtral", "Mixtral", ("mixtral",),
-           (*_base(ffn_feeds="ffn_size (each expert)"), Spec("num_local_experts", "n_experts", default=8),
+           (*_base(max_pos=131072, ffn_feeds="ffn_size (each expert)"), Spec("num_local_experts", "n_experts", default=8),
             Spec("num_experts_per_tok", "experts_per_token", default=2),
             Spec("sliding_window", "sliding_window (every layer)", "int_or_null", None)), _mixtral,
            example="mixtral-8x7b.json"),
-    Family("qwen2", "Qwen2 / Qwen2.5", ("qwen2",), (*_base(), *_QWEN_WINDOW), _qwen2,
+    Family("qwen2", "Qwen2 / Qwen2.5", ("qwen2",), (*_base(max_pos=32768), *_QWEN_WINDOW), _qwen2,
            fixed=(Fixed("qkv_bias", "true (Qwen2Attention's q/k/v projections)"),), example="qwen2.5-72b.json"),
-    Family("qwen3", "Qwen3", ("qwen3",), (*_base(head_dim=128), _BIAS, *_QWEN_WINDOW), _qwen3,
+    Family("qwen3", "Qwen3", ("qwen3",), (*_base(max_pos=32768, head_dim=128), _BIAS, *_QWEN_WINDOW), _qwen3,
            example="qwen3-8b.json"),
     Family("qwen3_moe", "Qwen3-MoE", ("qwen3_moe",),
-           (*_base(head_dim=128, ffn_feeds="ffn_size (mlp_only_layers)"), _BIAS,
+           (*_base(max_pos=32768, head_dim=128, ffn_feeds="ffn_size (mlp_only_layers)"), _BIAS,
             Spec("moe_intermediate_size", "moe_ffn_size", default=768),
             Spec("num_experts", "n_experts", default=128),
             Spec("num_experts_per_tok", "experts_per_token", default=8),
@@ -366,12 +376,12 @@ FAMILIES: tuple[Family, ...] = (
             Spec("mlp_only_layers", "n_dense_layers", "list_int", []),
             *_QWEN_WINDOW), _qwen3_moe, example="qwen3-30b-a3b.json"),
     Family("gemma2", "Gemma 2", ("gemma2",),
-           (*_base(head_dim=256, tie=True), _BIAS,
+           (*_base(max_pos=8192, head_dim=256, tie=True), _BIAS,
             Spec("sliding_window", "sliding_window", "int_or_null", 4096),
             Spec("layer_types", "n_window_layers (sliding_attention entries)", "list_str", None,
                  "every other layer, from the first")), _gemma2, example="gemma-2-9b.json"),
     Family("gemma3", "Gemma 3", ("gemma3", "gemma3_text"),
-           (*_base(head_dim=256, tie=True, vocab=262208), _BIAS,
+           (*_base(max_pos=131072, head_dim=256, tie=True, vocab=262208), _BIAS,
             Spec("sliding_window", "sliding_window", "int_or_null", 4096),
             Spec("sliding_window_pattern", "every n-th layer attends fully", default=6),
             Spec("layer_types", "n_window_layers (sliding_attention entries)", "list_str", None,
@@ -391,13 +401,13 @@ FAMILIES: tuple[Family, ...] = (
             Spec("q_lora_rank", "q_lora_rank", "int_or_null", 1536),
             Spec("qk_nope_head_dim", "qk_nope_head_dim", default=128),
             Spec("qk_rope_head_dim", "qk_rope_head_dim (the cached rotary key)", default=64),
-            Spec("v_head_dim", "v_head_dim", default=128)), _deepseek,
+            Spec("v_head_dim", "v_head_dim", default=128), _max_position(4096)), _deepseek,
            fixed=(Fixed("attention", "MLA: KV cache = kv_lora_rank + qk_rope_head_dim per layer"),
                   Fixed("num_nextn_predict_layers", "left out (the multi-token-prediction layer is a draft "
                         "model, not part of a decode step)")),
            example="deepseek-v3.json"),
     Family("gpt_oss", "gpt-oss", ("gpt_oss",),
-           (*_base(head_dim=64, ffn_feeds="ffn_size (each expert)"),
+           (*_base(max_pos=131072, head_dim=64, ffn_feeds="ffn_size (each expert)"),
             Spec("num_local_experts", "n_experts", default=128),
             Spec("num_experts_per_tok", "experts_per_token", default=4),
             Spec("sliding_window", "sliding_window", "int_or_null", 128),
@@ -446,6 +456,8 @@ def read_quantization(r: Reader) -> tuple[str, int]:
     group = q.get("group_size", q.get("q_group_size", -1))
     if group != -1:
         group = r.check("quantization_config.group_size", group, "int")
+        if group_size_problem(group):  # the rule --weight-format int4-gN is held to
+            raise r.fail("quantization_config.group_size", group_size_problem(group))
     return f"int{int(bits)}", 0 if group == -1 else group
 
 

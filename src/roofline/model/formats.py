@@ -79,6 +79,18 @@ class WeightFormat:
         return self.element_bytes + (self.scale_bytes + zero) / group
 
 
+def group_size_problem(size: int) -> str:
+    """Why `size` is no group size a GPTQ/AWQ checkpoint has, or '': the rule `--weight-format int4-gN` and a
+    config.json's quantization_config.group_size share.
+
+    >>> group_size_problem(3), group_size_problem(128)
+    ('must be a positive power of two up to 1048576, got 3', '')
+    """
+    if size < 1 or size & (size - 1) or size > 1 << 20:
+        return f"must be a positive power of two up to 1048576, got {size}"
+    return ""
+
+
 def parse_weight_format(text: str) -> WeightFormat:
     """A weight format from its name: "bf16", "fp8", "int8" (per-channel), "int4-g128", "int4-g64".
 
@@ -101,9 +113,9 @@ def parse_weight_format(text: str) -> WeightFormat:
         size = DEFAULT_GROUP_SIZE if element == "int4" else 0
     else:
         size = int(group)
-        if size < 1 or size & (size - 1) or size > 1 << 20:
-            raise InputError(f"weight format {text!r}: the group size must be a positive power of two "
-                             f"up to 1048576, got {group}")
+        problem = group_size_problem(size)
+        if problem:
+            raise InputError(f"weight format {text!r}: the group size {problem}")
     name = f"{element}-g{size}" if size else element
     return WeightFormat(name, element, size, zero_points=True)
 

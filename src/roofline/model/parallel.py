@@ -588,7 +588,7 @@ def _step(phase: str, model: Model, device: Device, layout: Layout, batch, lengt
     # KV: the stage's cache for one micro-batch, times the micro-batches this device holds
     kv = np.asarray(stage.kv_resident_bytes) * micro_batches
     note = ""
-    if layout.tp > model.kv_heads:
+    if not model.is_bare and layout.tp > model.kv_heads:  # a bare count has no KV heads to replicate
         note = (f"{model.kv_heads} KV heads over {layout.tp} devices: each device keeps a copy of one KV head "
                 f"({layout.tp // model.kv_heads} copies of each)")
     return ParallelStep(layout, model, stage, tuple(coll), sends, kernels._scalar(b), kernels._scalar(micro),

@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from roofline.errors import InputError
-from roofline.registry.specfile import show
+from roofline.readfile import UnreadableFile, read_capped
+from roofline.registry.specfile import MAX_TEXT_CHARS, show
 
 SCHEMA = "roofline-measurement/1"
 
@@ -125,7 +126,10 @@ def _text(doc: dict, path: str, name: str, *, required: bool = True) -> str:
             raise
         return ""
     if not isinstance(v, str):
-        raise MeasurementError(f"{name}: field '{path}' must be a string, got {v!r}")
+        raise MeasurementError(f"{name}: field '{path}' must be a string, got {show(v)}")
+    if len(v) > MAX_TEXT_CHARS["*"]:  # the spec files' bound: a label or a note, not a document
+        raise MeasurementError(f"{name}: field '{path}' is {len(v):,} characters long; at most "
+                               f"{MAX_TEXT_CHARS['*']:,}")
     return v
 
 
@@ -187,15 +191,24 @@ def _no_constant(word: str):
     raise ValueError(f"'{word}' is not a JSON number")
 
 
+#: A measurement record is a few KB; past this a file is not one (and is not read to its end).
+MAX_MEASUREMENT_BYTES = 10 * 1024 * 1024
+
+
 def load(path: Path | str, name: str | None = None) -> Measurement:
     """Read and validate one measurement JSON file."""
-    path = Path(path)
+    name = name or str(path)
+    return validate(load_doc(path, name), name)
+
+
+def load_doc(path: Path | str, name: str | None = None) -> Any:
+    """The parsed JSON of one measurement file, not yet validated (`load` validates it)."""
     name = name or str(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise MeasurementError(f"{name}: measurement file not found") from None
-    except (OSError, UnicodeDecodeError) as err:
+        text = read_capped(path, MAX_MEASUREMENT_BYTES, "measurement file").decode("utf-8")
+    except UnreadableFile as err:
+        raise MeasurementError(f"{name}: {err}") from None
+    except UnicodeDecodeError as err:
         raise MeasurementError(f"{name}: cannot read the measurement file ({err})") from None
     try:
         doc = json.loads(text, parse_constant=_no_constant)
@@ -205,7 +218,7 @@ def load(path: Path | str, name: str | None = None) -> Measurement:
         raise MeasurementError(f"{name}: nests too deeply to be a roofline measurement") from None
     except ValueError as err:  # NaN or Infinity, which JSON does not have
         raise MeasurementError(f"{name}: not valid JSON ({err})") from None
-    return validate(doc, name)
+    return doc
 
 
 def load_folder(folder: Path | str, root: Path | str | None = None) -> list[Measurement]:

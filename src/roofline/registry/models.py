@@ -80,6 +80,8 @@ class Model:
     family: str = ""             # config.json model_type, for models read from a config
     published_active_params: float = 0.0
     published_active_counts_embedding: bool = True  # False where the publisher leaves the embedding out
+    # --- the most tokens a sequence may hold (config.json max_position_embeddings); 0: not recorded
+    max_context_tokens: int = 0
 
     @classmethod
     def from_param_count(cls, params: float) -> "Model":
@@ -391,6 +393,9 @@ def _parse_model(entry: Entry) -> Model:
     k = int(entry.number("experts_per_token", required=False, integer=True) or 1)
     if k > n_experts:
         raise entry.fail("experts_per_token", f"cannot exceed n_experts ({n_experts}), got {k}")
+    head_dim_problem = head_dim_rule(hidden, n_heads, head_dim)
+    if head_dim_problem:
+        raise entry.fail("hidden_size", head_dim_problem)
     ident = entry.text("id")
     try:
         float(ident)
@@ -447,6 +452,7 @@ def _parse_model(entry: Entry) -> Model:
         weight_group_size=_count(entry, "weight_group_size"),
         published_active_params=float(round((active or 0.0) * 1e9)),
         published_active_counts_embedding=_flag(entry, "active_counts_embedding", True),
+        max_context_tokens=int(entry.number("max_context_tokens", integer=True)),
     )
     computed = model.total_params
     if abs(computed / model.published_params - 1) > PUBLISHED_TOLERANCE:
@@ -455,6 +461,42 @@ def _parse_model(entry: Entry) -> Model:
                                                f"{PUBLISHED_TOLERANCE * 100:g} % apart: check the fields against the source")
     return model
 
+
+
+def head_dim_rule(hidden_size: int, n_heads: int, head_dim: int | None) -> str:
+    """Why these shape fields describe no checkpoint, or '' (the rule the registry and the config reader share).
+
+    Without an explicit head_dim, each head is hidden_size ÷ heads wide, and that must be whole:
+    4095 ÷ 32 is no head width a checkpoint has, so it is refused rather than rounded down.
+
+    >>> head_dim_rule(4095, 32, None)
+    'is 4095, which 32 attention heads do not divide; give head_dim if the heads are narrower'
+    >>> head_dim_rule(4095, 32, 128), head_dim_rule(4096, 32, None)
+    ('', '')
+    """
+    if head_dim or not n_heads or hidden_size % n_heads == 0:
+        return ""
+    return (f"is {hidden_size}, which {n_heads} attention heads do not divide; give head_dim if the heads "
+            "are narrower")
+
+
+def check_context(model: Model, tokens: int, option: str, allow_beyond: bool = False) -> str:
+    """'' when `tokens` (a context or prompt) fits the model's maximum; past it, an InputError naming the
+    maximum, or with `allow_beyond` the sentence the output prints to say it extrapolates.
+
+    >>> check_context(get_model("llama-2-7b"), 4096, "--context")
+    ''
+    >>> print(check_context(get_model("llama-2-7b"), 100000, "--context", allow_beyond=True))
+    context 100000 is beyond Llama 2 7B's maximum of 4096 tokens (max_position_embeddings): extrapolated
+    """
+    limit = model.max_context_tokens
+    if not limit or tokens <= limit:
+        return ""
+    what = "context" if option == "--context" else "prompt"
+    if allow_beyond:
+        return f"{what} {tokens} is beyond {model.name}'s maximum of {limit} tokens (max_position_embeddings): extrapolated"
+    raise InputError(f"{option} {tokens}: {model.name} holds at most {limit} tokens (its max_position_embeddings); "
+                     f"give --allow-beyond-max-context to extrapolate past it")
 
 
 def load_models(path: Path) -> dict[str, Model]:

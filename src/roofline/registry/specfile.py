@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from roofline.errors import InputError, SpecError
+from roofline.readfile import UnreadableFile, read_capped
 
 DATA_DIR = Path(str(resources.files("roofline") / "data"))
 
@@ -35,6 +36,7 @@ PLAUSIBLE: dict[str, tuple[float, float, str]] = {
     "n_experts": (1, 100_000, "1 to 100,000"),
     "experts_per_token": (1, 100_000, "1 to 100,000"),
     "published_params_B": (1e-6, 1e6, "a thousand to a quadrillion parameters"),
+    "max_context_tokens": (1, 1e9, "1 to a billion tokens"),
     # measurements.toml
     "measured_GB_per_s": (1e-3, 1e6, "1 MB/s to 1 PB/s"),
     "measured_TFLOP_per_s": (1e-6, 1e6, "1 MFLOP/s to 1 EFLOP/s"),
@@ -43,6 +45,14 @@ PLAUSIBLE: dict[str, tuple[float, float, str]] = {
     "generated_tokens": (1, 1e9, "1 to a billion tokens"),
     "power_limit_W": (0.1, 1e6, "0.1 W to 1 MW"),
 }
+
+#: A spec file larger than this is not one (the bundled ones are tens of KB; a 14,000-device registry is
+#: about 10 MB): refused rather than read to the end.
+MAX_SPEC_BYTES = 64 * 1024 * 1024
+
+#: The longest text a spec field may hold, in characters: ids and names go into every table and legend,
+#: notes into popovers. The longest note in the bundled registry is under 800.
+MAX_TEXT_CHARS: dict[str, int] = {"id": 100, "name": 200, "*": 2000}
 
 #: Deeper than this, a TOML document is hostile, not a spec (and Python's parser would recurse out).
 MAX_NESTING = 64
@@ -79,13 +89,9 @@ def _nesting(text: str) -> int:
 def load_table_list(path: Path, key: str) -> list[dict[str, Any]]:
     """The array of tables `[[key]]` in the TOML file at `path`."""
     try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise SpecError(f"{path}: spec file not found") from None
-    except IsADirectoryError:
-        raise SpecError(f"{path}: is a folder, not a spec file") from None
-    except OSError as err:
-        raise SpecError(f"{path}: cannot be read ({err.strerror or err})") from None
+        data = read_capped(path, MAX_SPEC_BYTES, "spec file")
+    except UnreadableFile as err:
+        raise SpecError(f"{path}: {err}") from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as err:
@@ -172,6 +178,10 @@ class Entry:
             return ""
         if not isinstance(value, str) or not value.strip():
             raise self.fail(field, "must be a non-empty string")
+        limit = MAX_TEXT_CHARS.get(field, MAX_TEXT_CHARS["*"])
+        if len(value) > limit:
+            raise self.fail(field, f"is {len(value):,} characters long; at most {limit:,} (a spec field is a name "
+                                   "or a note, not a document)")
         return value
 
     def number(self, field: str, *, required: bool = True, integer: bool = False,
@@ -220,4 +230,5 @@ def lookup(kind: str, ident: str, table: dict[str, Any]) -> Any:
     except KeyError:
         close = difflib.get_close_matches(ident, list(table), n=3, cutoff=0.4)
         hint = f"; did you mean {', '.join(close)}?" if close else f"; known: {', '.join(sorted(table))}"
-        raise InputError(f"unknown {kind} '{ident}'{hint}") from None
+        shown = ident if len(ident) <= 60 else ident[:57] + "..."  # a 300-character name stays one short line
+        raise InputError(f"unknown {kind} '{shown}'{hint}") from None

@@ -15,6 +15,7 @@ build benchmark do).
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import re
 import shutil
@@ -30,6 +31,7 @@ from roofline.registry.machine import measurements_dir
 
 from roofline_site.paths import ROOT
 CACHE = ROOT / ".cache" / "figures"
+log = logging.getLogger("mkdocs.plugins.roofline.figures")
 
 
 def inputs() -> dict[str, Path]:
@@ -63,13 +65,26 @@ def rendered() -> dict[str, tuple[dict[str, bytes], str]]:
     stems = {name: module(name).NAME for name in FIGURES}
     if use_cache and all((folder / f"{s}{v}.svg").exists() for s in stems.values() for v in VARIANTS) \
             and all((folder / f"{s}.csv").exists() for s in stems.values()):
-        os.utime(folder)  # most recently used: the last generation evicted
-        return {s: ({v: (folder / f"{s}{v}.svg").read_bytes() for v in VARIANTS}, (folder / f"{s}.csv").read_text())
-                for s in stems.values()}
+        try:
+            os.utime(folder)  # most recently used: the last generation evicted
+            return {s: ({v: (folder / f"{s}{v}.svg").read_bytes() for v in VARIANTS},
+                        (folder / f"{s}.csv").read_text()) for s in stems.values()}
+        except OSError as err:  # a read-only or unreadable cache: render, and say so
+            _without_cache(err)
+            use_cache = False
     out = {stems[name]: _render(name) for name in FIGURES}
     if use_cache:
         _store(folder, out)
     return out
+
+
+def _without_cache(err: OSError) -> None:
+    """One line saying the figures are built without the cache, and why (a read-only .cache, say).
+
+    INFO, not WARNING: a strict build must not fail because an optimisation is unavailable.
+    """
+    log.info("figures: building without caching; %s cannot be used (%s)",
+             CACHE.relative_to(ROOT) if CACHE.is_relative_to(ROOT) else CACHE, err.strerror or err)
 
 
 # A CSV cell that is NaN or an infinity: a reader who downloads the data must never get one.
@@ -112,8 +127,9 @@ def _store(folder: Path, out: dict[str, tuple[dict[str, bytes], str]]) -> None:
                              key=lambda p: p.stat().st_mtime, reverse=True)
         for old in generations[GENERATIONS_KEPT:]:
             shutil.rmtree(old, ignore_errors=True)
-    except OSError:
-        pass
+    except OSError as err:
+        if not folder.exists():  # (a concurrent build that stored this generation first is no news)
+            _without_cache(err)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

@@ -25,6 +25,7 @@ from urllib.parse import urljoin, urlsplit
 
 import yaml
 
+from roofline.readfile import UnreadableFile, read_capped
 from roofline.quantities import Source  # a source is a title and a URL, as in the number provenance
 from roofline_site.html import escape as esc
 from roofline_site.html.walker import AS_WRITTEN, OPEN, OTHER, TEXT, walk
@@ -162,10 +163,24 @@ def _str_list(meta: dict, key: str, where: str) -> tuple[str, ...]:
     return tuple(v.strip() for v in value)
 
 
+#: A glossary entry is a few KB of text; past this a file is not one.
+MAX_ENTRY_BYTES = 1024 * 1024
+
+
+def _read(path: Path, where: str) -> str:
+    """A glossary file's text through the package's one capped reader (no hang on a FIFO or a device)."""
+    try:
+        return read_capped(path, MAX_ENTRY_BYTES, "glossary file").decode("utf-8")
+    except UnreadableFile as err:
+        raise GlossaryError(f"{where}: {err}") from None
+    except UnicodeDecodeError:
+        raise GlossaryError(f"{where}: not UTF-8 text; save the file as UTF-8") from None
+
+
 def parse_entry(path: Path, root: Path = ROOT) -> Entry:
     """Read one entry file; raise GlossaryError naming the file and field on any problem."""
     where = path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
-    meta, body = _split_front_matter(path.read_text(encoding="utf-8"), where)
+    meta, body = _split_front_matter(_read(path, where), where)
     for key in REQUIRED_FIELDS:
         if not meta.get(key):
             raise GlossaryError(f"{where}: field '{key}' is missing or empty")
@@ -231,7 +246,7 @@ def _load_redirects(folder: Path) -> dict[str, str]:
     if not path.exists():
         return {}
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        data = yaml.safe_load(_read(path, f"glossary/{REDIRECTS_FILE}")) or {}
     except yaml.YAMLError as err:
         raise GlossaryError(f"glossary/{REDIRECTS_FILE}: not valid YAML ({getattr(err, 'problem', err)})") from None
     if not isinstance(data, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in data.items()):

@@ -10,6 +10,8 @@ So, for `mkdocs build` (not serve, not --dirty), this hook, first of all hooks:
   its own, with a time limit per executed block (ROOFLINE_BLOCK_TIMEOUT_S, default 60 s) and
   `sys.exit` in a block turned into a build error naming the page line; the parent waits (at most
   ROOFLINE_BUILD_TIMEOUT_S, default 540 s), then kills whatever the child's group left running;
+  a parent killed outright (SIGKILL) takes the child's group with it (`die_with_parent`), and the
+  next build removes scratch whose pid is no longer running (`remove_stale_scratch`);
 * swaps the folder into place only if the child says it finished (its last hook ran and, under
   --strict, nothing was logged as a warning). A child that exited part-way (`os._exit` in a
   block), was killed, or overran its time gives one ERROR line naming the page it was rendering,
@@ -142,6 +144,56 @@ def _note(text: str) -> None:
             pass
 
 
+# ---------------------------------------------------------------- a child that outlives nothing
+PARENT_POLL_S = 0.2
+
+
+def die_with_parent(parent_pid: int) -> threading.Thread:
+    """End this process's whole group as soon as `parent_pid` is gone (a SIGKILL to `mkdocs build`).
+
+    The parent kills the group when it ends normally; a parent killed outright cannot, and the
+    child would build to the end as an orphan with its scratch folder in the checkout. A daemon
+    thread polls the parent's pid (portable; PR_SET_PDEATHSIG would kill the child alone and leave
+    what its executed blocks started).
+    """
+    def watch():
+        while os.getppid() == parent_pid:
+            time.sleep(PARENT_POLL_S)
+        _kill_group(os.getpgid(0))
+        os._exit(1)  # if the group could not be signalled, at least this process ends
+
+    thread = threading.Thread(target=watch, name="die-with-parent", daemon=True)
+    thread.start()
+    return thread
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # someone else's live process
+    return True
+
+
+def remove_stale_scratch(real: Path) -> list[Path]:
+    """Remove the scratch a killed build left beside `real` (`.site.building-<pid>`, its `.status`,
+    `.site.old-<pid>`) whose pid is no longer running; a running build's scratch is left alone."""
+    removed = []
+    for p in real.parent.glob(f".{real.name}.*-*"):
+        kind, _, rest = p.name.removeprefix(f".{real.name}.").partition("-")
+        pid = rest.removesuffix(".status")
+        if kind not in ("building", "old") or not pid.isdigit() or _alive(int(pid)):
+            continue
+        if p.is_dir() and not p.is_symlink():
+            shutil.rmtree(p, ignore_errors=True)
+        else:
+            p.unlink(missing_ok=True)
+        removed.append(p)
+    return removed
+
+
 # ---------------------------------------------------------------- the parent: wait, swap, report
 def _kill_group(pgid: int) -> None:
     try:
@@ -217,6 +269,9 @@ def on_config(config, **kwargs):
         return config  # a dirty build adds to site/ in place by design
     real = Path(config["site_dir"])
     real.parent.mkdir(parents=True, exist_ok=True)
+    stale = remove_stale_scratch(real)  # what a build killed outright left behind
+    if stale:
+        log.info(f"removed {len(stale)} scratch file(s) a killed build left beside {real.name}/")
     tmp = real.with_name(f".{real.name}.building-{os.getpid()}")
     status = real.with_name(f".{real.name}.building-{os.getpid()}.status")
     shutil.rmtree(tmp, ignore_errors=True)
@@ -225,10 +280,12 @@ def on_config(config, **kwargs):
         BUILD_TIMEOUT_ENV, DEFAULT_BUILD_TIMEOUT_S)
     if hasattr(os, "fork"):
         sys.stdout.flush(), sys.stderr.flush()
+        parent = os.getpid()
         pid = os.fork()
         if pid:
             raise SystemExit(supervise(pid, real, tmp, status, build_limit))
         os.setpgid(0, 0)  # the child leads a group: the parent kills it, and all it started, at the end
+        die_with_parent(parent)  # ... and if the parent is killed outright, the group ends itself
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
         _state.update(child=True, status=status)
         guard_executed_blocks(block_limit)

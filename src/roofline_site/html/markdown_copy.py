@@ -17,7 +17,20 @@ from concurrent.futures.process import BrokenProcessPool
 from roofline_site.html.walker import NOT_PROSE, without
 
 
-_COPY_SYNTAX = re.compile(r"([\[\]<>`])")
+_COPY_SYNTAX = re.compile(r"([\[\]<>`|])")
+_BACKTICKS = re.compile(r"`+")
+
+
+def _literal(text: str) -> str:
+    """Text inside Markdown syntax (an image's alt, a link's title): brackets, tags, code, pipes and quotes
+    backslash-escaped, so a name such as `[x](javascript:y)` or `<script>` stays text in the copy."""
+    return re.sub(r"([\\\[\]<>`|\"*_])", r"\\\1", " ".join(str(text).split()))
+
+
+def _is_site_or_web_link(href: str) -> bool:
+    """An href the copy may keep: http(s), or a path within the site (no other scheme: javascript:, data:)."""
+    scheme = re.match(r"\s*([a-zA-Z][a-zA-Z0-9+.-]*):", href or "")
+    return scheme is None or scheme.group(1).lower() in ("http", "https")
 
 
 def _converter():
@@ -40,6 +53,35 @@ def _converter():
             # text, never a link or a tag. Emphasis characters are left alone (formulas use them).
             text = super().escape(text, parent_tags)
             return _COPY_SYNTAX.sub(r"\\\1", text) if "_noformat" not in parent_tags else text
+
+        def convert_img(self, el, text, parent_tags):
+            # The alt text of a figure names devices and models from the spec files: literal, as in the page.
+            alt, src = _literal(el.attrs.get("alt") or ""), el.attrs.get("src") or ""
+            if not _is_site_or_web_link(src):
+                return alt
+            title = el.attrs.get("title")
+            title_part = f' "{_literal(title)}"' if title else ""
+            return f"![{alt}]({src}{title_part})"
+
+        def convert_a(self, el, text, parent_tags):
+            href = el.get("href") or ""
+            if not _is_site_or_web_link(href):
+                return text  # the label alone, as escape.link publishes a refused address
+            if el.get("title"):  # markdownify escapes its quotes; the rest of the syntax is escaped here
+                el = el.__copy__()
+                el["title"] = _literal(el["title"].replace('"', "'"))
+            return super().convert_a(el, text, parent_tags)
+
+        def convert_pre(self, el, text, parent_tags):
+            # A fence longer than any run of backticks in the block: "```" in executed output cannot close it.
+            out = super().convert_pre(el, text, parent_tags)
+            longest = max((len(m) for m in _BACKTICKS.findall(text)), default=0)
+            if longest < 3:
+                return out
+            fence = "`" * (longest + 1)
+            head, body = out.split("```", 1)
+            body, tail = body.rsplit("```", 1)
+            return f"{head}{fence}{body}{fence}{tail}"
 
     return Converter(heading_style="ATX", bullets="-", code_language_callback=language,
                      escape_underscores=False, escape_asterisks=False)

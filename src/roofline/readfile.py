@@ -1,0 +1,85 @@
+"""Reading a file a user names, without hanging on it: regular files only, never past a size limit.
+
+Every file the package reads on a user's behalf (spec TOML, config.json, measurement JSON, the site's
+glossary entries) comes through `read_capped`. A size check that trusts `stat` is not enough: a
+character device (/dev/zero, /dev/urandom) reports 0 bytes and never ends, and opening a FIFO blocks
+until a writer comes. So the file is opened without blocking, refused unless it is a regular file,
+and read at most `limit_bytes + 1` bytes whatever `stat` said.
+
+>>> import tempfile, pathlib
+>>> p = pathlib.Path(tempfile.mkdtemp()) / "x.json"
+>>> _ = p.write_text("{}")
+>>> read_capped(p, 10, "config file")
+b'{}'
+>>> read_capped("/dev/zero", 10, "config file")
+Traceback (most recent call last):
+roofline.readfile.UnreadableFile: is a character device, not a regular file: not a config file
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from pathlib import Path
+
+_KINDS = ((stat.S_ISCHR, "character device"), (stat.S_ISBLK, "block device"), (stat.S_ISFIFO, "FIFO (named pipe)"),
+          (stat.S_ISSOCK, "socket"), (stat.S_ISDIR, "folder"))
+
+
+class UnreadableFile(Exception):
+    """Why a file cannot be read, as the end of a sentence the caller starts with the file's name."""
+
+    def __init__(self, reason: str, missing: bool = False):
+        super().__init__(reason)
+        self.missing = missing
+
+
+def size_words(limit_bytes: int) -> str:
+    """A byte limit as an error message says it: '10 MB'.
+
+    >>> size_words(10 * 1024 * 1024), size_words(64 * 1024 * 1024)
+    ('10 MB', '64 MB')
+    """
+    return f"{limit_bytes / (1 << 20):.0f} MB"
+
+
+def read_capped(path: str | os.PathLike, limit_bytes: int, what: str) -> bytes:
+    """The bytes of the regular file `path`, or UnreadableFile saying why not (`what` names the file's role)."""
+    try:
+        fd = os.open(Path(path), os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    except FileNotFoundError:
+        raise UnreadableFile(f"{what} not found", missing=True) from None
+    except IsADirectoryError:
+        raise UnreadableFile(f"is a folder, not a {what}") from None
+    except OSError as err:
+        if err.errno == errno.ENXIO:  # a FIFO with no writer, or a socket: opening it cannot succeed
+            raise UnreadableFile(f"is not a regular file: not a {what}") from None
+        raise UnreadableFile(f"cannot be read ({err.strerror or err})") from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            kind = next((name for test, name in _KINDS if test(mode)), "special file")
+            if kind == "folder":
+                raise UnreadableFile(f"is a folder, not a {what}")
+            raise UnreadableFile(f"is a {kind}, not a regular file: not a {what}")
+        size = os.fstat(fd).st_size
+        if size > limit_bytes:  # refused before reading; the loop below still stops at the limit
+            raise UnreadableFile(f"{size / 1e6:.0f} MB is too large for a {what} (at most {size_words(limit_bytes)})")
+        chunks, total = [], 0
+        while total <= limit_bytes:  # never trust st_size: read no more than the limit allows
+            chunk = os.read(fd, min(1 << 20, limit_bytes + 1 - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+        if total > limit_bytes:
+            raise UnreadableFile(f"more than {size_words(limit_bytes)} is too large for a {what} "
+                                 f"(at most {size_words(limit_bytes)})")
+        return b"".join(chunks)
+    except BlockingIOError:
+        raise UnreadableFile(f"cannot be read without waiting: not a {what}") from None
+    except OSError as err:
+        raise UnreadableFile(f"cannot be read ({err.strerror or err})") from None
+    finally:
+        os.close(fd)
