@@ -81,7 +81,8 @@ def custom_model(params: float) -> Model:
 # ------------------------------------------------------------------ reference outputs ------
 #: Weight formats the calculator offers (each parsed by roofline.model.formats): the 16-bit floats,
 #: fp8, per-channel int8 and the group-wise GPTQ/AWQ layouts.
-WEIGHT_FORMATS = ("bf16", "fp16", "fp32", "fp8", "int8", "int8-g128", "int4-g128", "int4-g64", "int4-g32", "mxfp4")
+WEIGHT_FORMATS = ("bf16", "fp16", "fp32", "fp8", "fp8-b128", "int8", "int8-g128", "int4-g128", "int4-g64", "int4-g32",
+                  "mxfp4", "nvfp4")
 
 
 def _op_record(k) -> dict[str, Any]:
@@ -93,7 +94,8 @@ def _op_record(k) -> dict[str, Any]:
 
 def calculate(device: Device, model: Model, phase: str = "decode", batch=1, length=1,
               weight_format: str = "bf16", kv_dtype: str = "bf16", activation: str = "bf16",
-              attention: str = "fused", tp: int = 1, pp: int = 1, ep: int = 1) -> dict[str, Any]:
+              attention: str = "fused", tp: int = 1, pp: int = 1, ep: int = 1,
+              weight_scope: str = "linear") -> dict[str, Any]:
     """Every output the calculator shows, from the per-kernel model (roofline.model.kernels, and
     roofline.model.parallel for a layout over several devices): the reference
     docs/assets/calculator/kernels.js is parity-tested against.
@@ -103,7 +105,7 @@ def calculate(device: Device, model: Model, phase: str = "decode", batch=1, leng
     is the lower bound. FLOPs, bytes and memory are one device's. Throughputs are kept even when
     the configuration does not fit; the page hides them.
     """
-    f = Formats.of(weight_format, activation, kv_dtype)
+    f = Formats.of(weight_format, activation, kv_dtype, scope=weight_scope)
     layout = parallel.Layout(tp=tp, pp=pp, ep=ep)
     if phase == "decode":
         step = parallel.decode(model, device, batch, length, f, attention, layout)
@@ -117,6 +119,8 @@ def calculate(device: Device, model: Model, phase: str = "decode", batch=1, leng
     return {
         "phase": phase,
         "compute_dtype": step.matmul_dtype,
+        "weight_format": f.weights.name,
+        "weight_scope": f.scope,
         "peak_flop_per_s": stage.peak_flop_per_s,
         "bandwidth_bytes_per_s": stage.bandwidth_bytes_per_s,
         "ridge_point": step.ridge_point,
@@ -185,10 +189,14 @@ MODEL_ARCH_FIELDS = ("moe_ffn_size", "n_shared_experts", "n_dense_layers", "kv_l
                      "qkv_bias", "o_bias", "mlp_bias", "attention_sinks")
 
 
+# The checkpoint's stored format (formats.choose_weight_format reads them; kernels.js mirrors it).
+CHECKPOINT_FIELDS = ("weight_format", "weight_group_size", "weight_scope", "weight_format_origin")
+
+
 def _model_record(m: Model) -> dict[str, Any]:
     fields = ("id", "name", "n_layers", "hidden_size", "n_heads", "kv_heads", "head_dim", "ffn_size", "gated_ffn",
               "vocab_size", "tied_embeddings", "n_experts", "experts_per_token", "bare_params", "source_url",
-              "source_title", *MODEL_ARCH_FIELDS)
+              "source_title", *MODEL_ARCH_FIELDS, *CHECKPOINT_FIELDS)
     return {f: getattr(m, f) for f in fields}
 
 
@@ -202,6 +210,12 @@ def _kernel_constants() -> dict[str, Any]:
             "runtime_reserve_bytes": K.RUNTIME_RESERVE_BYTES, "max_size": K.MAX_SIZE,
             "scale_bytes": F.SCALE_BYTES, "default_group_size": F.DEFAULT_GROUP_SIZE,
             "mx_block_size": F.MX_BLOCK_SIZE, "mx_scale_bytes": F.MX_SCALE_BYTES, "kv_dtypes": list(F.KV_DTYPES),
+            "nvfp4_block_size": F.NVFP4_BLOCK_SIZE, "nvfp4_scale_bytes": F.NVFP4_SCALE_BYTES,
+            "fp8_block_scale_bytes": F.FP8_BLOCK_SCALE_BYTES,
+            "weight_scopes": {k: list(v) for k, v in F.WEIGHT_SCOPES.items()}, "scope_words": dict(F.SCOPE_WORDS),
+            "weight_sources": {"explicit": F.SOURCE_EXPLICIT, "config": F.SOURCE_CONFIG, "registry": F.SOURCE_REGISTRY,
+                               "sixteen": F.SOURCE_SIXTEEN, "bare": F.SOURCE_BARE},
+            "bare_per_channel_note": F.BARE_PER_CHANNEL_NOTE,
             "element_bytes": dict(F._ELEMENT_BYTES), "activation_dtypes": list(F.ACTIVATION_DTYPES),
             "attention_variants": list(K.ATTENTION_VARIANTS), "critical_batch_max": 1 << 20,
             "collective_bound": parallel.COLLECTIVE_BOUND, "latency_bound": parallel.LATENCY_BOUND,
