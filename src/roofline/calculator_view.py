@@ -225,6 +225,7 @@ def _kernel_constants() -> dict[str, Any]:
 
 def registry_json() -> dict[str, Any]:
     """The registry and the constants the calculator needs, as one JSON-ready dict (base SI units)."""
+    from roofline.model import formats as F
     return {
         "schema": SCHEMA_VERSION,
         "constants": {
@@ -233,6 +234,7 @@ def registry_json() -> dict[str, Any]:
             "compute_bound": kernels.COMPUTE_BOUND,
             "memory_bound": kernels.MEMORY_BOUND,
             "weight_formats": list(WEIGHT_FORMATS),
+            "checkpoint_format": F.CHECKPOINT,  # the select's first choice: the checkpoint's own format
             # why a custom device refuses TP/PP/EP: the package's own sentence for a device with no link
             "custom_interconnect_note": custom_device(1.0, 1.0, 1.0).interconnect_note,
             "kernels": _kernel_constants(),
@@ -243,7 +245,7 @@ def registry_json() -> dict[str, Any]:
         "defaults": {
             "hardware": "h100-sxm5", "model": "llama-3.1-8b", "phase": "decode", "batch": 1,
             "context_len": example("medium_context"), "prompt_len": example("prompt_len"),
-            "weight_format": "bf16", "kv_dtype": "bf16", "activation": "bf16", "attention": "fused",
+            "weight_format": F.CHECKPOINT, "kv_dtype": "bf16", "activation": "bf16", "attention": "fused",
             "params": example("bare_params"),
             "compare_batch": example("batch_mid"),
         },

@@ -6,6 +6,7 @@
 
 import * as calc from "./calc.js";
 import * as view from "./view.js";
+import * as kernels from "./kernels.js";
 import { engineLayout } from "./parallel.js";
 import * as fmt from "./format.js";
 import { FIELDS, choices, decodeState, defaultRaw, encodeState, resolveConfig } from "./state.js";
@@ -104,7 +105,15 @@ function configPanel(registry, uid, legendText, keys) {
     hw: () => select("hw", deviceOptions), peak: () => text("peak"), bw: () => text("bw"), mem: () => text("mem"),
     model: () => select("model", modelOptions), params: () => text("params"),
     phase: () => select("phase", phases), batch: () => text("batch"), ctx: () => text("ctx"),
-    prompt: () => text("prompt"), wd: () => select("wd", upper(lists.wd)), act: () => select("act", upper(lists.act)),
+    prompt: () => text("prompt"),
+    wd: () => {
+      // The first choice follows the model: its checkpoint's own format (ui.js names it after each read).
+      const wrap = select("wd", lists.wd.map((d) => ({ value: d,
+        text: d === registry.constants.checkpoint_format ? "As the checkpoint stores it" : d.toUpperCase() })));
+      wrap.appendChild(h("span", { class: "rl-calc-wdnote", id: `${uid}-wd-note` }));
+      return wrap;
+    },
+    act: () => select("act", upper(lists.act)),
     kvd: () => select("kvd", upper(lists.kvd)),
     attn: () => select("attn", lists.attn.map((v) => ({ value: v, text: attentionText[v] || v }))),
     dev: () => text("dev"), tp: () => text("tp"), pp: () => text("pp"), ep: () => text("ep"),
@@ -120,6 +129,8 @@ function configPanel(registry, uid, legendText, keys) {
       wrap.insertBefore(file, wrap.lastChild);
       area.id = `${uid}-cfgtext`;
       wrap.querySelector("label").setAttribute("for", area.id);
+      // What the reader understood, echoed back: layers, heads, parameters, attention, quantization.
+      wrap.appendChild(h("p", { class: "rl-calc-cfgecho", id: `${uid}-cfg-echo`, "aria-live": "polite" }));
       return wrap;
     },
   };
@@ -200,12 +211,28 @@ function firstCustomKey(raw) {
   return "batch";
 }
 
+/** Beside the weight select: the format it set and why ("read from config.json"); the config's echo. */
+function noteWeights(registry, panel, cfg) {
+  const note = panel.wraps.wd && panel.wraps.wd.querySelector(".rl-calc-wdnote");
+  const ok = cfg && !Object.keys(cfg.errors || {}).length && cfg.wd;
+  if (note) {
+    const text = ok && cfg.wchoice === registry.constants.checkpoint_format ? weightWords(registry, cfg)
+      : ok ? `${cfg.wd.toUpperCase()} on ${registry.constants.kernels.scope_words[cfg.ws]} (chosen here)` : "";
+    if (note.textContent !== text) note.textContent = text;
+  }
+  const echo = panel.wraps.cfg && panel.wraps.cfg.querySelector(".rl-calc-cfgecho");
+  if (echo) {
+    const text = ok && cfg.model.id === "config" ? echoConfig(registry, cfg.model) : "";
+    if (echo.textContent !== text) echo.textContent = text;
+  }
+}
+
 function compute(registry, raw) {
   const cfg = resolveConfig(registry, raw);
   if (Object.keys(cfg.errors).length) return { errors: cfg.errors };
   try {
     const out = view.calculate(registry.constants, cfg.device, cfg.model, cfg.phase, cfg.batch, cfg.length, cfg.wd, cfg.kvd,
-      cfg.act, cfg.attn, cfg.tp, cfg.pp, cfg.ep);
+      cfg.act, cfg.attn, cfg.tp, cfg.pp, cfg.ep, cfg.ws);
     // Inputs inside their limits can still combine into a result no number can show (an overflow):
     // the same inline sentence as any other bad value, never a page error or a stale summary.
     const bad = Object.entries(out).find(([, v]) => typeof v === "number" && !Number.isFinite(v));
@@ -243,12 +270,39 @@ function syncDevices(registry, panel, source) {
   return null;
 }
 
+/** The weight format a configuration computes in, the tensors it covers, and why, in words. */
+function weightWords(registry, cfg) {
+  const K = registry.constants.kernels;
+  const sixteen = ["bf16", "fp16", "fp32"].includes(cfg.wd);
+  const where = sixteen ? "" : ` on ${K.scope_words[cfg.ws]}`;
+  const why = cfg.wsource === K.weight_sources.explicit ? "chosen here" : cfg.wsource;
+  return `${cfg.wd.toUpperCase()}${where} (${why})`;
+}
+
+/** config.js's record in one sentence: what the calculator read from the reader's config.json. */
+function echoConfig(registry, m) {
+  const K = registry.constants.kernels;
+  const mla = (m.kv_lora_rank || 0) > 0;
+  const kind = mla ? "MLA" : m.kv_heads === m.n_heads ? "MHA" : m.kv_heads === 1 ? "MQA" : "GQA";
+  const heads = mla ? `${fmt.integer(m.n_heads)} heads, latent ${fmt.integer(m.kv_lora_rank)} + rotary key ${fmt.integer(m.qk_rope_head_dim)}`
+    : `${fmt.integer(m.n_heads)} heads, ${fmt.integer(m.kv_heads)} KV heads, head size ${fmt.integer(m.head_dim)}`;
+  const experts = m.n_experts > 1 ? `, ${fmt.integer(m.n_experts)} experts (${fmt.integer(m.experts_per_token)} per token)` : "";
+  const window = m.n_window_layers ? `, sliding window ${fmt.integer(m.sliding_window)} on ${fmt.integer(m.n_window_layers)} layers` : "";
+  let quant = "no quantization_config (16-bit weights)";
+  if (m.weight_format) {
+    const c = kernels.chooseWeightFormat(K, m);
+    quant = `${c.format.toUpperCase()} on ${K.scope_words[c.scope]}, read from config.json`;
+  }
+  return `Read: ${fmt.integer(m.n_layers)} layers, ${heads}${experts}, ${fmt.count(calc.totalParams(m))} parameters, `
+    + `${kind} attention${window}; quantization: ${quant}.`;
+}
+
 function describe(registry, cfg) {
   const dev = cfg.device.id === "custom" ? "custom device" : cfg.device.name;
   const mod = cfg.model.id === "custom" ? `${fmt.count(cfg.model.bare_params)}-parameter model`
     : cfg.model.id === "config" ? `your model (${fmt.count(calc.totalParams(cfg.model))} parameters)` : cfg.model.name;
   const len = cfg.phase === "prefill" ? `prompt ${fmt.integer(cfg.length)}` : `context ${fmt.integer(cfg.length)}`;
-  return `${mod} on the ${dev}, ${cfg.phase}, batch ${fmt.integer(cfg.batch)}, ${len}, ${cfg.wd.toUpperCase()} weights, `
+  return `${mod} on the ${dev}, ${cfg.phase}, batch ${fmt.integer(cfg.batch)}, ${len}, ${weightWords(registry, cfg)} weights, `
     + `${cfg.act.toUpperCase()} activations, ${cfg.kvd.toUpperCase()} KV cache, ${cfg.attn} attention`;
 }
 
@@ -350,7 +404,8 @@ function fillKernels(kt, last) {
   const rows = [];
   if (last) {
     const { cfg, out } = last;
-    kt.caption.textContent = `Configuration A, kernel by kernel (${cfg.attn} attention, ${cfg.wd.toUpperCase()} weights, `
+    kt.caption.textContent = `Configuration A, kernel by kernel (${cfg.attn} attention, ${cfg.wd.toUpperCase()} weights${
+      ["bf16", "fp16", "fp32"].includes(cfg.wd) ? "" : ` on ${registry.constants.kernels.scope_words[cfg.ws]}`}, `
       + `${cfg.act.toUpperCase()} activations, ${cfg.kvd.toUpperCase()} KV cache${out.devices > 1
         ? `; one of ${fmt.integer(out.devices)} devices, ${out.layout}, with its collectives` : ""})`;
     // Under pipeline parallelism a token crosses every stage: a stage's kernels and collectives run pp times.
@@ -506,6 +561,7 @@ function initWidget(root, registry) {
       if (source && c.panel.el.contains(source)) c.notices = {};
       showErrors(c.panel, r.errors, c.notices);
       if (r.out) { c.last = { cfg: r.cfg, out: r.out }; c.lastRaw = { ...c.raw }; }
+      noteWeights(registry, c.panel, r.cfg);
       states.push({ c, r });
     }
     const parts = [];

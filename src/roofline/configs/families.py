@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from roofline.errors import InputError
-from roofline.registry.models import Model
+from roofline.registry.models import WEIGHT_FORMATS as CHECKPOINT_KINDS, WEIGHT_SCOPES, Model
 
 REQUIRED = object()  # the reader refuses a config without this key
 WINDOWED_LAYER_TYPES = ("sliding_attention", "chunked_attention")
@@ -516,7 +516,9 @@ def reader_json() -> dict[str, Any]:
     """
     return {
         "layer_types": list(LAYER_TYPES), "windowed_layer_types": list(WINDOWED_LAYER_TYPES),
-        "quant_methods": list(QUANT_METHODS), "model_types": {t: f.key for f in FAMILIES for t in f.model_types},
+        "quant_methods": list(QUANT_METHODS), "attention_modules": list(_ATTENTION_MODULES),
+        "always_sixteen_modules": list(_ALWAYS_SIXTEEN), "checkpoint_kinds": list(CHECKPOINT_KINDS),
+        "weight_scopes": list(WEIGHT_SCOPES), "model_types": {t: f.key for f in FAMILIES for t in f.model_types},
         "families": {f.key: {"title": f.title, "nested": list(f.nested),
                              "specs": [{"key": s.key, "kind": s.kind, "required": s.default is REQUIRED,
                                         "default": None if s.default is REQUIRED else s.default} for s in f.specs]}

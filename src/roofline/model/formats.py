@@ -241,6 +241,9 @@ class Formats:
 
 
 # ------------------------------------------------------------------ the checkpoint's own format --
+#: The weight-format value that asks for the checkpoint's own (page tokens, the calculator's select).
+CHECKPOINT = "checkpoint"
+
 #: Why a step uses the weight format it does: every output names one of these.
 SOURCE_EXPLICIT = "--weight-format"
 SOURCE_CONFIG = "read from config.json quantization_config"

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from roofline.errors import InputError
 from roofline.model.accounting import kv_bytes_per_token
 from roofline.model import kernels as _k
-from roofline.model.formats import Formats, choose_weight_format
+from roofline.model.formats import CHECKPOINT, Formats, choose_weight_format
 from roofline.quantities.core import (
     Input,
     Quantity,
@@ -25,8 +25,6 @@ from roofline.quantities.core import (
 # Decode and prefill tokens compute from the per-kernel model (roofline.model.kernels): a step's
 # time is the sum of its kernels' roofline times; `time_overlap` is the perfect-overlap bound.
 
-#: The weight format a page names to get the checkpoint's own (formats.choose_weight_format).
-CHECKPOINT = "checkpoint"
 
 
 def _formats(weight_format: str = "bf16", kv_dtype: str = "bf16", activation: str = "bf16", model=None) -> Formats:
