@@ -276,10 +276,10 @@ def _attention_dims(model: Model, expanded: bool = False) -> tuple[int, int, int
     Ordinary attention: head_dim for both. MLA runs in the form engines use for each phase.
     Decode (and short appends) absorbed, as FlashMLA does: scores over the cached latent plus
     rotary key (kv_lora_rank + qk_rope_head_dim), the weighted sum over the latent (kv_lora_rank),
-    so K and V are one cached vector read once. Prefill expanded (`expanded`), as vLLM's and
-    SGLang's MLA prefill paths do: kv_b_proj turns each prompt token's latent into per-head K and
-    V (the qkv_proj kernel counts that projection, 2·tokens·kv_b weights FLOPs, in both forms),
-    then attention scores over qk_nope + qk_rope and sums over v_head_dim, 3.4× fewer FLOPs per
+    so K and V are one cached vector read once. Prefill expanded (`expanded`), as vLLM's MLA
+    backend does (vllm/v1/attention/backends/mla/common.py, its compute-friendly path):
+    kv_b_proj turns each prompt token's latent into per-head K and V (the qkv_proj kernel counts
+    that projection, 2·tokens·kv_b weights FLOPs, in both forms), then attention scores over qk_nope + qk_rope and sums over v_head_dim, 3.4× fewer FLOPs per
     score for DeepSeek's shapes (320 against 1,088 multiply-adds per head).
     """
     if model.is_mla and expanded:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from roofline.errors import InputError
 from roofline.model.accounting import kv_bytes_per_token
 from roofline.model import kernels as _k
-from roofline.model.formats import CHECKPOINT, Formats, choose_weight_format
+from roofline.model.formats import CHECKPOINT, Formats, choose_weight_format, parse_weight_format
 from roofline.quantities.core import (
     Input,
     Quantity,
@@ -324,9 +324,17 @@ def sol(model, hw, weight_format: str = "bf16") -> Quantity:
                     f"speed-of-light batch-1 decode of {m.name} on the {d.name} ({f.weights.name} weights)",
                     "bandwidth ÷ weight bytes a decode step reads", (*model_inputs(m), bandwidth_input(d)))
 
+def weight_bits(weight_format: str) -> Quantity:
+    """Bits a weight costs in `weight_format`, its share of the block scales included: {{ weight_bits("nvfp4") }} bits."""
+    w = parse_weight_format(weight_format)
+    return Quantity(8 * w.bytes_per_weight(), "", f"bits per weight in {w.name}",
+                    "8 × (element bytes + scale bytes ÷ block size)",
+                    (Input("block size", float(w.group_size)), Input("scale bytes per block", w.scale_bytes)))
+
+
 #: The token functions this topic adds to the namespace pages evaluate in.
 TOKENS = (decode, prefill, critical_batch, whole_step_crossing, whole_step_reaches_ridge, attention_intensity,
-          max_batch, usable_memory, runtime_reserve, crossover_prompt, compute_bound_prompt, capacity_quoted, bound_on_every_device, kv_per_token, params, active_params, weights_size, sol,)
+          max_batch, usable_memory, runtime_reserve, crossover_prompt, compute_bound_prompt, capacity_quoted, bound_on_every_device, kv_per_token, params, active_params, weights_size, sol, weight_bits,)
 
 __all__ = ['decode', 'prefill', 'critical_batch', 'whole_step_crossing', 'whole_step_reaches_ridge',
-           'attention_intensity', 'max_batch', 'usable_memory', 'runtime_reserve', 'crossover_prompt', 'compute_bound_prompt', 'capacity_quoted', 'bound_on_every_device', 'kv_per_token', 'params', 'active_params', 'weights_size', 'sol']
+           'attention_intensity', 'max_batch', 'usable_memory', 'runtime_reserve', 'crossover_prompt', 'compute_bound_prompt', 'capacity_quoted', 'bound_on_every_device', 'kv_per_token', 'params', 'active_params', 'weights_size', 'sol', 'weight_bits']
