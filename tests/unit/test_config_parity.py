@@ -152,3 +152,33 @@ def test_a_rule_changed_in_javascript_only_fails(tmp_path):
     got = run_harness(mutant, HARNESS, {"registry": registry_json(), "cases": [["g.json", text]]}, tmp_path / "run",
                       timeout=60)[0]["record"]["n_window_layers"]
     assert got != python_side("g.json", text)["record"]["n_window_layers"]
+
+
+REGISTRY_CHOICE_HARNESS = r"""
+import * as kernels from "./kernels.js";
+import { readFileSync } from "node:fs";
+const input = JSON.parse(readFileSync(0, "utf8"));
+const K = input.registry.constants.kernels;
+const out = input.registry.models.map((m) => [m.id, kernels.chooseWeightFormat(K, m),
+  kernels.chooseWeightFormat(K, m, "int4-g64", null), kernels.chooseWeightFormat(K, m, "mxfp4", "experts")]);
+process.stdout.write(JSON.stringify(out));
+"""
+
+
+def test_the_registry_models_choose_the_same_weight_format_in_javascript(tmp_path):
+    # The one rule, both sides: the checkpoint's own format (gpt-oss mxfp4 on its experts, DeepSeek-V3
+    # fp8 128×128 blocks, the rest bf16), and an explicit format over every linear layer unless narrowed.
+    reg = registry_json()
+    got = run_harness(CALC_DIR, REGISTRY_CHOICE_HARNESS, {"registry": reg}, tmp_path / "calc")
+    from roofline.registry.models import get_model
+
+    def py(c):
+        return {"format": c.format, "scope": c.scope, "source": c.source}
+
+    for mid, own, explicit, narrowed in got:
+        m = get_model(mid)
+        assert own == py(choose_weight_format(m)), mid
+        assert explicit == py(choose_weight_format(m, "int4-g64")), mid
+        assert narrowed == py(choose_weight_format(m, "mxfp4", "experts")), mid
+    own = {mid: o["format"] for mid, o, _, _ in got}
+    assert own["gpt-oss-20b"] == "mxfp4" and own["deepseek-v3"] == "fp8-b128" and own["llama-3.1-8b"] == "bf16"

@@ -132,6 +132,7 @@ export function resolveConfig(registry, raw) {
   }
   if (Object.keys(errors).length) return { errors };
   return { device, model, phase, batch, length, wd: choice.format, ws: choice.scope, wsource: choice.source,
+           wscopeWords: constants.kernels.scope_words[choice.scope],
            wchoice: raw.wd, act: raw.act, kvd: raw.kvd, attn: raw.attn, tp, pp, ep, errors: {} };
 }
 

@@ -130,7 +130,7 @@ function configPanel(registry, uid, legendText, keys) {
       area.id = `${uid}-cfgtext`;
       wrap.querySelector("label").setAttribute("for", area.id);
       // What the reader understood, echoed back: layers, heads, parameters, attention, quantization.
-      wrap.appendChild(h("p", { class: "rl-calc-cfgecho", id: `${uid}-cfg-echo`, "aria-live": "polite" }));
+      wrap.appendChild(h("p", { class: "rl-calc-cfgecho", id: `${uid}-cfg-echo` }));
       return wrap;
     },
   };
@@ -324,6 +324,7 @@ const ROWS = [
   { key: "arithmetic_intensity", label: "Arithmetic intensity, whole step", f: fmt.intensity },
   { key: "ridge_point", label: "Ridge point (matmul peak)", f: fmt.intensity },
   { key: "peak_flop_per_s", label: "Peak FLOP/s (dense, matmul format)", f: fmt.flopPerS },
+  { key: "weight_format", label: "Weight format (beside the select: which tensors, and why)", f: (v) => v.toUpperCase() },
   { key: "compute_dtype", label: "Weight matmuls run in", f: (v) => v.toUpperCase() },
   { key: "fits", label: "Fits in memory", f: YES_NO },
   { key: "max_batch_that_fits", label: "Largest batch that fits (this context)", f: fmt.integer, none: "no KV cache modelled" },
@@ -336,6 +337,7 @@ const ROWS = [
   { key: "speed_of_light_tokens_per_s", label: "Speed of light (batch 1, weights only)", f: fmt.tokensPerS },
   { key: "flops", label: "FLOPs per step (one device, one stage)", f: fmt.flops },
   { key: "bytes", label: "Bytes moved per step (one device, one stage)", f: fmt.nbytes },
+  { key: "weight_bytes", label: "Weight bytes read per step (one device, one stage)", f: fmt.nbytes },
 ];
 const MINI_ROWS = ["time_s", "time_to_first_token_s", "tokens_per_s_per_sequence", "tokens_per_s", "bound", "fits",
   "max_batch_that_fits"];
@@ -405,7 +407,7 @@ function fillKernels(kt, last) {
   if (last) {
     const { cfg, out } = last;
     kt.caption.textContent = `Configuration A, kernel by kernel (${cfg.attn} attention, ${cfg.wd.toUpperCase()} weights${
-      ["bf16", "fp16", "fp32"].includes(cfg.wd) ? "" : ` on ${registry.constants.kernels.scope_words[cfg.ws]}`}, `
+      ["bf16", "fp16", "fp32"].includes(cfg.wd) ? "" : ` on ${cfg.wscopeWords}`}, `
       + `${cfg.act.toUpperCase()} activations, ${cfg.kvd.toUpperCase()} KV cache${out.devices > 1
         ? `; one of ${fmt.integer(out.devices)} devices, ${out.layout}, with its collectives` : ""})`;
     // Under pipeline parallelism a token crosses every stage: a stage's kernels and collectives run pp times.
