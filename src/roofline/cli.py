@@ -261,7 +261,7 @@ def _weight_payload(s, choice: WeightChoice | None) -> dict[str, Any]:
 
 def _weight_words(s, choice: WeightChoice | None) -> str:
     f = s.formats
-    where = "" if f.weights.element in ("bf16", "fp16", "fp32") else f" on {f.scope_words}"
+    where = "" if f.weights.element in ("bf16", "fp16", "fp32") or s.model.is_bare else f" on {f.scope_words}"
     return f"weights {f.weights.name}{where}" + (f" ({choice.source})" if choice else "")
 
 

@@ -494,3 +494,16 @@ def test_awq_and_gptq_configs_run_in_their_own_format(page):
     msg = message(page, "cfg")
     assert "'bitsandbytes', not a format the reader knows" in msg and msg.count(". ") == 0
     no_bad_words(page)
+
+
+def test_nvfp4_runs_at_the_fp4_peak_on_blackwell_and_is_refused_beside_activations_elsewhere(page):
+    # Issue 27 item 3: NVFP4 weights with FP4 activations compute at the FP4 peak; the H100 publishes none.
+    open_calc(page)
+    field(page, "wd").select_option("nvfp4")
+    field(page, "act").select_option("fp4")
+    assert "has no published fp4 peak" in message(page, "act")
+    field(page, "hw").select_option("b200")
+    assert message(page, "act") == ""
+    shown = outputs(page, "a")
+    assert shown["compute_dtype"]["value"] == "fp4" and shown["weight_format"]["value"] == "nvfp4"
+    assert float(shown["peak_flop_per_s"]["value"]) == get_device("b200").peak_flop_per_s("fp4")

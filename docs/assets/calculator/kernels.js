@@ -131,7 +131,8 @@ export function check(K, f, attention, device) {
   if (!K.attention_variants.includes(attention)) throw new CalcError(`unknown attention variant '${attention}'`);
   for (const dtype of new Set([matmulDtype(f), attentionDtype(f)])) {
     if (!(dtype in device.dense_peak_flop_per_s) && !SIXTEEN.includes(dtype)) {
-      throw new CalcError(`${device.id} has no published ${dtype} peak`);
+      throw new CalcError(`The ${device.name || device.id} has no published ${dtype} peak, which ${f.activation.toUpperCase()} `
+        + `activations with ${f.weights.name.toUpperCase()} weights need: choose activations it has a peak for.`);
     }
   }
 }

@@ -216,8 +216,7 @@ function noteWeights(registry, panel, cfg) {
   const note = panel.wraps.wd && panel.wraps.wd.querySelector(".rl-calc-wdnote");
   const ok = cfg && !Object.keys(cfg.errors || {}).length && cfg.wd;
   if (note) {
-    const text = ok && cfg.wchoice === registry.constants.checkpoint_format ? weightWords(registry, cfg)
-      : ok ? `${cfg.wd.toUpperCase()} on ${registry.constants.kernels.scope_words[cfg.ws]} (chosen here)` : "";
+    const text = ok ? weightWords(registry, cfg) : "";
     if (note.textContent !== text) note.textContent = text;
   }
   const echo = panel.wraps.cfg && panel.wraps.cfg.querySelector(".rl-calc-cfgecho");
@@ -242,7 +241,8 @@ function compute(registry, raw) {
     // A layout the CLI refuses gets the CLI's sentence beside the option it names.
     const msg = String(err.message || err);
     const opt = /^--(tp|pp|ep|devices)\b/.exec(msg);
-    return { errors: { [opt ? (opt[1] === "devices" ? "dev" : opt[1]) : "batch"]: msg } };
+    const peak = /has no published \w+ peak/.test(msg); // a format the device cannot compute in: beside Activations
+    return { errors: { [opt ? (opt[1] === "devices" ? "dev" : opt[1]) : peak ? "act" : "batch"]: msg } };
   }
 }
 
@@ -273,10 +273,13 @@ function syncDevices(registry, panel, source) {
 /** The weight format a configuration computes in, the tensors it covers, and why, in words. */
 function weightWords(registry, cfg) {
   const K = registry.constants.kernels;
-  const sixteen = ["bf16", "fp16", "fp32"].includes(cfg.wd);
-  const where = sixteen ? "" : ` on ${K.scope_words[cfg.ws]}`;
-  const why = cfg.wsource === K.weight_sources.explicit ? "chosen here" : cfg.wsource;
-  return `${cfg.wd.toUpperCase()}${where} (${why})`;
+  const sixteen = ["bf16", "fp16", "fp32"].includes(cfg.wd), bare = kernels.isBare(cfg.model);
+  const where = sixteen || bare ? "" : ` on ${K.scope_words[cfg.ws]}`;
+  const why = cfg.wsource === K.weight_sources.explicit ? "chosen here"
+    : cfg.wsource === K.weight_sources.bare ? "a bare parameter count has no checkpoint" : cfg.wsource;
+  // a bare count has no layer shapes to size per-channel scales by: say they are left out
+  const perChannel = bare && /^int(4|8)$/.test(cfg.wd.replace("-ch", "")) ? `; ${K.bare_per_channel_note}` : "";
+  return `${cfg.wd.toUpperCase()}${where} (${why}${perChannel})`;
 }
 
 /** config.js's record in one sentence: what the calculator read from the reader's config.json. */

@@ -495,7 +495,8 @@ def _check(formats: Formats | None, attention: str, device: Device) -> Formats:
         if dtype not in device.dense_peak_flop_per_s and dtype not in ("bf16", "fp16"):
             raise InputError(f"activation dtype {formats.activation!r} with weight format {formats.weights.name!r} "
                              f"computes in {dtype}, but the {device.name} has no published {dtype} peak "
-                             f"(it has {', '.join(device.dense_peak_flop_per_s)})")
+                             f"(it has {', '.join(device.dense_peak_flop_per_s)}); choose activations it has a peak for "
+                             f"(weight-only {formats.weights.name} runs at the bf16 peak)")
     return formats
 
 
