@@ -82,7 +82,8 @@ def custom_model(params: float) -> Model:
 # ------------------------------------------------------------------ reference outputs ------
 #: Weight formats the calculator offers (each parsed by roofline.model.formats): the 16-bit floats,
 #: fp8, per-channel int8 and the group-wise GPTQ/AWQ layouts.
-WEIGHT_FORMATS = ("bf16", "fp16", "fp32", "fp8", "int8", "int8-g128", "int4-g128", "int4-g64", "int4-g32", "mxfp4")
+WEIGHT_FORMATS = ("bf16", "fp16", "fp32", "fp8", "fp8-b128", "int8", "int8-g128", "int4-g128", "int4-g64", "int4-g32",
+                  "mxfp4", "nvfp4")
 
 
 def _op_record(k) -> dict[str, Any]:
@@ -108,7 +109,8 @@ def length_limit_message(model: Model, phase: str, length) -> str:
 
 def calculate(device: Device, model: Model, phase: str = "decode", batch=1, length=1,
               weight_format: str = "bf16", kv_dtype: str = "bf16", activation: str = "bf16",
-              attention: str = "fused", tp: int = 1, pp: int = 1, ep: int = 1, latency="floor") -> dict[str, Any]:
+              attention: str = "fused", tp: int = 1, pp: int = 1, ep: int = 1, latency="floor",
+              weight_scope: str = "linear") -> dict[str, Any]:
     """Every output the calculator shows, from the per-kernel model (roofline.model.kernels, and
     roofline.model.parallel for a layout over several devices): the reference
     docs/assets/calculator/kernels.js is parity-tested against.
@@ -120,7 +122,7 @@ def calculate(device: Device, model: Model, phase: str = "decode", batch=1, leng
     floor (a ceiling), "ring" (NCCL's, the expected figure) or seconds; `expected_tokens_per_s_per_sequence`
     is the same step at the ring's latency, beside it.
     """
-    f = Formats.of(weight_format, activation, kv_dtype)
+    f = Formats.of(weight_format, activation, kv_dtype, scope=weight_scope)
     layout = parallel.Layout(tp=tp, pp=pp, ep=ep)
     latency = parallel.check_latency(latency)
     if phase not in ("decode", "prefill"):
@@ -137,6 +139,8 @@ def calculate(device: Device, model: Model, phase: str = "decode", batch=1, leng
     return {
         "phase": phase,
         "compute_dtype": step.matmul_dtype,
+        "weight_format": f.weights.name,
+        "weight_scope": f.scope,
         "peak_flop_per_s": stage.peak_flop_per_s,
         "bandwidth_bytes_per_s": stage.bandwidth_bytes_per_s,
         "ridge_point": step.ridge_point,
@@ -208,10 +212,14 @@ MODEL_ARCH_FIELDS = ("moe_ffn_size", "n_shared_experts", "n_dense_layers", "kv_l
                      "qkv_bias", "o_bias", "mlp_bias", "attention_sinks")
 
 
+# The checkpoint's stored format (formats.choose_weight_format reads them; kernels.js mirrors it).
+CHECKPOINT_FIELDS = ("weight_format", "weight_group_size", "weight_scope", "weight_format_origin")
+
+
 def _model_record(m: Model) -> dict[str, Any]:
     fields = ("id", "name", "n_layers", "hidden_size", "n_heads", "kv_heads", "head_dim", "ffn_size", "gated_ffn",
               "vocab_size", "tied_embeddings", "n_experts", "experts_per_token", "bare_params", "source_url",
-              "source_title", "max_context_tokens", *MODEL_ARCH_FIELDS)
+              "source_title", "max_context_tokens", *MODEL_ARCH_FIELDS, *CHECKPOINT_FIELDS)
     return {f: getattr(m, f) for f in fields}
 
 
@@ -225,6 +233,12 @@ def _kernel_constants() -> dict[str, Any]:
             "runtime_reserve_bytes": K.RUNTIME_RESERVE_BYTES, "max_size": K.MAX_SIZE,
             "scale_bytes": F.SCALE_BYTES, "default_group_size": F.DEFAULT_GROUP_SIZE,
             "mx_block_size": F.MX_BLOCK_SIZE, "mx_scale_bytes": F.MX_SCALE_BYTES, "kv_dtypes": list(F.KV_DTYPES),
+            "nvfp4_block_size": F.NVFP4_BLOCK_SIZE, "nvfp4_scale_bytes": F.NVFP4_SCALE_BYTES,
+            "fp8_block_scale_bytes": F.FP8_BLOCK_SCALE_BYTES,
+            "weight_scopes": {k: list(v) for k, v in F.WEIGHT_SCOPES.items()}, "scope_words": dict(F.SCOPE_WORDS),
+            "weight_sources": {"explicit": F.SOURCE_EXPLICIT, "config": F.SOURCE_CONFIG, "registry": F.SOURCE_REGISTRY,
+                               "sixteen": F.SOURCE_SIXTEEN, "bare": F.SOURCE_BARE},
+            "bare_per_channel_note": F.BARE_PER_CHANNEL_NOTE,
             "element_bytes": dict(F._ELEMENT_BYTES), "activation_dtypes": list(F.ACTIVATION_DTYPES),
             "attention_variants": list(K.ATTENTION_VARIANTS), "critical_batch_max": 1 << 20,
             "collective_latency_bound": parallel.COLLECTIVE_LATENCY_BOUND,
@@ -236,6 +250,7 @@ def _kernel_constants() -> dict[str, Any]:
 
 def registry_json() -> dict[str, Any]:
     """The registry and the constants the calculator needs, as one JSON-ready dict (base SI units)."""
+    from roofline.model import formats as F
     return {
         "schema": SCHEMA_VERSION,
         "constants": {
@@ -244,6 +259,7 @@ def registry_json() -> dict[str, Any]:
             "compute_bound": kernels.COMPUTE_BOUND,
             "memory_bound": kernels.MEMORY_BOUND,
             "weight_formats": list(WEIGHT_FORMATS),
+            "checkpoint_format": F.CHECKPOINT,  # the select's first choice: the checkpoint's own format
             # why a custom device refuses TP/PP/EP: the package's own sentence for a device with no link
             "custom_interconnect_note": custom_device(1.0, 1.0, 1.0).interconnect_note,
             "kernels": _kernel_constants(),
@@ -254,7 +270,7 @@ def registry_json() -> dict[str, Any]:
         "defaults": {
             "hardware": "h100-sxm5", "model": "llama-3.1-8b", "phase": "decode", "batch": 1,
             "context_len": example("medium_context"), "prompt_len": example("prompt_len"),
-            "weight_format": "bf16", "kv_dtype": "bf16", "activation": "bf16", "attention": "fused",
+            "weight_format": F.CHECKPOINT, "kv_dtype": "bf16", "activation": "bf16", "attention": "fused",
             "collective_latency": "floor", "params": example("bare_params"),
             "compare_batch": example("batch_mid"),
         },

@@ -19,7 +19,8 @@ from roofline.model.dtypes import PEAK_DTYPES, STORAGE_DTYPES
 from roofline.errors import InputError, RooflineError
 from roofline.registry.hardware import devices, get_device
 from roofline.model import kernels, parallel
-from roofline.model.formats import ACTIVATION_DTYPES, WEIGHT_FORMAT_HELP, Formats, parse_weight_format
+from roofline.model.formats import (ACTIVATION_DTYPES, BARE_PER_CHANNEL_NOTE, SCOPE_WORDS, WEIGHT_FORMAT_HELP,
+                                    WEIGHT_SCOPES, Formats, WeightChoice, choose_weight_format, parse_weight_format)
 from roofline.configs import model_from_arg
 from roofline.model.dtypes import bytes_per_element
 from roofline.model.ops import matmul_cost
@@ -107,7 +108,8 @@ def cmd_hardware(args) -> None:
 
 
 def cmd_models(args) -> None:
-    rows = [{"id": m.id, "name": m.name, "params": m.total_params, "active_params": m.active_params,
+    rows = [{"id": m.id, "name": m.name, "params": m.total_params, "active_params": m.active_params_excluding_embedding,
+             "active_params_with_embedding": m.active_params,
              "published_params": m.published_params, "n_layers": m.n_layers, "kv_heads": m.kv_heads,
              "source_url": m.source_url} for m in models().values()]
     text = _table([{**r, "p": fmt.count(r["params"]), "a": fmt.count(r["active_params"])} for r in rows],
@@ -125,7 +127,8 @@ def model_summary(m: Model, kv_dtype: str = "bf16") -> dict[str, Any]:
     by_type = {k: v * b for k, v in m.kv_elements_per_token_by_layer_type().items()}
     return {
         "id": m.id, "name": m.name, "family": m.family or None,
-        "params": m.total_params, "active_params": m.active_params,
+        "params": m.total_params, "active_params": m.active_params_excluding_embedding,
+        "active_params_with_embedding": m.active_params,
         "params_by_group": m.params_by_group(),
         "kv_dtype": kv_dtype,
         "kv_bytes_per_token": {"total": float(m.kv_elements_per_token() * b), **by_type},
@@ -141,7 +144,16 @@ def model_summary(m: Model, kv_dtype: str = "bf16") -> dict[str, Any]:
                    "experts_per_token": m.experts_per_token if m.is_moe else None,
                    "shared_experts": m.n_shared_experts if m.is_moe else None},
         "weight_format": m.weight_format or None, "weight_group_size": m.weight_group_size or None,
+        **_checkpoint_payload(m),
     }
+
+
+def _checkpoint_payload(m: Model) -> dict[str, Any]:
+    """The format decode and prefill default to for this model, the tensors it covers, and why."""
+    c = choose_weight_format(m)
+    f = Formats.of(c.format, scope=c.scope)
+    return {"checkpoint_weight_format": c.format, "checkpoint_weight_scope": c.scope,
+            "checkpoint_weight_scope_words": f.scope_words, "checkpoint_weight_format_source": c.source}
 
 
 def cmd_model(args) -> None:
@@ -161,15 +173,18 @@ def cmd_model(args) -> None:
                   f"{lay['total']} ({lay['moe']} MoE: {lay['experts']} experts, {lay['experts_per_token']} per token"
                   + (f", {lay['shared_experts']} shared" if lay["shared_experts"] else "")
                   + (f"; {lay['dense']} dense)" if lay["dense"] else ")"))
+    active = fmt.count(p["active_params"])
+    if p["active_params"] != p["active_params_with_embedding"]:
+        active += f" (input embedding left out: a lookup reads one row; {fmt.count(p['active_params_with_embedding'])} with it)"
     rows = [("parameters", fmt.count(p["params"])),
-            ("active/token", fmt.count(p["active_params"])),
+            ("active/token", active),
             ("layers", layer_text),
             ("attention", m.attention_description + (f" (latent {m.kv_lora_rank} + rotary key {m.qk_rope_head_dim})"
                                                      if m.is_mla else f" ({m.n_heads} query heads, {m.kv_heads} KV heads, head_dim {m.head_dim})")),
             (f"KV/token ({args.kv_dtype})", kv_text)]
-    if m.weight_format:
-        rows.append(("weight format", m.weight_format + (f", {m.weight_group_size} elements per scale"
-                                                         if m.weight_group_size else "")))
+    rows.append(("weight format", f"{p['checkpoint_weight_format']}"
+                                  + ("" if not m.weight_format else f" on {p['checkpoint_weight_scope_words']}")
+                                  + f" ({p['checkpoint_weight_format_source']}); decode and prefill default to it"))
     rows += [(f"  {k}", fmt.count(v)) for k, v in p["params_by_group"].items()]
     width = max(len(label) for label, _ in rows)
     head = f"{m.name}" + (f" · {m.family}" if m.family else "")
@@ -231,12 +246,32 @@ def _layout_payload(s) -> dict[str, Any]:
     return out
 
 
-def _step_payload(s) -> dict[str, Any]:
+def _weight_payload(s, choice: WeightChoice | None) -> dict[str, Any]:
+    """Which weight format the step used, over which tensors, and why (plus what a bare count assumes)."""
+    f, m = s.formats, s.model
+    bpw = (f.weights.bare_bytes_per_weight() if m.is_bare else f.weights.bytes_per_weight(m.hidden_size))
+    groups = ("weights",) if m.is_bare else ("attention", "mlp", "experts", "shared") if m.is_moe else ("attention", "mlp")
+    out = {"weight_format": f.weights.name, "weight_scope": f.scope, "weight_scope_words": f.scope_words,
+           "weight_format_source": choice.source if choice else None, "weight_bytes_per_weight": bpw,
+           "weight_formats_by_group": {g: (f.weights.name if g == "weights" else f.weights_for(g).name) for g in groups
+                                       if not (g == "mlp" and m.is_moe and not m.n_dense_layers)
+                                       and not (g == "shared" and not m.n_shared_experts)},
+           "assumptions": [BARE_PER_CHANNEL_NOTE] if m.is_bare and f.weights.per_channel else []}
+    return out
+
+
+def _weight_words(s, choice: WeightChoice | None) -> str:
+    f = s.formats
+    where = "" if f.weights.element in ("bf16", "fp16", "fp32") or s.model.is_bare else f" on {f.scope_words}"
+    return f"weights {f.weights.name}{where}" + (f" ({choice.source})" if choice else "")
+
+
+def _step_payload(s, choice: WeightChoice | None = None) -> dict[str, Any]:
     f = s.formats
     return {
         "phase": s.phase, "model": s.model.id, "hardware": s.device.id, "batch": int(s.batch),
         "context_len": int(s.context_len), "tokens_per_sequence": int(s.tokens_per_sequence),
-        "weight_format": f.weights.name, "weight_bytes_per_weight": f.weights.bytes_per_weight(s.model.hidden_size or None),
+        **_weight_payload(s, choice),
         "head_format": f.head_format.name, "activation_dtype": f.activation, "kv_dtype": f.kv,
         "attention": s.attention, "compute_dtype": s.matmul_dtype,
         "flops": s.flops, "bytes": s.bytes, "weight_bytes": s.weight_bytes, "kv_bytes": s.kv_bytes,
@@ -264,12 +299,12 @@ def _ops_table(s) -> str:
                          ("share", "of step")])
 
 
-def _step_text(s, extra: list[tuple[str, str]], show_ops: bool = False) -> str:
+def _step_text(s, extra: list[tuple[str, str]], show_ops: bool = False, choice: WeightChoice | None = None) -> str:
     """A step as aligned `label  value` lines; `extra` rows go after the time."""
     where = f"context {int(s.context_len)}" if s.phase == "decode" else f"prompt {int(s.tokens_per_sequence)}"
     f = s.formats
     head = (f"{s.phase} · {s.model.name} on {s.device.name} · batch {int(s.batch)}, {where} · "
-            f"weights {f.weights.name}, activations {f.activation}, KV {f.kv}, {s.attention} attention")
+            f"{_weight_words(s, choice)}, activations {f.activation}, KV {f.kv}, {s.attention} attention")
     lay = getattr(s, "layout", parallel.Layout())
     if not lay.is_single:
         head += f" · {lay.name} ({lay.devices} devices)"
@@ -293,6 +328,11 @@ def _step_text(s, extra: list[tuple[str, str]], show_ops: bool = False) -> str:
     lines = [head, *(f"  {label:<{width}}  {value}" for label, value in rows)]
     if s.model.is_bare:
         lines.append("  (a bare parameter count models weights only: no KV cache, no activations)")
+        if f.weights.per_channel:
+            lines.append(f"  ({BARE_PER_CHANNEL_NOTE})")
+    if s.model.is_mla and s.phase == "prefill":
+        lines.append("  (MLA: prefill expands K and V from the latent and attends over them, as engines run it; "
+                     "decode attends over the latent, absorbed)")
     if getattr(s, "kv_note", ""):
         lines.append(f"  ({s.kv_note})")
     if show_ops:
@@ -380,8 +420,10 @@ def _latency_payload(s) -> dict[str, Any] | None:
                            parallel.LATENCY_RING: s.device.interconnect.latency_source_url}.get(lat)}
 
 
-def _formats(args) -> Formats:
-    return Formats.of(args.weight_format, args.activation_dtype, args.kv_dtype)
+def _formats(args, model: Model) -> tuple[Formats, WeightChoice]:
+    """The formats a step runs in: the checkpoint's own weight format unless --weight-format says otherwise."""
+    c = choose_weight_format(model, args.weight_format, args.weight_scope)
+    return Formats.of(c.format, args.activation_dtype, args.kv_dtype, scope=c.scope), c
 
 
 def _max_context(args, m: Model, tokens: int, option: str) -> tuple[dict[str, Any], str]:
@@ -395,7 +437,7 @@ def _max_context(args, m: Model, tokens: int, option: str) -> tuple[dict[str, An
 def cmd_decode(args) -> None:
     m, d = model_from_arg(args.model), get_device(args.hardware)
     limit, limit_text = _max_context(args, m, args.context, "--context")
-    f = _formats(args)
+    f, choice = _formats(args, m)
     lay = _layout(args, m, d)
     latency = _latency(args)
     if lay.is_single:
@@ -404,7 +446,7 @@ def cmd_decode(args) -> None:
         s = parallel.decode(m, d, args.batch, args.context, f, args.attention, lay, latency)
     lim = parallel.limits(m, d, args.context, f, args.attention, lay, latency)  # every limit of this layout, one place
     mb = lim.max_batch_that_fits
-    payload = _step_payload(s)
+    payload = _step_payload(s, choice)
     cb = kernels.critical_batch(m, d, f)
     ws = kernels.whole_step_crossing_batch(m, d, args.context, f, args.attention)
     payload.update({
@@ -435,7 +477,7 @@ def cmd_decode(args) -> None:
               else "never reaches the ridge at this context (attention's KV reads)"),
              ("max batch", "not modelled for a bare parameter count" if mb is None
               else f"{int(mb)} fit at this context")]
-    _emit(args, payload, _step_text(s, extra, args.ops) + limit_text)
+    _emit(args, payload, _step_text(s, extra, args.ops, choice) + limit_text)
     if not s.fits:
         sys.exit(EXIT_USAGE) if not args.json else None
 
@@ -444,16 +486,17 @@ def cmd_prefill(args) -> None:
     m, d = model_from_arg(args.model), get_device(args.hardware)
     limit, limit_text = _max_context(args, m, args.prompt, "--prompt")
     lay = _layout(args, m, d)
-    s = (kernels.prefill(m, d, args.prompt, args.batch, _formats(args), args.attention) if lay.is_single
-         else parallel.prefill(m, d, args.prompt, args.batch, _formats(args), args.attention, lay, _latency(args)))
-    payload = _step_payload(s)
+    f, choice = _formats(args, m)
+    s = (kernels.prefill(m, d, args.prompt, args.batch, f, args.attention) if lay.is_single
+         else parallel.prefill(m, d, args.prompt, args.batch, f, args.attention, lay, _latency(args)))
+    payload = _step_payload(s, choice)
     payload["time_to_first_token_s"] = s.time_s if s.fits else None
     payload.update(limit)
     if not s.fits:
         payload.update({"time_s": None, "time_perfect_overlap_s": None, "tokens_per_s": None,
                         "tokens_per_s_per_sequence": None})
     extra = [("time to first token", fmt.seconds(s.time_s))]
-    _emit(args, payload, _step_text(s, extra, args.ops) + limit_text)
+    _emit(args, payload, _step_text(s, extra, args.ops, choice) + limit_text)
     if not s.fits:
         sys.exit(EXIT_USAGE) if not args.json else None
 
@@ -607,12 +650,20 @@ def _add_max_context_option(sp) -> None:
     sp.add_argument("--allow-beyond-max-context", action="store_true",
                     help="answer for a context or prompt past the model's maximum (max_position_embeddings) "
                          "instead of refusing it; the output says it extrapolates")
+def _add_weight_options(sp) -> None:
+    sp.add_argument("--weight-format", "--weight-dtype", dest="weight_format", default=None, type=_weight_format,
+                    metavar="FORMAT", help=f"how the weights are stored: {WEIGHT_FORMAT_HELP}. Default: the "
+                                           "checkpoint's own format (its config.json quantization_config, or the "
+                                           "registry's), else bf16. Embedding, router and output head stay 16-bit")
+    sp.add_argument("--weight-scope", default=None, choices=tuple(WEIGHT_SCOPES),
+                    help="which tensors the weight format covers: " + "; ".join(f"{k}: {v}" for k, v in SCOPE_WORDS.items())
+                         + ". Default: the checkpoint's own (gpt-oss: experts), else linear for --weight-format")
 
 
 def cmd_layouts(args) -> None:
     m, d = model_from_arg(args.model), get_device(args.hardware)
     limit, limit_text = _max_context(args, m, args.context, "--context")
-    f = _formats(args)
+    f, choice = _formats(args, m)
     latency = _latency(args)
     rows = []
     for lay in parallel.candidate_layouts(m, d):
@@ -643,8 +694,9 @@ def cmd_layouts(args) -> None:
     ic = d.interconnect
     link = (f"{ic.link}, {fmt.bytes_per_s(ic.bandwidth_bytes_per_s_per_direction)} each way, "
             f"{ic.domain_devices} per domain") if ic else d.interconnect_note
+    where = "" if f.weights.element in ("bf16", "fp16", "fp32") else f" on {f.scope_words}"
     head = (f"layouts · {m.name} on {d.name} ({link}) · decode at batch {args.batch}, context {args.context} · "
-            f"weights {f.weights.name}, KV {f.kv}"
+            f"weights {f.weights.name}{where} ({choice.source}), KV {f.kv}"
             + (f" · collective latency {parallel.latency_description(ic, latency)}" if ic else ""))
     text = head + "\n" + _table(text_rows, [("layout", "layout"), ("devices", "devices"), ("fit", "fits"),
                                             ("w", "weights/device"), ("kv", "KV/device"), ("mb", "max batch"),
@@ -657,6 +709,8 @@ def cmd_layouts(args) -> None:
                      f"no layout within one scale-up domain holds it at batch {args.batch}, context {args.context}"))
     _emit(args, {"model": m.id, "hardware": d.id, "batch": args.batch, "context_len": args.context, **limit,
                  "collective_latency": parallel.latency_description(ic, latency) if ic else None,
+                 "weight_format": f.weights.name, "weight_scope": f.scope, "weight_scope_words": f.scope_words,
+                 "weight_format_source": choice.source, "activation_dtype": f.activation, "kv_dtype": f.kv,
                  "smallest_layout": fit["layout"] if fit else None, "layouts": rows}, text + limit_text)
 
 
@@ -698,9 +752,7 @@ def build_parser() -> argparse.ArgumentParser:
                             help="tokens already cached per sequence (at least 1: the new token attends to them and itself)")
         else:
             sp.add_argument("--prompt", type=_positive_int("prompt"), required=True, help="prompt tokens per sequence")
-        sp.add_argument("--weight-format", "--weight-dtype", dest="weight_format", default="bf16", type=_weight_format,
-                        metavar="FORMAT", help=f"how the checkpoint stores its weights: {WEIGHT_FORMAT_HELP}; "
-                                               "embedding and output head stay 16-bit")
+        _add_weight_options(sp)
         sp.add_argument("--activation-dtype", default="bf16", choices=ACTIVATION_DTYPES,
                         help="format of activations; fp8 with fp8 weights runs the matmuls on the fp8 peak")
         sp.add_argument("--kv-dtype", default="bf16", choices=STORAGE_DTYPES, help="format of the KV cache")
@@ -715,8 +767,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--hardware", required=True, help="registry device id (see `roofline hardware`)")
     sp.add_argument("--context", type=_context, required=True, help="tokens cached per sequence")
     sp.add_argument("--batch", type=_positive_int("batch"), default=1, help="sequences decoded together (all devices)")
-    sp.add_argument("--weight-format", dest="weight_format", default="bf16", type=_weight_format, metavar="FORMAT",
-                    help=f"how the checkpoint stores its weights: {WEIGHT_FORMAT_HELP}")
+    _add_weight_options(sp)
     sp.add_argument("--activation-dtype", default="bf16", choices=ACTIVATION_DTYPES, help="format of activations")
     sp.add_argument("--kv-dtype", default="bf16", choices=STORAGE_DTYPES, help="format of the KV cache")
     sp.add_argument("--attention", default="fused", choices=kernels.ATTENTION_VARIANTS, help="attention variant")

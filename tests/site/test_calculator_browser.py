@@ -426,7 +426,9 @@ def test_your_model_from_a_pasted_or_dropped_config(page):
     field(page, "ctx").fill("8192")
     m = read_config(fixtures / "gpt-oss-20b.json")
     dev = get_device(registry_json()["defaults"]["hardware"])
-    expected = calculate(dev, m, "decode", 1, 8192)
+    # The weight select starts at the checkpoint's own format: gpt-oss's quantization_config says MXFP4,
+    # and transformers converts only the experts (modules_to_not_convert lists attention, router, head).
+    expected = calculate(dev, m, "decode", 1, 8192, "mxfp4", weight_scope="experts")
     check_against_package(outputs(page, "a"), expected)
     before = outputs(page, "a")
 
@@ -456,7 +458,8 @@ def test_your_model_from_a_pasted_or_dropped_config(page):
         str(fixtures / "deepseek-v3.json"))
     page.wait_for_function("""() => document.querySelector('.rl-calc td[data-config="a"][data-output="kv_cache_bytes"]')
         .dataset.value !== '""" + before["kv_cache_bytes"]["value"] + "'")
-    expected = calculate(dev, read_config(fixtures / "deepseek-v3.json"), "decode", 1, 8192)
+    # DeepSeek-V3's quantization_config: fp8 e4m3 with weight_block_size [128, 128], every linear layer
+    expected = calculate(dev, read_config(fixtures / "deepseek-v3.json"), "decode", 1, 8192, "fp8-b128")
     check_against_package(outputs(page, "a"), expected)
     no_bad_words(page)
     assert [u for u in page.requests_seen if not u.startswith(page.base_url)] == []
@@ -506,3 +509,55 @@ def test_no_layout_reports_more_tokens_per_second_than_the_speed_of_light_beside
             assert float(out["expected_tokens_per_s_per_sequence"]["value"]) <= seq, query  # the ring is slower
         checked += 1
     assert checked >= 60
+def test_awq_and_gptq_configs_run_in_their_own_format(page):
+    # Issue 22 item 1. Llama-3.1-8B at batch 1, one token cached, on the H100 (3.35 TB/s). By hand:
+    # linear weights 32 · (2·4096·4096 + 2·4096·1024 + 3·4096·14336) = 6.979e9; int4 g128 (AWQ and GPTQ:
+    # 0.5 B + a 2-byte fp16 scale and a 0.5-byte packed zero per 128 weights) = 0.5195 B each: 3.626 GB;
+    # the output head 128256·4096 stays bf16: 1.051 GB; norms and one embedding row ~0.5 MB.
+    # 4.677 GB a step, against 2 · (6.979e9 + 0.525e9) = 15.01 GB in bf16: 15.01 / 4.677 = 3.21×.
+    from pathlib import Path
+
+    fixtures = Path(__file__).resolve().parents[1] / "fixtures" / "configs"
+    open_calc(page)
+    field(page, "model").select_option("config")
+    field(page, "ctx").fill("1")
+    area = page.locator(".rl-calc .rl-calc-config").nth(0).locator(".rl-calc-cfgtext")
+    note = page.locator(".rl-calc .rl-calc-config").nth(0).locator(".rl-calc-wdnote")
+    echo = page.locator(".rl-calc .rl-calc-config").nth(0).locator(".rl-calc-cfgecho")
+    for name in ("llama-3.1-8b-awq.json", "llama-3.1-8b-gptq.json"):
+        field(page, "wd").select_option("checkpoint")
+        area.fill((fixtures / name).read_text())
+        quantized = outputs(page, "a")
+        assert float(quantized["weight_bytes"]["value"]) == pytest.approx(4.677e9, rel=2e-3), name
+        assert "INT4-G128" in note.inner_text() and "read from config.json" in note.inner_text()
+        said = echo.inner_text()
+        for words in ("32 layers", "32 heads, 8 KV heads, head size 128", "8.03 billion parameters", "GQA attention",
+                      "INT4-G128", "read from config.json"):
+            assert words in said, (words, said)
+        page.wait_for_function("(new URLSearchParams(location.search).get('cfg') || '').includes('weight_format:int4')")
+        field(page, "wd").select_option("bf16")
+        plain = outputs(page, "a")
+        assert float(plain["weight_bytes"]["value"]) == pytest.approx(15.01e9, rel=2e-3)
+        assert "chosen here" in note.inner_text()
+        ratio = float(quantized["tokens_per_s"]["value"]) / float(plain["tokens_per_s"]["value"])
+        assert 3.0 < ratio < 3.4, (name, ratio)
+
+    # A method the package cannot honour: one sentence beside the field, never bf16.
+    field(page, "wd").select_option("checkpoint")
+    area.fill((fixtures / "broken-quant-method.json").read_text())
+    msg = message(page, "cfg")
+    assert "'bitsandbytes', not a format the reader knows" in msg and msg.count(". ") == 0
+    no_bad_words(page)
+
+
+def test_nvfp4_runs_at_the_fp4_peak_on_blackwell_and_is_refused_beside_activations_elsewhere(page):
+    # Issue 27 item 3: NVFP4 weights with FP4 activations compute at the FP4 peak; the H100 publishes none.
+    open_calc(page)
+    field(page, "wd").select_option("nvfp4")
+    field(page, "act").select_option("fp4")
+    assert "has no published fp4 peak" in message(page, "act")
+    field(page, "hw").select_option("b200")
+    assert message(page, "act") == ""
+    shown = outputs(page, "a")
+    assert shown["compute_dtype"]["value"] == "fp4" and shown["weight_format"]["value"] == "nvfp4"
+    assert float(shown["peak_flop_per_s"]["value"]) == get_device("b200").peak_flop_per_s("fp4")

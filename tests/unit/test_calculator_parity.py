@@ -53,8 +53,9 @@ const results = input.cases.map((c) => {
       : registry.devices.find((d) => d.id === c.device.id);
     const model = c.model.custom ? calc.customModel(...c.model.custom)
       : c.model.record || registry.models.find((m) => m.id === c.model.id);
+    const [tp, pp, ep, latency = "floor"] = c.layout;
     return { ok: view.calculate(C, device, model, c.phase, c.batch, c.length, c.wf, c.kvd, c.act, c.attn,
-                               ...c.layout) };
+                               tp, pp, ep, latency, c.scope) };
   } catch (err) {
     if (!(err instanceof calc.CalcError)) throw err;
     return { error: err.message };
@@ -90,7 +91,9 @@ BATCHES = [1, 3, 64, 1024]
 LENGTHS = {"decode": [1, 4095, 131072], "prefill": [1, 17, 512, 32768]}
 FORMATS = [("bf16", "bf16", "bf16"), ("fp8", "fp8", "fp8"), ("int4-g128", "bf16", "bf16"), ("int4-g32", "fp8", "bf16"),
            ("int8", "bf16", "bf16"), ("fp16", "int4", "fp16"), ("fp32", "bf16", "fp32"), ("int8-g64", "int8", "int8"),
-           ("mxfp4", "bf16", "bf16"), ("mxfp4", "fp8", "fp4")]
+           ("mxfp4", "bf16", "bf16"), ("mxfp4", "fp8", "fp4"), ("nvfp4", "bf16", "fp4"), ("nvfp4", "fp8", "bf16"),
+           ("fp8-b128", "bf16", "bf16"), ("int4-ch", "bf16", "bf16")]
+SCOPES = ["linear", "linear", "mlp", "experts"]  # which tensors the weight format covers (formats.WEIGHT_SCOPES)
 ATTENTION = ["fused", "unfused"]
 # (tp, pp, ep[, collective latency]): the floor by default, an NCCL ring's, or seconds per collective.
 LAYOUTS = [(1, 1, 1), (2, 1, 1), (8, 1, 1), (4, 2, 1), (1, 4, 1), (1, 1, 8), (1, 2, 4), (16, 1, 1), (3, 1, 1),
@@ -122,6 +125,15 @@ EXTRA = [
     ({"id": "l4"}, {"id": "llama-3.1-8b"}, "prefill", 8, 4096, "bf16", "bf16", "bf16", "fused", (8, 1, 1)),
     ({"id": "mi300x"}, {"id": "llama-3.1-70b"}, "decode", 1, 1024, "bf16", "bf16", "bf16", "fused", (8, 1, 1, "ring")),
     ({"id": "tpu-v6e"}, {"id": "llama-3.1-70b"}, "decode", 1, 1024, "bf16", "bf16", "bf16", "fused", (8, 1, 1)),
+    # Checkpoint formats over their own tensors: gpt-oss's MXFP4 experts (bf16 attention), DeepSeek-V3's
+    # fp8 128×128 blocks, NVFP4 with FP4 activations at the B200's FP4 peak, the AWQ fixture, MLA prefill.
+    ({"id": "h100-sxm5"}, {"id": "gpt-oss-20b"}, "decode", 1, 1, "mxfp4", "bf16", "bf16", "fused", (1, 1, 1), "experts"),
+    ({"id": "b200"}, {"id": "gpt-oss-120b"}, "prefill", 4, 2048, "mxfp4", "bf16", "fp4", "fused", (1, 1, 4), "experts"),
+    ({"id": "h200-sxm"}, {"id": "deepseek-v3"}, "decode", 64, 4096, "fp8-b128", "fp8", "bf16", "fused", (1, 1, 8), "linear"),
+    ({"id": "h100-sxm5"}, {"id": "deepseek-v3"}, "prefill", 4, 4096, "fp8-b128", "bf16", "bf16", "unfused", (8, 1, 1)),
+    ({"id": "b200"}, {"id": "llama-3.1-70b"}, "prefill", 8, 1024, "nvfp4", "bf16", "fp4", "fused"),
+    ({"id": "h100-sxm5"}, {"fixture": "llama-3.1-8b-awq.json"}, "decode", 1, 1, "int4-g128", "bf16", "bf16", "fused"),
+    ({"id": "h100-sxm5"}, {"custom": [8e9]}, "decode", 1, 1, "int8", "bf16", "bf16", "fused"),
 ]
 # Inputs both sides must refuse (the package raises; the JavaScript throws a CalcError).
 INVALID = [
@@ -134,6 +146,10 @@ INVALID = [
     ({"id": "h100-sxm5"}, {"id": "llama-3.1-8b"}, "decode", 1, 1, "bf16", "fp64", "bf16", "fused"),
     ({"id": "h100-sxm5"}, {"id": "llama-3.1-8b"}, "decode", 1, 1, "bf16", "bf16", "bf16", "flash"),
     ({"id": "a100-sxm4-80gb"}, {"id": "llama-3.1-8b"}, "decode", 1, 1, "fp8", "bf16", "fp8", "fused"),
+    # NVFP4 at the FP4 peak needs one: the H100 has none
+    ({"id": "h100-sxm5"}, {"id": "llama-3.1-8b"}, "decode", 1, 1, "nvfp4", "bf16", "fp4", "fused"),
+    ({"id": "h100-sxm5"}, {"id": "llama-3.1-8b"}, "decode", 1, 1, "fp8-b0", "bf16", "bf16", "fused"),
+    ({"id": "h100-sxm5"}, {"id": "llama-3.1-8b"}, "decode", 1, 1, "bf16", "bf16", "bf16", "fused", (1, 1, 1), "attn"),
     ({"id": "h100-sxm5"}, {"id": "llama-3.1-8b"}, "prefill", 1, 0, "bf16", "bf16", "bf16", "fused"),
     ({"id": "h100-sxm5"}, {"id": "llama-3.1-8b"}, "sample", 1, 1, "bf16", "bf16", "bf16", "fused"),
     # The CLI's layout refusals: a degree below 1 or fractional, heads TP does not divide, more devices than
@@ -154,9 +170,9 @@ INVALID = [
 ]
 
 
-def _case(dev, model, phase, batch, length, wf, kvd, act, attn, layout=(1, 1, 1)):
+def _case(dev, model, phase, batch, length, wf, kvd, act, attn, layout=(1, 1, 1), scope="linear"):
     return {"device": dev, "model": model, "phase": phase, "batch": batch, "length": length, "wf": wf,
-            "kvd": kvd, "act": act, "attn": attn, "layout": list(layout)}
+            "kvd": kvd, "act": act, "attn": attn, "layout": list(layout), "scope": scope}
 
 
 def grid() -> list[dict]:
@@ -166,7 +182,7 @@ def grid() -> list[dict]:
             itertools.product(DEVICES, MODELS, PHASES, BATCHES, FORMATS, ATTENTION) for l in LENGTHS[p]]
     every = [({"id": "h200-sxm"}, m, p, rng.choice(BATCHES), rng.choice(LENGTHS[p]), *rng.choice(FORMATS[:3]),
               rng.choice(ATTENTION)) for m in MODELS for p in PHASES]
-    laid = [(*c, rng.choice(LAYOUTS)) for c in rng.sample(full, N_LAYOUT_SAMPLED)]
+    laid = [(*c, rng.choice(LAYOUTS), rng.choice(SCOPES)) for c in rng.sample(full, N_LAYOUT_SAMPLED)]
     cases = [_case(*c) for c in rng.sample(full, N_SAMPLED) + laid + every + EXTRA + INVALID]
     for c in cases:  # the JavaScript gets the fixture's record, as config.js reads it (test_config_parity)
         if "fixture" in c["model"]:
@@ -189,7 +205,8 @@ def _model(spec):
 def package_result(case: dict) -> dict:
     try:
         return {"ok": calculate(_device(case["device"]), _model(case["model"]), case["phase"], case["batch"],
-                                case["length"], case["wf"], case["kvd"], case["act"], case["attn"], *case["layout"])}
+                                case["length"], case["wf"], case["kvd"], case["act"], case["attn"], *case["layout"],
+                                weight_scope=case["scope"])}
     except RooflineError as err:
         return {"error": str(err)}
 

@@ -18,6 +18,7 @@ from tests.support.node import requires_node, run_harness
 from roofline.calculator_view import _model_record, registry_json
 from roofline.configs import read_config_doc
 from roofline.errors import InputError
+from roofline.model.formats import choose_weight_format
 
 ROOT = Path(__file__).resolve().parents[2]
 CALC_DIR = ROOT / "docs" / "assets" / "calculator"
@@ -28,15 +29,18 @@ pytestmark = requires_node
 HARNESS = r"""
 import * as calc from "./calc.js";
 import * as config from "./config.js";
+import * as kernels from "./kernels.js";
 import { readFileSync } from "node:fs";
 const input = JSON.parse(readFileSync(0, "utf8"));
 const R = input.registry.config_reader;
 const out = input.cases.map(([label, text]) => {
   try {
     const m = config.readConfigText(R, text, label);
-    const back = config.decodeModel(config.encodeModel(m), m.name);
+    const back = config.decodeModel(config.encodeModel(m), m.name, R);
+    const K = input.registry.constants.kernels;
     return { record: m, total: calc.totalParams(m), active: calc.activeParams(m),
-             kv: calc.kvElementsPerToken(m), link_total: calc.totalParams(back), link_kv: calc.kvElementsPerToken(back) };
+             kv: calc.kvElementsPerToken(m), link_total: calc.totalParams(back), link_kv: calc.kvElementsPerToken(back),
+             choice: kernels.chooseWeightFormat(K, m), link_choice: kernels.chooseWeightFormat(K, back) };
   } catch (err) {
     if (!(err instanceof calc.CalcError)) throw err;
     return { error: err.message };
@@ -52,6 +56,20 @@ VARIANTS = {
     "bad-layer-types.json": {**BASE, "layer_types": ["full_attention", "global"]},
     "sliding.json": {**BASE, "use_sliding_window": True, "sliding_window": 4096, "max_window_layers": 28},
     "gptq.json": {**BASE, "quantization_config": {"quant_method": "gptq", "bits": 4, "group_size": 128}},
+    "gptq-8bit-channel.json": {**BASE, "quantization_config": {"quant_method": "gptq", "bits": 8, "group_size": -1}},
+    "gptq-4bit-channel.json": {**BASE, "quantization_config": {"quant_method": "gptq", "bits": 4, "group_size": -1,
+                                                               "desc_act": True}},
+    "awq-g64.json": {**BASE, "quantization_config": {"quant_method": "awq", "bits": 4, "group_size": 64,
+                                                     "modules_to_not_convert": ["lm_head"]}},
+    "awq-no-attn.json": {**BASE, "quantization_config": {"quant_method": "awq", "bits": 4, "group_size": 128,
+                                                         "modules_to_not_convert": ["self_attn", "mlp.gate"]}},
+    "awq-odd-module.json": {**BASE, "quantization_config": {"quant_method": "awq", "bits": 4, "group_size": 128,
+                                                            "modules_to_not_convert": ["model.layers.3.mlp"]}},
+    "awq-bad-group.json": {**BASE, "quantization_config": {"quant_method": "awq", "bits": 4, "group_size": 100}},
+    "fp8-tensor.json": {**BASE, "quantization_config": {"quant_method": "fp8"}},
+    "fp8-oblong.json": {**BASE, "quantization_config": {"quant_method": "fp8", "weight_block_size": [128, 64]}},
+    "awq-8bit.json": {**BASE, "quantization_config": {"quant_method": "awq", "bits": 8, "group_size": 128}},
+    "compressed.json": {**BASE, "quantization_config": {"quant_method": "compressed-tensors"}},
     "awq-bad-bits.json": {**BASE, "quantization_config": {"quant_method": "awq", "bits": 3}},
     "bool-layers.json": {**BASE, "num_hidden_layers": True},
     "nested-missing.json": {"model_type": "gemma3", "text_config": "none"},
@@ -84,9 +102,10 @@ def python_side(label: str, text: str) -> dict:
         m = read_config_doc(doc, name=label)
     except InputError as err:
         return {"error": str(err)}
-    record = {**_model_record(m), "family": m.family, "weight_format": m.weight_format,
-              "weight_group_size": m.weight_group_size}
-    return {"record": record, "total": m.total_params, "active": m.active_params, "kv": m.kv_elements_per_token()}
+    record = {**_model_record(m), "family": m.family}
+    c = choose_weight_format(m)
+    return {"record": record, "total": m.total_params, "active": m.active_params, "kv": m.kv_elements_per_token(),
+            "choice": {"format": c.format, "scope": c.scope, "source": c.source}}
 
 
 @pytest.fixture(scope="module")
@@ -117,6 +136,8 @@ def test_every_fixture_and_variant_reads_the_same_in_javascript(results):
         assert j["kv"] == p["kv"]
         # The share link carries the parsed fields: the model it rebuilds has the same numbers.
         assert j["link_total"] == pytest.approx(p["total"], rel=1e-12) and j["link_kv"] == p["kv"], label
+        # ... and the same weight format by the same rule (formats.choose_weight_format).
+        assert j["choice"] == p["choice"] and j["link_choice"] == p["choice"], label
 
 
 def test_the_fixtures_cover_refusals_and_every_family(results):
@@ -138,3 +159,33 @@ def test_a_rule_changed_in_javascript_only_fails(tmp_path):
     got = run_harness(mutant, HARNESS, {"registry": registry_json(), "cases": [["g.json", text]]}, tmp_path / "run",
                       timeout=60)[0]["record"]["n_window_layers"]
     assert got != python_side("g.json", text)["record"]["n_window_layers"]
+
+
+REGISTRY_CHOICE_HARNESS = r"""
+import * as kernels from "./kernels.js";
+import { readFileSync } from "node:fs";
+const input = JSON.parse(readFileSync(0, "utf8"));
+const K = input.registry.constants.kernels;
+const out = input.registry.models.map((m) => [m.id, kernels.chooseWeightFormat(K, m),
+  kernels.chooseWeightFormat(K, m, "int4-g64", null), kernels.chooseWeightFormat(K, m, "mxfp4", "experts")]);
+process.stdout.write(JSON.stringify(out));
+"""
+
+
+def test_the_registry_models_choose_the_same_weight_format_in_javascript(tmp_path):
+    # The one rule, both sides: the checkpoint's own format (gpt-oss mxfp4 on its experts, DeepSeek-V3
+    # fp8 128×128 blocks, the rest bf16), and an explicit format over every linear layer unless narrowed.
+    reg = registry_json()
+    got = run_harness(CALC_DIR, REGISTRY_CHOICE_HARNESS, {"registry": reg}, tmp_path / "calc")
+    from roofline.registry.models import get_model
+
+    def py(c):
+        return {"format": c.format, "scope": c.scope, "source": c.source}
+
+    for mid, own, explicit, narrowed in got:
+        m = get_model(mid)
+        assert own == py(choose_weight_format(m)), mid
+        assert explicit == py(choose_weight_format(m, "int4-g64")), mid
+        assert narrowed == py(choose_weight_format(m, "mxfp4", "experts")), mid
+    own = {mid: o["format"] for mid, o, _, _ in got}
+    assert own["gpt-oss-20b"] == "mxfp4" and own["deepseek-v3"] == "fp8-b128" and own["llama-3.1-8b"] == "bf16"

@@ -35,6 +35,9 @@ def fixture(name: str):
 # figure; OpenAI and DeepSeek leave the input embedding out of theirs, Mistral and Qwen keep it.
 PUBLISHED = {
     "llama-3.1-8b.json": (8.03e9, None, True, "Llama 3.1 model card: 8.03B"),
+    # Quantized checkpoints keep the architecture: the same 8.03B weights, stored in 4 bits.
+    "llama-3.1-8b-awq.json": (8.03e9, None, True, "Llama 3.1 model card: 8.03B (AWQ INT4 of the same model)"),
+    "llama-3.1-8b-gptq.json": (8.03e9, None, True, "Llama 3.1 model card: 8.03B (GPTQ INT4 of the same model)"),
     "llama-4-maverick.json": (400e9, 17e9, True, "Llama 4 model card: 17B active, 400B total"),
     "mistral-7b.json": (7.24e9, None, True, "Mistral 7B: 7.24B"),
     "mixtral-8x7b.json": (46.7e9, 12.9e9, True, "Mixtral announcement: 46.7B total, 12.9B active"),
@@ -197,7 +200,7 @@ def test_quantization_formats():
     assert (gptq.weight_format, gptq.weight_group_size) == ("int4", 128)
     awq = read_config({**base, "quantization_config": {"quant_method": "awq", "bits": 4, "group_size": -1}})
     assert (awq.weight_format, awq.weight_group_size) == ("int4", 0)
-    with pytest.raises(InputError, match=r"quantization_config.bits' must be 4 or 8"):
+    with pytest.raises(InputError, match=r"quantization_config.bits' is 3; the package models gptq at 4 or 8 bits only"):
         read_config({**base, "quantization_config": {"quant_method": "gptq", "bits": 3}})
 
 

@@ -227,34 +227,65 @@ const FINISH = {
   },
 };
 
-/** families.read_quantization: [weight_format, elements per scale]. */
+/** families._scope: the tensors the checkpoint quantizes, from modules_to_not_convert. */
+function quantScope(r, q, fallback) {
+  const skip = hasOwn(q, "modules_to_not_convert") ? q.modules_to_not_convert : null;
+  if (skip === null) return fallback;
+  if (!Array.isArray(skip) || !skip.every((x) => typeof x === "string")) {
+    throw r.fail("quantization_config.modules_to_not_convert", `must be a list of module names, got ${show(skip)}`);
+  }
+  let scope = fallback;
+  const R = r.R;
+  for (const name of skip) {
+    const last = name.replaceAll("*", "").split(".").filter((p) => p && !/^\d+$/.test(p));
+    const tail = last.length ? last[last.length - 1] : "";
+    if (R.attention_modules.includes(tail) || last.slice(-2).some((p) => R.attention_modules.includes(p))) {
+      scope = fallback === "experts" ? "experts" : "mlp";
+    } else if (R.always_sixteen_modules.includes(tail) || R.always_sixteen_modules.includes(last.slice(-2).join("."))) {
+      continue;
+    } else {
+      throw r.fail("quantization_config.modules_to_not_convert", `names ${show(name)}, which the reader cannot map to `
+        + "a tensor group it keeps 16-bit (attention, router, embedding or head)");
+    }
+  }
+  return scope;
+}
+
+/** families.read_quantization: [weight_format, elements per scale, scope]. */
 function readQuantization(r) {
   const q = r.doc.quantization_config;
-  if (q === undefined || q === null) return ["", 0];
+  if (q === undefined || q === null) return ["", 0, ""];
   if (!isObject(q)) throw r.fail("quantization_config", `must be an object, got ${show(q)}`);
   const method = hasOwn(q, "quant_method") ? q.quant_method : null;
   if (!r.R.quant_methods.includes(method)) {
     throw r.fail("quantization_config.quant_method",
-      `is ${show(method)}, not a format the reader knows (${r.R.quant_methods.join(", ")})`);
+      `is ${show(method)}, not a format the reader knows (${r.R.quant_methods.join(", ")}), so the weights' bytes are unknown`);
   }
-  if (method === "mxfp4") return ["mxfp4", 32];
+  const scope = quantScope(r, q, method === "mxfp4" ? "experts" : "linear");
+  if (method === "mxfp4") return ["mxfp4", 32, "experts"];
   if (method === "fp8") {
     const block = hasOwn(q, "weight_block_size") ? q.weight_block_size : null;
-    if (block === null) return ["fp8", 0];
+    if (block === null) return ["fp8", 0, scope];
     if (!(Array.isArray(block) && block.length === 2)) {
       throw r.fail("quantization_config.weight_block_size", `must be two whole numbers, got ${show(block)}`);
     }
     const [a, b] = block.map((x) => r.check("quantization_config.weight_block_size", x, "int"));
-    return ["fp8-block", a * b];
+    if (a * b > 1 << 24) {
+      throw r.fail("quantization_config.weight_block_size", `must hold at most 16777216 weights, got ${show(block)}`);
+    }
+    return ["fp8-block", a * b, scope];
   }
   const bits = hasOwn(q, "bits") ? q.bits : (hasOwn(q, "w_bit") ? q.w_bit : null);
-  if (bits !== 4 && bits !== 8) throw r.fail("quantization_config.bits", `must be 4 or 8 for ${method}, got ${show(bits)}`);
+  const allowed = method === "awq" ? [4] : [4, 8];
+  if (!allowed.includes(bits)) {
+    throw r.fail("quantization_config.bits", `is ${show(bits)}; the package models ${method} at ${allowed.join(" or ")} bits only`);
+  }
   let group = hasOwn(q, "group_size") ? q.group_size : (hasOwn(q, "q_group_size") ? q.q_group_size : -1);
   if (group !== -1) {
     group = r.check("quantization_config.group_size", group, "int");
     if (groupSizeProblem(group)) throw r.fail("quantization_config.group_size", groupSizeProblem(group));
   }
-  return [`int${bits}`, group === -1 ? 0 : group];
+  return [`int${bits}`, group === -1 ? 0 : group, scope];
 }
 
 /** Every architecture field a record carries, at its "absent" value (Model's defaults). */
@@ -263,6 +294,7 @@ const BLANK = {
   n_dense_layers: 0, kv_lora_rank: 0, q_lora_rank: 0, qk_nope_head_dim: 0, qk_rope_head_dim: 0, v_head_dim: 0,
   sliding_window: 0, n_window_layers: 0, qkv_bias: false, o_bias: false, mlp_bias: false, attention_sinks: false,
   max_context_tokens: 0,
+  weight_format: "", weight_group_size: 0, weight_scope: "", weight_format_origin: "",
 };
 
 /** roofline.configs.read_config on a parsed object: a model record, or a CalcError of one line. */
@@ -280,10 +312,10 @@ export function readConfig(R, doc, label = "config") {
   const family = R.families[key];
   const r = new Reader(R, label, doc, family);
   const kw = FINISH[key](r.values(), r);
-  const [weightFormat, group] = readQuantization(r);
+  const [weightFormat, group, scope] = readQuantization(r);
   const name = typeof doc._name_or_path === "string" && doc._name_or_path.trim() ? doc._name_or_path : label;
   return { id: label, name, ...BLANK, ...kw, family: modelType, weight_format: weightFormat, weight_group_size: group,
-    source_title: `${label} (${family.title} reader)` };
+    weight_scope: scope, weight_format_origin: weightFormat ? "config" : "", source_title: `${label} (${family.title} reader)` };
 }
 
 /** roofline.configs.load_config_file on text the reader pasted or dropped: size, then JSON, then the reader. */
@@ -309,17 +341,34 @@ export const LINK_FIELDS = ["n_layers", "hidden_size", "n_heads", "kv_heads", "h
   "sliding_window", "n_window_layers", "qkv_bias", "o_bias", "mlp_bias", "attention_sinks", "max_context_tokens"];
 const BOOLS = new Set(["gated_ffn", "tied_embeddings", "qkv_bias", "o_bias", "mlp_bias", "attention_sinks"]);
 const REQUIRED_FIELDS = ["n_layers", "hidden_size", "n_heads", "kv_heads", "head_dim", "ffn_size", "vocab_size"];
+// The checkpoint's format travels too (what the config's quantization_config said), so a shared
+// link computes in the format the reader's config set: "weight_format:int4,weight_group_size:128,...".
+const QUANT_FIELDS = ["weight_format", "weight_group_size", "weight_scope"];
 
 /** "n_layers:32,hidden_size:4096,..." for a record read from a config. */
 export function encodeModel(m) {
-  return LINK_FIELDS.map((f) => `${f}:${BOOLS.has(f) ? Number(Boolean(m[f])) : m[f]}`).join(",");
+  const quant = m.weight_format ? QUANT_FIELDS.map((f) => `${f}:${m[f]}`) : [];
+  return [...LINK_FIELDS.map((f) => `${f}:${BOOLS.has(f) ? Number(Boolean(m[f])) : m[f]}`), ...quant].join(",");
 }
 
 /** The record a link describes, or a CalcError naming the field that cannot be used. */
-export function decodeModel(text, name = "your model") {
+export function decodeModel(text, name = "your model", R = null) {
   const got = {};
   for (const part of String(text).slice(0, 2000).split(",")) {
     const [k, v] = part.split(":");
+    if (k === "weight_format" || k === "weight_scope") {
+      const allowed = R ? (k === "weight_format" ? R.checkpoint_kinds : R.weight_scopes) : null;
+      if (!/^[a-z0-9-]{1,20}$/.test(v || "") || (allowed && !allowed.includes(v))) {
+        throw new CalcError(`The link's model field ${k} is not one the calculator knows ("${String(v).slice(0, 40)}").`);
+      }
+      got[k] = v;
+      continue;
+    }
+    if (k === "weight_group_size") {
+      if (!/^\d{1,8}$/.test(v || "")) throw new CalcError(`The link's model field ${k} must be a whole number, got "${String(v).slice(0, 40)}".`);
+      got[k] = Number(v);
+      continue;
+    }
     if (!LINK_FIELDS.includes(k)) throw new CalcError(`The link's model field "${String(k).slice(0, 40)}" is not one the calculator knows.`);
     const value = Number(v);
     if (!/^\d{1,10}$/.test(v || "") || value > 1e9 || (BOOLS.has(k) && value > 1)) {
@@ -331,6 +380,7 @@ export function decodeModel(text, name = "your model") {
     if (!(got[k] >= 1)) throw new CalcError(`The link's model has no ${k}.`);
   }
   const m = { id: "config", name, ...BLANK, gated_ffn: true, tied_embeddings: false, ...got };
+  if (m.weight_format) m.weight_format_origin = "config";
   if (m.n_heads % m.kv_heads) throw new CalcError(`The link's model: kv_heads must divide n_heads.`);
   if (m.experts_per_token > m.n_experts) throw new CalcError(`The link's model: experts_per_token exceeds n_experts.`);
   if (m.n_dense_layers >= m.n_layers || m.n_window_layers > m.n_layers) {

@@ -12,12 +12,23 @@ import { CalcError, attentionMatmulShapes, expertsTouched, kvElementsPerTokenPer
 const SIXTEEN = ["bf16", "fp16"];
 
 // ------------------------------------------------------------------------- formats
-/** formats.parse_weight_format: "bf16", "fp8", "int8" (per-channel), "int4-g128", ... */
+/** formats.parse_weight_format: "bf16", "fp8", "fp8-b128", "int8" (per-channel), "int4-g128", "mxfp4", "nvfp4", ... */
 export function parseWeightFormat(K, text) {
   const t = String(text).trim().toLowerCase();
   if (["fp32", "bf16", "fp16", "fp8"].includes(t)) return { name: t, element: t, group: 0, zeros: false, scale: K.scale_bytes };
   // OCP MX v1.0: 32 E2M1 elements share one E8M0 scale, no zero point
   if (t === "mxfp4") return { name: "mxfp4", element: "fp4", group: K.mx_block_size, zeros: false, scale: K.mx_scale_bytes };
+  // NVIDIA NVFP4: 16 E2M1 elements share one E4M3 scale (+ one fp32 scale per tensor)
+  if (t === "nvfp4") return { name: "nvfp4", element: "fp4", group: K.nvfp4_block_size, zeros: false, scale: K.nvfp4_scale_bytes };
+  if (t === "int4-ch" || t === "int8-ch") {
+    return { name: t === "int8-ch" ? "int8" : t, element: t.slice(0, 4), group: 0, zeros: true, scale: K.scale_bytes };
+  }
+  const b = /^fp8-([bg])(\d+)$/.exec(t);
+  if (b) {
+    const n = Number(b[2]), max = b[1] === "b" ? 4096 : 1 << 24;
+    if (!(n >= 1 && n <= max)) throw new CalcError(`weight format '${text}': the block size must be a whole number from 1 to ${max}`);
+    return { name: `fp8-${b[1]}${n}`, element: "fp8", group: b[1] === "b" ? n * n : n, zeros: false, scale: K.fp8_block_scale_bytes };
+  }
   const m = /^(int8|int4)(?:-g(\d+))?$/.exec(t);
   if (!m) throw new CalcError(`unknown weight format '${text}'`);
   let size;
@@ -40,16 +51,57 @@ export function bytesPerWeight(K, wf, inFeatures = 0) {
   return e + (wf.scale + (wf.zeros ? e : 0)) / group;
 }
 
-/** Formats.of: weights, activations and KV cache set separately; embedding and head stay 16-bit. */
-export function formatsOf(K, weights = "bf16", activation = "bf16", kv = "bf16") {
+/** WeightFormat.bare_bytes_per_weight: a bare parameter count leaves per-channel scales out (no shapes). */
+export function bareBytesPerWeight(K, wf) {
+  const perChannel = wf.element.startsWith("int") && !wf.group;
+  return perChannel ? K.element_bytes[wf.element] : bytesPerWeight(K, wf);
+}
+
+/** Formats.of: weights (over `scope`'s tensors), activations and KV cache set separately; embedding,
+ *  router, head and every linear layer outside the scope stay 16-bit. */
+export function formatsOf(K, weights = "bf16", activation = "bf16", kv = "bf16", scope = "linear") {
   const w = parseWeightFormat(K, weights);
   if (!K.activation_dtypes.includes(activation)) throw new CalcError(`unknown activation dtype '${activation}'`);
   if (!K.kv_dtypes.includes(kv)) throw new CalcError(`unknown KV dtype '${kv}'`);
+  if (!(scope in K.weight_scopes)) throw new CalcError(`unknown weight scope '${scope}'`);
   let sixteen = SIXTEEN.includes(activation) ? activation : "bf16";
   if (w.element === "fp32") sixteen = "fp32";
   const head = ["bf16", "fp16", "fp32"].includes(w.element) ? w
     : { name: sixteen, element: sixteen, group: 0, zeros: false, scale: K.scale_bytes };
-  return { weights: w, activation, kv, head };
+  return { weights: w, activation, kv, head, scope, groups: K.weight_scopes[scope] };
+}
+
+/** Formats.weights_for: a tensor group's format ("attention", "mlp", "experts", "shared"). */
+export function weightsFor(f, group) {
+  if (f.groups.includes(group)) return f.weights;
+  return ["bf16", "fp16", "fp32"].includes(f.head.element) ? f.head
+    : { name: "bf16", element: "bf16", group: 0, zeros: false, scale: f.head.scale };
+}
+
+/** formats.checkpoint_format_name: a stored quantization as a weight-format name. */
+export function checkpointFormatName(kind, group) {
+  if (kind === "mxfp4" || kind === "nvfp4" || (kind === "fp8" && !group)) return kind;
+  if (kind === "fp8-block") {
+    const side = Math.round(Math.sqrt(group));
+    return side * side === group ? `fp8-b${side}` : `fp8-g${group}`;
+  }
+  if (kind === "int4" || kind === "int8") return group ? `${kind}-g${group}` : (kind === "int4" ? "int4-ch" : "int8");
+  throw new CalcError(`unknown checkpoint weight format '${kind}'`);
+}
+
+/** formats.choose_weight_format, the one rule: an explicit format (every linear layer unless `scope`
+ *  narrows it), else the checkpoint's own over its own tensors, else 16-bit. Returns {format, scope, source}. */
+export function chooseWeightFormat(K, m, explicit = null, scope = null) {
+  const S = K.weight_sources;
+  if (scope !== null && !(scope in K.weight_scopes)) throw new CalcError(`unknown weight scope '${scope}'`);
+  if (explicit !== null) return { format: parseWeightFormat(K, explicit).name, scope: scope || "linear", source: S.explicit };
+  const kind = m.weight_format || "";
+  if (kind) {
+    const own = m.weight_scope || (kind === "mxfp4" ? "experts" : "linear");
+    return { format: checkpointFormatName(kind, m.weight_group_size || 0), scope: scope || own,
+             source: m.weight_format_origin === "config" ? S.config : S.registry };
+  }
+  return { format: "bf16", scope: scope || "linear", source: isBare(m) ? S.bare : S.sixteen };
 }
 
 /** Formats.matmul_dtype: the peak a weight matmul runs at. */
@@ -79,7 +131,8 @@ export function check(K, f, attention, device) {
   if (!K.attention_variants.includes(attention)) throw new CalcError(`unknown attention variant '${attention}'`);
   for (const dtype of new Set([matmulDtype(f), attentionDtype(f)])) {
     if (!(dtype in device.dense_peak_flop_per_s) && !SIXTEEN.includes(dtype)) {
-      throw new CalcError(`${device.id} has no published ${dtype} peak`);
+      throw new CalcError(`The ${device.name || device.id} has no published ${dtype} peak, which ${f.activation.toUpperCase()} `
+        + `activations with ${f.weights.name.toUpperCase()} weights need: choose activations it has a peak for.`);
     }
   }
 }
@@ -114,8 +167,13 @@ function vectorPeak(C, device) {
 }
 
 // ------------------------------------------------------------------------- kernels
-/** kernels._attention_dims: [QKᵀ width, P·V width, query width read, output width written]. */
-function attentionDims(m) {
+/** kernels._attention_dims: [QKᵀ width, P·V width, query width read, output width written];
+ *  MLA absorbed at decode, expanded (per-head K and V from the latent) at prefill. */
+function attentionDims(m, expanded = false) {
+  if (isMla(m) && expanded) {
+    const qk = m.qk_nope_head_dim + m.qk_rope_head_dim, pv = m.v_head_dim;
+    return [qk, pv, m.n_heads * qk, m.n_heads * pv];
+  }
   if (isMla(m)) {
     const qk = m.kv_lora_rank + m.qk_rope_head_dim, pv = m.kv_lora_rank;
     return [qk, pv, m.n_heads * qk, m.n_heads * pv];
@@ -125,7 +183,7 @@ function attentionDims(m) {
 }
 
 /** kernels._kernels for one configuration (scalars): the ops, each a roofline point. */
-function kernelOps(C, K, m, device, f, attention, B, n, attendedLayers, pairsLayers, headTokens) {
+function kernelOps(C, K, m, device, f, attention, B, n, attendedLayers, pairsLayers, headTokens, mlaExpanded = false) {
   const bw = device.memory_bandwidth_bytes_per_s;
   const a = K.element_bytes[f.activation], kvb = K.element_bytes[f.kv];
   const T = B * n;
@@ -146,13 +204,14 @@ function kernelOps(C, K, m, device, f, attention, B, n, attendedLayers, pairsLay
   };
   if (isBare(m)) {
     const p = m.bare_params;
-    point("weights", 1, null, { flops: 2.0 * p * T, weight: p * bytesPerWeight(K, f.weights, p) });
+    point("weights", 1, null, { flops: 2.0 * p * T, weight: p * bareBytesPerWeight(K, f.weights) });
     return ops;
   }
   const d = m.hidden_size, kvW = m.kv_heads * m.head_dim;
   const L = m.n_layers, mIn = m.gated_ffn ? 2 : 1;
-  const wf = f.weights;
-  const weights = (params, inFeatures) => params * bytesPerWeight(K, wf, inFeatures);
+  const weights = (params, inFeatures, group) => params * bytesPerWeight(K, weightsFor(f, group), inFeatures);
+  // a group's matmuls run at its own format's peak (gpt-oss's bf16 attention beside fp4 experts)
+  const mm = (group) => { const dt = matmulDtype(f, weightsFor(f, group)); return [peakFlopPerS(C, device, dt), dt]; };
   const norm = (name, count) => point(name, count, "vector", {
     flops: count * K.norm_flops_per_element * T * d, weight: count * d * K.norm_weight_bytes,
     actR: count * T * d * a, actW: count * T * d * a });
@@ -164,32 +223,38 @@ function kernelOps(C, K, m, device, f, attention, B, n, attendedLayers, pairsLay
   const shapes = attentionMatmulShapes(m);
   if (isMla(m)) {
     const proj = shapes.filter(([name]) => name !== "o_proj");
-    point("qkv_proj", L, null, { flops: L * 2.0 * T * sum(proj.map(([, i, o]) => i * o)),
-      weight: L * sum(proj.map(([, i, o]) => weights(i * o, i))),
+    point("qkv_proj", L, mm("attention"), { flops: L * 2.0 * T * sum(proj.map(([, i, o]) => i * o)),
+      weight: L * sum(proj.map(([, i, o]) => weights(i * o, i, "attention"))),
       actR: L * T * sum(proj.map(([, i]) => i)) * a, actW: L * T * sum(proj.map(([, , o]) => o)) * a,
       kvW: L * T * kvPerLayer * kvb });
   } else {
     const q = m.n_heads * m.head_dim, qkvOut = q + 2 * kvW;
-    point("qkv_proj", L, null, { flops: L * 2.0 * T * d * qkvOut, weight: L * weights(d * qkvOut, d),
+    point("qkv_proj", L, mm("attention"), { flops: L * 2.0 * T * d * qkvOut, weight: L * weights(d * qkvOut, d, "attention"),
       actR: L * T * d * a, actW: L * T * q * a, kvW: L * T * 2 * kvW * kvb });
   }
   const attDtype = attentionDtype(f);
   const att = [peakFlopPerS(C, device, attDtype), attDtype];
   const scores = B * pairsLayers * m.n_heads;
-  const [qkDim, pvDim, qIn, qOut] = attentionDims(m);
+  const expanded = Boolean(mlaExpanded && isMla(m));
+  const [qkDim, pvDim, qIn, qOut] = attentionDims(m, expanded);
   const kvReadQk = B * attendedLayers * (isMla(m) ? kvPerLayer : kvW) * kvb;
   const kvReadPv = isMla(m) ? 0 : B * attendedLayers * kvW * kvb;
+  // expanded MLA reads the per-head K and V kv_b_proj wrote (activations), not the cached latent
+  const kvK = expanded ? 0 : kvReadQk;
+  const kvV = expanded ? 0 : (isMla(m) ? kvReadQk : kvReadPv);
+  const expK = expanded ? B * attendedLayers * (m.n_heads * m.qk_nope_head_dim + m.qk_rope_head_dim) * a : 0;
+  const expV = expanded ? B * attendedLayers * m.n_heads * m.v_head_dim * a : 0;
   if (attention === "fused") {
     point("attention", L, att, { flops: 2.0 * (qkDim + pvDim) * scores + K.softmax_flops_per_score * scores,
-                                 actR: L * T * qIn * a, actW: L * T * qOut * a, kvR: kvReadQk + kvReadPv });
+                                 actR: L * T * qIn * a + expK + expV, actW: L * T * qOut * a,
+                                 kvR: kvK + (expanded ? 0 : kvReadPv) });
   } else {
-    point("attn_qk", L, att, { flops: 2.0 * qkDim * scores, actR: L * T * qIn * a, actW: scores * a, kvR: kvReadQk });
+    point("attn_qk", L, att, { flops: 2.0 * qkDim * scores, actR: L * T * qIn * a + expK, actW: scores * a, kvR: kvK });
     point("attn_softmax", L, "vector", { flops: K.softmax_flops_per_score * scores, actR: scores * a, actW: scores * a });
-    point("attn_pv", L, att, { flops: 2.0 * pvDim * scores, actR: scores * a, actW: L * T * qOut * a,
-                               kvR: isMla(m) ? kvReadQk : kvReadPv });
+    point("attn_pv", L, att, { flops: 2.0 * pvDim * scores, actR: scores * a + expV, actW: L * T * qOut * a, kvR: kvV });
   }
   const [, oIn, oOut] = shapes[shapes.length - 1];
-  point("o_proj", L, null, { flops: L * 2.0 * T * oIn * oOut, weight: L * weights(oIn * oOut, oIn),
+  point("o_proj", L, mm("attention"), { flops: L * 2.0 * T * oIn * oOut, weight: L * weights(oIn * oOut, oIn, "attention"),
                              actR: L * T * oIn * a, actW: L * T * d * a });
   add("attn_add");
   norm("mlp_norm", L);
@@ -198,11 +263,11 @@ function kernelOps(C, K, m, device, f, attention, B, n, attendedLayers, pairsLay
   const Ld = L - Lm;
   if (Ld) {
     const ff = m.ffn_size;
-    point(mIn === 2 ? "gate_up_proj" : "up_proj", Ld, null, { flops: Ld * 2.0 * T * d * mIn * ff,
-      weight: Ld * weights(d * mIn * ff, d), actR: Ld * T * d * a, actW: Ld * T * mIn * ff * a });
+    point(mIn === 2 ? "gate_up_proj" : "up_proj", Ld, mm("mlp"), { flops: Ld * 2.0 * T * d * mIn * ff,
+      weight: Ld * weights(d * mIn * ff, d, "mlp"), actR: Ld * T * d * a, actW: Ld * T * mIn * ff * a });
     point(Lm ? "dense_act" : "mlp_act", Ld, "vector", { flops: Ld * K.gated_act_flops_per_element * T * ff,
       actR: Ld * T * mIn * ff * a, actW: Ld * T * ff * a });
-    point("down_proj", Ld, null, { flops: Ld * 2.0 * T * ff * d, weight: Ld * weights(ff * d, ff),
+    point("down_proj", Ld, mm("mlp"), { flops: Ld * 2.0 * T * ff * d, weight: Ld * weights(ff * d, ff, "mlp"),
       actR: Ld * T * ff * a, actW: Ld * T * d * a });
   }
   if (Lm) {
@@ -211,19 +276,20 @@ function kernelOps(C, K, m, device, f, attention, B, n, attendedLayers, pairsLay
     const k = m.experts_per_token, E = m.n_experts;
     point("router", Lm, headPeak, { flops: Lm * 2.0 * T * d * E, weight: Lm * d * E * bytesPerWeight(K, headFmt, d),
       actR: Lm * T * d * a, actW: Lm * T * E * a });
-    point("experts_gate_up", Lm, null, { flops: Lm * 2.0 * T * k * d * mIn * ff, weight: Lm * touched * weights(d * mIn * ff, d),
+    point("experts_gate_up", Lm, mm("experts"), { flops: Lm * 2.0 * T * k * d * mIn * ff,
+      weight: Lm * touched * weights(d * mIn * ff, d, "experts"),
       actR: Lm * T * k * d * a, actW: Lm * T * k * mIn * ff * a });
     point("mlp_act", Lm, "vector", { flops: Lm * K.gated_act_flops_per_element * T * k * ff,
       actR: Lm * T * k * mIn * ff * a, actW: Lm * T * k * ff * a });
-    point("experts_down", Lm, null, { flops: Lm * 2.0 * T * k * ff * d, weight: Lm * touched * weights(ff * d, ff),
+    point("experts_down", Lm, mm("experts"), { flops: Lm * 2.0 * T * k * ff * d, weight: Lm * touched * weights(ff * d, ff, "experts"),
       actR: Lm * T * k * ff * a, actW: Lm * T * k * d * a });
     if (m.n_shared_experts) {
       const fs = m.n_shared_experts * ff; // the shared experts run as one MLP that wide
-      point("shared_gate_up", Lm, null, { flops: Lm * 2.0 * T * d * mIn * fs, weight: Lm * weights(d * mIn * fs, d),
+      point("shared_gate_up", Lm, mm("shared"), { flops: Lm * 2.0 * T * d * mIn * fs, weight: Lm * weights(d * mIn * fs, d, "shared"),
         actR: Lm * T * d * a, actW: Lm * T * mIn * fs * a });
       point("shared_act", Lm, "vector", { flops: Lm * K.gated_act_flops_per_element * T * fs,
         actR: Lm * T * mIn * fs * a, actW: Lm * T * fs * a });
-      point("shared_down", Lm, null, { flops: Lm * 2.0 * T * fs * d, weight: Lm * weights(fs * d, fs),
+      point("shared_down", Lm, mm("shared"), { flops: Lm * 2.0 * T * fs * d, weight: Lm * weights(fs * d, fs, "shared"),
         actR: Lm * T * fs * a, actW: Lm * T * d * a });
     }
   }
@@ -237,15 +303,20 @@ function kernelOps(C, K, m, device, f, attention, B, n, attendedLayers, pairsLay
 
 /** kernels.weights_resident_bytes: every weight as stored (all experts, group metadata included). */
 export function weightsResidentBytes(K, m, f) {
-  if (isBare(m)) return m.bare_params * bytesPerWeight(K, f.weights, m.bare_params);
+  if (isBare(m)) return m.bare_params * bareBytesPerWeight(K, f.weights);
   const d = m.hidden_size, mIn = m.gated_ffn ? 2 : 1, E = m.n_experts;
-  const bw = (x) => bytesPerWeight(K, f.weights, x), bh = bytesPerWeight(K, f.head, d);
-  const mlp = (ff) => bw(d) * d * mIn * ff + bw(ff) * ff * d;
-  const attn = sum(attentionMatmulShapes(m).map(([, i, o]) => bw(i) * i * o));
+  const bh = bytesPerWeight(K, f.head, d);
+  const mlp = (ff, group) => {
+    const w = weightsFor(f, group);
+    return bytesPerWeight(K, w, d) * d * mIn * ff + bytesPerWeight(K, w, ff) * ff * d;
+  };
+  const aw = weightsFor(f, "attention");
+  const attn = sum(attentionMatmulShapes(m).map(([, i, o]) => bytesPerWeight(K, aw, i) * i * o));
   const Lm = isMoe(m) ? m.n_layers - (m.n_dense_layers || 0) : 0;
-  const moe = Lm ? (E + (m.n_shared_experts || 0)) * mlp(m.moe_ffn_size || m.ffn_size) + d * E * bh : 0;
+  const ff = m.moe_ffn_size || m.ffn_size;
+  const moe = Lm ? E * mlp(ff, "experts") + (m.n_shared_experts || 0) * mlp(ff, "shared") + d * E * bh : 0;
   const table = m.vocab_size * d * bh;
-  return m.n_layers * (attn + 2 * d * K.norm_weight_bytes) + (m.n_layers - Lm) * mlp(m.ffn_size) + Lm * moe
+  return m.n_layers * (attn + 2 * d * K.norm_weight_bytes) + (m.n_layers - Lm) * mlp(m.ffn_size, "mlp") + Lm * moe
     + table * (m.tied_embeddings ? 1 : 2) + d * K.norm_weight_bytes;
 }
 
@@ -297,7 +368,8 @@ export function step(C, K, m, device, f, attention, phase, batch, length) {
     attended = bare ? 0 : layerPositions(m, n);
     pairs = bare ? 0 : (attention === "fused" ? causalLayerPairs(m, n) : n * attended);
   }
-  const ops = kernelOps(C, K, m, device, f, attention, B, n, attended, pairs, 1).map((o) => finishOp(C, o));
+  const ops = kernelOps(C, K, m, device, f, attention, B, n, attended, pairs, 1, phase === "prefill")
+    .map((o) => finishOp(C, o));
   const kvPerLayerToken = bare ? 0 : kvElementsPerTokenPerLayer(m);
   return summarize(C, K, {
     ops, B, n, device, f, model: m,

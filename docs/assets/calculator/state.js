@@ -4,6 +4,7 @@
 
 import { CalcError, customDevice, customModel } from "./calc.js";
 import { decodeModel } from "./config.js";
+import { chooseWeightFormat } from "./kernels.js";
 import { integer, sig } from "./format.js";
 
 /** Every input of one configuration: its URL key, label, and the limit it is held to. */
@@ -38,7 +39,7 @@ export const LATENCIES = ["floor", "ring", "custom"];
 export function choices(registry) {
   const C = registry.constants, K = C.kernels;
   return {
-    wd: C.weight_formats, act: K.activation_dtypes, kvd: K.kv_dtypes, attn: K.attention_variants,
+    wd: [C.checkpoint_format, ...C.weight_formats], act: K.activation_dtypes, kvd: K.kv_dtypes, attn: K.attention_variants,
   };
 }
 const CHOICE_NAMES = { wd: "weight format", act: "activation format", kvd: "KV-cache format", attn: "attention variant" };
@@ -103,7 +104,7 @@ export function resolveConfig(registry, raw) {
       errors.cfg = `Paste a config.json or choose one.`;
     } else {
       try {
-        model = decodeModel(raw.cfg);
+        model = decodeModel(raw.cfg, "your model", registry.config_reader);
       } catch (err) {
         if (!(err instanceof CalcError)) throw err;
         errors.cfg = err.message;
@@ -131,9 +132,22 @@ export function resolveConfig(registry, raw) {
   for (const [key, list] of Object.entries(lists)) {
     if (!list.includes(raw[key])) errors[key] = `Choose a ${CHOICE_NAMES[key]} from the list.`;
   }
+  // The one rule (formats.choose_weight_format): "checkpoint" takes the model's own format over its
+  // own tensors; a format chosen here covers every linear layer.
+  let choice = null;
+  if (model && !("wd" in errors)) {
+    try {
+      choice = raw.wd === constants.checkpoint_format ? chooseWeightFormat(constants.kernels, model)
+        : chooseWeightFormat(constants.kernels, model, raw.wd);
+    } catch (err) {
+      if (!(err instanceof CalcError)) throw err;
+      errors.wd = err.message;
+    }
+  }
   if (Object.keys(errors).length) return { errors };
-  return { device, model, phase, batch, length, wd: raw.wd, act: raw.act, kvd: raw.kvd, attn: raw.attn, tp, pp, ep,
-           latency, errors: {} };
+  return { device, model, phase, batch, length, wd: choice.format, ws: choice.scope, wsource: choice.source,
+           wscopeWords: constants.kernels.scope_words[choice.scope],
+           wchoice: raw.wd, act: raw.act, kvd: raw.kvd, attn: raw.attn, tp, pp, ep, latency, errors: {} };
 }
 
 /** The default raw state of a configuration; `compare` gives the comparison's defaults. */

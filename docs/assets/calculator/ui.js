@@ -6,6 +6,7 @@
 
 import * as calc from "./calc.js";
 import * as view from "./view.js";
+import * as kernels from "./kernels.js";
 import { engineLayout } from "./parallel.js";
 import * as fmt from "./format.js";
 import { FIELDS, choices, decodeState, defaultRaw, encodeState, parseNumber, resolveConfig } from "./state.js";
@@ -104,7 +105,15 @@ function configPanel(registry, uid, legendText, keys) {
     hw: () => select("hw", deviceOptions), peak: () => text("peak"), bw: () => text("bw"), mem: () => text("mem"),
     model: () => select("model", modelOptions), params: () => text("params"),
     phase: () => select("phase", phases), batch: () => text("batch"), ctx: () => text("ctx"),
-    prompt: () => text("prompt"), wd: () => select("wd", upper(lists.wd)), act: () => select("act", upper(lists.act)),
+    prompt: () => text("prompt"),
+    wd: () => {
+      // The first choice follows the model: its checkpoint's own format (ui.js names it after each read).
+      const wrap = select("wd", lists.wd.map((d) => ({ value: d,
+        text: d === registry.constants.checkpoint_format ? "As the checkpoint stores it" : d.toUpperCase() })));
+      wrap.appendChild(h("span", { class: "rl-calc-wdnote", id: `${uid}-wd-note` }));
+      return wrap;
+    },
+    act: () => select("act", upper(lists.act)),
     kvd: () => select("kvd", upper(lists.kvd)),
     attn: () => select("attn", lists.attn.map((v) => ({ value: v, text: attentionText[v] || v }))),
     dev: () => text("dev"), tp: () => text("tp"), pp: () => text("pp"), ep: () => text("ep"),
@@ -125,6 +134,8 @@ function configPanel(registry, uid, legendText, keys) {
       wrap.insertBefore(file, wrap.lastChild);
       area.id = `${uid}-cfgtext`;
       wrap.querySelector("label").setAttribute("for", area.id);
+      // What the reader understood, echoed back: layers, heads, parameters, attention, quantization.
+      wrap.appendChild(h("p", { class: "rl-calc-cfgecho", id: `${uid}-cfg-echo` }));
       return wrap;
     },
   };
@@ -206,12 +217,27 @@ function firstCustomKey(raw) {
   return "batch";
 }
 
+/** Beside the weight select: the format it set and why ("read from config.json"); the config's echo. */
+function noteWeights(registry, panel, cfg) {
+  const note = panel.wraps.wd && panel.wraps.wd.querySelector(".rl-calc-wdnote");
+  const ok = cfg && !Object.keys(cfg.errors || {}).length && cfg.wd;
+  if (note) {
+    const text = ok ? weightWords(registry, cfg) : "";
+    if (note.textContent !== text) note.textContent = text;
+  }
+  const echo = panel.wraps.cfg && panel.wraps.cfg.querySelector(".rl-calc-cfgecho");
+  if (echo) {
+    const text = ok && cfg.model.id === "config" ? echoConfig(registry, cfg.model) : "";
+    if (echo.textContent !== text) echo.textContent = text;
+  }
+}
+
 function compute(registry, raw) {
   const cfg = resolveConfig(registry, raw);
   if (Object.keys(cfg.errors).length) return { errors: cfg.errors };
   try {
     const out = view.calculate(registry.constants, cfg.device, cfg.model, cfg.phase, cfg.batch, cfg.length, cfg.wd, cfg.kvd,
-      cfg.act, cfg.attn, cfg.tp, cfg.pp, cfg.ep, cfg.latency);
+      cfg.act, cfg.attn, cfg.tp, cfg.pp, cfg.ep, cfg.latency, cfg.ws);
     // Inputs inside their limits can still combine into a result no number can show (an overflow):
     // the same inline sentence as any other bad value, never a page error or a stale summary.
     const bad = Object.entries(out).find(([, v]) => typeof v === "number" && !Number.isFinite(v));
@@ -223,7 +249,9 @@ function compute(registry, raw) {
     const opt = /^--(tp|pp|ep|devices)\b/.exec(msg);
     // Past the model's maximum context: the sentence goes beside the context or prompt field.
     const length = /^(Context|Prompt) length\b/.exec(msg);
-    const key = opt ? (opt[1] === "devices" ? "dev" : opt[1]) : length ? (length[1] === "Context" ? "ctx" : "prompt") : "batch";
+    const peak = /has no published \w+ peak/.test(msg); // a format the device cannot compute in: beside Activations
+    const key = opt ? (opt[1] === "devices" ? "dev" : opt[1]) : length ? (length[1] === "Context" ? "ctx" : "prompt")
+      : peak ? "act" : "batch";
     return { errors: { [key]: msg } };
   }
 }
@@ -254,12 +282,42 @@ function syncDevices(registry, panel, source) {
   return null;
 }
 
+/** The weight format a configuration computes in, the tensors it covers, and why, in words. */
+function weightWords(registry, cfg) {
+  const K = registry.constants.kernels;
+  const sixteen = ["bf16", "fp16", "fp32"].includes(cfg.wd), bare = kernels.isBare(cfg.model);
+  const where = sixteen || bare ? "" : ` on ${K.scope_words[cfg.ws]}`;
+  const why = cfg.wsource === K.weight_sources.explicit ? "chosen here"
+    : cfg.wsource === K.weight_sources.bare ? "a bare parameter count has no checkpoint" : cfg.wsource;
+  // a bare count has no layer shapes to size per-channel scales by: say they are left out
+  const perChannel = bare && /^int(4|8)$/.test(cfg.wd.replace("-ch", "")) ? `; ${K.bare_per_channel_note}` : "";
+  return `${cfg.wd.toUpperCase()}${where} (${why}${perChannel})`;
+}
+
+/** config.js's record in one sentence: what the calculator read from the reader's config.json. */
+function echoConfig(registry, m) {
+  const K = registry.constants.kernels;
+  const mla = (m.kv_lora_rank || 0) > 0;
+  const kind = mla ? "MLA" : m.kv_heads === m.n_heads ? "MHA" : m.kv_heads === 1 ? "MQA" : "GQA";
+  const heads = mla ? `${fmt.integer(m.n_heads)} heads, latent ${fmt.integer(m.kv_lora_rank)} + rotary key ${fmt.integer(m.qk_rope_head_dim)}`
+    : `${fmt.integer(m.n_heads)} heads, ${fmt.integer(m.kv_heads)} KV heads, head size ${fmt.integer(m.head_dim)}`;
+  const experts = m.n_experts > 1 ? `, ${fmt.integer(m.n_experts)} experts (${fmt.integer(m.experts_per_token)} per token)` : "";
+  const window = m.n_window_layers ? `, sliding window ${fmt.integer(m.sliding_window)} on ${fmt.integer(m.n_window_layers)} layers` : "";
+  let quant = "no quantization_config (16-bit weights)";
+  if (m.weight_format) {
+    const c = kernels.chooseWeightFormat(K, m);
+    quant = `${c.format.toUpperCase()} on ${K.scope_words[c.scope]}, read from config.json`;
+  }
+  return `Read: ${fmt.integer(m.n_layers)} layers, ${heads}${experts}, ${fmt.count(calc.totalParams(m))} parameters, `
+    + `${kind} attention${window}; quantization: ${quant}.`;
+}
+
 function describe(registry, cfg) {
   const dev = cfg.device.id === "custom" ? "custom device" : cfg.device.name;
   const mod = cfg.model.id === "custom" ? `${fmt.count(cfg.model.bare_params)}-parameter model`
     : cfg.model.id === "config" ? `your model (${fmt.count(calc.totalParams(cfg.model))} parameters)` : cfg.model.name;
   const len = cfg.phase === "prefill" ? `prompt ${fmt.integer(cfg.length)}` : `context ${fmt.integer(cfg.length)}`;
-  return `${mod} on the ${dev}, ${cfg.phase}, batch ${fmt.integer(cfg.batch)}, ${len}, ${cfg.wd.toUpperCase()} weights, `
+  return `${mod} on the ${dev}, ${cfg.phase}, batch ${fmt.integer(cfg.batch)}, ${len}, ${weightWords(registry, cfg)} weights, `
     + `${cfg.act.toUpperCase()} activations, ${cfg.kvd.toUpperCase()} KV cache, ${cfg.attn} attention`;
 }
 
@@ -292,6 +350,7 @@ const ROWS = [
   { key: "arithmetic_intensity", label: "Arithmetic intensity, whole step", f: fmt.intensity },
   { key: "ridge_point", label: "Ridge point (matmul peak)", f: fmt.intensity },
   { key: "peak_flop_per_s", label: "Peak FLOP/s (dense, matmul format)", f: fmt.flopPerS },
+  { key: "weight_format", label: "Weight format (beside the select: which tensors, and why)", f: (v) => v.toUpperCase() },
   { key: "compute_dtype", label: "Weight matmuls run in", f: (v) => v.toUpperCase() },
   { key: "fits", label: "Fits in memory", f: YES_NO },
   { key: "max_batch_that_fits", label: "Largest batch that fits (this context)", f: fmt.integer, none: "no KV cache modelled" },
@@ -304,6 +363,7 @@ const ROWS = [
   { key: "speed_of_light_tokens_per_s", label: "Speed of light (decode, batch 1, weights only, this layout)", f: fmt.tokensPerS },
   { key: "flops", label: "FLOPs per step (one device, one stage)", f: fmt.flops },
   { key: "bytes", label: "Bytes moved per step (one device, one stage)", f: fmt.nbytes },
+  { key: "weight_bytes", label: "Weight bytes read per step (one device, one stage)", f: fmt.nbytes },
 ];
 const MINI_ROWS = ["time_s", "time_to_first_token_s", "tokens_per_s_per_sequence", "tokens_per_s", "bound", "fits",
   "max_batch_that_fits"];
@@ -372,7 +432,8 @@ function fillKernels(kt, last) {
   const rows = [];
   if (last) {
     const { cfg, out } = last;
-    kt.caption.textContent = `Configuration A, kernel by kernel (${cfg.attn} attention, ${cfg.wd.toUpperCase()} weights, `
+    kt.caption.textContent = `Configuration A, kernel by kernel (${cfg.attn} attention, ${cfg.wd.toUpperCase()} weights${
+      ["bf16", "fp16", "fp32"].includes(cfg.wd) ? "" : ` on ${cfg.wscopeWords}`}, `
       + `${cfg.act.toUpperCase()} activations, ${cfg.kvd.toUpperCase()} KV cache${out.devices > 1
         ? `; one of ${fmt.integer(out.devices)} devices, ${out.layout}, with its collectives` : ""})`;
     // Under pipeline parallelism a token crosses every stage: a stage's kernels and collectives run pp times.
@@ -528,6 +589,7 @@ function initWidget(root, registry) {
       if (source && c.panel.el.contains(source)) c.notices = {};
       showErrors(c.panel, r.errors, c.notices);
       if (r.out) { c.last = { cfg: r.cfg, out: r.out }; c.lastRaw = { ...c.raw }; }
+      noteWeights(registry, c.panel, r.cfg);
       states.push({ c, r });
     }
     const parts = [];

@@ -3,8 +3,8 @@
 // tests/unit/test_calculator_parity.py.
 
 import { CalcError, peakFlopPerS, totalParams } from "./calc.js";
-import { attentionIntensity, bytesPerWeight, check, criticalBatchCached, formatsOf, isBare, matmulDtype, step }
-  from "./kernels.js";
+import { attentionIntensity, bytesPerWeight, check, criticalBatchCached, formatsOf, isBare, matmulDtype, step,
+  weightsFor } from "./kernels.js";
 import { layoutOf, maxBatchThatFits, parallelStep } from "./parallel.js";
 import { integer } from "./format.js";
 
@@ -31,13 +31,13 @@ export function lengthLimitMessage(m, phase, length) {
  *  cached (decode, at least 1) or the prompt length (prefill); FLOPs, bytes and memory are one device's. */
 export function calculate(C, device, m, phase = "decode", batch = 1, length = 1, weightFormat = "bf16",
                           kvDtype = "bf16", activation = "bf16", attention = "fused", tp = 1, pp = 1, ep = 1,
-                          latency = "floor") {
+                          latency = "floor", weightScope = "linear") {
   const K = C.kernels;
-  const f = formatsOf(K, weightFormat, activation, kvDtype);
+  const f = formatsOf(K, weightFormat, activation, kvDtype, weightScope);
   const lay = layoutOf(K, tp, pp, ep);
   check(K, f, attention, device);
   if (phase !== "decode" && phase !== "prefill") throw new CalcError(`phase must be 'decode' or 'prefill', got '${phase}'`);
-  const bpw = (x) => bytesPerWeight(K, f.weights, x);
+  const bpw = (x) => bytesPerWeight(K, weightsFor(f, "experts"), x); // EP shares out the experts' bytes
   const p = parallelStep(C, K, m, device, f, attention, phase, batch, length, lay, bpw, latency);
   // The same step at an NCCL ring's latency: the expected figure beside the ceiling.
   const expected = p.collectives.length
@@ -47,7 +47,7 @@ export function calculate(C, device, m, phase = "decode", batch = 1, length = 1,
   const s = p.stage;
   const mmDtype = matmulDtype(f);
   const peak = peakFlopPerS(C, device, mmDtype), bw = device.memory_bandwidth_bytes_per_s;
-  const key = JSON.stringify([device, m, weightFormat, kvDtype, activation, attention, length, tp, pp, ep]);
+  const key = JSON.stringify([device, m, weightFormat, weightScope, kvDtype, activation, attention, length, tp, pp, ep]);
   // parallel.speed_of_light_tokens_per_s: each device's share of the weights, read once per token, stages in turn
   const sol = remember(`sol ${key}`, () => lay.pp * parallelStep(C, K, m, device, f, "fused", "decode", 1, 1, lay, bpw).stage.weightBytes);
   const ic = device.interconnect;
@@ -55,6 +55,8 @@ export function calculate(C, device, m, phase = "decode", batch = 1, length = 1,
   return {
     phase,
     compute_dtype: mmDtype,
+    weight_format: f.weights.name,
+    weight_scope: f.scope,
     peak_flop_per_s: peak,
     bandwidth_bytes_per_s: bw,
     ridge_point: peak / bw,

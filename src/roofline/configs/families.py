@@ -18,12 +18,16 @@ from typing import Any, Callable
 
 from roofline.errors import InputError
 from roofline.model.formats import group_size_problem
-from roofline.registry.models import Model, head_dim_rule
+from roofline.registry.models import WEIGHT_FORMATS as CHECKPOINT_KINDS, WEIGHT_SCOPES, Model, head_dim_rule
 
 REQUIRED = object()  # the reader refuses a config without this key
 WINDOWED_LAYER_TYPES = ("sliding_attention", "chunked_attention")
 LAYER_TYPES = ("full_attention", *WINDOWED_LAYER_TYPES)
 QUANT_METHODS = ("mxfp4", "fp8", "gptq", "awq")
+#: modules_to_not_convert entries the reader maps to tensor groups kept 16-bit: attention narrows
+#: the scope to the MLP; router, embedding and head are 16-bit in every scope already.
+_ATTENTION_MODULES = ("self_attn", "attn")
+_ALWAYS_SIXTEEN = ("lm_head", "embed_tokens", "router", "gate", "mlp.gate", "norm")
 
 
 @dataclass(frozen=True)
@@ -135,11 +139,12 @@ class Family:
 
     def build(self, r: Reader, *, ident: str) -> Model:
         kw = self.finish(r.values(), r)
-        fmt, group = read_quantization(r)
+        fmt, group, scope = read_quantization(r)
         name = r.doc.get("_name_or_path")
         name = name if isinstance(name, str) and name.strip() else ident
         return Model(id=ident, name=name, family=r.doc["model_type"], weight_format=fmt,
-                     weight_group_size=group, source_title=f"{ident} ({self.title} reader)", **kw)
+                     weight_group_size=group, weight_scope=scope, weight_format_origin="config" if fmt else "",
+                     source_title=f"{ident} ({self.title} reader)", **kw)
 
 
 # ------------------------------------------------------------------------ shared pieces --
@@ -425,40 +430,74 @@ MODEL_TYPES: dict[str, Family] = {t: f for f in FAMILIES for t in f.model_types}
 
 
 # ------------------------------------------------------------------------ quantization --
-def read_quantization(r: Reader) -> tuple[str, int]:
-    """(weight_format, elements per scale) from quantization_config; ('', 0) when there is none.
+def read_quantization(r: Reader) -> tuple[str, int, str]:
+    """(weight_format, elements per scale, scope) from quantization_config; ('', 0, '') when there is none.
 
-    mxfp4: blocks of 32 (the OCP Microscaling spec's block size); fp8 with weight_block_size
-    [a, b]: one scale per a·b block; gptq/awq: bits 4 or 8 and group_size (-1: per channel).
+    mxfp4: blocks of 32 (the OCP Microscaling spec's block size), the routed experts only
+    (transformers' Mxfp4 integration converts the expert modules and nothing else); fp8 with
+    weight_block_size [a, b]: one fp32 scale per a·b block; gptq: bits 4 or 8, awq: bits 4, and
+    group_size (-1: per channel). `modules_to_not_convert`
+    naming the attention modules narrows the scope to the MLP; naming the router, embedding or head
+    changes nothing (they stay 16-bit anyway); anything else is refused, never guessed. GPTQ's
+    `desc_act` reorders the rows and does not change the bytes (its g_idx, 4 bytes per input row,
+    is left out: under 0.2 % of a 4-bit layer 4096 wide).
     """
     q = r.doc.get("quantization_config")
     if q is None:
-        return "", 0
+        return "", 0, ""
     if not isinstance(q, dict):
         raise r.fail("quantization_config", f"must be an object, got {_show(q)}")
     method = q.get("quant_method")
     if method not in QUANT_METHODS:
         raise r.fail("quantization_config.quant_method",
-                     f"is {_show(method)}, not a format the reader knows ({', '.join(QUANT_METHODS)})")
+                     f"is {_show(method)}, not a format the reader knows ({', '.join(QUANT_METHODS)}), "
+                     "so the weights' bytes are unknown")
+    scope = _scope(r, q, "experts" if method == "mxfp4" else "linear")
     if method == "mxfp4":
-        return "mxfp4", 32
+        return "mxfp4", 32, "experts"
     if method == "fp8":
         block = q.get("weight_block_size")
         if block is None:
-            return "fp8", 0
+            return "fp8", 0, scope
         if not (isinstance(block, list) and len(block) == 2):
             raise r.fail("quantization_config.weight_block_size", f"must be two whole numbers, got {_show(block)}")
         a, b = (r.check("quantization_config.weight_block_size", x, "int") for x in block)
-        return "fp8-block", a * b
+        if a * b > 1 << 24:
+            raise r.fail("quantization_config.weight_block_size", f"must hold at most 16777216 weights, got {_show(block)}")
+        return "fp8-block", a * b, scope
     bits = q.get("bits", q.get("w_bit"))
-    if bits not in (4, 8) or isinstance(bits, bool):
-        raise r.fail("quantization_config.bits", f"must be 4 or 8 for {method}, got {_show(bits)}")
+    allowed = (4,) if method == "awq" else (4, 8)
+    if bits not in allowed or isinstance(bits, bool):
+        raise r.fail("quantization_config.bits", f"is {_show(bits)}; the package models {method} at "
+                     f"{' or '.join(map(str, allowed))} bits only")
     group = q.get("group_size", q.get("q_group_size", -1))
     if group != -1:
         group = r.check("quantization_config.group_size", group, "int")
         if group_size_problem(group):  # the rule --weight-format int4-gN is held to
             raise r.fail("quantization_config.group_size", group_size_problem(group))
-    return f"int{int(bits)}", 0 if group == -1 else group
+    return f"int{int(bits)}", 0 if group == -1 else group, scope
+
+
+def _scope(r: Reader, q: dict[str, Any], default: str) -> str:
+    """The tensors the checkpoint quantizes, from `modules_to_not_convert` (absent: the method's default)."""
+    skip = q.get("modules_to_not_convert")
+    if skip is None:
+        return default
+    if not isinstance(skip, list) or not all(isinstance(x, str) for x in skip):
+        raise r.fail("quantization_config.modules_to_not_convert", f"must be a list of module names, got {_show(skip)}")
+    scope = default
+    for name in skip:
+        last = [p for p in name.replace("*", "").split(".") if p and not p.isdigit()]
+        tail = last[-1] if last else ""
+        if tail in _ATTENTION_MODULES or any(p in _ATTENTION_MODULES for p in last[-2:]):
+            scope = "experts" if default == "experts" else "mlp"
+        elif tail in _ALWAYS_SIXTEEN or ".".join(last[-2:]) in _ALWAYS_SIXTEEN:
+            continue
+        else:
+            raise r.fail("quantization_config.modules_to_not_convert",
+                         f"names {_show(name)}, which the reader cannot map to a tensor group it keeps 16-bit "
+                         "(attention, router, embedding or head)")
+    return scope
 
 
 def field_table() -> list[dict[str, str]]:
@@ -487,7 +526,9 @@ def reader_json() -> dict[str, Any]:
     """
     return {
         "layer_types": list(LAYER_TYPES), "windowed_layer_types": list(WINDOWED_LAYER_TYPES),
-        "quant_methods": list(QUANT_METHODS), "model_types": {t: f.key for f in FAMILIES for t in f.model_types},
+        "quant_methods": list(QUANT_METHODS), "attention_modules": list(_ATTENTION_MODULES),
+        "always_sixteen_modules": list(_ALWAYS_SIXTEEN), "checkpoint_kinds": list(CHECKPOINT_KINDS),
+        "weight_scopes": list(WEIGHT_SCOPES), "model_types": {t: f.key for f in FAMILIES for t in f.model_types},
         "families": {f.key: {"title": f.title, "nested": list(f.nested),
                              "specs": [{"key": s.key, "kind": s.kind, "required": s.default is REQUIRED,
                                         "default": None if s.default is REQUIRED else s.default} for s in f.specs]}

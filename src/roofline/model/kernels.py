@@ -270,15 +270,21 @@ def _causal_layer_pairs(model: Model, n) -> np.ndarray:
     return out
 
 
-def _attention_dims(model: Model) -> tuple[int, int, int, int]:
+def _attention_dims(model: Model, expanded: bool = False) -> tuple[int, int, int, int]:
     """(QKᵀ width, P·V width, query width read, output width written) per head-score, per token.
 
-    Ordinary attention: head_dim for both. MLA at decode runs absorbed, as FlashMLA does: scores
-    over the cached latent plus rotary key (kv_lora_rank + qk_rope_head_dim), the weighted sum
-    over the latent (kv_lora_rank), so K and V are one cached vector read once. Prefill is
-    counted the same way; an engine that expands K and V for a long prompt instead does fewer
-    attention FLOPs (qk_nope + qk_rope and v_head_dim per score) and reads the expansion.
+    Ordinary attention: head_dim for both. MLA runs in the form engines use for each phase.
+    Decode (and short appends) absorbed, as FlashMLA does: scores over the cached latent plus
+    rotary key (kv_lora_rank + qk_rope_head_dim), the weighted sum over the latent (kv_lora_rank),
+    so K and V are one cached vector read once. Prefill expanded (`expanded`), as vLLM's MLA
+    backend does (vllm/v1/attention/backends/mla/common.py, its compute-friendly path):
+    kv_b_proj turns each prompt token's latent into per-head K and V (the qkv_proj kernel counts
+    that projection, 2·tokens·kv_b weights FLOPs, in both forms), then attention scores over qk_nope + qk_rope and sums over v_head_dim, 3.4× fewer FLOPs per
+    score for DeepSeek's shapes (320 against 1,088 multiply-adds per head).
     """
+    if model.is_mla and expanded:
+        qk, pv = model.qk_nope_head_dim + model.qk_rope_head_dim, model.v_head_dim
+        return qk, pv, model.n_heads * qk, model.n_heads * pv
     if model.is_mla:
         qk, pv = model.kv_lora_rank + model.qk_rope_head_dim, model.kv_lora_rank
         return qk, pv, model.n_heads * qk, model.n_heads * pv
@@ -302,10 +308,11 @@ def _attention_dtype(formats: Formats) -> str:
 
 # ----------------------------------------------------------------------------- kernels -----
 def _kernels(model: Model, device: Device, formats: Formats, attention: str, batch, new_tokens,
-             attended_layers, pairs_layers, head_tokens) -> tuple[RooflinePoint, ...]:
+             attended_layers, pairs_layers, head_tokens, mla_expanded: bool = False) -> tuple[RooflinePoint, ...]:
     """Every kernel of one step. Per sequence, summed over layers: `attended_layers`, the cached
     positions whose K and V are read (decode: context + 1 per layer; prefill: the prompt);
-    `pairs_layers`, the query-key pairs scored. `head_tokens`: positions the output head runs on."""
+    `pairs_layers`, the query-key pairs scored. `head_tokens`: positions the output head runs on.
+    `mla_expanded`: MLA attends over K and V expanded from the latent (prefill), not absorbed."""
     bw = device.memory_bandwidth_bytes_per_s
     a, kvb = formats.activation_bytes, formats.kv_bytes
     T = batch * new_tokens
@@ -325,14 +332,18 @@ def _kernels(model: Model, device: Device, formats: Formats, attention: str, bat
 
     if model.is_bare:  # a bare parameter count: one dense weight matrix, weights only
         p = model.bare_params
-        return (point("weights", flops=2.0 * p * T, weight_bytes=p * formats.weights.bytes_per_weight(p) + 0 * T),)
+        return (point("weights", flops=2.0 * p * T, weight_bytes=p * formats.weights.bare_bytes_per_weight() + 0 * T),)
 
     s = _shapes(model)
     L = s.layers
-    wf: WeightFormat = formats.weights
 
-    def weights(params, in_features):
-        return params * wf.bytes_per_weight(in_features)
+    def weights(params, in_features, group):
+        return params * formats.weights_for(group).bytes_per_weight(in_features)
+
+    def mm(group):
+        """(peak, dtype) a group's matmuls run at: its own format's (gpt-oss's bf16 attention beside fp4 experts)."""
+        dt = formats.matmul_dtype(formats.weights_for(group))
+        return {"peak": device.peak_flop_per_s(dt), "dtype": dt}
 
     def norm(name, count):
         return point(name, count, vector=True, flops=count * NORM_FLOPS_PER_ELEMENT * T * s.d,
@@ -351,40 +362,48 @@ def _kernels(model: Model, device: Device, formats: Formats, attention: str, bat
         # MLA's projections as stored (q_a, q_b, kv_a, kv_b): an engine that absorbs kv_b into the
         # query and output side at decode reads the same weights and does the same 2·T·params FLOPs.
         proj = [x for x in model.attention_matmul_shapes() if x[0] != "o_proj"]
-        ops.append(point("qkv_proj", L, flops=L * 2.0 * T * sum(i * o for _, i, o in proj),
-                         weight_bytes=L * sum(weights(i * o, i) for _, i, o in proj) + 0 * T,
+        ops.append(point("qkv_proj", L, **mm("attention"), flops=L * 2.0 * T * sum(i * o for _, i, o in proj),
+                         weight_bytes=L * sum(weights(i * o, i, "attention") for _, i, o in proj) + 0 * T,
                          act_read_bytes=L * T * sum(i for _, i, _ in proj) * a,
                          act_written_bytes=L * T * sum(o for _, _, o in proj) * a,
                          kv_written_bytes=L * T * kv_per_layer * kvb))
     else:
         qkv_out = s.q + 2 * s.kv
-        ops.append(point("qkv_proj", L, flops=L * 2.0 * T * s.d * qkv_out,
-                         weight_bytes=L * weights(s.d * qkv_out, s.d) + 0 * T,
+        ops.append(point("qkv_proj", L, **mm("attention"), flops=L * 2.0 * T * s.d * qkv_out,
+                         weight_bytes=L * weights(s.d * qkv_out, s.d, "attention") + 0 * T,
                          act_read_bytes=L * T * s.d * a, act_written_bytes=L * T * s.q * a,
                          kv_written_bytes=L * T * 2 * s.kv * kvb))
 
     attn_dtype = _attention_dtype(formats)
     attn_peak = device.peak_flop_per_s(attn_dtype)
     scores = B * pairs_layers * s.heads            # scores in all layers
-    qk_dim, pv_dim, q_in, q_out = _attention_dims(model)
+    expanded = bool(mla_expanded and model.is_mla)
+    qk_dim, pv_dim, q_in, q_out = _attention_dims(model, expanded)
     kv_read_qk = B * attended_layers * (kv_per_layer if model.is_mla else s.kv) * kvb  # K (MLA: the latent)
     kv_read_pv = 0 * kv_read_qk if model.is_mla else B * attended_layers * s.kv * kvb  # V (MLA: the same latent)
+    # Expanded MLA reads the per-head K and V kv_b_proj wrote (activations), not the cached latent.
+    kv_k = kv_read_qk if not expanded else 0 * kv_read_qk
+    kv_v = (kv_read_pv if not model.is_mla else kv_read_qk) if not expanded else 0 * kv_read_qk
+    per_pos_k = s.heads * model.qk_nope_head_dim + model.qk_rope_head_dim
+    exp_k = B * attended_layers * per_pos_k * a if expanded else 0 * kv_read_qk
+    exp_v = B * attended_layers * s.heads * model.v_head_dim * a if expanded else 0 * kv_read_qk
     if attention == "fused":
         ops.append(point("attention", L, peak=attn_peak, dtype=attn_dtype,
                          flops=2.0 * (qk_dim + pv_dim) * scores + SOFTMAX_FLOPS_PER_SCORE * scores,
-                         act_read_bytes=L * T * q_in * a, act_written_bytes=L * T * q_out * a,
-                         kv_read_bytes=kv_read_qk + kv_read_pv))
+                         act_read_bytes=L * T * q_in * a + exp_k + exp_v, act_written_bytes=L * T * q_out * a,
+                         kv_read_bytes=kv_k + (0 * kv_read_pv if expanded else kv_read_pv)))
     else:
         ops += [point("attn_qk", L, peak=attn_peak, dtype=attn_dtype, flops=2.0 * qk_dim * scores,
-                      act_read_bytes=L * T * q_in * a, act_written_bytes=scores * a,
-                      kv_read_bytes=kv_read_qk),
+                      act_read_bytes=L * T * q_in * a + exp_k, act_written_bytes=scores * a,
+                      kv_read_bytes=kv_k),
                 point("attn_softmax", L, vector=True, flops=SOFTMAX_FLOPS_PER_SCORE * scores,
                       act_read_bytes=scores * a, act_written_bytes=scores * a),
                 point("attn_pv", L, peak=attn_peak, dtype=attn_dtype, flops=2.0 * pv_dim * scores,
-                      act_read_bytes=scores * a, act_written_bytes=L * T * q_out * a,
-                      kv_read_bytes=kv_read_pv if not model.is_mla else kv_read_qk)]
+                      act_read_bytes=scores * a + exp_v, act_written_bytes=L * T * q_out * a,
+                      kv_read_bytes=kv_v)]
     _, o_in, o_out = model.attention_matmul_shapes()[-1]
-    ops += [point("o_proj", L, flops=L * 2.0 * T * o_in * o_out, weight_bytes=L * weights(o_in * o_out, o_in) + 0 * T,
+    ops += [point("o_proj", L, **mm("attention"), flops=L * 2.0 * T * o_in * o_out,
+                  weight_bytes=L * weights(o_in * o_out, o_in, "attention") + 0 * T,
                   act_read_bytes=L * T * o_in * a, act_written_bytes=L * T * s.d * a),
             add("attn_add"), norm("mlp_norm", L)]
 
@@ -395,12 +414,13 @@ def _kernels(model: Model, device: Device, formats: Formats, attention: str, bat
     Ld = L - Lm
     if Ld:
         f = s.ffn
-        ops += [point("gate_up_proj" if m_in == 2 else "up_proj", Ld, flops=Ld * 2.0 * T * s.d * m_in * f,
-                      weight_bytes=Ld * weights(s.d * m_in * f, s.d) + 0 * T,
+        ops += [point("gate_up_proj" if m_in == 2 else "up_proj", Ld, **mm("mlp"), flops=Ld * 2.0 * T * s.d * m_in * f,
+                      weight_bytes=Ld * weights(s.d * m_in * f, s.d, "mlp") + 0 * T,
                       act_read_bytes=Ld * T * s.d * a, act_written_bytes=Ld * T * m_in * f * a),
                 point("dense_act" if Lm else "mlp_act", Ld, vector=True, flops=Ld * GATED_ACT_FLOPS_PER_ELEMENT * T * f,
                       act_read_bytes=Ld * T * m_in * f * a, act_written_bytes=Ld * T * f * a),
-                point("down_proj", Ld, flops=Ld * 2.0 * T * f * s.d, weight_bytes=Ld * weights(f * s.d, f) + 0 * T,
+                point("down_proj", Ld, **mm("mlp"), flops=Ld * 2.0 * T * f * s.d,
+                      weight_bytes=Ld * weights(f * s.d, f, "mlp") + 0 * T,
                       act_read_bytes=Ld * T * f * a, act_written_bytes=Ld * T * s.d * a)]
     if Lm:
         f = model.expert_ffn_size
@@ -410,23 +430,23 @@ def _kernels(model: Model, device: Device, formats: Formats, attention: str, bat
                       flops=Lm * 2.0 * T * s.d * s.experts,
                       weight_bytes=Lm * s.d * s.experts * head_fmt.bytes_per_weight(s.d) + 0 * T,
                       act_read_bytes=Lm * T * s.d * a, act_written_bytes=Lm * T * s.experts * a),
-                point("experts_gate_up", Lm, flops=Lm * 2.0 * T * k * s.d * m_in * f,
-                      weight_bytes=Lm * touched * weights(s.d * m_in * f, s.d),
+                point("experts_gate_up", Lm, **mm("experts"), flops=Lm * 2.0 * T * k * s.d * m_in * f,
+                      weight_bytes=Lm * touched * weights(s.d * m_in * f, s.d, "experts"),
                       act_read_bytes=Lm * T * k * s.d * a, act_written_bytes=Lm * T * k * m_in * f * a),
                 point("mlp_act", Lm, vector=True, flops=Lm * GATED_ACT_FLOPS_PER_ELEMENT * T * k * f,
                       act_read_bytes=Lm * T * k * m_in * f * a, act_written_bytes=Lm * T * k * f * a),
-                point("experts_down", Lm, flops=Lm * 2.0 * T * k * f * s.d,
-                      weight_bytes=Lm * touched * weights(f * s.d, f),
+                point("experts_down", Lm, **mm("experts"), flops=Lm * 2.0 * T * k * f * s.d,
+                      weight_bytes=Lm * touched * weights(f * s.d, f, "experts"),
                       act_read_bytes=Lm * T * k * f * a, act_written_bytes=Lm * T * k * s.d * a)]
         if model.n_shared_experts:
             fs = model.n_shared_experts * f  # the shared experts run as one MLP that wide
-            ops += [point("shared_gate_up", Lm, flops=Lm * 2.0 * T * s.d * m_in * fs,
-                          weight_bytes=Lm * weights(s.d * m_in * fs, s.d) + 0 * T,
+            ops += [point("shared_gate_up", Lm, **mm("shared"), flops=Lm * 2.0 * T * s.d * m_in * fs,
+                          weight_bytes=Lm * weights(s.d * m_in * fs, s.d, "shared") + 0 * T,
                           act_read_bytes=Lm * T * s.d * a, act_written_bytes=Lm * T * m_in * fs * a),
                     point("shared_act", Lm, vector=True, flops=Lm * GATED_ACT_FLOPS_PER_ELEMENT * T * fs,
                           act_read_bytes=Lm * T * m_in * fs * a, act_written_bytes=Lm * T * fs * a),
-                    point("shared_down", Lm, flops=Lm * 2.0 * T * fs * s.d,
-                          weight_bytes=Lm * weights(fs * s.d, fs) + 0 * T,
+                    point("shared_down", Lm, **mm("shared"), flops=Lm * 2.0 * T * fs * s.d,
+                          weight_bytes=Lm * weights(fs * s.d, fs, "shared") + 0 * T,
                           act_read_bytes=Lm * T * fs * a, act_written_bytes=Lm * T * s.d * a)]
     ops += [add("mlp_add"), norm("final_norm", 1)]
     H = B * head_tokens
@@ -444,19 +464,22 @@ def weights_resident_bytes(model: Model, formats: Formats) -> float:
     141.1
     """
     if model.is_bare:
-        return model.bare_params * formats.weights.bytes_per_weight(model.bare_params)
+        return model.bare_params * formats.weights.bare_bytes_per_weight()
     s = _shapes(model)
-    wf, hf = formats.weights, formats.head_format
+    hf = formats.head_format
 
-    def mlp(f):
+    def mlp(f, group):
+        wf = formats.weights_for(group)
         return wf.bytes_per_weight(s.d) * s.d * s.ffn_mats_in * f + wf.bytes_per_weight(f) * f * s.d
 
-    attn = sum(wf.bytes_per_weight(i) * i * o for _, i, o in model.attention_matmul_shapes())
+    aw = formats.weights_for("attention")
+    attn = sum(aw.bytes_per_weight(i) * i * o for _, i, o in model.attention_matmul_shapes())
     Lm = model.n_moe_layers if model.is_moe else 0
-    moe = ((s.experts + model.n_shared_experts) * mlp(model.expert_ffn_size) + s.d * s.experts * hf.bytes_per_weight(s.d)
-           if Lm else 0.0)
+    f = model.expert_ffn_size
+    moe = (s.experts * mlp(f, "experts") + model.n_shared_experts * mlp(f, "shared")
+           + s.d * s.experts * hf.bytes_per_weight(s.d) if Lm else 0.0)
     table = s.vocab * s.d * hf.bytes_per_weight(s.d)
-    return float(s.layers * (attn + 2 * s.d * NORM_WEIGHT_BYTES) + (s.layers - Lm) * mlp(s.ffn) + Lm * moe
+    return float(s.layers * (attn + 2 * s.d * NORM_WEIGHT_BYTES) + (s.layers - Lm) * mlp(s.ffn, "mlp") + Lm * moe
                  + table * (1 if model.tied_embeddings else 2) + s.d * NORM_WEIGHT_BYTES)
 
 
@@ -472,7 +495,8 @@ def _check(formats: Formats | None, attention: str, device: Device) -> Formats:
         if dtype not in device.dense_peak_flop_per_s and dtype not in ("bf16", "fp16"):
             raise InputError(f"activation dtype {formats.activation!r} with weight format {formats.weights.name!r} "
                              f"computes in {dtype}, but the {device.name} has no published {dtype} peak "
-                             f"(it has {', '.join(device.dense_peak_flop_per_s)})")
+                             f"(it has {', '.join(device.dense_peak_flop_per_s)}); choose activations it has a peak for "
+                             f"(weight-only {formats.weights.name} runs at the bf16 peak)")
     return formats
 
 
@@ -520,7 +544,7 @@ def prefill(model: Model, device: Device, prompt_len, batch=1, formats: Formats 
         attended = layer_positions(model, n)
         # fused: the causal half; unfused (eager): the full prompt × prompt matrix, masked
         pairs = _causal_layer_pairs(model, n) if attention == "fused" else n * attended
-    ops = _kernels(model, device, formats, attention, b, n, attended, pairs, np.ones_like(b))
+    ops = _kernels(model, device, formats, attention, b, n, attended, pairs, np.ones_like(b), mla_expanded=True)
     kv_resident = b * attended * _kv_elements_per_token_per_layer(model) * formats.kv_bytes
     return KernelStep("prefill", model, device, formats, attention, _scalar(b), _scalar(n), _scalar(np.zeros_like(n)),
                       ops, _scalar(kv_resident), weights_resident_bytes(model, formats),

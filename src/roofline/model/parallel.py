@@ -356,7 +356,7 @@ def shard(model: Model, layout: Layout) -> Model:
 
 def _expert_resident_bytes(model: Model, formats: Formats) -> float:
     """Bytes of every expert's MLP weights (all layers), in the checkpoint's format."""
-    wf, d = formats.weights, model.hidden_size
+    wf, d = formats.weights_for("experts"), model.hidden_size
     f = getattr(model, "expert_ffn_size", model.ffn_size)
     layers = getattr(model, "n_moe_layers", model.n_layers)
     mats_in = 2 if model.gated_ffn else 1

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from roofline.errors import InputError
 from roofline.model.accounting import kv_bytes_per_token
 from roofline.model import kernels as _k
-from roofline.model.formats import Formats
+from roofline.model.formats import CHECKPOINT, Formats, choose_weight_format, parse_weight_format
 from roofline.quantities.core import (
     Input,
     Quantity,
@@ -25,7 +25,13 @@ from roofline.quantities.core import (
 # Decode and prefill tokens compute from the per-kernel model (roofline.model.kernels): a step's
 # time is the sum of its kernels' roofline times; `time_overlap` is the perfect-overlap bound.
 
-def _formats(weight_format: str = "bf16", kv_dtype: str = "bf16", activation: str = "bf16") -> Formats:
+
+
+def _formats(weight_format: str = "bf16", kv_dtype: str = "bf16", activation: str = "bf16", model=None) -> Formats:
+    """Formats from a token's arguments; weight_format="checkpoint" takes the model's own, over its own tensors."""
+    if weight_format == CHECKPOINT:
+        c = choose_weight_format(model)
+        return Formats.of(c.format, activation, kv_dtype, scope=c.scope)
     return Formats.of(weight_format, activation, kv_dtype)
 
 
@@ -124,14 +130,16 @@ class StepView:
 def decode(model, hw, batch=1, context=1, weight_format: str = "bf16", kv_dtype: str = "bf16",
            activation: str = "bf16", attention: str = "fused") -> StepView:
     """A decode step: `batch` sequences with `context` tokens cached each (at least 1)."""
-    return StepView(_k.decode(as_model(model), as_device(hw), float(batch), float(context),
-                              _formats(weight_format, kv_dtype, activation), attention))
+    m = as_model(model)
+    return StepView(_k.decode(m, as_device(hw), float(batch), float(context),
+                              _formats(weight_format, kv_dtype, activation, m), attention))
 
 
 def prefill(model, hw, prompt, batch=1, weight_format: str = "bf16", kv_dtype: str = "bf16",
             activation: str = "bf16", attention: str = "fused") -> StepView:
-    return StepView(_k.prefill(as_model(model), as_device(hw), float(prompt), float(batch),
-                               _formats(weight_format, kv_dtype, activation), attention))
+    m = as_model(model)
+    return StepView(_k.prefill(m, as_device(hw), float(prompt), float(batch),
+                               _formats(weight_format, kv_dtype, activation, m), attention))
 
 
 def energy_per_token(model, hw, batch=1, context=1, weight_format: str = "bf16") -> Quantity:
@@ -329,14 +337,22 @@ def weights_size(model, weight_format: str = "bf16") -> Quantity:
 def sol(model, hw, weight_format: str = "bf16") -> Quantity:
     """The speed of light: bandwidth ÷ the weight bytes a batch-1 decode step reads."""
     m, d = as_model(model), as_device(hw)
-    f = _formats(weight_format)
+    f = _formats(weight_format, model=m)
     return Quantity(_k.speed_of_light_tokens_per_s(m, d, f), "tokens/s",
                     f"speed-of-light batch-1 decode of {m.name} on the {d.name} ({f.weights.name} weights)",
                     "bandwidth ÷ weight bytes a decode step reads", (*model_inputs(m), bandwidth_input(d)))
 
+def weight_bits(weight_format: str) -> Quantity:
+    """Bits a weight costs in `weight_format`, its share of the block scales included: {{ weight_bits("nvfp4") }} bits."""
+    w = parse_weight_format(weight_format)
+    return Quantity(8 * w.bytes_per_weight(), "", f"bits per weight in {w.name}",
+                    "8 × (element bytes + scale bytes ÷ block size)",
+                    (Input("block size", float(w.group_size)), Input("scale bytes per block", w.scale_bytes)))
+
+
 #: The token functions this topic adds to the namespace pages evaluate in.
 TOKENS = (decode, prefill, critical_batch, whole_step_crossing, whole_step_reaches_ridge, attention_intensity,
-          max_batch, usable_memory, runtime_reserve, crossover_prompt, compute_bound_prompt, capacity_quoted, bound_on_every_device, kv_per_token, params, active_params, weights_size, sol, energy_per_token,)
+          max_batch, usable_memory, runtime_reserve, crossover_prompt, compute_bound_prompt, capacity_quoted, bound_on_every_device, kv_per_token, params, active_params, weights_size, sol, energy_per_token, weight_bits,)
 
 __all__ = ['decode', 'prefill', 'critical_batch', 'whole_step_crossing', 'whole_step_reaches_ridge',
-           'attention_intensity', 'max_batch', 'usable_memory', 'runtime_reserve', 'crossover_prompt', 'compute_bound_prompt', 'capacity_quoted', 'bound_on_every_device', 'kv_per_token', 'params', 'active_params', 'weights_size', 'sol', 'energy_per_token']
+           'attention_intensity', 'max_batch', 'usable_memory', 'runtime_reserve', 'crossover_prompt', 'compute_bound_prompt', 'capacity_quoted', 'bound_on_every_device', 'kv_per_token', 'params', 'active_params', 'weights_size', 'sol', 'energy_per_token', 'weight_bits']

@@ -14,7 +14,8 @@ from roofline.registry.specfile import Entry
 #: How far a model card's parameter count may sit from the one its architecture fields give (README).
 PUBLISHED_TOLERANCE = 0.05
 
-WEIGHT_FORMATS = ("mxfp4", "fp8-block", "fp8", "int4", "int8")  # quantization_config formats a Model records
+WEIGHT_FORMATS = ("mxfp4", "nvfp4", "fp8-block", "fp8", "int4", "int8")  # quantization_config formats a Model records
+WEIGHT_SCOPES = ("linear", "mlp", "experts")  # formats.WEIGHT_SCOPES: which tensors the checkpoint quantizes
 
 
 @dataclass(frozen=True)
@@ -77,6 +78,8 @@ class Model:
     # fp8-block (DeepSeek-V3) covers the linear layers; embeddings, head and router stay bf16.
     weight_format: str = ""
     weight_group_size: int = 0   # elements sharing one scale; 0 when not grouped
+    weight_scope: str = ""       # which tensors it covers (formats.WEIGHT_SCOPES); "" = the method's default
+    weight_format_origin: str = ""  # "config" (read from config.json) or "registry"
     family: str = ""             # config.json model_type, for models read from a config
     published_active_params: float = 0.0
     published_active_counts_embedding: bool = True  # False where the publisher leaves the embedding out
@@ -264,6 +267,18 @@ class Model:
         inactive = self.n_moe_layers * (self.n_experts - self.experts_per_token) * self.expert_params
         return self.total_params - inactive
 
+    @property
+    def active_params_excluding_embedding(self) -> float:
+        """Weights one token uses, the input embedding table left out: a lookup reads one row of it
+        (a tied table stays: it is the output head). OpenAI's and DeepSeek's active counts.
+
+        >>> round(get_model("gpt-oss-20b").active_params_excluding_embedding / 1e9, 2)
+        3.61
+        """
+        if self.is_bare or self.tied_embeddings:
+            return self.active_params
+        return self.active_params - self.embedding_params
+
     def _moe_layer_matmul(self, k):
         """Matmul weights of one MoE layer's MLP when `k` experts are read (array-friendly)."""
         if not self.is_moe:
@@ -418,6 +433,9 @@ def _parse_model(entry: Entry) -> Model:
     weight_format = entry.text("weight_format", required=False)
     if weight_format and weight_format not in WEIGHT_FORMATS:
         raise entry.fail("weight_format", f"must be one of {', '.join(WEIGHT_FORMATS)}, got {weight_format!r}")
+    scope = entry.text("weight_scope", required=False)
+    if scope and scope not in WEIGHT_SCOPES:
+        raise entry.fail("weight_scope", f"must be one of {', '.join(WEIGHT_SCOPES)}, got {scope!r}")
     active = entry.number("published_active_params_B", required=False)
     model = Model(
         id=ident,
@@ -450,6 +468,8 @@ def _parse_model(entry: Entry) -> Model:
         attention_sinks=_flag(entry, "attention_sinks", False),
         weight_format=weight_format,
         weight_group_size=_count(entry, "weight_group_size"),
+        weight_scope=scope or "",
+        weight_format_origin="registry" if weight_format else "",
         published_active_params=float(round((active or 0.0) * 1e9)),
         published_active_counts_embedding=_flag(entry, "active_counts_embedding", True),
         max_context_tokens=int(entry.number("max_context_tokens", integer=True)),
