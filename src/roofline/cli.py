@@ -130,6 +130,7 @@ def model_summary(m: Model, kv_dtype: str = "bf16") -> dict[str, Any]:
         "params": m.total_params, "active_params": m.active_params_excluding_embedding,
         "active_params_with_embedding": m.active_params,
         "params_by_group": m.params_by_group(),
+        "max_context_tokens": m.max_context_tokens or None,  # the config's max_position_embeddings
         "kv_dtype": kv_dtype,
         "kv_bytes_per_token": {"total": float(m.kv_elements_per_token() * b), **by_type},
         "attention": {"kind": m.attention_kind, "sliding_window": m.sliding_window or None,
@@ -178,6 +179,7 @@ def cmd_model(args) -> None:
         active += f" (input embedding left out: a lookup reads one row; {fmt.count(p['active_params_with_embedding'])} with it)"
     rows = [("parameters", fmt.count(p["params"])),
             ("active/token", active),
+            ("max context", f"{m.max_context_tokens} tokens (max_position_embeddings)"),
             ("layers", layer_text),
             ("attention", m.attention_description + (f" (latent {m.kv_lora_rank} + rotary key {m.qk_rope_head_dim})"
                                                      if m.is_mla else f" ({m.n_heads} query heads, {m.kv_heads} KV heads, head_dim {m.head_dim})")),

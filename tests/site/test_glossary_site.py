@@ -218,6 +218,16 @@ def test_every_category_opens_with_its_introduction(site_pages, glossary):
         assert intro.group(1) == CATEGORY_INTROS[cat].replace("'", "&#x27;")
 
 
+@pytest.mark.site
+def test_every_a_to_z_letter_link_lands_on_its_heading(site_pages):
+    html = site_pages["glossary/index.html"]
+    links = re.findall(r'<a href="#(a-z-[a-z]+)">([^<]+)</a>', html)
+    assert len(links) >= 20
+    for anchor, letter in links:
+        heading = re.search(rf'<h3 id="{anchor}">(.*?)<', html)
+        assert heading and heading.group(1) == letter, (anchor, letter)
+
+
 @pytest.mark.browser
 def test_the_index_reads_on_a_phone(chromium, served_site, glossary):
     # At 390 px with touch: nothing scrolls sideways, every category and every A–Z letter is one tap

@@ -450,10 +450,12 @@ def test_every_registry_model_records_its_cited_maximum_context():
     ("gemma-3-27b.json", 131072),    # the fixture omits it: Gemma3TextConfig's default, 131072
     ("gemma-2-9b.json", 8192),
 ])
-def test_the_config_reader_takes_the_stated_maximum_context(fixture, expected):
+def test_the_config_reader_takes_the_stated_maximum_context(fixture, expected, run_cli):
     from roofline.configs import read_config
 
-    assert read_config(ROOT / "tests" / "fixtures" / "configs" / fixture).max_context_tokens == expected
+    path = ROOT / "tests" / "fixtures" / "configs" / fixture
+    assert read_config(path).max_context_tokens == expected
+    assert json.loads(run_cli("model", str(path), "--json")[1])["max_context_tokens"] == expected  # shown too
 
 
 @pytest.mark.parametrize("args, words", [

@@ -478,7 +478,8 @@ def index_markdown(glossary: Glossary) -> str:
     for name, e in names:
         if _letter(name) != letter:
             letter = _letter(name)
-            lines += ["", f"### {letter} {{#{_letter_id(letter)}}}", ""]
+            shown = "\\#" if letter == "#" else letter  # a bare "#" would close the ATX heading
+            lines += ["", f"### {shown} {{#{_letter_id(letter)}}}", ""]
         lines.append(f"- [{esc.text(name)}]({e.slug}.md)" if name == e.term
                      else f"- {esc.text(name)}: see [{esc.text(e.term)}]({e.slug}.md)")
     lines += ["", "</div>", ""]
