@@ -191,12 +191,37 @@ def claim(condition: bool, statement: str) -> str:
     return ""
 
 
+#: Ratio words and the factor each says. A page writes one only through `ratio_word`, which checks it.
+RATIO_WORDS = {
+    **dict.fromkeys(("double", "doubles", "doubled", "doubling", "twice"), 2.0),
+    **dict.fromkeys(("halve", "halves", "halved", "halving", "half"), 0.5),
+    **dict.fromkeys(("triple", "triples", "tripled", "tripling", "thrice"), 3.0),
+    **dict.fromkeys(("quadruple", "quadruples", "quadrupled"), 4.0),
+}
+
+
+def ratio_word(word: str, new, old, within: float = 0.05) -> str:
+    """A ratio word on a checked claim: renders `word`, and fails the build unless `new` ÷ `old` lies
+    within `within` (relative) of the factor the word says: "doubles" is 2 ± 5 % by default.
+
+    {{ ratio_word("doubles", sol("llama-3.1-8b", "h100-sxm5", "int8"), sol("llama-3.1-8b", "h100-sxm5")) }}
+    fails (1.87×, 6.5 % short of 2); say "rises" and give the ratio instead.
+    """
+    factor = RATIO_WORDS.get(word.lower())
+    if factor is None:
+        raise InputError(f"{word!r} is not a ratio word; known: {', '.join(sorted(RATIO_WORDS))}")
+    actual = float(new) / float(old)
+    claim(abs(actual / factor - 1) <= within,
+          f"{word!r} says {factor:g}× but the ratio is {actual:.4g}× (tolerance {within:.0%})")
+    return word
+
+
 class ClaimFailed(InputError):
     def __init__(self, statement: str):
         super().__init__(f"claim no longer holds: {statement}")
         self.statement = statement
 
 #: The token functions this topic adds to the namespace pages evaluate in.
-TOKENS = (example, ratio, share, rounded, claim,)
+TOKENS = (example, ratio, share, rounded, claim, ratio_word,)
 
-__all__ = ['example', 'ratio', 'share', 'rounded', 'claim']
+__all__ = ['example', 'ratio', 'share', 'rounded', 'claim', 'ratio_word']
