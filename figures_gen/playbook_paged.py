@@ -34,7 +34,7 @@ def alt() -> str:
             f"{fmt.sig(p.contiguous_batch)} ({fmt.intensity(p.before.arithmetic_intensity)}), the sequences that fit "
             f"when each reserves {fmt.sig(p.max_len, 6)} tokens of KV cache, to batch {fmt.sig(p.paged_batch)} "
             f"({fmt.intensity(p.after.arithmetic_intensity)}) when each holds its actual "
-            f"{fmt.sig(p.actual_len, 6)} tokens in blocks of {fmt.sig(p.block_tokens)}. The larger batch is still "
+            f"{fmt.sig(p.actual_len, 6)}-token context in blocks of {fmt.sig(p.block_tokens)}. The larger batch is still "
             f"{p.after.bound} as a whole step.")
 
 

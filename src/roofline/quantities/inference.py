@@ -91,7 +91,9 @@ class StepView:
         """The workload (model, batch, context, formats), and the device's roofs where they enter."""
         s = self.step
         f = s.formats
-        rates = (peak_input(s.device, s.matmul_dtype), bandwidth_input(s.device)) if device else ()
+        # A step's FLOPs, bytes and intensity do not depend on the device's roofs: only its name is given.
+        rates = ((peak_input(s.device, s.matmul_dtype), bandwidth_input(s.device)) if device else
+                 (Input("device", s.device.name, source=device_source(s.device)),))
         return (*model_inputs(s.model), *rates,
                 Input("batch", float(s.batch)), Input("tokens cached" if s.phase == "decode" else "prompt length",
                                                       float(s.context_len if s.phase == "decode" else s.tokens_per_sequence)),
