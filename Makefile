@@ -11,7 +11,7 @@ export NO_MKDOCS_2_WARNING := 1
 export DISABLE_MKDOCS_2_WARNING := true
 export UV_PROJECT_ENVIRONMENT := $(VENV)
 
-.PHONY: site test test-fast serve bench numbers-diff screenshots env clean help
+.PHONY: site test test-fast serve bench numbers-diff changelog screenshots env clean help
 
 help:
 	@echo "make site          build the site into site/ (strict, offline)"
@@ -21,6 +21,7 @@ help:
 	@echo "                   or every page after an edit to the package, registry or glossary)"
 	@echo "make bench         timings and scores (writes reports/)"
 	@echo "make numbers-diff REF=<git ref>   numbers that changed since REF"
+	@echo "make changelog     the changelog's unreleased section: numbers changed since the last release"
 	@echo "make screenshots   every page at 390x844 (touch) and 1280x900, light and dark, into screenshots/"
 
 $(UV):
@@ -61,6 +62,9 @@ bench: $(STAMP) $(NODE_STAMP)
 numbers-diff: $(STAMP)
 	@test -n "$(REF)" || { echo "usage: make numbers-diff REF=<git ref>"; exit 2; }
 	@$(VENV)/bin/python -m roofline_site.release.numbers_diff "$(REF)"
+
+changelog: $(STAMP)
+	@$(VENV)/bin/python -m roofline_site.release.numbers_diff --unreleased > /dev/null
 
 screenshots: site
 	@$(VENV)/bin/python -m tools.screenshots site screenshots $(if $(PAGES),--pages $(PAGES)) $(if $(FULL),--full)

@@ -63,7 +63,8 @@ def alt() -> str:
     d, dec, pre = _points()
     return (f"Log-log roofline of the {d.name}: a bandwidth roof of {fmt.bytes_per_s(d.memory_bandwidth_bytes_per_s)} "
             f"rises until it meets the {fmt.flop_per_s(d.peak_flop_per_s())} compute roof at a ridge of "
-            f"{fmt.intensity(device_ridge_point(d))}. Batch-1 decode of {get_model(MODEL).name} sits at "
+            f"{fmt.intensity(device_ridge_point(d))}. Batch-1 decode of {get_model(MODEL).name} with "
+            f"{fmt.sig(float(dec.context_len), 6)} token cached sits at "
             f"{fmt.intensity(dec.arithmetic_intensity)}, far left in the memory-bound region; a "
             f"{fmt.sig(pre.tokens_per_sequence)}-token prefill sits at {fmt.intensity(pre.arithmetic_intensity)}, "
             f"past the ridge.")

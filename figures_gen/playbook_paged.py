@@ -24,8 +24,8 @@ def data() -> Table:
 
 def draw(fig, table: Table) -> None:
     p = _move()
-    _playbook.draw(fig, table, f"Paged KV cache: {get_model(MODEL).name} decode, {fmt.sig(p.actual_len - 1, 6)} tokens "
-                               f"cached, {get_device(DEVICE).name}")
+    _playbook.draw(fig, table, f"Paged KV cache: {get_model(MODEL).name} decode, {fmt.sig(p.actual_len, 6)} tokens "
+                               f"per sequence, {get_device(DEVICE).name}")
 
 
 def alt() -> str:
@@ -34,13 +34,13 @@ def alt() -> str:
             f"{fmt.sig(p.contiguous_batch)} ({fmt.intensity(p.before.arithmetic_intensity)}), the sequences that fit "
             f"when each reserves {fmt.sig(p.max_len, 6)} tokens of KV cache, to batch {fmt.sig(p.paged_batch)} "
             f"({fmt.intensity(p.after.arithmetic_intensity)}) when each holds its actual "
-            f"{fmt.sig(p.actual_len, 6)} tokens in blocks of {fmt.sig(p.block_tokens)}. The larger batch is still "
-            f"{p.after.bound} as a whole step ({fmt.sig(p.actual_len - 1, 6)} tokens cached per sequence).")
+            f"{fmt.sig(p.actual_len, 6)}-token context in blocks of {fmt.sig(p.block_tokens)}. The larger batch is still "
+            f"{p.after.bound} as a whole step.")
 
 
 def caption() -> str:
     p = _move()
     return (f"Paging lets {fmt.sig(p.paged_batch)} sequences share each weight read instead of "
             f"{fmt.sig(p.contiguous_batch)}: {fmt.tokens_per_s(p.paged_tokens_per_s)} against "
-            f"{fmt.tokens_per_s(p.contiguous_tokens_per_s)} with {fmt.sig(p.actual_len - 1, 6)} tokens cached "
-            f"(sum of kernel times).")
+            f"{fmt.tokens_per_s(p.contiguous_tokens_per_s)} with {fmt.sig(p.actual_len, 6)} tokens per sequence, "
+            f"the step's own token included (sum of kernel times).")

@@ -41,7 +41,7 @@ def alt() -> str:
 def caption() -> str:
     q = _move()
     a, b = q.levels[0], q.levels[-1]
-    return (f"Halving the bytes per weight doubles decode intensity: {a.weight_dtype} gives "
+    return (f"Fewer bytes per weight raise decode intensity and the ceiling: {a.weight_dtype} gives "
             f"{fmt.tokens_per_s(a.tokens_per_s)}, {b.weight_dtype} {fmt.tokens_per_s(b.tokens_per_s)} "
             f"(batch one, {fmt.sig(q.context_len)} token cached, sum of kernel times). fp8 runs on the fp8 roof; int8 "
             f"and int4 are weight-only and compute in {b.compute_dtype}; the output head stays bf16.")

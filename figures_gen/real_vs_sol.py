@@ -74,7 +74,7 @@ def alt() -> str:
     dlo, dhi = _spread("decode")
     glo, ghi = _spread("gemm")
     blo, bhi = _spread("bandwidth")
-    return (f"Horizontal bars, one per published measurement. Batch-1 decode reaches "
+    return (f"Horizontal bars, one per published measurement. Batch-1 decode, at the context each source states, reaches "
             f"{fmt.percent(dlo)} to {fmt.percent(dhi)} of the speed of light; large GEMMs reach "
             f"{fmt.percent(glo)} to {fmt.percent(ghi)} of the dense peak; sustained bandwidth reaches "
             f"{fmt.percent(blo)} to {fmt.percent(bhi)} of spec, with a median of "

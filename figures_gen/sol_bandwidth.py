@@ -83,13 +83,13 @@ def alt() -> str:
         sols = {d.name: d.memory_bandwidth_bytes_per_s / wb for d in devices().values()}
         lo, hi = min(sols, key=sols.get), max(sols, key=sols.get)
         parts.append(f"{m.name} from {fmt.tokens_per_s(sols[lo])} on the {lo} to {fmt.tokens_per_s(sols[hi])} on the {hi}")
-    return (f"Log-log scatter of speed-of-light batch-1 decode against memory bandwidth for every registry device, "
+    return (f"Log-log scatter of speed-of-light batch-1 decode (weights only, no KV cache) against memory bandwidth for every registry device, "
             f"{WEIGHT_DTYPE} weights. Each model's points lie on one straight line, tokens/s = bandwidth ÷ weight bytes: "
             + "; ".join(parts) + ". Hollow points mark devices whose memory cannot hold the weights.")
 
 
 def caption() -> str:
     m = get_model(MODELS[0])
-    return (f"Batch-1 decode ceiling: bandwidth ÷ the weight bytes a step reads "
+    return (f"Batch-1 decode ceiling, weights only (no KV cache): bandwidth ÷ the weight bytes a step reads "
             f"({fmt.nbytes(weight_bytes_per_token(m, WEIGHT_DTYPE))} for {m.name} in {WEIGHT_DTYPE}: every matmul "
             f"weight and norm vector, and one row of the embedding table, which is looked up, not read whole). Peak compute does not appear in the formula.")

@@ -157,3 +157,34 @@ def render(value: float, unit: str, digits: int = 3) -> str:
     except KeyError:
         raise InputError(f"no formatter for unit {unit!r}; known: {', '.join(repr(u) for u in FORMATTERS)}") from None
     return fn(value, digits)
+
+
+_PARSE_PREFIX = {"P": 15, "T": 12, "G": 9, "M": 6, "k": 3, "": 0, "m": -3, "µ": -6, "n": -9}
+_PARSE_WORD = {"trillion": 12, "billion": 9, "million": 6, "%": -2, "TOP/s": 12}
+_PARSE = re.compile(r"\s*(-?[\d,]*\.?\d+)\s*(.*?)\s*")
+
+
+def parse(text: str) -> float:
+    """The value a rendered number stands for, as `render` wrote it: the inverse of `render` at its precision.
+
+    >>> parse("3.35 TB/s"), parse("15 GB"), parse("4.48 ms"), parse("8.03 billion"), parse("86%"), parse("1.87×")
+    (3350000000000.0, 15000000000.0, 0.00448, 8030000000.0, 0.86, 1.87)
+    >>> parse("8,830 tokens/s"), parse("61.2 FLOP/byte"), parse("624 TOP/s"), parse("1 GiB")
+    (8830.0, 61.2, 624000000000000.0, 1073741824.0)
+    """
+    m = _PARSE.fullmatch(str(text))
+    if m is None:
+        raise InputError(f"cannot read a number from {text!r}")
+    digits, unit = m.group(1).replace(",", ""), m.group(2)
+    if unit == "GiB":
+        return float(digits) * 2**30
+    if unit in ("", "×", "tokens/s", "FLOP/byte"):
+        return float(digits)
+    exponent = _PARSE_WORD.get(unit)
+    for base in ("FLOP/s", "B/s", "FLOP", "B", "s"):
+        prefix = unit[: len(unit) - len(base)]
+        if exponent is None and unit.endswith(base) and prefix in _PARSE_PREFIX:
+            exponent = _PARSE_PREFIX[prefix]
+    if exponent is None:
+        raise InputError(f"cannot read a number from {text!r}: unknown unit {unit!r}")
+    return float(f"{digits}e{exponent}")  # decimal digits and a power of ten: no binary rounding between

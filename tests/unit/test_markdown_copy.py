@@ -117,3 +117,15 @@ def test_a_generated_page_renders_again_only_when_its_text_or_key_changed(tmp_pa
     assert build_once() is True       # its "Mentioned in" list changed
     src.write_text("# Entry, edited\n")
     assert build_once() is True       # its text changed
+
+
+def test_a_sortable_tables_header_row_keeps_its_names_and_units():
+    # table_base.html_table puts each header in a sort button, and buttons are not prose: the copy
+    # once gave "|  |  |". Expected by hand: the name, then the unit in brackets where there is one.
+    page = ('<table data-rl-sort><thead><tr>'
+            '<th scope="col" data-rl-text><button type="button" class="rl-sort">Device<span class="rl-unit"></span></button></th>'
+            '<th scope="col"><button type="button" class="rl-sort">Bandwidth<span class="rl-unit">TB/s</span></button></th>'
+            '</tr></thead><tbody><tr><td>H100</td><td>3.35</td></tr></tbody></table>')
+    md = article_markdown(article_html(page, "T"))
+    assert "| Device | Bandwidth (TB/s) |" in md, md
+    assert "|  |" not in md

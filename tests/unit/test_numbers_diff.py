@@ -219,3 +219,18 @@ def test_a_malformed_changelog_names_the_file_and_release(tmp_path):
 def test_the_changelog_page_is_generated_from_the_data_file():
     text = (ROOT / "docs" / "changelog.md").read_text(encoding="utf-8")
     assert "{{ changelog() }}" in text
+
+
+def test_the_unreleased_section_renders_first_and_keeps_each_rows_expression(tmp_path):
+    from roofline_site.release import changelog as cl
+    from roofline_site.release.rows import Row
+
+    data = tmp_path / "changelog.toml"
+    data.write_text('[[release]]\nversion = "0.2.0"\ndate = 2026-11-23\nnote = "a fix"\n', encoding="utf-8")
+    rows = [Row("number", "docs/memory-bandwidth.md", "446 tokens/s", "417 tokens/s", "s.", 'sol("a", "b", "int8")', "sol"),
+            Row("quote-added", "docs/x.md", "", "1 B", "s.", "x", "x")]
+    cl.write_unreleased(cl.load(data)[0], "abc", rows, tmp_path / "unreleased.toml")
+    u = cl.load_unreleased(tmp_path / "unreleased.toml")
+    assert [c.expr for c in u.changes] == ['sol("a", "b", "int8")']  # only the kinds a release records
+    md = cl.changelog_markdown(data, tmp_path)
+    assert md.index("## Unreleased") < md.index("## v0.2.0") and "417 tokens/s" in md

@@ -97,3 +97,26 @@ def test_a_bare_number_token_is_refused(bad):
 
     with pytest.raises(TokenError, match="p.md:1"):
         expand(f"x {{{{ {bad} }}}}", "p.md")
+
+
+def test_an_arithmetic_line_reproduces_its_number_or_is_refused():
+    from roofline.errors import InputError
+    from roofline.quantities.core import Quantity, Term
+
+    # By hand: 3.35e12 B/s ÷ 15.0e9 B = 223.3 tokens/s, printed "223".
+    ok = Quantity(3.35e12 / 15.0e9, "tokens/s", "speed of light", "", arithmetic=(Term(3.35e12, "B/s"), "÷", Term(15.0e9, "B")))
+    assert ok.arithmetic_line() == "3.35 TB/s ÷ 15 GB = 223 tokens/s"
+    # 8.03e9 parameters × 2 bytes = 16.06 GB gives 208.6, not 223: a line that cannot give its number is refused.
+    wrong = Quantity(3.35e12 / 15.0e9, "tokens/s", "speed of light", "", arithmetic=(Term(3.35e12, "B/s"), "÷", Term(16.06e9, "B")))
+    with pytest.raises(InputError, match="does not give 223"):
+        wrong.arithmetic_line()
+
+
+def test_popovers_show_only_the_inputs_that_enter_the_number():
+    from roofline.quantities import NAMESPACE as ns
+
+    step = ns["decode"]("llama-3.1-8b", "h100-sxm5", 64, 1024)
+    labels = lambda q: " ".join(i.label for i in q.inputs)  # noqa: E731
+    assert "bandwidth" not in labels(step.intensity) and "peak" not in labels(step.intensity)
+    assert "time per step" in labels(step.tokens_per_s)  # Batching's tokens/s names its step time
+    assert step.tokens_per_s.arithmetic_line().startswith("64 ÷ ")

@@ -7,7 +7,7 @@ from functools import total_ordering
 
 from roofline import examples as _examples
 from roofline.errors import InputError
-from roofline.format import render
+from roofline.format import parse, render
 from roofline.model.dtypes import peak_unit
 from roofline.registry.hardware import Device, get_device
 from roofline.registry.models import Model, get_model
@@ -32,6 +32,45 @@ class Input:
         return self.value if isinstance(self.value, str) else render(self.value, self.unit, 4)
 
 
+@dataclass(frozen=True)
+class Term:
+    """One operand of a number's arithmetic line: a value in a unit, printed by the unit's formatter."""
+
+    value: float
+    unit: str = ""
+
+
+#: The operators an arithmetic line may use, and what each means when the line is evaluated.
+OPERATORS = {"×": "*", "÷": "/", "+": "+", "−": "-", "(": "(", ")": ")"}
+
+
+def evaluate_line(left: str) -> float:
+    """The value of an arithmetic line's left-hand side as printed ("3.35 TB/s ÷ 15 GB").
+
+    Operands are read back with `format.parse`, so the line is evaluated at the precision it shows.
+
+    >>> round(evaluate_line("3.35 TB/s ÷ 15 GB"), 6), evaluate_line("(2 + 2) × 3")
+    (223.333333, 12.0)
+    """
+    expr, operand = [], []
+    for part in left.replace("(", " ( ").replace(")", " ) ").split():
+        if part in OPERATORS:
+            if operand:
+                expr.append(repr(parse(" ".join(operand))))
+                operand = []
+            expr.append(OPERATORS[part])
+        elif part:
+            operand.append(part)
+    if operand:
+        expr.append(repr(parse(" ".join(operand))))
+    return float(eval(" ".join(expr), {"__builtins__": {}}, {}))  # noqa: S307 — numbers and operators only
+
+
+def _line(parts: tuple, digits: int) -> str:
+    text = " ".join(p if isinstance(p, str) else render(p.value, p.unit, digits) for p in parts)
+    return text.replace("( ", "(").replace(" )", ")")
+
+
 @total_ordering
 @dataclass(frozen=True)
 class Quantity:
@@ -43,9 +82,30 @@ class Quantity:
     formula: str
     inputs: tuple[Input, ...] = ()
     digits: int = 3
+    #: The arithmetic that gives the value, as Terms and operators (OPERATORS): the popover prints it
+    #: as one line, "3.35 TB/s ÷ 15 GB = 223 tokens/s". Empty for a value read from a datasheet.
+    arithmetic: tuple = ()
 
     def text(self) -> str:
         return render(self.value, self.unit, self.digits)
+
+    def arithmetic_line(self) -> str:
+        """The arithmetic as one line that reproduces the shown value ('' when there is none).
+
+        Operands are printed with the fewest significant figures (3 to 6) at which the line, read
+        back as printed, gives the value as shown; a line that cannot is a wrong formula, refused.
+        """
+        if not self.arithmetic:
+            return ""
+        shown = self.text()
+        for digits in range(3, 7):
+            left = _line(self.arithmetic, digits)
+            try:
+                if render(evaluate_line(left), self.unit, self.digits) == shown:
+                    return f"{left} = {shown}"
+            except (InputError, ZeroDivisionError):
+                break
+        raise InputError(f"{self.label}: its arithmetic {_line(self.arithmetic, 6)} does not give {shown}")
 
     __str__ = text
 
@@ -109,7 +169,8 @@ def example(name: str) -> Quantity:
 
 # ---------------------------------------------------------------- combinators -------------
 def ratio(a: Quantity, b: Quantity, unit: str = "x", digits: int = 3) -> Quantity:
-    return Quantity(float(a) / float(b), unit, f"{a.label} ÷ {b.label}", "ratio", (*a.inputs, *b.inputs), digits)
+    return Quantity(float(a) / float(b), unit, f"{a.label} ÷ {b.label}", "ratio", (*a.inputs, *b.inputs), digits,
+                    (Term(float(a), a.unit), "÷", Term(float(b), b.unit)))
 
 
 def share(a: Quantity, b: Quantity, digits: int = 2) -> Quantity:
@@ -119,7 +180,8 @@ def share(a: Quantity, b: Quantity, digits: int = 2) -> Quantity:
 def rounded(q: Quantity, digits: int = 3) -> Quantity:
     """`q` with its value rounded to `digits` significant figures: the number as a page or seed prints it."""
     value = float(f"{float(q):.{int(digits)}g}")
-    return replace(q, value=value, label=f"{q.label}, rounded to {int(digits)} significant figures")
+    # No arithmetic line: the rounded value is the page's choice, and the exact one no longer equals it.
+    return replace(q, value=value, label=f"{q.label}, rounded to {int(digits)} significant figures", arithmetic=())
 
 
 def claim(condition: bool, statement: str) -> str:
@@ -129,12 +191,37 @@ def claim(condition: bool, statement: str) -> str:
     return ""
 
 
+#: Ratio words and the factor each says. A page writes one only through `ratio_word`, which checks it.
+RATIO_WORDS = {
+    **dict.fromkeys(("double", "doubles", "doubled", "doubling", "twice"), 2.0),
+    **dict.fromkeys(("halve", "halves", "halved", "halving", "half"), 0.5),
+    **dict.fromkeys(("triple", "triples", "tripled", "tripling", "thrice"), 3.0),
+    **dict.fromkeys(("quadruple", "quadruples", "quadrupled"), 4.0),
+}
+
+
+def ratio_word(word: str, new, old, within: float = 0.05) -> str:
+    """A ratio word on a checked claim: renders `word`, and fails the build unless `new` ÷ `old` lies
+    within `within` (relative) of the factor the word says: "doubles" is 2 ± 5 % by default.
+
+    {{ ratio_word("doubles", sol("llama-3.1-8b", "h100-sxm5", "int8"), sol("llama-3.1-8b", "h100-sxm5")) }}
+    fails (1.87×, 6.5 % short of 2); say "rises" and give the ratio instead.
+    """
+    factor = RATIO_WORDS.get(word.lower())
+    if factor is None:
+        raise InputError(f"{word!r} is not a ratio word; known: {', '.join(sorted(RATIO_WORDS))}")
+    actual = float(new) / float(old)
+    claim(abs(actual / factor - 1) <= within,
+          f"{word!r} says {factor:g}× but the ratio is {actual:.4g}× (tolerance {within:.0%})")
+    return word
+
+
 class ClaimFailed(InputError):
     def __init__(self, statement: str):
         super().__init__(f"claim no longer holds: {statement}")
         self.statement = statement
 
 #: The token functions this topic adds to the namespace pages evaluate in.
-TOKENS = (example, ratio, share, rounded, claim,)
+TOKENS = (example, ratio, share, rounded, claim, ratio_word,)
 
-__all__ = ['example', 'ratio', 'share', 'rounded', 'claim']
+__all__ = ['example', 'ratio', 'share', 'rounded', 'claim', 'ratio_word']

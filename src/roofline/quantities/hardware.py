@@ -8,6 +8,7 @@ from roofline.model.dtypes import peak_unit
 from roofline.quantities.core import (
     Input,
     Quantity,
+    Term,
     as_device,
     bandwidth_input,
     device_source,
@@ -43,16 +44,19 @@ def capacity(hw: str) -> Quantity:
 def ridge(hw: str, dtype: str = "bf16") -> Quantity:
     d = as_device(hw)
     return Quantity(_rl.device_ridge_point(d, dtype), "FLOP/byte", f"ridge point of the {d.name} ({dtype})",
-                    "ridge = dense peak FLOP/s ÷ memory bandwidth", (peak_input(d, dtype), bandwidth_input(d)))
+                    "ridge = dense peak FLOP/s ÷ memory bandwidth", (peak_input(d, dtype), bandwidth_input(d)),
+                    arithmetic=(Term(d.peak_flop_per_s(dtype), peak_unit(dtype)), "÷", Term(d.memory_bandwidth_bytes_per_s, "B/s")))
 
 
 def attainable(hw: str, intensity, dtype: str = "bf16") -> Quantity:
     d = as_device(hw)
     ai = float(intensity)
-    return Quantity(_rl.attainable_flop_per_s(ai, d.peak_flop_per_s(dtype), d.memory_bandwidth_bytes_per_s),
-                    "FLOP/s", f"attainable FLOP/s on the {d.name} at intensity {ai:g}",
+    value = _rl.attainable_flop_per_s(ai, d.peak_flop_per_s(dtype), d.memory_bandwidth_bytes_per_s)
+    under_roof = value < d.peak_flop_per_s(dtype)  # on the bandwidth roof: the product is the value
+    return Quantity(value, "FLOP/s", f"attainable FLOP/s on the {d.name} at intensity {ai:g}",
                     "attainable = min(peak, bandwidth × intensity)",
-                    (peak_input(d, dtype), bandwidth_input(d), Input("arithmetic intensity", ai, "FLOP/byte")))
+                    (peak_input(d, dtype), bandwidth_input(d), Input("arithmetic intensity", ai, "FLOP/byte")),
+                    arithmetic=(Term(d.memory_bandwidth_bytes_per_s, "B/s"), "×", Term(ai, "FLOP/byte")) if under_roof else ())
 
 
 def sparse_peak(hw: str, dtype: str = "bf16") -> Quantity:
@@ -60,7 +64,7 @@ def sparse_peak(hw: str, dtype: str = "bf16") -> Quantity:
     d = as_device(hw)
     return Quantity(_rl.sparse_peak_flop_per_s(d.peak_flop_per_s(dtype)), "FLOP/s",
                     f"{d.name} {dtype} peak with 2:4 sparsity", "dense peak × 2 (2:4 structured sparsity)",
-                    (peak_input(d, dtype),))
+                    (peak_input(d, dtype),), arithmetic=(Term(d.peak_flop_per_s(dtype), peak_unit(dtype)), "×", Term(2.0)))
 
 
 def sparse_ridge(hw: str, dtype: str = "bf16") -> Quantity:
@@ -68,7 +72,9 @@ def sparse_ridge(hw: str, dtype: str = "bf16") -> Quantity:
     d = as_device(hw)
     return Quantity(_rl.ridge_point(_rl.sparse_peak_flop_per_s(d.peak_flop_per_s(dtype)), d.memory_bandwidth_bytes_per_s),
                     "FLOP/byte", f"ridge of the {d.name} from its 2:4-sparse {dtype} peak",
-                    "sparse peak (2 × dense) ÷ memory bandwidth", (peak_input(d, dtype), bandwidth_input(d)))
+                    "sparse peak (2 × dense) ÷ memory bandwidth", (peak_input(d, dtype), bandwidth_input(d)),
+                    arithmetic=("(", Term(d.peak_flop_per_s(dtype), peak_unit(dtype)), "×", Term(2.0), ")", "÷",
+                                Term(d.memory_bandwidth_bytes_per_s, "B/s")))
 
 def power(hw: str) -> Quantity:
     """A device's rated board power (its TDP) from the datasheet: {{ power("h100-sxm5") }}."""

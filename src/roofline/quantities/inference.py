@@ -7,11 +7,13 @@ from dataclasses import dataclass
 from roofline.errors import InputError
 from roofline.model.accounting import kv_bytes_per_token
 from roofline.model import kernels as _k
+from roofline.model.dtypes import peak_unit
 from roofline.model.formats import CHECKPOINT, Formats, choose_weight_format, parse_weight_format
 from roofline.quantities.core import (
     Input,
     Quantity,
     Source,
+    Term,
     as_device,
     as_model,
     bandwidth_input,
@@ -35,6 +37,23 @@ def _formats(weight_format: str = "bf16", kv_dtype: str = "bf16", activation: st
     return Formats.of(weight_format, activation, kv_dtype)
 
 
+def _time_terms(ops) -> tuple:
+    """A sum of roofline times as arithmetic: memory-bound kernels' bytes ÷ their bandwidth, plus
+    compute-bound kernels' FLOPs ÷ their peak, grouped by rate (each kernel counts on its own roof)."""
+    groups: dict[tuple, float] = {}
+    for k in ops:
+        if k.compute_time_s > k.memory_time_s:
+            key = ("FLOP", k.peak_flop_per_s, peak_unit(k.compute_dtype))
+            groups[key] = groups.get(key, 0.0) + float(k.flops)
+        else:
+            key = ("B", k.bandwidth_bytes_per_s, "B/s")
+            groups[key] = groups.get(key, 0.0) + float(k.bytes)
+    parts: list = []
+    for (unit, rate, rate_unit), amount in sorted(groups.items(), key=lambda g: g[0][0]):
+        parts += [*(("+",) if parts else ()), Term(amount, unit), "÷", Term(rate, rate_unit)]
+    return tuple(parts)
+
+
 @dataclass(frozen=True)
 class OpView:
     """One kernel of a step as Quantities: {{ decode("llama-3.1-8b", "h100-sxm5", 64, 4096).op("attention").intensity }}."""
@@ -42,21 +61,28 @@ class OpView:
     view: "StepView"
     op: _k.RooflinePoint
 
-    def _q(self, value, unit, what, formula) -> Quantity:
-        return self.view._q(value, unit, f"{self.op.name}: {what}", formula)
+    def _q(self, value, unit, what, formula, device=True, arithmetic=()) -> Quantity:
+        return self.view._q(value, unit, f"{self.op.name}: {what}", formula, device, arithmetic)
 
     @property
-    def flops(self): return self._q(self.op.flops, "FLOP", "FLOPs per step", "the kernel's FLOPs over all layers")
+    def flops(self): return self._q(self.op.flops, "FLOP", "FLOPs per step", "the kernel's FLOPs over all layers", False)
     @property
-    def bytes(self): return self._q(self.op.bytes, "B", "bytes per step", "weights + activations + KV cache read and written")
+    def bytes(self): return self._q(self.op.bytes, "B", "bytes per step", "weights + activations + KV cache read and written", False)
     @property
-    def intensity(self): return self._q(self.op.arithmetic_intensity, "FLOP/byte", "arithmetic intensity", "FLOPs ÷ bytes")
+    def intensity(self):
+        return self._q(self.op.arithmetic_intensity, "FLOP/byte", "arithmetic intensity", "FLOPs ÷ bytes", False,
+                       (Term(self.op.flops, "FLOP"), "÷", Term(self.op.bytes, "B")))
     @property
-    def ridge(self): return self._q(self.op.ridge_point, "FLOP/byte", "ridge point at its peak", "peak ÷ bandwidth")
+    def ridge(self):
+        return self._q(self.op.ridge_point, "FLOP/byte", "ridge point at its peak", "peak ÷ bandwidth", True,
+                       (Term(self.op.peak_flop_per_s, peak_unit(self.op.compute_dtype)), "÷", Term(self.op.bandwidth_bytes_per_s, "B/s")))
     @property
-    def time(self): return self._q(self.op.time_s, "s", "roofline time", "max(FLOPs ÷ peak, bytes ÷ bandwidth)")
+    def time(self):
+        return self._q(self.op.time_s, "s", "roofline time", "max(FLOPs ÷ peak, bytes ÷ bandwidth)", True, _time_terms((self.op,)))
     @property
-    def share(self): return self._q(self.op.time_s / self.view.step.time_s, "%", "share of the step's time", "kernel time ÷ step time")
+    def share(self):
+        return self._q(self.op.time_s / self.view.step.time_s, "%", "share of the step's time", "kernel time ÷ step time", True,
+                       (Term(self.op.time_s, "s"), "÷", Term(self.view.step.time_s, "s")))
     @property
     def bound(self) -> str: return str(self.op.bound)
 
@@ -67,22 +93,33 @@ class StepView:
 
     step: _k.KernelStep
 
-    def _inputs(self) -> tuple[Input, ...]:
+    def _inputs(self, device: bool = True) -> tuple[Input, ...]:
+        """The workload (model, batch, context, formats), and the device's roofs where they enter."""
         s = self.step
         f = s.formats
-        return (*model_inputs(s.model), peak_input(s.device, s.matmul_dtype), bandwidth_input(s.device),
+        # A step's FLOPs, bytes and intensity do not depend on the device's roofs: only its name is given.
+        rates = ((peak_input(s.device, s.matmul_dtype), bandwidth_input(s.device)) if device else
+                 (Input("device", s.device.name, source=device_source(s.device)),))
+        return (*model_inputs(s.model), *rates,
                 Input("batch", float(s.batch)), Input("tokens cached" if s.phase == "decode" else "prompt length",
                                                       float(s.context_len if s.phase == "decode" else s.tokens_per_sequence)),
                 Input("weights / activations / KV cache", f"{f.weights.name} / {f.activation} / {f.kv}"),
                 Input("attention", s.attention))
 
-    def _q(self, value, unit, what, formula) -> Quantity:
+    def _q(self, value, unit, what, formula, device: bool = True, arithmetic: tuple = (),
+           extra: tuple[Input, ...] = ()) -> Quantity:
+        """A Quantity of this step: `device` says whether the device's roofs enter it (a time does, an
+        intensity does not); `arithmetic` is its one-line arithmetic, `extra` the intermediate values it uses."""
         s = self.step
         where = (f"decode of {s.model.name} on the {s.device.name}, batch {float(s.batch):g}, "
                  f"{float(s.context_len):g} tokens cached" if s.phase == "decode" else
                  f"prefill of {s.model.name} on the {s.device.name}, batch {float(s.batch):g}, "
                  f"{float(s.tokens_per_sequence):g}-token prompt")
-        return Quantity(float(value), unit, f"{what}, {where}", formula, self._inputs())
+        return Quantity(float(value), unit, f"{what}, {where}", formula, (*extra, *self._inputs(device)),
+                        arithmetic=arithmetic)
+
+    def _time_input(self) -> Input:
+        return Input("time per step (sum of the kernels' roofline times)", float(self.step.time_s), "s")
 
     def op(self, name: str) -> OpView:
         """One kernel by name (qkv_proj, attention, o_proj, gate_up_proj, down_proj, lm_head, ...)."""
@@ -92,35 +129,71 @@ class StepView:
         raise InputError(f"no kernel {name!r} in this step; it has {', '.join(k.name for k in self.step.ops)}")
 
     @property
-    def flops(self): return self._q(self.step.flops, "FLOP", "FLOPs per step", "sum of the kernels' FLOPs")
+    def flops(self): return self._q(self.step.flops, "FLOP", "FLOPs per step", "sum of the kernels' FLOPs", False)
     @property
-    def bytes(self): return self._q(self.step.bytes, "B", "bytes per step", "weights + KV cache + activations, every kernel")
+    def bytes(self):
+        s = self.step
+        return self._q(s.bytes, "B", "bytes per step", "weights + KV cache + activations, every kernel", False,
+                       (Term(s.weight_bytes, "B"), "+", Term(s.kv_bytes, "B"), "+", Term(s.activation_bytes, "B")))
     @property
-    def weight_bytes(self): return self._q(self.step.weight_bytes, "B", "weight bytes per step", "weights read once per step")
+    def weight_bytes(self): return self._q(self.step.weight_bytes, "B", "weight bytes per step", "weights read once per step", False)
     @property
-    def kv_bytes(self): return self._q(self.step.kv_bytes, "B", "KV-cache bytes per step", "K and V read for every cached position, plus the new entries written")
+    def kv_bytes(self): return self._q(self.step.kv_bytes, "B", "KV-cache bytes per step", "K and V read for every cached position, plus the new entries written", False)
     @property
-    def intensity(self): return self._q(self.step.arithmetic_intensity, "FLOP/byte", "whole-step arithmetic intensity", "FLOPs ÷ bytes")
+    def intensity(self):
+        return self._q(self.step.arithmetic_intensity, "FLOP/byte", "whole-step arithmetic intensity", "FLOPs ÷ bytes", False,
+                       (Term(self.step.flops, "FLOP"), "÷", Term(self.step.bytes, "B")))
     @property
-    def time(self): return self._q(self.step.time_s, "s", "time per step", "sum over kernels of max(FLOPs ÷ peak, bytes ÷ bandwidth)")
+    def time(self):
+        return self._q(self.step.time_s, "s", "time per step", "sum over kernels of max(FLOPs ÷ peak, bytes ÷ bandwidth)",
+                       True, _time_terms(self.step.ops))
     @property
-    def time_overlap(self): return self._q(self.step.time_perfect_overlap_s, "s", "perfect-overlap time per step (a lower bound)", "max(Σ FLOPs ÷ peak, Σ bytes ÷ bandwidth)")
+    def time_overlap(self):
+        s = self.step
+        line = ((Term(s.bytes, "B"), "÷", Term(s.bandwidth_bytes_per_s, "B/s")) if s.memory_time_s >= s.compute_time_s
+                else ())  # compute side: kernels run at different peaks, so no single quotient
+        return self._q(s.time_perfect_overlap_s, "s", "perfect-overlap time per step (a lower bound)",
+                       "max(Σ FLOPs ÷ peak, Σ bytes ÷ bandwidth)", True, line)
     @property
-    def ttft(self): return self._q(self.step.time_s, "s", "time to first token", "prefill time: sum of the kernels' roofline times")
+    def ttft(self):
+        return self._q(self.step.time_s, "s", "time to first token", "prefill time: sum of the kernels' roofline times",
+                       True, _time_terms(self.step.ops))
     @property
-    def tokens_per_s(self): return self._q(self.step.tokens_per_s, "tokens/s", "tokens/s (whole batch)", "batch × tokens per step ÷ time")
+    def tokens_per_s(self):
+        s = self.step
+        line = ((Term(float(s.batch)), "÷", Term(s.time_s, "s")) if s.phase == "decode" else
+                (Term(float(s.batch)), "×", Term(float(s.tokens_per_sequence)), "÷", Term(s.time_s, "s")))
+        return self._q(s.tokens_per_s, "tokens/s", "tokens/s (whole batch)", "batch × tokens per step ÷ time",
+                       True, line, (self._time_input(),))
     @property
-    def tokens_per_s_per_seq(self): return self._q(self.step.tokens_per_s_per_sequence, "tokens/s", "tokens/s per sequence", "tokens per step ÷ time")
+    def tokens_per_s_per_seq(self):
+        s = self.step
+        return self._q(s.tokens_per_s_per_sequence, "tokens/s", "tokens/s per sequence", "tokens per step ÷ time",
+                       True, (Term(float(s.tokens_per_sequence)), "÷", Term(s.time_s, "s")), (self._time_input(),))
     @property
-    def attained(self): return self._q(self.step.flops / self.step.time_s, "FLOP/s", "FLOP/s attained", "FLOPs ÷ time")
+    def attained(self):
+        s = self.step
+        return self._q(s.flops / s.time_s, "FLOP/s", "FLOP/s attained", "FLOPs ÷ time", True,
+                       (Term(s.flops, "FLOP"), "÷", Term(s.time_s, "s")), (self._time_input(),))
     @property
     def utilization(self):
-        peak = self.step.device.peak_flop_per_s(self.step.matmul_dtype)
-        return self._q(self.step.flops / self.step.time_s / peak, "%", "share of peak FLOP/s", "attained ÷ peak")
+        s = self.step
+        peak = s.device.peak_flop_per_s(s.matmul_dtype)
+        return self._q(s.flops / s.time_s / peak, "%", "share of peak FLOP/s", "attained ÷ peak", True,
+                       (Term(s.flops, "FLOP"), "÷", Term(s.time_s, "s"), "÷", Term(peak, peak_unit(s.matmul_dtype))),
+                       (self._time_input(),))
     @property
-    def memory_required(self): return self._q(self.step.memory_required_bytes, "B", "memory for weights, KV cache, activations and runtime reserve", "all weights + batch × cached tokens × KV bytes per token + activations + reserve")
+    def memory_required(self):
+        s = self.step
+        return self._q(s.memory_required_bytes, "B", "memory for weights, KV cache, activations and runtime reserve",
+                       "all weights + batch × cached tokens × KV bytes per token + activations + reserve", False,
+                       (Term(s.weights_resident_bytes, "B"), "+", Term(float(s.kv_resident_bytes), "B"), "+",
+                        Term(float(s.activation_peak_bytes), "B"), "+", Term(s.runtime_reserve_bytes, "B")))
     @property
-    def ridge(self): return self._q(self.step.ridge_point, "FLOP/byte", "ridge point of the weight matmuls", "peak ÷ bandwidth")
+    def ridge(self):
+        s = self.step
+        return self._q(s.ridge_point, "FLOP/byte", "ridge point of the weight matmuls", "peak ÷ bandwidth", True,
+                       (Term(s.peak_flop_per_s, peak_unit(s.matmul_dtype)), "÷", Term(s.bandwidth_bytes_per_s, "B/s")))
     @property
     def bound(self) -> str: return str(self.step.bound)
     @property
@@ -338,9 +411,15 @@ def sol(model, hw, weight_format: str = "bf16") -> Quantity:
     """The speed of light: bandwidth ÷ the weight bytes a batch-1 decode step reads."""
     m, d = as_model(model), as_device(hw)
     f = _formats(weight_format, model=m)
+    read = float(_k.decode(m, d, 1, 1, f).weight_bytes)  # what speed_of_light_tokens_per_s divides by
     return Quantity(_k.speed_of_light_tokens_per_s(m, d, f), "tokens/s",
                     f"speed-of-light batch-1 decode of {m.name} on the {d.name} ({f.weights.name} weights)",
-                    "bandwidth ÷ weight bytes a decode step reads", (*model_inputs(m), bandwidth_input(d)))
+                    "bandwidth ÷ weight bytes a decode step reads",
+                    (bandwidth_input(d),
+                     Input(f"weight bytes a decode step reads ({f.weights.name}: every matmul weight, the head, the "
+                           "norms and one embedding row; the embedding table itself is not read)", read, "B"),
+                     *model_inputs(m)),
+                    arithmetic=(Term(d.memory_bandwidth_bytes_per_s, "B/s"), "÷", Term(read, "B")))
 
 def weight_bits(weight_format: str) -> Quantity:
     """Bits a weight costs in `weight_format`, its share of the block scales included: {{ weight_bits("nvfp4") }} bits."""

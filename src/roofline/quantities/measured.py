@@ -6,6 +6,7 @@ from roofline.model.measured import share as share_of
 from roofline.quantities.core import (
     Input,
     Quantity,
+    Term,
     Source,
     as_device,
     as_model,
@@ -85,7 +86,8 @@ def measured_share(ident: str, digits: int = 2) -> Quantity:
                                      "decode": "speed of light (bandwidth ÷ weight bytes a step reads)",
                                      "collective": "link bandwidth per direction",
                                      "parallel_decode": "tensor-parallel ceiling (kernels + collectives)"}[p.kind],
-                    (_pub_input(p), *ref.inputs), digits)
+                    (_pub_input(p), *ref.inputs), digits,
+                    (Term(float(measured(ident)), measured(ident).unit), "÷", Term(float(ref), ref.unit)))
 
 
 def _derate_inputs() -> tuple[Input, ...]:

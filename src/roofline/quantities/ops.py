@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from roofline.model import ops as _int
-from roofline.quantities.core import Input, Quantity
+from roofline.quantities.core import Input, Quantity, Term
 
 
 # ---------------------------------------------------------------- single ops --------------
@@ -22,7 +22,7 @@ def _op_view(cost: _int.RooflinePoint, shape: str, dtype: str) -> OpView:
         Quantity(cost.flops, "FLOP", f"FLOPs of {shape}", cost.convention, inputs),
         Quantity(cost.bytes, "B", f"bytes moved by {shape}", cost.convention, inputs),
         Quantity(cost.arithmetic_intensity, "FLOP/byte", f"arithmetic intensity of {shape}",
-                 "FLOPs ÷ bytes moved", inputs),
+                 "FLOPs ÷ bytes moved", inputs, arithmetic=(Term(cost.flops, "FLOP"), "÷", Term(cost.bytes, "B"))),
     )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from roofline.errors import InputError
 from roofline.model import playbook as _pb
+from roofline.model.dtypes import peak_unit
 from roofline.quantities.core import (
     Input,
     Quantity,
@@ -13,6 +14,7 @@ from roofline.quantities.core import (
     bandwidth_input,
     model_inputs,
     peak_input,
+    Term,
 )
 from roofline.registry.hardware import Device
 from roofline.registry.models import Model
@@ -49,8 +51,9 @@ def _pb_view(what: str, inputs: tuple[Input, ...], spec: dict) -> _MoveView:
     fields = {}
     for name, item in spec.items():
         if isinstance(item, tuple):
-            value, unit, label, formula = item
-            fields[name] = Quantity(float(value), unit, f"{label}, {what}", formula, inputs)
+            value, unit, label, formula, *arithmetic = item  # an optional fifth: the arithmetic line's terms
+            fields[name] = Quantity(float(value), unit, f"{label}, {what}", formula, inputs,
+                                    arithmetic=arithmetic[0] if arithmetic else ())
         else:
             fields[name] = item
     return _MoveView(what, fields)
@@ -67,8 +70,10 @@ def quantized(model, hw, weight_dtype: str = "bf16") -> _MoveView:
     return _pb_view(f"batch-1 decode of {m.name} on the {d.name}, {q.context_len} token cached, {weight_dtype} weights",
                     _pb_inputs(m, d, lv.compute_dtype, weight_dtype=weight_dtype), {
         "weight_bytes": (lv.weight_bytes_per_token, "B", "weight bytes per token", "weights read per step × bytes per weight"),
-        "intensity": (p.arithmetic_intensity, "FLOP/byte", "arithmetic intensity", "FLOPs ÷ bytes"),
-        "ridge": (p.ridge_point, "FLOP/byte", f"ridge at the {lv.compute_dtype} peak", "peak ÷ bandwidth"),
+        "intensity": (p.arithmetic_intensity, "FLOP/byte", "arithmetic intensity", "FLOPs ÷ bytes",
+                      (Term(p.flops, "FLOP"), "÷", Term(p.bytes, "B"))),
+        "ridge": (p.ridge_point, "FLOP/byte", f"ridge at the {lv.compute_dtype} peak", "peak ÷ bandwidth",
+                  (Term(p.peak_flop_per_s, peak_unit(lv.compute_dtype)), "÷", Term(p.bandwidth_bytes_per_s, "B/s"))),
         "attainable": (p.attained_flop_per_s, "FLOP/s", "FLOP/s attained", "FLOPs ÷ the sum of the kernels' times"),
         "time_overlap": (p.time_perfect_overlap_s, "s", "perfect-overlap time per token (a lower bound)", "max(Σ FLOPs ÷ peak, Σ bytes ÷ bandwidth)"),
         "time": (1.0 / lv.tokens_per_s, "s", "time per token", "sum over kernels of max(FLOPs ÷ peak, bytes ÷ bandwidth)"),

@@ -15,6 +15,7 @@ from mkdocs.plugins import event_priority
 from roofline_site import serve_state
 from roofline_site.html import escape as esc
 from roofline_site.html.reading import results_first, search_quiet
+from roofline_site.html.repository import install_block, repository_link
 from roofline_site.html.values import non_finite_text
 from roofline_site.release.changelog import changelog as _changelog
 from roofline_site.numbers.tables import table as _table
@@ -114,7 +115,9 @@ def on_page_markdown(markdown, page, config, files, **kwargs):
     try:
         return expand(markdown, uri, records, {"figure": lambda name: figure_block(name, page.url, files),
                                                "table": lambda name, **kw: _table(name, uri, records, **kw),
-                                               "changelog": _changelog})
+                                               "changelog": _changelog,
+                                               "repository": lambda: repository_link(config.get("repo_url") or ""),
+                                               "install": lambda: install_block(config.get("repo_url") or "")})
     except TokenError as err:
         raise PluginError(str(err)) from None
 

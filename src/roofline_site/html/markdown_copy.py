@@ -18,6 +18,20 @@ from roofline_site.html.walker import NOT_PROSE, without
 
 
 _COPY_SYNTAX = re.compile(r"([\[\]<>`|])")
+# A sortable table's header is a button (table_base.html_table), and buttons are not prose: its
+# name and unit are taken out of the button first, or the copy's header row would be empty.
+_SORT_BUTTON = re.compile(r'<button type="button" class="rl-sort">(.*?)<span class="rl-unit">(.*?)</span></button>', re.S)
+
+
+def header_text(page_html: str) -> str:
+    """Sortable tables' header buttons as plain header text, the unit in brackets.
+
+    >>> header_text('<th><button type="button" class="rl-sort">Bandwidth<span class="rl-unit">TB/s</span></button></th>')
+    '<th>Bandwidth (TB/s)</th>'
+    """
+    return _SORT_BUTTON.sub(lambda m: f"{m.group(1)} ({m.group(2)})" if m.group(2).strip() else m.group(1), page_html)
+
+
 _BACKTICKS = re.compile(r"`+")
 
 
@@ -84,7 +98,7 @@ def _converter():
             return f"{head}{fence}{body}{fence}{tail}"
 
     return Converter(heading_style="ATX", bullets="-", code_language_callback=language,
-                     escape_underscores=False, escape_asterisks=False)
+                     escape_underscores=False, escape_asterisks=False, sup_symbol="^")
 
 
 def article_markdown(page_html: str) -> str:
@@ -93,7 +107,7 @@ def article_markdown(page_html: str) -> str:
 
     # What is not prose goes before BeautifulSoup parses the page: the popovers are most of its
     # markup, and parsing them only to drop them was most of this step's time.
-    soup = BeautifulSoup(without(article_slice(page_html), NOT_PROSE), "html.parser")
+    soup = BeautifulSoup(without(header_text(article_slice(page_html)), NOT_PROSE), "html.parser")
     article = soup.select_one("article.md-content__inner") or soup.select_one("article")
     if article is None:
         return ""

@@ -73,7 +73,7 @@ def _text(s: str) -> str:
 
 
 def _popover(q, ident: str) -> str:
-    """The provenance of `q` as inline markup: label, exact value, formula in words, inputs, sources.
+    """The provenance of `q` as inline markup: label, exact value, arithmetic line, formula in words, inputs, sources.
 
     Only phrasing elements (span, strong, b, a, template): the popover sits inside a paragraph, and
     a block element such as <ul> there would make the browser close the paragraph early.
@@ -83,6 +83,9 @@ def _popover(q, ident: str) -> str:
     exact = render(q.value, q.unit, max(q.digits, 4))
     value = f' <span class="rl-prov-value">= {_text(exact)}</span>' if exact != q.text() else ""
     formula = f' <span class="rl-prov-formula">{_text(q.formula)}</span>' if q.formula else ""
+    # The arithmetic with the values that enter it, as printed: a reader can redo it on a calculator.
+    line = q.arithmetic_line()
+    arith = f' <span class="rl-prov-arith">{_text(line)}</span>' if line else ""
     rows, sources = [], []
     for i in q.inputs:
         raw = i.value if isinstance(i.value, str) else repr(float(i.value))
@@ -100,7 +103,7 @@ def _popover(q, ident: str) -> str:
     # The body sits in a <template>: inert until provenance.js moves it into the popover, so a page
     # with hundreds of numbers does not carry thousands of hidden elements through style and scripts.
     return (f'<span class="rl-prov" id="{ident}" role="tooltip" data-search-exclude><template>'
-            f'<strong class="rl-prov-label">{_text(q.label)}</strong>{value}{formula}{inputs}{srcs}</template></span>')
+            f'<strong class="rl-prov-label">{_text(q.label)}</strong>{value}{arith}{formula}{inputs}{srcs}</template></span>')
 
 
 def defer_popovers(store: dict[str, str] | None) -> None:

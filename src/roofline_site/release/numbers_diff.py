@@ -189,6 +189,15 @@ def diff(old: dict, new: dict) -> list[Row]:
     return rows
 
 
+def release_commit(repo: Path, version: str) -> str:
+    """The commit that recorded release `version` in the changelog: the tree whose numbers it published."""
+    proc = _git(repo, "log", "--all", "--reverse", "--format=%H", f"-Sversion = \"{version}\"")
+    commits = proc.stdout.split() if proc.returncode == 0 else []
+    if not commits:
+        raise ReleaseError(f"no commit records release {version} in the changelog (is the history shallow?)")
+    return commits[0]
+
+
 def numbers_diff(ref: str, repo: Path = ROOT) -> tuple[str, list[Row]]:
     """(commit, rows) for every quoted number of `repo`'s working tree that differs from `ref`."""
     repo = repo.resolve()
@@ -242,14 +251,24 @@ def report(ref: str, commit: str, rows: list[Row]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="numbers-diff", description=__doc__.splitlines()[0])
-    parser.add_argument("ref", help="git ref to compare the working tree against (tag, branch, hash)")
+    parser.add_argument("ref", nargs="?", default="",
+                        help="git ref to compare the working tree against (tag, branch, hash)")
     parser.add_argument("--json", action="store_true", help="print the rows as a JSON list")
     parser.add_argument("--repo", type=Path, default=ROOT, help="checkout to compare (default: this one)")
     parser.add_argument("--record", metavar="VERSION",
                         help="append a release entry with these changes to the changelog data file")
     parser.add_argument("--note", default="", help="the human note for --record: why the numbers changed")
+    parser.add_argument("--unreleased", action="store_true",
+                        help="write the changelog's unreleased section: the changes since the last recorded release")
     args = parser.parse_args(argv)
+    if not args.ref and not args.unreleased:
+        parser.error("give a git ref, or --unreleased")
     try:
+        if args.unreleased:
+            releases = changelog.load(args.repo.resolve() / changelog.DATA_RELPATH)
+            if not releases:
+                raise ReleaseError("no release is recorded yet, so nothing is unreleased")
+            args.ref = release_commit(args.repo.resolve(), releases[-1].version)
         if args.record:
 
             data = args.repo.resolve() / changelog.DATA_RELPATH
@@ -257,7 +276,11 @@ def main(argv: list[str] | None = None) -> int:
         commit, rows = numbers_diff(args.ref, args.repo)
         if args.record:
             path = changelog.record(args.record, args.note, args.ref, commit, rows, data)
+            (args.repo.resolve() / changelog.UNRELEASED_RELPATH).unlink(missing_ok=True)  # released now
             print(f"recorded release {args.record} in {path}", file=sys.stderr)
+        if args.unreleased:
+            path = changelog.write_unreleased(releases[-1], commit, rows, args.repo.resolve() / changelog.UNRELEASED_RELPATH)
+            print(f"wrote the unreleased section since v{releases[-1].version} to {path}", file=sys.stderr)
     except ReleaseError as err:
         print(f"numbers-diff: error: {err}", file=sys.stderr)
         return 2

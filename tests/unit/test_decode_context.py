@@ -1,0 +1,36 @@
+"""Every decode number states its batch and context where the reader meets it (item 9 of issue 22)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+import figures_gen
+
+DECODE = re.compile(r"\bdecode\b", re.I)
+
+
+@pytest.mark.parametrize("name", figures_gen.FIGURES)
+def test_a_decode_figure_states_batch_and_context_in_its_alt_text_and_caption(name):
+    mod = figures_gen.module(name)
+    for part in ("alt", "caption"):
+        text = getattr(mod, part)()
+        if DECODE.search(text):
+            assert re.search(r"\bbatch", text, re.I), f"{name}.{part}() names no batch: {text[:160]}"
+            assert re.search(r"cached|context|no KV cache", text, re.I), f"{name}.{part}() names no context: {text[:160]}"
+
+
+def test_the_number_lines_decode_labels_name_their_context():
+    # The issue's case: "decode, batch 64 — 61.2 FLOP/byte" with one token cached (at 4,096 it is 22).
+    labels = [label for kind, label, _ in figures_gen.module("intensity_line")._points() if kind == "decode"]
+    assert labels and all("batch" in label and "cached" in label for label in labels), labels
+
+
+def test_batchings_worked_example_and_figure_use_one_workload():
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parents[2] / "docs" / "batching.md").read_text(encoding="utf-8")
+    example = page[page.index("## Worked example"):page.index("## The latency")]
+    figure_context = re.search(r'ctx = example\("(\w+)"\)', (Path(figures_gen.__file__).parent / "batch_sweep.py").read_text())
+    assert f'ctx = example("{figure_context.group(1)}")' in example
