@@ -231,6 +231,34 @@ def _narrow(fig) -> None:
         new._rl_below = True  # moved under the figure once the layout is known (_legends_below)
 
 
+#: Every numeric axis carries at least this many labelled ticks: two say nothing of the scale between them.
+MIN_TICKS = 3
+
+
+def shown_ticks(axis) -> list[float]:
+    """The major tick values inside `axis`'s view, where a label is drawn."""
+    lo, hi = sorted(axis.get_view_interval())
+    span = (hi - lo) * 1e-9
+    return [v for v in axis.get_majorticklocs() if lo - span <= v <= hi + span]
+
+
+def _enough_ticks(fig) -> None:
+    """A log axis showing fewer than MIN_TICKS ticks (under two decades, or thinned on a phone) gets 2
+    and 5 between its powers of ten, then 3 and 7, labelled as plain numbers like `log_ticks`' (a
+    figure that fixed its own ticks keeps them)."""
+    from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator
+
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            if axis.get_scale() != "log" or isinstance(axis.get_major_locator(), FixedLocator):
+                continue
+            for subs in ((1.0, 2.0, 5.0), (1.0, 2.0, 3.0, 5.0, 7.0)):
+                if len(shown_ticks(axis)) >= MIN_TICKS:
+                    break
+                axis.set_major_locator(LogLocator(base=10, subs=subs, numticks=30))
+                axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+
+
 def _legends_below(fig) -> None:
     """Stack the narrow variant's legends under everything else, left-aligned with the first axes."""
     renderer = fig.canvas.get_renderer()
@@ -333,6 +361,7 @@ def render_variants(name: str) -> dict[str, bytes]:
             mod.draw(fig, table)
             if narrow:
                 _narrow(fig)
+            _enough_ticks(fig)
             fig.tight_layout()
             if narrow:
                 _fit_phone_width(fig)
