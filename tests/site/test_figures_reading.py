@@ -192,3 +192,49 @@ def test_every_figure_variant_names_its_curves_and_labels_three_ticks_per_numeri
             if labels and all(_NUMBER.fullmatch(lab) for lab in labels) and len(labels) < 3:
                 problems.append(f"{svg.name} {axis}: ticks {labels}")
     assert not problems, "\n".join(problems)
+
+
+def _texts(svg: bytes, *, ticks: bool) -> list[str]:
+    """Every text of a figure in document order (tick labels only with `ticks`), whitespace collapsed."""
+    import xml.etree.ElementTree as ET
+
+    out: list[str] = []
+
+    def visit(el, in_tick: bool) -> None:
+        in_tick = in_tick or bool(re.fullmatch(r"[xy]tick_\d+", el.get("id", "")))
+        if el.tag == f"{_SVG}text":
+            text = " ".join("".join(el.itertext()).split())
+            if text and (ticks or not in_tick):
+                out.append(text)
+            return
+        for child in el:
+            visit(child, in_tick)
+
+    visit(ET.fromstring(svg), False)
+    return out
+
+
+_KEY_NUMBER = re.compile(r"^\d+\s+")  # "3  H100 SXM5 80GB": a label listed under the figure by number
+
+
+def test_a_narrow_variant_keeps_every_label_of_the_wide_one(site_dir):
+    """Each label of a wide figure (its words, wrapped or not, beside its point or listed under the
+    figure) is in the narrow one: the narrow prefill-intensity figure lost every device name, the
+    narrow hardware map H200, GB200, H100 PCIe and NVL, EPYC, Xeon and TPU7x."""
+    svgs = sorted(p for p in (site_dir / "figures").glob("*.svg") if "-narrow" not in p.name and "-dark" not in p.name)
+    assert len(svgs) >= 10
+    missing = []
+    for wide in svgs:
+        narrow = "".join(_texts(wide.with_name(f"{wide.stem}-narrow.svg").read_bytes(), ticks=True)).replace(" ", "")
+        for text in _texts(wide.read_bytes(), ticks=False):
+            words = _KEY_NUMBER.sub("", text).replace(" ", "")
+            if re.search(r"[A-Za-z]", words) and words not in narrow:
+                missing.append(f"{wide.stem}: '{text}'")
+    assert not missing, "\n".join(missing)
+
+
+def test_the_label_comparison_sees_a_dropped_label():
+    wide = b'<svg xmlns="http://www.w3.org/2000/svg"><text>H200 SXM</text><g id="xtick_1"><text>10</text></g></svg>'
+    narrow = b'<svg xmlns="http://www.w3.org/2000/svg"><text>4  H100</text></svg>'
+    assert _texts(wide, ticks=False) == ["H200 SXM"]
+    assert "H200SXM" not in "".join(_texts(narrow, ticks=True)).replace(" ", "")
