@@ -231,6 +231,34 @@ def _narrow(fig) -> None:
         new._rl_below = True  # moved under the figure once the layout is known (_legends_below)
 
 
+#: Every numeric axis carries at least this many labelled ticks: two say nothing of the scale between them.
+MIN_TICKS = 3
+
+
+def shown_ticks(axis) -> list[float]:
+    """The major tick values inside `axis`'s view, where a label is drawn."""
+    lo, hi = sorted(axis.get_view_interval())
+    span = (hi - lo) * 1e-9
+    return [v for v in axis.get_majorticklocs() if lo - span <= v <= hi + span]
+
+
+def _enough_ticks(fig) -> None:
+    """A log axis showing fewer than MIN_TICKS ticks (under two decades, or thinned on a phone) gets 2
+    and 5 between its powers of ten, then 3 and 7, labelled as plain numbers like `log_ticks`' (a
+    figure that fixed its own ticks keeps them)."""
+    from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator
+
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            if axis.get_scale() != "log" or isinstance(axis.get_major_locator(), FixedLocator):
+                continue
+            for subs in ((1.0, 2.0, 5.0), (1.0, 2.0, 3.0, 5.0, 7.0)):
+                if len(shown_ticks(axis)) >= MIN_TICKS:
+                    break
+                axis.set_major_locator(LogLocator(base=10, subs=subs, numticks=30))
+                axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+
+
 def _legends_below(fig) -> None:
     """Stack the narrow variant's legends under everything else, left-aligned with the first axes."""
     renderer = fig.canvas.get_renderer()
@@ -249,6 +277,12 @@ def _legends_below(fig) -> None:
         bottom = leg.get_window_extent(renderer).y0
 
 
+def key_labels(fig, lines: Sequence[str]) -> None:
+    """Lines listed under the figure once it is laid out (with any labels that found no spot), for a
+    figure that names its points by number: "1  Llama 3.1 8B decode, batch 1: 0.999 FLOP/byte"."""
+    fig.__dict__.setdefault("_rl_key_lines", []).extend(lines)
+
+
 def point_labels(ax, points, *, fontsize: float = 8, colour: str = "#424242") -> None:
     """Label data points without collisions: each (x, y, text[, colour]) is placed after layout, at the first
     of eight spots around its point that overlaps no other label, marker or the axes' edge; a label
@@ -262,44 +296,80 @@ _SPOTS = ((5, 0, "left", "center"), (-5, 0, "right", "center"), (0, 5, "center",
 
 
 def _place_labels(fig, min_font: float) -> None:
+    from matplotlib.transforms import Bbox
+
     renderer = fig.canvas.get_renderer()
     taken = []  # display-space boxes: markers first, then each placed label
+    # Every drawn line (curves, roofs, guides) as display-space paths: a label crosses none of them.
+    paths = [line.get_transform().transform_path(line.get_path()) for ax in fig.axes for line in ax.get_lines()
+             if line.get_visible() and line.get_linestyle() not in ("None", "none", "", " ") and len(line.get_xydata())]
 
     def clear(box):
-        return all(not box.overlaps(t) for t in taken)
+        return all(not box.overlaps(t) for t in taken) and not any(p.intersects_bbox(box, filled=False) for p in paths)
 
     for ax, points, _, _ in fig.__dict__.get("_rl_labels", []):
         for x, y, *_ in points:
             px, py = ax.transData.transform((x, y))
-            from matplotlib.transforms import Bbox
             taken.append(Bbox.from_extents(px - 4, py - 4, px + 4, py + 4))
+    for ax in fig.axes:  # every marker, labelled or not
+        for line in ax.get_lines():
+            if line.get_visible() and line.get_marker() not in (None, "None", "none", "", " "):
+                r = line.get_markersize() / 2 * fig.dpi / 72
+                for px, py in line.get_transform().transform(line.get_xydata()):
+                    taken.append(Bbox.from_extents(px - r, py - r, px + r, py + r))
     for t in fig.findobj(lambda a: hasattr(a, "get_window_extent") and a.__class__.__name__ == "Text"):
         if t.get_text() and t.get_visible() and t.figure is fig:
             try:
                 taken.append(t.get_window_extent(renderer).expanded(1.02, 1.05))
             except Exception:  # noqa: BLE001  (text without a position yet)
                 pass
-    for ax, points, fontsize, colour in fig.__dict__.get("_rl_labels", []):
+    def place(ax, x, y, text, fontsize, colour, spots=_SPOTS) -> bool:
         frame = ax.get_window_extent(renderer)
+        for dx, dy, ha, va in spots:
+            t = ax.annotate(text, (x, y), xytext=(dx, dy), textcoords="offset points", ha=ha, va=va,
+                            fontsize=fontsize, color=colour, annotation_clip=False)
+            box = t.get_window_extent(renderer).expanded(1.04, 1.1)
+            inside = frame.x0 <= box.x0 and box.x1 <= frame.x1 and frame.y0 <= box.y0 and box.y1 <= frame.y1
+            if inside and clear(box):
+                taken.append(box)
+                return True
+            t.remove()
+        return False
+
+    unplaced = []
+    for ax, points, fontsize, colour in fig.__dict__.get("_rl_labels", []):
         for x, y, text, *own in points:
-            text = _wrap(text, 22) if min_font else text  # a phone's labels: two short lines fit more spots
-            for dx, dy, ha, va in _SPOTS:
-                t = ax.annotate(text, (x, y), xytext=(dx, dy), textcoords="offset points", ha=ha, va=va,
-                                fontsize=max(fontsize, min_font), color=own[0] if own else colour,
-                                annotation_clip=False)
-                box = t.get_window_extent(renderer).expanded(1.04, 1.1)
-                inside = frame.x0 <= box.x0 and box.x1 <= frame.x1 and frame.y0 <= box.y0 and box.y1 <= frame.y1
-                if inside and clear(box):
-                    taken.append(box)
-                    break
-                t.remove()
+            shown = _wrap(text, 22) if min_font else text  # a phone's labels: two short lines fit more spots
+            if not place(ax, x, y, shown, max(fontsize, min_font), own[0] if own else colour):
+                unplaced.append((ax, x, y, text, max(fontsize, min_font), own[0] if own else colour))
     fig.__dict__.pop("_rl_labels", None)
+    key = fig.__dict__.pop("_rl_key_lines", [])
+    if unplaced:  # every label is kept: by number at its point, in words under the figure
+        far = tuple((dx * k, dy * k, ha, va) for k in (1, 2, 3) for dx, dy, ha, va in _SPOTS)
+        for n, (ax, x, y, text, size, colour) in enumerate(unplaced, len(key) + 1):
+            marked = place(ax, x, y, str(n), size, colour, far)
+            key.append(f"{n}  {text}" if marked else text)
+    if key:
+        _key_below(fig, key, min_font or 9)
+
+
+def _key_below(fig, lines: list[str], fontsize: float) -> None:
+    """The labels that found no free spot beside their points, as a list under everything drawn (the
+    narrow variant's legends included), left-aligned with the first axes. The figure grows to hold it
+    (`_save` keeps everything drawn)."""
+    renderer = fig.canvas.get_renderer()
+    bottom = fig.get_tightbbox(renderer).y0 * fig.dpi
+    left = min(ax.get_tightbbox(renderer).x0 for ax in fig.axes)
+    x, y = fig.transFigure.inverted().transform((left, bottom - 6))
+    fig.text(x, y, "\n".join(_wrap(line, 40) for line in lines), ha="left", va="top", fontsize=fontsize,
+             color="#424242", linespacing=1.4)
+    fig._rl_key = True
 
 
 def _save(fig, narrow: bool) -> bytes:
     buf = io.BytesIO()
     fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None}, transparent=False,
-                facecolor=fig.get_facecolor(), bbox_inches="tight" if narrow else None, pad_inches=PAD_IN)
+                facecolor=fig.get_facecolor(), bbox_inches="tight" if narrow or getattr(fig, "_rl_key", False) else None, pad_inches=PAD_IN)
     return buf.getvalue()
 
 
@@ -333,6 +403,7 @@ def render_variants(name: str) -> dict[str, bytes]:
             mod.draw(fig, table)
             if narrow:
                 _narrow(fig)
+            _enough_ticks(fig)
             fig.tight_layout()
             if narrow:
                 _fit_phone_width(fig)

@@ -44,13 +44,16 @@ def draw(fig, table: Table) -> None:
     ax.text(0.98, 0.62, "compute-bound", transform=ax.transAxes, color="#00695c", va="top", ha="right")
     ax.annotate(f"bandwidth roof: {fmt.bytes_per_s(d.memory_bandwidth_bytes_per_s)} × intensity", (1.0, d.memory_bandwidth_bytes_per_s / 1e12), xytext=(8, 18),
                 textcoords="offset points", color="#3f51b5", fontsize=9)
-    ax.annotate(f"compute roof: {fmt.flop_per_s(d.peak_flop_per_s())}", (xs[-1], d.peak_flop_per_s() / 1e12),
-                xytext=(-4, -6), textcoords="offset points", ha="right", va="top", color="#3f51b5", fontsize=9)
+    # On a phone the compute-bound side is narrow: two lines, so the label stays right of the ridge.
+    ax.annotate(f"compute roof:{chr(10) if narrow() else ' '}{fmt.flop_per_s(d.peak_flop_per_s())}",
+                (xs[-1], d.peak_flop_per_s() / 1e12),
+                xytext=(-2, -6), textcoords="offset points", ha="right", va="top", color="#3f51b5", fontsize=9)
     ax.annotate(f"ridge {fmt.intensity(ridge)}", (ridge, d.peak_flop_per_s() / 1e12 * 0.12), ha="left",
                 xytext=(4, 0), textcoords="offset points", color="#555")
     for step, colour, label in ((dec, "#d81b60", "batch-1 decode"), (pre, "#00897b", f"{int(pre.tokens_per_sequence)}-token prefill")):
         y = attainable_flop_per_s(step.arithmetic_intensity, step.peak_flop_per_s, step.bandwidth_bytes_per_s) / 1e12
-        ax.plot([step.arithmetic_intensity], [y], "o", color=colour, ms=8, label=f"{label} ({fmt.intensity(step.arithmetic_intensity)})")
+        # Small enough that the prefill, a short way past the ridge, sits clear of the ridge's line and the corner.
+        ax.plot([step.arithmetic_intensity], [y], "o", color=colour, ms=6, zorder=3, label=f"{label} ({fmt.intensity(step.arithmetic_intensity)})")
     ax.set_xlabel("arithmetic intensity (FLOP/byte, log)")
     ax.set_ylabel("attainable TFLOP/s (log)")
     ax.set_title(f"{d.name}, dense {d.sixteen_bit_dtype}")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from figures_gen import Table, log_ticks, narrow
+from figures_gen import Table, key_labels, log_ticks, narrow
 from roofline import format as fmt
 from roofline.examples import example
 from roofline.registry.hardware import get_device
@@ -12,7 +12,7 @@ from roofline.registry.models import get_model
 from roofline.model.roofs import device_ridge_point
 
 NAME = "intensity-line"
-NARROW_SIZE_IN = (5.0, 6.4)  # one row per label
+NARROW_SIZE_IN = (5.0, 3.4)  # the points numbered, their names listed under the figure
 DEVICE, MODEL = "h100-sxm5", "llama-3.1-8b"
 
 
@@ -41,6 +41,22 @@ def data() -> Table:
 
 
 COLOURS = {"op": "#555555", "decode": "#d81b60", "prefill": "#00897b", "ridge": "#3f51b5"}
+#: Two points closer than this (decades) would draw one dot over the other: they leave the line, one
+#: up and one down, by DOT_LIFT (axis units).
+CLOSE_DECADES, DOT_LIFT = 0.04, 0.08
+
+
+def _dot_heights(kinds, xs) -> list[float]:
+    """Each point's dot height: 0 on the line, ±DOT_LIFT where a neighbour sits within CLOSE_DECADES
+    (above for the first of the pair, below for the second; the ridge is a line and takes no part)."""
+    import math
+
+    pts = [i for i, k in enumerate(kinds) if k != "ridge"]
+    heights = [0.0] * len(xs)
+    for a, b in zip(pts, pts[1:]):
+        if abs(math.log10(xs[b]) - math.log10(xs[a])) < CLOSE_DECADES:
+            heights[a], heights[b] = (heights[a] or DOT_LIFT), -DOT_LIFT
+    return heights
 
 
 def draw(fig, table: Table) -> None:
@@ -61,7 +77,7 @@ def draw(fig, table: Table) -> None:
         _draw_rows(ax, ridge, kinds, labels, xs)
         return
     n = 0  # labels alternate above and below the line; right of the ridge they grow rightwards
-    for kind, label, x in zip(kinds, labels, xs):
+    for kind, label, x, h in zip(kinds, labels, xs, _dot_heights(kinds, xs)):
         colour = COLOURS[kind]
         text = f"{label}\n{fmt.intensity(x)}"
         if kind == "ridge":
@@ -69,11 +85,11 @@ def draw(fig, table: Table) -> None:
             ax.annotate(text, (x, 1.1), xytext=(-5, 0), textcoords="offset points", ha="right", va="top",
                         fontsize=8.5, color=colour)
             continue
-        ax.plot([x], [0], "o", color=colour, ms=8, zorder=3)
-        up = n % 2 == 0
+        ax.plot([x], [h], "o", color=colour, ms=6, zorder=3)
+        up = n % 2 == 0 if not h else h > 0
         n += 1
         y = 0.45 if up else -0.45
-        ax.annotate(text, (x, 0), (x, y), ha="left" if x > ridge else ("right" if x > ridge / 10 else "center"), va="bottom" if up else "top",
+        ax.annotate(text, (x, h), (x, y), ha="left" if x > ridge else ("right" if x > ridge / 10 else "center"), va="bottom" if up else "top",
                     fontsize=8.5, color=colour, arrowprops={"arrowstyle": "-", "color": colour, "lw": 0.8})
     ax.set_yticks([])
     ax.spines["left"].set_visible(False)
@@ -83,21 +99,29 @@ def draw(fig, table: Table) -> None:
 
 
 def _draw_rows(ax, ridge, kinds, labels, xs) -> None:
-    ax.texts[0].set_text("memory-bound")
-    ax.set_ylim(-1.25, 2.2)
-    rows = iter((1.95, 1.45, 0.95, 0.45, -0.35, -0.8))
-    for kind, label, x in zip(kinds, labels, xs):
+    """A phone: each point numbered beside its dot (above and below the line in turn, so neighbours
+    such as a prefill and a square matmul just right of the ridge never meet), its name and intensity
+    listed under the figure; no leader line crosses anything."""
+    ax.set_ylim(-1.0, 1.0)
+    ax.texts[0].set_position((ax.texts[0].get_position()[0], -0.9))
+    ax.texts[1].set_position((ax.get_xlim()[1] / 1.08, -0.9))  # hard right: the ridge is near the edge
+    lines, n = [], 0
+    for kind, label, x, h in zip(kinds, labels, xs, _dot_heights(kinds, xs)):
         colour = COLOURS[kind]
-        text = f"{label}\n{fmt.intensity(x)}"
         if kind == "ridge":
             ax.axvline(x, color=colour, ls="--", lw=1.2)
-        else:
-            ax.plot([x], [0], "o", color=colour, ms=8, zorder=3)
-        y = next(rows)
-        left = x < 3  # labels start at their point on the left of the line, end at it on the right
-        ax.annotate(text, (x, 0 if kind != "ridge" else y), (x, y), ha="left" if left else "right",
-                    va="center", color=colour,
-                    arrowprops=None if kind == "ridge" else {"arrowstyle": "-", "color": colour, "lw": 0.8})
+            ax.annotate(f"ridge {fmt.intensity(x)}", (x, 0.92), xytext=(-4, 0), textcoords="offset points",
+                        ha="right", va="top", color=colour)
+            lines.append(f"{label}: {fmt.intensity(x)}")
+            continue
+        n += 1
+        ax.plot([x], [h], "o", color=colour, ms=5, zorder=3)
+        up = n % 2 == 1 if not h else h > 0
+        right = x > ridge  # a number right of the ridge grows rightwards, clear of its line
+        ax.annotate(str(n), (x, h), xytext=(2 if right else -2, 7 if up else -7), textcoords="offset points",
+                    ha="left" if right else "right", va="bottom" if up else "top", color=colour)
+        lines.append(f"{n}  {label}: {fmt.intensity(x)}")
+    key_labels(ax.figure, lines)
     ax.set_yticks([])
     ax.spines["left"].set_visible(False)
     ax.grid(False, axis="y")

@@ -8,6 +8,8 @@ figure's box before and after its SVG arrives.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from tests.support.browser import LAPTOP, PHONE
 
@@ -148,3 +150,91 @@ def test_every_figure_variant_is_small(site_dir):
     big = [f"{p.name}: {p.stat().st_size} bytes" for p in (site_dir / "figures").glob("*.svg")
            if p.stat().st_size > MAX_SVG_BYTES]
     assert not big, big
+
+
+# Tick labels of one axis in a matplotlib SVG (text kept as <text>): each tick is a <g id="xtick_N"> or
+# <g id="ytick_N"> inside a <g id="matplotlib.axis_K">.
+_SVG = "{http://www.w3.org/2000/svg}"
+_NUMBER = re.compile(r"[−\-]?[\d.,]+(?:[×e][\d−\-]+)?\s*[%kMGT]?")
+
+
+def _axes_tick_labels(svg: bytes) -> list[tuple[str, list[str]]]:
+    import xml.etree.ElementTree as ET
+
+    out = []
+    for g in ET.fromstring(svg).iter(f"{_SVG}g"):
+        if g.get("id", "").startswith("matplotlib.axis"):
+            ticks = [t for t in g.iter(f"{_SVG}g") if re.fullmatch(r"[xy]tick_\d+", t.get("id", ""))]
+            labels = ["".join("".join(x.itertext()) for x in t.iter(f"{_SVG}text")).strip() for t in ticks]
+            out.append((g.get("id"), [lab for lab in labels if lab]))
+    return out
+
+
+def test_tick_label_reading_sees_a_short_axis():
+    """The reader above on a hand-made axis of two labels, so the test below can fail."""
+    svg = (b'<svg xmlns="http://www.w3.org/2000/svg"><g id="matplotlib.axis_1"><g id="xtick_1"><text>1</text></g>'
+           b'<g id="xtick_2"><text>10</text></g><g id="xtick_3"></g></g></svg>')
+    assert _axes_tick_labels(svg) == [("matplotlib.axis_1", ["1", "10"])]
+
+
+def test_every_figure_variant_names_its_curves_and_labels_three_ticks_per_numeric_axis(site_dir):
+    """No legend entry or label says matplotlib's '_child…' placeholder (the batching figure's did, in
+    all four variants), and every axis whose tick labels are numbers shows at least three of them (the
+    batching figure's throughput axis showed one; log axes of under two decades showed two)."""
+    svgs = sorted((site_dir / "figures").glob("*.svg"))
+    assert len(svgs) >= 4 * 10, "expected four variants of every figure"
+    problems = []
+    for svg in svgs:
+        data = svg.read_bytes()
+        if b"_child" in data:
+            problems.append(f"{svg.name}: a text says _child")
+        for axis, labels in _axes_tick_labels(data):
+            if labels and all(_NUMBER.fullmatch(lab) for lab in labels) and len(labels) < 3:
+                problems.append(f"{svg.name} {axis}: ticks {labels}")
+    assert not problems, "\n".join(problems)
+
+
+def _texts(svg: bytes, *, ticks: bool) -> list[str]:
+    """Every text of a figure in document order (tick labels only with `ticks`), whitespace collapsed."""
+    import xml.etree.ElementTree as ET
+
+    out: list[str] = []
+
+    def visit(el, in_tick: bool) -> None:
+        in_tick = in_tick or bool(re.fullmatch(r"[xy]tick_\d+", el.get("id", "")))
+        if el.tag == f"{_SVG}text":
+            text = " ".join("".join(el.itertext()).split())
+            if text and (ticks or not in_tick):
+                out.append(text)
+            return
+        for child in el:
+            visit(child, in_tick)
+
+    visit(ET.fromstring(svg), False)
+    return out
+
+
+_KEY_NUMBER = re.compile(r"^\d+\s+")  # "3  H100 SXM5 80GB": a label listed under the figure by number
+
+
+def test_a_narrow_variant_keeps_every_label_of_the_wide_one(site_dir):
+    """Each label of a wide figure (its words, wrapped or not, beside its point or listed under the
+    figure) is in the narrow one: the narrow prefill-intensity figure lost every device name, the
+    narrow hardware map H200, GB200, H100 PCIe and NVL, EPYC, Xeon and TPU7x."""
+    svgs = sorted(p for p in (site_dir / "figures").glob("*.svg") if "-narrow" not in p.name and "-dark" not in p.name)
+    assert len(svgs) >= 10
+    missing = []
+    for wide in svgs:
+        narrow = "".join(_texts(wide.with_name(f"{wide.stem}-narrow.svg").read_bytes(), ticks=True)).replace(" ", "")
+        for text in _texts(wide.read_bytes(), ticks=False):
+            words = _KEY_NUMBER.sub("", text).replace(" ", "")
+            if re.search(r"[A-Za-z]", words) and words not in narrow:
+                missing.append(f"{wide.stem}: '{text}'")
+    assert not missing, "\n".join(missing)
+
+
+def test_the_label_comparison_sees_a_dropped_label():
+    wide = b'<svg xmlns="http://www.w3.org/2000/svg"><text>H200 SXM</text><g id="xtick_1"><text>10</text></g></svg>'
+    narrow = b'<svg xmlns="http://www.w3.org/2000/svg"><text>4  H100</text></svg>'
+    assert _texts(wide, ticks=False) == ["H200 SXM"]
+    assert "H200SXM" not in "".join(_texts(narrow, ticks=True)).replace(" ", "")

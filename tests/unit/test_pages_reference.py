@@ -238,7 +238,9 @@ def test_sortable_table_markup_is_one_raw_html_block():
                      [["a &amp; b", ("12", 12.5)], ["c", ("—", None)]], "Demo")
     assert "\n\n" not in out  # a blank line would end Markdown's raw HTML block
     assert out.startswith('<table data-rl-sort aria-label="Demo">')
-    assert '<th scope="col" data-rl-text><button type="button" class="rl-sort">Name<span class="rl-unit"></span></button></th>' in out
+    assert ('<th scope="col" data-rl-text data-label="Name"><button type="button" class="rl-sort">Name'
+            '<span class="rl-unit"></span></button></th>') in out
+    assert 'data-label="Speed (tokens/s)"' in out  # a phone's card labels each value with it
     assert '<span class="rl-unit">tokens/s</span>' in out
     assert '<td class="rl-r" data-v="12.5">12</td>' in out and '<td class="rl-r">—</td>' in out
 

@@ -18,6 +18,7 @@ from roofline_site.html.reading import results_first, search_quiet
 from roofline_site.html.repository import install_block, repository_link
 from roofline_site.html.values import non_finite_text
 from roofline_site.release.changelog import changelog as _changelog
+from roofline_site.numbers.table_base import phone_layout
 from roofline_site.numbers.tables import table as _table
 from roofline_site.numbers.tokens import Raw, Rendered, TokenError, defer_popovers, expand, fill_popovers
 
@@ -127,7 +128,7 @@ def on_page_content(html, page, config, files, **kwargs):
     # (Checked on the content alone: popovers are still deferred, and the theme adds no values.)
     if (seen := non_finite_text(html)) is not None:
         raise PluginError(f"{page.file.src_uri}: a non-finite value would show on the page: '{seen}'")
-    return search_quiet(results_first(html))
+    return search_quiet(phone_layout(results_first(html)))
 
 
 @event_priority(-100)  # last: every other hook has seen the page without its popovers

@@ -26,10 +26,11 @@ def ridge_table(page: str = "", records: list | None = None) -> Raw:
     for d in devices().values():
         dtype = d.sixteen_bit_dtype
         # Peak and bandwidth to four figures, as datasheets print them; the ridge to three.
-        rows.append([esc_text(d.name), dtype, t.value(peak(d.id, dtype), 1e12, 4), t.value(bandwidth(d.id), 1e12, 4),
-                     t.value(ridge(d.id, dtype))])
-    return html_table([Column("Device", numeric=False), Column("Format", numeric=False),
-                       Column("Dense peak", "TFLOP/s"), Column("Bandwidth", "TB/s"), Column("Ridge point", "FLOP/byte")],
+        # The ridge, the page's answer, next to the device's name; then what it is computed from.
+        rows.append([esc_text(d.name), t.value(ridge(d.id, dtype)), t.value(peak(d.id, dtype), 1e12, 4),
+                     t.value(bandwidth(d.id), 1e12, 4), dtype])
+    return html_table([Column("Device", numeric=False), Column("Ridge point", "FLOP/byte"),
+                       Column("Dense peak", "TFLOP/s"), Column("Bandwidth", "TB/s"), Column("Format", numeric=False)],
                       rows, "Ridge point of every registry device")
 
 
@@ -64,19 +65,23 @@ def sol_table(page: str = "", records: list | None = None, weight_dtype: str = "
 
 
 def config_fields_table(page: str = "", records: list | None = None) -> Raw:
-    """Per family: each config.json key the reader takes, the Model field it feeds, and its default.
+    """Per family, a heading line and a table: each config.json key the reader takes (the row's name),
+    the Model field it feeds, and its default.
 
-    Rendered from `roofline.configs.field_table()`, the reader's own rows, so it cannot drift.
+    Rendered from `roofline.configs.field_table()`, the reader's own rows, so it cannot drift. One table
+    per family, not one of 150 rows with the family in a mostly empty first column: each row is named by
+    its key, and three columns read whole on a phone.
     """
     from roofline.configs import field_table
 
-    rows, last = [], None
+    families: dict[tuple[str, str], list[list[str]]] = {}
     for r in field_table():
-        family = f"{r['family']} (`{r['model_types']}`)" if r["family"] != last else ""
-        last = r["family"]
         key = f"`{r['where']}{r['key']}`" if r["key"] else "(modeling code)"
-        rows.append([_escape_cell(family), _escape_cell(key), _escape_cell(r["feeds"]), _escape_cell(r["default"])])
-    return _markdown(["Family (model_type)", "Config key", "What it sets", "If absent"], rows, ["l", "l", "l", "l"])
+        families.setdefault((r["family"], r["model_types"]), []).append(
+            [_escape_cell(key), _escape_cell(r["feeds"]), _escape_cell(r["default"])])
+    return Raw("\n\n".join(f"**{esc_text(family)}** (`{model_types}`)\n\n"
+                           + _markdown(["Config key", "What it sets", "If absent"], rows, ["l", "l", "l"])
+                           for (family, model_types), rows in families.items()))
 
 
 #: The tables this module adds, by the name pages use in `{{ table("name") }}`.

@@ -22,8 +22,15 @@ def _run_on(p) -> str:
     return esc_text(p.measured_on) + " †" if p.measured_on else esc_text(p.device.name)
 
 
+def _name(i: int, p, model: str = "") -> str:
+    """A row's name, its first column (kept in view as a wide table scrolls): the note's number, the chip
+    it ran on and, where the row is one model's run, the model."""
+    return f"{i}. {_run_on(p)}" + (f", {model}" if model else "")
+
+
 def _with_notes(table: Raw, entries) -> Raw:
-    """The table, then one line per row: what was measured, with which software, and any stand-in."""
+    """The table, then one line per row (numbered as the rows' names are): what was measured, with which
+    software, and any stand-in."""
     lines = []
     for i, p in enumerate(entries, 1):
         where = p.measured_on or p.device.name
@@ -43,12 +50,12 @@ def bandwidth_table(page: str = "", records: list | None = None) -> Raw:
 
     t = _Table(page, records, "table('measured-bandwidth')", "published sustained bandwidth against spec")
     entries = of_kind("bandwidth")
-    rows = [[str(i), _run_on(p), esc_text(p.device.name), t.cell(bandwidth(p.device_id).sig(4)),
-             t.cell(derated_bandwidth(p.device_id)), t.cell(measured(p.id)), t.cell(measured_share(p.id)),
-             _source_link(p)] for i, p in enumerate(entries, 1)]
-    return _with_notes(_markdown(["#", "Measured on", "Compared with", "Spec", "Derated", "Measured",
-                                  "Measured ÷ spec", "Source"], rows, ["r", "l", "l", "r", "r", "r", "r", "l"]),
-                       entries)
+    # The row's name first, the share (the page's answer) second, then what it is computed from.
+    rows = [[_name(i, p), t.cell(measured_share(p.id)), t.cell(measured(p.id)), t.cell(bandwidth(p.device_id).sig(4)),
+             t.cell(derated_bandwidth(p.device_id)), esc_text(p.device.name), _source_link(p)]
+            for i, p in enumerate(entries, 1)]
+    return _with_notes(_markdown(["Measured on", "Measured ÷ spec", "Measured", "Spec", "Derated", "Compared with",
+                                  "Source"], rows, ["l", "r", "r", "r", "r", "l", "l"]), entries)
 
 
 def gemm_table(page: str = "", records: list | None = None) -> Raw:
@@ -58,10 +65,10 @@ def gemm_table(page: str = "", records: list | None = None) -> Raw:
 
     t = _Table(page, records, "table('measured-gemm')", "published large-GEMM throughput against the dense peak")
     entries = of_kind("gemm")
-    rows = [[str(i), _run_on(p), p.dtype, t.cell(peak(p.device_id, p.dtype).sig(4)), t.cell(measured(p.id)),
-             t.cell(measured_share(p.id)), _source_link(p)] for i, p in enumerate(entries, 1)]
-    return _with_notes(_markdown(["#", "Device", "dtype", "Dense peak", "Measured", "Measured ÷ peak", "Source"],
-                                 rows, ["r", "l", "l", "r", "r", "r", "l"]), entries)
+    rows = [[_name(i, p), t.cell(measured_share(p.id)), t.cell(measured(p.id)), t.cell(peak(p.device_id, p.dtype).sig(4)),
+             p.dtype, _source_link(p)] for i, p in enumerate(entries, 1)]
+    return _with_notes(_markdown(["Device", "Measured ÷ peak", "Measured", "Dense peak", "dtype", "Source"],
+                                 rows, ["l", "r", "r", "r", "l", "l"]), entries)
 
 
 def decode_table(page: str = "", records: list | None = None) -> Raw:
@@ -71,13 +78,12 @@ def decode_table(page: str = "", records: list | None = None) -> Raw:
 
     t = _Table(page, records, "table('measured-decode')", "published batch-1 decode against the speed of light")
     entries = of_kind("decode")
-    rows = [[str(i), _run_on(p), esc_text(p.model_name) + (" †" if p.measured_model else ""), p.dtype,
-             t.cell(sol(p.model_id, p.device_id, p.dtype)), t.cell(derated_sol(p.model_id, p.device_id, p.dtype)),
-             t.cell(measured(p.id)), t.cell(measured_share(p.id)), _source_link(p)]
+    rows = [[_name(i, p, esc_text(p.model_name) + (" †" if p.measured_model else "")), t.cell(measured_share(p.id)),
+             t.cell(measured(p.id)), t.cell(sol(p.model_id, p.device_id, p.dtype)),
+             t.cell(derated_sol(p.model_id, p.device_id, p.dtype)), p.dtype, _source_link(p)]
             for i, p in enumerate(entries, 1)]
-    return _with_notes(_markdown(["#", "Device", "Model", "Weights", "Speed of light", "Derated", "Measured",
-                                  "Measured ÷ speed of light", "Source"], rows,
-                                 ["r", "l", "l", "l", "r", "r", "r", "r", "l"]), entries)
+    return _with_notes(_markdown(["Device, model", "Measured ÷ speed of light", "Measured", "Speed of light", "Derated",
+                                  "Weights", "Source"], rows, ["l", "r", "r", "r", "r", "l", "l"]), entries)
 
 
 def collective_table(page: str = "", records: list | None = None) -> Raw:
@@ -87,11 +93,11 @@ def collective_table(page: str = "", records: list | None = None) -> Raw:
 
     t = _Table(page, records, "table('measured-collective')", "published NCCL bus bandwidth against the link")
     entries = of_kind("collective")
-    rows = [[str(i), _run_on(p), esc_text(p.device.interconnect.link), esc_text(f"{p.collective}, {p.devices} devices, {p.algorithm}"),
-             t.cell(link_bandwidth(p.device_id)), t.cell(measured(p.id)), t.cell(measured_share(p.id)), _source_link(p)]
-            for i, p in enumerate(entries, 1)]
-    return _with_notes(_markdown(["#", "Device", "Link", "Collective", "Link, one direction", "Measured bus bandwidth",
-                                  "Measured ÷ link", "Source"], rows, ["r", "l", "l", "l", "r", "r", "r", "l"]), entries)
+    rows = [[_name(i, p), t.cell(measured_share(p.id)), t.cell(measured(p.id)), t.cell(link_bandwidth(p.device_id)),
+             esc_text(p.device.interconnect.link), esc_text(f"{p.collective}, {p.devices} devices, {p.algorithm}"),
+             _source_link(p)] for i, p in enumerate(entries, 1)]
+    return _with_notes(_markdown(["Device", "Measured ÷ link", "Measured bus bandwidth", "Link, one direction", "Link",
+                                  "Collective", "Source"], rows, ["l", "r", "r", "r", "l", "l", "l"]), entries)
 
 
 def parallel_decode_table(page: str = "", records: list | None = None) -> Raw:
@@ -102,14 +108,13 @@ def parallel_decode_table(page: str = "", records: list | None = None) -> Raw:
     t = _Table(page, records, "table('measured-parallel-decode')",
                "published tensor-parallel batch-1 decode against the package's ceiling")
     entries = of_kind("parallel_decode")
-    rows = [[str(i), _run_on(p), esc_text(p.model_name), f"TP{p.devices}", esc_text(p.dtype),
+    rows = [[_name(i, p, esc_text(p.model_name)), t.cell(measured_share(p.id)), t.cell(measured(p.id)),
              t.cell(tp_ceiling(p.model_id, p.device_id, p.devices, p.context_tokens, p.dtype)),
              t.cell(tp_ceiling(p.model_id, p.device_id, p.devices, p.context_tokens, p.dtype, latency="ring")),
-             t.cell(measured(p.id)), t.cell(measured_share(p.id)), _source_link(p)]
-            for i, p in enumerate(entries, 1)]
-    return _with_notes(_markdown(["#", "Devices", "Model", "Layout", "Weights", "Ceiling (latency floor)",
-                                  "Expected (NCCL ring latency)", "Measured", "Measured ÷ ceiling", "Source"], rows,
-                                 ["r", "l", "l", "l", "l", "r", "r", "r", "r", "l"]), entries)
+             f"TP{p.devices}", esc_text(p.dtype), _source_link(p)] for i, p in enumerate(entries, 1)]
+    return _with_notes(_markdown(["Devices, model", "Measured ÷ ceiling", "Measured", "Ceiling (latency floor)",
+                                  "Expected (NCCL ring latency)", "Layout", "Weights", "Source"], rows,
+                                 ["l", "r", "r", "r", "r", "l", "l", "l"]), entries)
 
 
 def machines_table(page: str = "", records: list | None = None) -> Raw:

@@ -112,7 +112,7 @@ def hardware_table(page: str = "", records: list | None = None) -> Raw:
                  for dt in PEAK_DTYPES]
         rows.append([_link(d.name, d.source_url), esc_text(d.memory_type), (text, gb), usable,
                      t.value(bandwidth(d.id), 1e12, 4), *peaks, t.value(ridge(d.id, d.sixteen_bit_dtype))])
-    return html_table(columns, rows, "Every registry device")
+    return html_table(columns, rows, "Every registry device", wide=True)
 
 
 #: A clause of a registry note meant for whoever maintains the registry, not for a reader: edit history

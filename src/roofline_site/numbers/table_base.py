@@ -8,8 +8,11 @@ table's note explains. Both are recorded in numbers.json like any other token.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import html as _html
+import re
+from dataclasses import dataclass, field
 
+from roofline_site.html.walker import CLOSE, OPEN, TEXT, SkipList, walk
 from roofline_site.numbers.tokens import Raw, Rendered, render_value
 
 
@@ -69,16 +72,17 @@ class Column:
     numeric: bool = True
 
 
-def html_table(columns: list[Column], rows: list[list], label: str) -> Raw:
+def html_table(columns: list[Column], rows: list[list], label: str, *, wide: bool = False) -> Raw:
     """A sortable table (each cell its HTML, or (HTML, the exact value it sorts by)) as one raw HTML block: Python-Markdown passes it through untouched (no
     inline parsing of thousands of cells), Material wraps it in its scrolling container (the CSS
     keeps the header and the first column in view), and tablesort.js sorts it when a header's
     button is pressed. Cells are markup the site made: text from a file is escaped before it
-    comes here. `label` names the table for screen readers.
+    comes here. `label` names the table for screen readers. A `wide` table (a reference of a dozen
+    columns) gets tighter cells (tables.css); its first column is the row's name, kept in view.
     """
     head = "".join(
-        f'<th scope="col"{"" if c.numeric else " data-rl-text"}><button type="button" class="rl-sort">{c.header}'
-        + f'<span class="rl-unit">{c.unit}</span></button></th>' for c in columns)  # (the sort arrow follows the unit)
+        f'<th scope="col"{"" if c.numeric else " data-rl-text"} data-label="{_label(c)}"><button type="button" class="rl-sort">'
+        + f'{c.header}<span class="rl-unit">{c.unit}</span></button></th>' for c in columns)  # (the sort arrow follows the unit)
     body = []
     for row in rows:
         cells = []
@@ -88,8 +92,97 @@ def html_table(columns: list[Column], rows: list[list], label: str) -> Raw:
             cells.append(f"<td{sort}>{html}</td>" if not c.numeric else f'<td class="rl-r"{sort}>{html}</td>')
         body.append("<tr>" + "".join(cells) + "</tr>")
     # One line per row and no blank line inside: Markdown reads the whole block as raw HTML.
-    return Raw(f'<table data-rl-sort aria-label="{label}">\n<thead><tr>{head}</tr></thead>\n<tbody>\n'
+    return Raw(f'<table data-rl-sort{" data-rl-wide" if wide else ""} aria-label="{label}">\n<thead><tr>{head}</tr></thead>\n<tbody>\n'
                + "\n".join(body) + "\n</tbody>\n</table>")
+
+
+def _label(c: Column) -> str:
+    """The header as a phone's card labels a value with it: "Bandwidth (TB/s)" (attribute-escaped)."""
+    text = _TAGS.sub("", c.header)
+    return _html.escape(f"{_html.unescape(text)} ({c.unit})" if c.unit else _html.unescape(text), quote=True)
+
+
+# ---- The phone layout of every table on a page, generated or written in Markdown ----------------------
+
+#: A table this many columns wide or wider reads as cards on a phone (tables.css, under 720 px): one card
+#: per row, the row's name on top and each value under its column's name. Two columns fit 358 px; three
+#: already overflow it wherever one holds code or a long value (measured: the playbook's, the changelog's).
+CARDS_FROM_COLUMNS = 3
+#: A column whose cells run longer than this (characters shown) spans the card's width instead of
+#: sharing a line with its neighbours.
+LONG_CELL_CHARS = 22
+
+_TAGS = re.compile(r"<[^>]*>")
+# What a reader never sees in a cell: popover bodies (shipped in templates) and scripts.
+_UNSEEN = SkipList(tags=frozenset({"template", "script", "style"}), classes=frozenset({"rl-prov"}),
+                   attrs=frozenset({"hidden"}), roles=frozenset({"tooltip"}))
+
+
+@dataclass
+class _Open:
+    """A table being read: where its start tag is in the output, its headers, and its body cells."""
+
+    at: int
+    headers: list[str] = field(default_factory=list)
+    cells: list[tuple[int, int]] = field(default_factory=list)  # (output index of <td>, column)
+    longest: dict[int, int] = field(default_factory=dict)       # column -> characters of its longest cell
+    column: int = -1
+    cell: tuple[str, int, list[str]] | None = None              # (th or td, output index, text) while inside one
+
+
+def phone_layout(page_html: str) -> str:
+    """Every table of a rendered page, ready for a phone: each body cell carries its column's header as
+    `data-label` (a card shows it above the value), a column of long text is marked `data-rl-long` (it
+    spans the card), and a table of CARDS_FROM_COLUMNS or more columns is marked `data-rl-cards`.
+
+    A header's own `data-label` (html_table's, with the unit) wins over its text. Nothing else changes,
+    so a table reads as before wherever the screen is wide enough.
+
+    >>> phone_layout('<table><thead><tr><th>a</th><th>b</th><th>c</th><th>d</th></tr></thead>'
+    ...              '<tbody><tr><td>x</td><td>1</td><td>2</td><td>3</td></tr></tbody></table>')[92:]
+    '<tr><td>x</td><td data-label="b">1</td><td data-label="c">2</td><td data-label="d">3</td></tr></tbody></table>'
+    """
+    out: list[str] = []
+    tables: list[_Open] = []
+    for t in walk(page_html, _UNSEEN):
+        out.append(t.html)
+        top = tables[-1] if tables else None
+        if t.kind == OPEN and t.name == "table":
+            tables.append(_Open(len(out) - 1))
+        elif top is None:
+            continue
+        elif t.kind == OPEN and t.name == "tr":
+            top.column = -1
+        elif t.kind == OPEN and t.name in ("th", "td") and top.cell is None:
+            top.column += 1
+            top.cell = (t.name, len(out) - 1, [t.attrs().get("data-label", "")] if t.name == "th" else [])
+        elif t.kind == CLOSE and t.name in ("th", "td") and top.cell is not None and top.cell[0] == t.name:
+            kind, index, text = top.cell
+            shown = " ".join("".join(text).split())
+            if kind == "th":
+                top.headers.append(_html.escape(_html.unescape(text[0] or shown), quote=True))
+            else:
+                top.cells.append((index, top.column))
+                top.longest[top.column] = max(top.longest.get(top.column, 0), len(_html.unescape(shown)))
+            top.cell = None
+        elif t.kind == CLOSE and t.name == "table":
+            tables.pop()
+            _mark(out, top)
+        elif t.kind == TEXT and top.cell is not None and not t.skipped:
+            top.cell[2].append(t.html)
+    return "".join(out)
+
+
+def _mark(out: list[str], table: _Open) -> None:
+    """Write the labels and marks of one table read by `phone_layout` into its start tags in `out`."""
+    for index, column in table.cells:
+        tag = out[index]
+        extra = f' data-label="{table.headers[column]}"' if column < len(table.headers) and column else ""
+        if column and table.longest.get(column, 0) > LONG_CELL_CHARS:
+            extra += " data-rl-long"
+        out[index] = tag[:3] + extra + tag[3:]
+    if len(table.headers) >= CARDS_FROM_COLUMNS:
+        out[table.at] = out[table.at][:6] + " data-rl-cards" + out[table.at][6:]
 
 
 #: The devices a teaching page's per-device table shows (one or two of each kind a reader is likely
