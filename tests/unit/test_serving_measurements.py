@@ -66,6 +66,16 @@ def test_loader_keeps_the_value_and_splits_it_per_device(entry):
     assert m.concurrency == entry.get("concurrency", 0)
 
 
+@pytest.mark.parametrize("entry", RAW, ids=lambda e: e["id"])
+def test_the_model_reads_every_format_the_registry_accepted(entry):
+    # The registry checks names against the dtype vocabulary only (it never imports the model):
+    # the model's own parsers must take every one.
+    from roofline.model.formats import ACTIVATION_DTYPES, KV_DTYPES, parse_weight_format
+
+    parse_weight_format(entry["weight_format"])
+    assert entry["activation_format"] in ACTIVATION_DTYPES and entry["kv_format"] in KV_DTYPES
+
+
 def test_quotes_hold_the_recorded_value():
     # Each quote is the source's own row; the recorded number appears in it as the source prints it
     # (TensorRT-LLM with thousands separators, the Oracle post without).

@@ -25,9 +25,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from roofline.errors import InputError, SpecError
-from roofline.model.dtypes import STORAGE_DTYPES
-from roofline.model.formats import ACTIVATION_DTYPES, KV_DTYPES, parse_weight_format
+from roofline.errors import SpecError
+from roofline.model.dtypes import PEAK_DTYPES, STORAGE_DTYPES
 from roofline.registry import hardware, models
 from roofline.registry.hardware import Device, get_device
 from roofline.registry.loader import SpecRegistry, load_by_id
@@ -179,6 +178,9 @@ SERVING_SCENARIOS = ("offline", "static batch", "concurrency")
 ASSUMABLE = ("weight_format", "activation_format", "kv_format", "layout")
 #: The serving value fields, each in tokens/s: one of them, as the source states it.
 SERVING_VALUE_FIELDS = ("output_tokens_per_s_total", "output_tokens_per_s_per_device")
+#: Weight formats an entry may name: the storage dtypes, group-quantized integers and the 4-bit
+#: block formats (the registry checks the name; tests check the model parses every one).
+_WEIGHT_FORMAT = re.compile(rf"({'|'.join(STORAGE_DTYPES)}|(int8|int4)-g[1-9][0-9]{{0,6}}|mxfp4|nvfp4)")
 _LAYOUT_PART = re.compile(r"(TP|EP|PP|DP)([1-9][0-9]{0,5})")
 _LAYOUT_ORDER = ("tp", "ep", "pp", "dp")
 
@@ -273,20 +275,19 @@ def _parse_serving(entry: Entry) -> ServingMeasurement:
     devices = int(entry.number("devices", integer=True))
     degrees = _parse_layout(entry, devices)
     weight_format = entry.text("weight_format")
-    try:
-        parse_weight_format(weight_format)
-    except InputError as err:
-        raise entry.fail("weight_format", f"is not a weight format the package knows ({err})") from None
+    if not _WEIGHT_FORMAT.fullmatch(weight_format):
+        raise entry.fail("weight_format", f"is not a weight format the package knows ({', '.join(STORAGE_DTYPES)}, "
+                                          f"int8-gN, int4-gN, mxfp4 or nvfp4), got {weight_format!r}")
     activation = entry.text("activation_format")
-    if activation not in ACTIVATION_DTYPES:
-        raise entry.fail("activation_format", f"must be one of {', '.join(ACTIVATION_DTYPES)}, got {activation!r}")
+    if activation not in PEAK_DTYPES:
+        raise entry.fail("activation_format", f"must be one of {', '.join(PEAK_DTYPES)}, got {activation!r}")
     try:
         device.peak_flop_per_s(activation)
     except Exception as err:
         raise entry.fail("activation_format", f"has no dense peak on {device.name} ({err})") from None
     kv = entry.text("kv_format")
-    if kv not in KV_DTYPES:
-        raise entry.fail("kv_format", f"must be one of {', '.join(KV_DTYPES)}, got {kv!r}")
+    if kv not in STORAGE_DTYPES:
+        raise entry.fail("kv_format", f"must be one of {', '.join(STORAGE_DTYPES)}, got {kv!r}")
     scenario = entry.text("scenario")
     if scenario not in SERVING_SCENARIOS:
         raise entry.fail("scenario", f"must be one of {', '.join(SERVING_SCENARIOS)}, got {scenario!r}")
