@@ -111,13 +111,14 @@ def above_ceiling(threshold: float = 1.0) -> list[RunCeiling]:
     return [c for c in all_ceilings() if c.share >= threshold]
 
 
-def share_stats(engine: str | None = None, expected: bool = False) -> dict[str, float]:
+def share_stats(engine: str | None = None, expected: bool = False, model: str | None = None) -> dict[str, float]:
     """Median, quartiles (inclusive method), minimum and maximum of published ÷ ceiling (or ÷ expected)
-    over every run, or one engine's."""
+    over every run, or one engine's, or one registry model's."""
     values = sorted(c.expected_share if expected else c.share for c in all_ceilings()
-                    if engine is None or c.run.engine == engine)
+                    if (engine is None or c.run.engine == engine) and (model is None or c.run.model_id == model))
     if not values:
-        raise InputError(f"no published serving run from engine {engine!r}")
+        raise InputError(f"no published serving run from engine {engine!r}" if model is None else
+                         f"no published serving run of model {model!r}" + (f" from engine {engine!r}" if engine else ""))
     q1, _, q3 = statistics.quantiles(values, n=4, method="inclusive") if len(values) > 1 else (values[0],) * 3
     return {"median": statistics.median(values), "q1": q1, "q3": q3, "min": values[0], "max": values[-1],
             "count": float(len(values))}

@@ -102,19 +102,20 @@ def serving_run_expected_share(ident: str, digits: int = 2) -> Quantity:
 
 
 def serving_runs_stat(stat: str = "median", engine: str | None = None, expected: bool = False,
-                      digits: int = 2) -> Quantity:
+                      digits: int = 2, model: str | None = None) -> Quantity:
     """The median, a quartile, the lowest or the highest of published ÷ ceiling (÷ expected with
-    `expected`) over every published serving run, or one engine's."""
+    `expected`) over every published serving run, or one engine's, or one registry model's."""
     from roofline.errors import InputError
     from roofline.model.serving_runs import all_ceilings, share_stats
 
     if stat not in _STATS:
         raise InputError(f"serving_runs_stat: stat must be one of {', '.join(_STATS)}, got {stat!r}")
-    stats = share_stats(engine, expected)
-    who = f"{engine}'s {int(stats['count'])}" if engine else f"all {int(stats['count'])}"
+    stats = share_stats(engine, expected, model)
+    who = " ".join(x for x in (f"{engine}'s" if engine else "all", str(int(stats["count"])),
+                               f"{model}" if model else "") if x)
     counts: dict[tuple[str, str], int] = {}
     for c in all_ceilings():
-        if engine is None or c.run.engine == engine:
+        if (engine is None or c.run.engine == engine) and (model is None or c.run.model_id == model):
             key = (c.run.source_title, c.run.source_url)
             counts[key] = counts.get(key, 0) + 1
     sources = tuple(Input(f"published serving runs from {t}", float(n), "", Source(t, u))

@@ -136,6 +136,7 @@ def serving_table(page: str = "", records: list | None = None) -> Raw:
     expected (bare numbers: the note below says how each is computed), published ÷ ceiling with its
     provenance popover, and the source. Below it: the marks, and each source with its runs.
     """
+    from roofline.model.serving_runs import ceiling
     from roofline.registry.measurements import serving_measurements
     from roofline.quantities import (serving_run_ceiling, serving_run_expected, serving_run_published,
                                      serving_run_share)
@@ -146,11 +147,12 @@ def serving_table(page: str = "", records: list | None = None) -> Raw:
     for i, r in enumerate(runs, 1):
         model = esc_text(r.model_name) + (STAND_IN if r.measured_model else "")
         where = esc_text(r.measured_on or r.device.name) + (STAND_IN if r.measured_on else "")
-        layout = esc_text(r.layout_name) + (ASSUMED if "layout" in r.assumed else "")
+        # Where the source states no layout, the layout shown is the one the ceiling took (the best).
+        layout = (esc_text(ceiling(r).point.layout_name) + ASSUMED) if "layout" in r.assumed else esc_text(r.layout_name)
         rows.append([(str(i), float(i)), f"{model} on {r.devices} × {where}", esc_text(f"{r.engine}, {r.date}"),
                      layout, _serving_formats(r), (f"{r.input_tokens}/{r.output_tokens}", float(r.input_tokens)),
                      (_serving_requests(r), float(r.concurrency or 0)),
-                     t.value(serving_run_published(r.id), digits=4), t.value(serving_run_ceiling(r.id), digits=3),
+                     t.value(serving_run_published(r.id), digits=6), t.value(serving_run_ceiling(r.id), digits=3),
                      t.value(serving_run_expected(r.id), digits=3),
                      t.value(serving_run_share(r.id), 0.01, 2, popover=True),
                      esc_link(r.engine, r.source_url)])
@@ -166,7 +168,7 @@ def serving_table(page: str = "", records: list | None = None) -> Raw:
     lines = [f"{STAND_IN} A registry model or device stands in for the one the run used: "
              + "; ".join(sorted({esc_text(r.mapping) for r in runs if r.mapping})),
              f"{ASSUMED} Not stated by the source; the ceiling takes the most generous choice (FP8 activations "
-             "and KV cache; for the layout, the best layout of the same device count)."]
+             "and KV cache; for the layout, the best layout of the same device count, which the Layout column shows)."]
     for url, rs in sources.items():
         r = rs[0]
         lines.append(f"{esc_link(r.source_title, url)}: {len(rs)} runs. Software: {esc_text(r.software)}"
