@@ -143,6 +143,7 @@ FORMATTERS = {
     "": count,
     "%": percent,
     "x": lambda v, d=3: f"{sig(v, d)}×",
+    "USD": lambda v, d=3: f"${sig(v, d)}",
 }
 
 

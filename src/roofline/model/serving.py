@@ -478,6 +478,112 @@ def best_under_targets(points: list[ServicePoint], ttft_s: float | None = None, 
     return f"no single point meets {wanted} together for {where}, though each is met alone"
 
 
+# -------------------------------------------------------------------- disaggregation -------
+@dataclass(frozen=True)
+class DisaggregatedPoint:
+    """Prefill and decode on separate pools, in balance: the decode pool's layout and concurrency,
+    the prefill pool's layout, and how many prefill devices each decode device needs.
+
+    Throughput per device counts both pools. TTFT is the prompt's chunks on the prefill pool
+    plus one send of its KV cache over the link; TPOT is a decode-only step.
+    """
+
+    model: str
+    device: str
+    workload: Workload
+    prefill_layout: Layout
+    decode_layout: Layout
+    concurrency: int                   # requests decoding in the decode pool
+    prefill_devices_per_decode_device: float
+    ttft_s: float
+    tpot_s: float
+    output_tokens_per_s: float         # the decode pool's, all of it
+    kv_transfer_s: float
+    bound: str                         # the decode pool's limit, as ServicePoint.bound
+
+    @property
+    def devices(self) -> float:
+        """Devices per decode replica set, both pools: decode devices × (1 + the ratio)."""
+        return self.decode_layout.devices * (1 + self.prefill_devices_per_decode_device)
+
+    @property
+    def output_tokens_per_s_per_device(self) -> float:
+        return self.output_tokens_per_s / self.devices
+
+    @property
+    def output_tokens_per_s_per_user(self) -> float:
+        return 1.0 / self.tpot_s
+
+    @property
+    def layout_name(self) -> str:
+        return f"prefill {self.prefill_layout.name} : decode {self.decode_layout.name}"
+
+
+def _prefill_pool(model: Model, device: Device, wl: Workload, max_devices: int | None):
+    """The prefill layout that prefills the most requests a second per device, running full chunks
+    (K prompt tokens a step, no decode tokens): (layout, requests/s per device, step time)."""
+    best = None
+    I, K = wl.input_tokens, wl.chunk_tokens
+    lam = K / I
+    reads, scored = _chunk_sums(model, I, K)
+    pairs = float(kernels._causal_layer_pairs(model, I)) if wl.attention == "fused" else scored
+    for lay in parallel.candidate_layouts(model, device, max_devices):
+        if lay.dp > 1 or memory_cap(model, device, lay, wl) < 1:
+            continue  # replicas of a prefill pool are the same layout again
+        work = kernels.MixedWork(decode_tokens=0.0, decode_positions=0.0, prefill_tokens=lam * I,
+                                 prefill_positions=lam * reads, prefill_pairs=lam * pairs, head_tokens=lam,
+                                 requests=max(lam * wl.prefill_steps, 1.0),
+                                 kv_positions=lam * float(kernels.layer_positions(model, I)))
+        t = float(parallel.mixed(model, device, work, wl.formats, wl.attention, lay).time_s)
+        rate = lam / t / lay.devices
+        if best is None or rate > best[1]:
+            best = (lay, rate, t)
+    return best
+
+
+def disaggregated(model: Model, device: Device, workload: Workload,
+                  max_devices: int | None = None) -> list[DisaggregatedPoint]:
+    """Disaggregated serving's points: every decode layout × concurrency (as `frontier`), each with
+    the prefill pool that balances it (prefill devices per decode device = the decode pool's requests
+    a second per device ÷ the best prefill layout's). The KV cache of each prompt crosses the link once.
+
+    >>> pts = disaggregated(get_model("llama-3.1-8b"), get_device("h100-sxm5"), Workload(1024, 256), 1)
+    >>> 0 < pts[0].prefill_devices_per_decode_device < 1
+    True
+    """
+    wl = workload
+    pool = _prefill_pool(model, device, wl, max_devices)
+    if pool is None:
+        raise InputError(f"no layout holds a {wl.input_tokens}-token prompt of {model.name} on the {device.name}")
+    p_lay, p_rate, p_step = pool
+    kv_bytes = wl.input_tokens * model.kv_elements_per_token() * wl.formats.kv_bytes
+    ic = device.interconnect
+    send = (parallel.collective("send", kv_bytes, 2, ic, device.peak_flop_per_s()).time_s if ic is not None else 0.0)
+    ttft = wl.prefill_steps * p_step + send
+    positions = float(kernels.layer_positions(model, wl.input_tokens + wl.output_tokens / 2))
+    out: list[DisaggregatedPoint] = []
+    for lay in parallel.candidate_layouts(model, device, max_devices):
+        cap = memory_cap(model, device, lay, wl)
+        if cap < lay.dp:
+            continue
+        grid = concurrency_grid(min(cap, wl.max_concurrency or cap)).astype(float)
+        grid = grid[grid >= lay.dp]
+        s = grid / lay.dp
+        work = kernels.MixedWork(decode_tokens=s, decode_positions=s * positions, prefill_tokens=0 * s,
+                                 prefill_positions=0 * s, prefill_pairs=0 * s, head_tokens=s, requests=s,
+                                 kv_positions=s * float(kernels.layer_positions(model, wl.input_tokens + wl.output_tokens)))
+        step = parallel.mixed(model, device, work, wl.formats, wl.attention, lay)
+        t = np.atleast_1d(np.asarray(step.time_s, float))
+        req_per_s = lay.dp * (s / (wl.output_tokens - 1)) / t
+        ratio = req_per_s / lay.devices / p_rate
+        bound = np.atleast_1d(_classify(step, np.zeros_like(s, bool), np.zeros_like(s, bool), False))
+        for i in range(len(s)):
+            out.append(DisaggregatedPoint(model.id, device.id, wl, p_lay, lay, int(grid[i]), float(ratio[i]), ttft,
+                                          float(t[i]), float(req_per_s[i] * wl.output_tokens), float(send),
+                                          str(bound[i])))
+    return out
+
+
 # ----------------------------------------------------------------------- assumptions -------
 def assumptions(workload: Workload) -> dict:
     """Every assumption a serving figure rests on, with its value and source: for JSON and pages."""
