@@ -100,7 +100,8 @@ def alt() -> str:
 def caption() -> str:
     pts, env, dis = _points()
     wl = _workload()
-    return (f"Ceilings (dense {FORMAT} peak, spec bandwidth, NVLink ring latency; continuous batching with a "
+    return (f"{get_model(MODEL).name} on {get_device(DEVICE).name} GPUs: ceilings (dense {FORMAT} peak, spec "
+            f"bandwidth, NVLink ring latency; continuous batching with a "
             f"{fmt.sig(wl.chunk_tokens, 6)}-token prefill chunk, steady state) for I {wl.input_tokens}, "
             f"O {wl.output_tokens}, weights, activations and KV cache in {FORMAT}. Each curve is one layout from one "
             f"request in flight to as many as its memory holds; the thick line is the envelope no layout beats on "

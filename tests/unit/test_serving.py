@@ -240,6 +240,70 @@ def test_a_layout_that_does_not_fit_is_refused():
         serve_point(L70, H100, Layout(), Workload(1024, 256, 1))
 
 
+def test_disaggregated_pools_in_balance_by_hand():
+    # I = 6, O = 4, K = 8 on the toy device (no link: one device a pool, no KV copy time).
+    # Prefill pool: full chunks of 8 tokens, λ = 8/6 = 4/3 prompts a step, pairs (4/3)·42 = 56, logit
+    # rows 4/3: 640·8 + 21·56 + 64·4/3 = 6381.33 FLOPs → t_p = 6.38133 ms; (4/3) ÷ t_p prompts/s.
+    # Decode pool at 3 requests: 3 tokens, pairs 3·16 = 48, rows 3: 1920 + 1008 + 192 = 3120 FLOPs
+    # → TPOT 3.12 ms; it finishes 3 ÷ (O − 1) = 1 request a step = 1 ÷ 3.12 ms.
+    # Prefill devices per decode device = (1 ÷ 3.12) ÷ ((4/3) ÷ 6.38133) = 6.38133 ÷ 4.16 = 1.53397.
+    # Every cost here is per token (no weight reads to share), so splitting the phases changes nothing
+    # per device: a request's FLOPs are 640·(6 + 3) + 21·(42 + 3·16) + 64·4 = 7906 whichever pool runs
+    # them, so both serve 4 × 1e6 ÷ 7906 = 505.95 output tokens/s per device.
+    pts = serving.disaggregated(TOY, TOY_DEVICE, Workload(6, 4, chunk_tokens=8))
+    p = next(q for q in pts if q.concurrency == 3)
+    t_p = flops(8, 56, 4 / 3) / 1e6
+    assert p.tpot_s == pytest.approx(3.12e-3, rel=1e-9)
+    assert p.ttft_s == pytest.approx(t_p, rel=1e-9)
+    assert p.prefill_devices_per_decode_device == pytest.approx((1 / 3.12e-3) / ((4 / 3) / t_p), rel=1e-9)
+    assert p.output_tokens_per_s_per_device == pytest.approx(4e6 / 7906, rel=1e-9)
+    co = serve_point(TOY, TOY_DEVICE, Layout(), Workload(6, 4, 3, chunk_tokens=8))
+    assert co.output_tokens_per_s_per_device == pytest.approx(4e6 / 7906, rel=1e-9)
+
+
+def test_page_tokens_state_their_workload():
+    from roofline.quantities import NAMESPACE as N
+
+    q = N["svc"]("chat70", "tpot_s", 64, tp=4)
+    for words in ("Llama 3.1 70B", "TP4", "concurrency 64", "I 1024", "O 256", "fp8"):
+        assert words in q.label
+    # the named workload is the same service as the explicit one
+    assert float(q) == serve_point(L70, H100, Layout(tp=4), Workload(1024, 256, 64, formats=FP8)).tpot_s
+    # cost through the token: price × devices ÷ 3600 ÷ tokens/s × 1e6
+    usd = N["svc"]("chat70", "usd_per_million_output_tokens", 64, tp=4, price=2.0)
+    tps = N["svc"]("chat70", "output_tokens_per_s", 64, tp=4)
+    assert float(usd) == pytest.approx(2.0 * 4 / 3600 / float(tps) * 1e6, rel=1e-12)
+    with pytest.raises(ValueError, match="price"):
+        N["svc"]("chat70", "usd_per_million_output_tokens", 64, tp=4)
+
+
+def test_page_exercise_tp8_one_request_by_hand():
+    # Serving page, first exercise: Llama 3.1 70B in fp8 on eight H100s (TP8), one request, I 1024, O 256.
+    # Weights per GPU: the layers' 68.45e9 weights in fp8 ÷ 8 = 8.556e9 B, the bf16 head 1.05e9 × 2 ÷ 8
+    # = 0.263e9 B → 8.82e9 B ÷ 3.35e12 B/s = 2.632 ms (the KV cache of one request adds ~9 µs).
+    # Collectives: 1 + 80 + 80 all-reduces over 8 GPUs at 6.05 + 14 × 1.975 = 33.7 µs of latency each
+    # = 5.426 ms, and the logits' all-gather 6.05 + 7 × 1.975 = 19.9 µs → 5.446 ms. TPOT ≈ 8.08 ms, more
+    # than half of it collective latency: the link's latency binds.
+    from roofline.quantities import NAMESPACE as N
+
+    tpot = float(N["svc"]("chat70", "tpot_s", 1, tp=8))
+    assert 8.05e-3 < tpot < 8.25e-3
+    assert N["svc"]("chat70", "bound", 1, tp=8) == "link-latency"
+
+
+def test_page_exercise_memory_cap_by_hand():
+    # Second exercise: on four H100s each GPU holds a quarter of 68.45e9 fp8 layer weights plus the two
+    # bf16 tables (2 × 1.05e9 × 2 B): 72.65e9 ÷ 4 = 18.16e9 B, and the 2.147e9 B reserve, out of 85.52e9 B:
+    # 65.2e9 B left. A request's KV cache: 80 layers × (K + V) × 2 of the 8 KV heads × 128 × 1 B = 40,960 B
+    # a token × 1280 tokens = 52.4 MB → at most 1,244 requests, a few fewer with activations.
+    from roofline.quantities import NAMESPACE as N
+
+    cap = int(float(N["svc_cap"]("chat70", tp=4)))
+    assert 1230 <= cap <= 1244
+    assert N["svc_offline"]("chat70", "bound", tp=4) == "memory"
+    assert N["svc_offline"]("chat70", "concurrency", tp=4).text() == f"{cap:,}"  # a count prints whole
+
+
 def _cli(capsys, *argv):
     code = main(list(argv))
     out = capsys.readouterr()

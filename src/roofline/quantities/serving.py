@@ -68,7 +68,8 @@ def _quantity(p, what: str, m, d, wl, where: str) -> Quantity | str:
                     f"{label}: {m.name} on {where} of {d.name}, I {wl.input_tokens}, O {wl.output_tokens}, "
                     f"weights {f.weights.name}, activations {f.activation}, KV {f.kv}",
                     "continuous batching with chunked prefill in steady state; one engine step through the "
-                    "per-kernel model (a ceiling unless labelled expected)", _inputs(m, d, wl))
+                    "per-kernel model (a ceiling unless labelled expected)", _inputs(m, d, wl),
+                    6 if unit == "" else 3)  # counts of requests print whole
 
 
 @lru_cache(maxsize=256)
@@ -164,7 +165,7 @@ def serve_memory_cap(model, hw, I, O, tp: int = 1, pp: int = 1, ep: int = 1, dp:
                     f"requests of {m.name} whose KV cache at I + O = {wl.input_tokens + wl.output_tokens} tokens fits "
                     f"{lay.name} of {d.name} (weights {wl.formats.weights.name}, KV {wl.formats.kv})",
                     "(usable memory − weights − activations − reserve) ÷ KV cache per request, per device",
-                    _inputs(m, d, wl))
+                    _inputs(m, d, wl), 6)
 
 
 def serve_chunk_default() -> Quantity:
