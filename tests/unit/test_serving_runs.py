@@ -197,3 +197,9 @@ def test_stats_by_model_cover_only_that_model():
     assert float(q.serving_runs_stat("max", model="qwen3-235b-a22b")) == max(qwen)
     with pytest.raises(InputError, match=r"^no published serving run of model 'qwen3-235b-a22b' from engine 'vLLM'$"):
         q.serving_runs_stat("median", engine="vLLM", model="qwen3-235b-a22b")
+
+
+def test_the_bound_token_names_what_binds_the_ceiling():
+    # One request of 405B: each step reads every weight (bandwidth); 256 of them: compute.
+    assert q.serving_run_bound("oci-vllm-mi300x-llama-3.1-405b-batch-1") == "bandwidth"
+    assert q.serving_run_bound("oci-vllm-mi300x-llama-3.1-405b-batch-256") == "compute"

@@ -87,6 +87,11 @@ def serving_run_expected(ident: str) -> Quantity:
                     (*_model_inputs(run), *_derate_inputs()), 3)
 
 
+def serving_run_bound(ident: str) -> str:
+    """What binds the run's ceiling ("compute", "bandwidth", "memory", …: serving.BOUNDS), for claims."""
+    return _ceiling(ident).point.bound
+
+
 def serving_run_share(ident: str, digits: int = 2) -> Quantity:
     """Published ÷ ceiling for one run."""
     c = _ceiling(ident)
@@ -163,9 +168,9 @@ def serving_runs_publishers() -> Quantity:
                     "distinct source sites: " + ", ".join(sorted(hosts)), (), 3)
 
 #: The token functions this topic adds to the namespace pages evaluate in.
-TOKENS = (serving_run, serving_run_number, serving_run_published, serving_run_ceiling, serving_run_expected, serving_run_share,
+TOKENS = (serving_run, serving_run_bound, serving_run_number, serving_run_published, serving_run_ceiling, serving_run_expected, serving_run_share,
           serving_run_expected_share, serving_runs_stat, serving_runs_count, serving_runs_publishers)
 
-__all__ = ["serving_run", "serving_run_number", "serving_run_published", "serving_run_ceiling", "serving_run_expected",
+__all__ = ["serving_run", "serving_run_bound", "serving_run_number", "serving_run_published", "serving_run_ceiling", "serving_run_expected",
            "serving_run_share", "serving_run_expected_share", "serving_runs_stat", "serving_runs_count",
            "serving_runs_publishers"]
