@@ -45,6 +45,8 @@ FIGURES: tuple[str, ...] = (
     "playbook_disagg",
     # many chips (docs/many-chips.md)
     "many_chips_tp",
+    # serving (docs/serving.md)
+    "serving_frontier",
     # measurements (docs/measure.md, docs/real-systems.md)
     "measured_roofline",
     "real_vs_sol",

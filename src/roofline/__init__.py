@@ -6,5 +6,16 @@ Everything the explainer site shows is computed here; the site glue
 
 from roofline.errors import RooflineError, SpecError, InputError
 
-__all__ = ["RooflineError", "SpecError", "InputError"]
+from roofline.model.serving import (  # noqa: E402  (the service model: `roofline serve`, the Serving page)
+    ServicePoint,
+    Workload,
+    best_under_targets,
+    frontier,
+    offline_max,
+    pareto,
+    serve_point,
+)
+
+__all__ = ["RooflineError", "SpecError", "InputError", "ServicePoint", "Workload", "best_under_targets", "frontier",
+           "offline_max", "pareto", "serve_point"]
 __version__ = "0.1.0"

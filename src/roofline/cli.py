@@ -716,6 +716,137 @@ def cmd_layouts(args) -> None:
                  "smallest_layout": fit["layout"] if fit else None, "layouts": rows}, text + limit_text)
 
 
+def _positive_float(name: str, maximum: float):
+    """An argparse type: a finite number in (0, maximum], refused in one sentence naming `name`."""
+    def parse(text: str) -> float:
+        shown = fmt.terminal(text)[:40]
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} must be a positive number, got {shown!r}") from None
+        if not math.isfinite(value) or value <= 0:
+            raise argparse.ArgumentTypeError(f"{name} must be a positive number, got {shown!r}")
+        if value > maximum:
+            raise argparse.ArgumentTypeError(f"{name} must be at most {maximum:g}, got {shown!r}")
+        return value
+    return parse
+
+
+def _service_payload(p) -> dict[str, Any]:
+    """One service point as `roofline serve --json` writes it (units in the names; null: no price given)."""
+    return {"layout": p.layout_name, "devices": p.devices, "tp": p.layout.tp, "pp": p.layout.pp, "ep": p.layout.ep,
+            "dp": p.layout.dp, "concurrency": p.concurrency, "running": p.running, "memory_cap": p.memory_cap,
+            "bound": p.bound, "step_time_s": p.step_time_s, "ttft_s": p.ttft_s, "tpot_s": p.tpot_s,
+            "request_latency_s": p.request_latency_s, "output_tokens_per_s": p.output_tokens_per_s,
+            "output_tokens_per_s_per_device": p.output_tokens_per_s_per_device,
+            "output_tokens_per_s_per_user": p.output_tokens_per_s_per_user,
+            "input_tokens_per_s": p.input_tokens_per_s,
+            "expected_output_tokens_per_s": p.expected_output_tokens_per_s,
+            "expected_output_tokens_per_s_per_device": p.expected_output_tokens_per_s_per_device,
+            "usd_per_million_output_tokens": p.usd_per_million_output_tokens,
+            "usd_per_million_input_tokens": p.usd_per_million_input_tokens}
+
+
+def _service_row(p) -> dict[str, str]:
+    usd = p.usd_per_million_output_tokens
+    return {"layout": p.layout_name, "c": str(p.concurrency), "dev": fmt.sig(p.output_tokens_per_s_per_device),
+            "user": fmt.sig(p.output_tokens_per_s_per_user), "ttft": fmt.seconds(p.ttft_s),
+            "tpot": fmt.seconds(p.tpot_s), "exp": fmt.sig(p.expected_output_tokens_per_s_per_device),
+            "usd": "—" if usd is None else f"${usd:.3g}", "bound": p.bound}
+
+
+_SERVICE_COLUMNS = [("layout", "layout"), ("c", "concurrency"), ("dev", "tok/s/device"), ("user", "tok/s/user"),
+                    ("ttft", "TTFT"), ("tpot", "TPOT"), ("exp", "expected tok/s/device"), ("usd", "$/M out"),
+                    ("bound", "limit")]
+
+
+def _point_line(label: str, p) -> str:
+    return (f"{label}: {p.layout_name}, concurrency {p.concurrency} → {fmt.sig(p.output_tokens_per_s)} output tokens/s "
+            f"({fmt.sig(p.output_tokens_per_s_per_device)} per device, {fmt.sig(p.output_tokens_per_s_per_user)} per "
+            f"user), TTFT {fmt.seconds(p.ttft_s)}, TPOT {fmt.seconds(p.tpot_s)}; limit: {p.bound_meaning}")
+
+
+def cmd_serve(args) -> None:
+    """A service: offline maximum and the frontier, or one point at --concurrency; targets; cost."""
+    from roofline.model import serving
+
+    m, d = model_from_arg(args.model), get_device(args.hardware)
+    explicit = args.devices is not None or any(v != 1 for v in (args.tp, args.pp, args.ep, args.dp))
+    limit, limit_text = _max_context(args, m, args.input_tokens + args.output_tokens, "--input-tokens + --output-tokens")
+    lay = _layout(args, m, d)
+    f, choice = _formats(args, m)
+    wl = serving.Workload(args.input_tokens, args.output_tokens, args.concurrency, args.max_concurrency,
+                          args.chunk_tokens, f, args.attention, args.price_per_device_hour)
+    targets = {"ttft_s": None if args.ttft_ms is None else args.ttft_ms / 1e3,
+               "tpot_s": None if args.tpot_ms is None else args.tpot_ms / 1e3}
+    payload: dict[str, Any] = {
+        "model": m.id, "hardware": d.id,
+        "workload": {"input_tokens": wl.input_tokens, "output_tokens": wl.output_tokens,
+                     "concurrency": wl.concurrency, "max_concurrency": wl.max_concurrency,
+                     "chunk_tokens": wl.chunk_tokens, "weight_format": wl.formats.weights.name,
+                     "weight_scope": f.scope, "weight_format_source": choice.source,
+                     "activation_dtype": wl.formats.activation, "kv_dtype": wl.formats.kv,
+                     "attention": wl.attention, "usd_per_device_hour": wl.usd_per_device_hour},
+        "targets": targets, "ceiling": "every figure but expected_* is a ceiling: datasheet peaks, each kernel at its "
+                                       "roofline time; expected_* is derated by measured efficiencies, not measured",
+    }
+    lines = [f"serve · {m.name} on {d.name} · {wl.description}"]
+    if wl.concurrency is not None:
+        point = serving.serve_point(m, d, lay, wl)
+        payload["point"] = _service_payload(point)
+        lines.append(_point_line("ceiling at this concurrency", point))
+        lines.append(f"  expected (derated, not measured): {fmt.sig(point.expected_output_tokens_per_s)} output "
+                     f"tokens/s; request latency {fmt.seconds(point.request_latency_s)}"
+                     + ("" if point.usd_per_million_output_tokens is None else
+                        f"; ${point.usd_per_million_output_tokens:.3g} per million output tokens"))
+    points = serving.frontier(m, d, wl) if wl.concurrency is None or any(v is not None for v in targets.values()) \
+        else []
+    if wl.concurrency is None:
+        if explicit:
+            offline = serving.offline_max(m, d, lay, wl)
+        else:  # no layout named: the layout whose offline maximum gives the most per device, named in the output
+            fits = {p.layout for p in points}
+            offline = max((serving.offline_max(m, d, x, wl) for x in fits),
+                          key=lambda p: (p.output_tokens_per_s_per_device, -p.devices))
+        payload["offline"] = _service_payload(offline)
+        env = serving.pareto(points)
+        on_env = {id(p) for p in env}
+        payload["frontier"] = [{**_service_payload(p), "on_envelope": id(p) in on_env} for p in points]
+        lines.append(_point_line("offline maximum (ceiling)", offline)
+                     + ("" if explicit else " (the layout with the most per device)"))
+        lines.append(f"envelope of {len(points)} points over every layout within one scale-up domain (ceilings; "
+                     "expected is derated):")
+        lines.append(_table([_service_row(p) for p in env], _SERVICE_COLUMNS))
+    unmet = None
+    if points and any(v is not None for v in targets.values()):
+        best = serving.best_under_targets(points, **targets)
+        if isinstance(best, str):
+            unmet = best
+            payload["best_under_targets"] = None
+            payload["targets_unmet"] = best
+        else:
+            payload["best_under_targets"] = _service_payload(best)
+            lines.append(_point_line("best under the targets", best))
+    else:
+        payload["best_under_targets"] = None
+    payload["assumptions"] = {**serving.assumptions(wl), "weight_format": f"{f.weights.name} on {f.scope_words} ({choice.source})"}
+    payload.update(limit)
+    a = payload["assumptions"]
+    lines.append(f"weights {f.weights.name} on {f.scope_words} ({choice.source})")
+    lines.append(f"assumed: chunk of {wl.chunk_tokens} prompt tokens a step (SGLang's and vLLM's default on H100-class "
+                 f"GPUs); runtime reserve {fmt.nbytes(a['runtime_reserve_bytes'])} a device; KV cache of every "
+                 f"request at I + O tokens; decode attends to I + O/2 positions on average")
+    der = a["derates"]
+    lines.append(f"expected = derated by bandwidth ×{der['bandwidth']['value']:.3g}, GEMM ×{der['gemm']['value']:.3g}, "
+                 f"link ×{der['collective']['value']:.3g} (medians of the registry's published measurements); "
+                 f"not captured: {der['not_captured']}")
+    if unmet is not None and not args.json:
+        options = " ".join(f"--{k} {getattr(args, k.replace('-', '_')):g}" for k in ("ttft-ms", "tpot-ms")
+                           if getattr(args, k.replace("-", "_")) is not None)
+        raise InputError(f"{options}: {unmet}")
+    _emit(args, payload, "\n".join(lines) + limit_text)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="roofline", description="Roofline arithmetic for LLM inference, from a sourced spec registry.",
                 epilog="`roofline COMMAND --help` shows a command's options and their defaults.")
@@ -774,6 +905,34 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--kv-dtype", default="bf16", choices=STORAGE_DTYPES, help="format of the KV cache")
     sp.add_argument("--attention", default="fused", choices=kernels.ATTENTION_VARIANTS, help="attention variant")
     _add_latency_options(sp)
+    _add_max_context_option(sp)
+    sp = add("serve", cmd_serve, "a service: continuous batching with chunked prefill; offline maximum throughput, "
+                                 "the latency-throughput frontier over layouts, targets and cost (ceilings)")
+    sp.add_argument("--model", required=True,
+                    help="registry id or a path to a Hugging Face config.json (a bare parameter count has no KV cache)")
+    sp.add_argument("--hardware", required=True, help="registry device id (see `roofline hardware`)")
+    sp.add_argument("--input-tokens", type=_whole_number("--input-tokens", 1, 10**7), required=True, metavar="I",
+                    help="prompt tokens per request")
+    sp.add_argument("--output-tokens", type=_whole_number("--output-tokens", 2, 10**7), required=True, metavar="O",
+                    help="output tokens per request (at least 2: TPOT needs a second token)")
+    group = sp.add_mutually_exclusive_group()
+    group.add_argument("--concurrency", type=_whole_number("--concurrency", 1, 10**6), metavar="C",
+                       help="requests the clients keep in flight: one point at this layout instead of the sweep")
+    group.add_argument("--max-concurrency", type=_whole_number("--max-concurrency", 1, 10**6), metavar="C",
+                       help="the engine's cap on requests in flight (max-num-seqs); memory caps them too")
+    _add_layout_options(sp)
+    sp.add_argument("--ttft-ms", type=_positive_float("--ttft-ms", 1e9), metavar="T",
+                    help="target: time to first token at most T ms")
+    sp.add_argument("--tpot-ms", type=_positive_float("--tpot-ms", 1e9), metavar="T",
+                    help="target: time per output token at most T ms")
+    sp.add_argument("--price-per-device-hour", type=_positive_float("--price-per-device-hour", 1000), metavar="USD",
+                    help="what one device costs an hour, your figure: adds $ per million output and input tokens")
+    sp.add_argument("--chunk-tokens", type=_whole_number("--chunk-tokens", 1, 10**7), default=8192, metavar="K",
+                    help="prompt tokens an engine step takes (SGLang's chunked_prefill_size)")
+    _add_weight_options(sp)
+    sp.add_argument("--activation-dtype", default="bf16", choices=ACTIVATION_DTYPES, help="format of activations")
+    sp.add_argument("--kv-dtype", default="bf16", choices=STORAGE_DTYPES, help="format of the KV cache")
+    sp.add_argument("--attention", default="fused", choices=kernels.ATTENTION_VARIANTS, help="attention variant")
     _add_max_context_option(sp)
     sp = add("measure", cmd_measure, "measure this machine's memory bandwidth (STREAM copy/triad) and GEMM FLOP/s")
     sp.add_argument("--quick", action="store_true", help="a short run (about 5 s) with smaller arrays")

@@ -43,6 +43,15 @@ EXAMPLES = MappingProxyType({
     # --- glossary (glossary/parallelism/)
     "collective_payload": (1e6, "B", "one megabyte: the tensor a collective example moves"),
     "pp_degree": (4, "", "stages in a pipeline-parallel example"),
+    # --- serving (docs/serving.md)
+    "serve_input": (1024, "", "prompt tokens per request in the serving examples"),
+    "serve_output": (256, "", "output tokens per request in the serving examples"),
+    "serve_long_input": (8192, "", "a long prompt: one default chunk's worth of tokens"),
+    "serve_concurrency": (64, "", "requests in flight in the serving examples"),
+    "serve_overload": (1000, "", "more requests in flight than one H100's memory holds for Llama 3.1 8B"),
+    "serve_tpot": (0.030, "s", "a TPOT target: about 33 tokens/s per user, faster than people read"),
+    "serve_tight_tpot": (0.002, "s", "a TPOT target no layout of eight H100s meets for a 70B model"),
+    "price_per_device_hour": (2.0, "USD", "an illustrative price per GPU-hour, the reader's own input: put yours in"),
 })
 
 

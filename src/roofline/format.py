@@ -145,6 +145,7 @@ FORMATTERS = {
     "x": lambda v, d=3: f"{sig(v, d)}×",
     "W": lambda v, d=3: si(v, "W", d),
     "J": lambda v, d=3: si(v, "J", d, small=True),
+    "USD": lambda v, d=3: f"${sig(v, d)}",
 }
 
 

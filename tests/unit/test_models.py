@@ -77,3 +77,22 @@ def test_llama_2_70b_params_by_hand():
     # MLP 3·8192·28672 = 704,643,072; norms 2·8192 = 16,384 -> 855,654,400; ×80 = 68,452,352,000
     # + embedding and head 2·32000·8192 = 524,288,000 + final norm 8192 = 68,976,648,192
     assert get_model("llama-2-70b").total_params == 68_976_648_192
+
+
+def test_llama31_405b_by_hand():
+    # config.json: 126 layers, hidden 16384, 128 heads and 8 KV heads of 128, FFN 53248, vocab 128256.
+    # Per layer: q and o 2·16384·16384 = 536,870,912; k and v 2·16384·1024 = 33,554,432;
+    # FFN 3·16384·53248 = 2,617,245,696; norms 2·16384 = 32,768: 3,187,703,808.
+    # × 126 = 401,650,679,808; + embedding and head 2·128256·16384 = 4,202,692,608; + final norm 16384
+    # = 405,853,388,800, 0.2 % above the card's 405B.
+    assert get_model("llama-3.1-405b").total_params == 405_853_388_800
+
+
+def test_qwen3_235b_a22b_by_hand():
+    # config.json: 94 layers, hidden 4096, 64 query heads and 4 KV heads of 128, 128 experts of 1536, 8 per token.
+    # Per layer: q and o 2·4096·8192 = 67,108,864; k and v 2·4096·512 = 4,194,304; router 4096·128 = 524,288;
+    # norms 8192; one expert 3·4096·1536 = 18,874,368. Embedding and head 2·151936·4096 = 1,244,659,712, + 4096.
+    # Active: 94 × (71,303,168 + 8·18,874,368 + 524,288 + 8192) + 1,244,663,808 = 22,190,739,456 (card: 22B).
+    # Total:  94 × (71,303,168 + 128·18,874,368 + 524,288 + 8192) + 1,244,663,808 = 235,093,610,496 (card: 235B).
+    m = get_model("qwen3-235b-a22b")
+    assert (m.active_params, m.total_params) == (22_190_739_456, 235_093_610_496)

@@ -63,7 +63,8 @@ def test_figure_captions_say_sku_dtype_dense_and_context():
               "intensity_line": (h100, "bf16", "dense", "token cached"),
               "many_chips_tp": (h200, "bf16", "dense", "tokens cached"),
               "prefill_intensity": (h100, "bf16", "dense"),
-              "hardware_map": ("bf16", "dense")}
+              "hardware_map": ("bf16", "dense"),
+              "serving_frontier": (h100, "fp8", "dense", "ceilings", "I 1024, O 256")}
     for name, words in expect.items():
         caption = importlib.import_module(f"figures_gen.{name}").caption()
         for word in words:

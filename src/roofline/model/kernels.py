@@ -583,6 +583,65 @@ def extend(model: Model, device: Device, new_tokens, context_len, batch=1, forma
                       matmul_dtype=formats.matmul_dtype())
 
 
+@dataclass(frozen=True)
+class MixedWork:
+    """One engine step of continuous batching with chunked prefill, as totals over its requests.
+
+    The decode tokens of the requests in flight and a chunk of prefill tokens run through the
+    model together: the weight matmuls see every token, attention each request's own positions.
+    Totals may be fractional (a steady-state average step); positions and pairs are summed over
+    layers, as `layer_positions` and the causal pair count give them.
+
+    >>> w = MixedWork(decode_tokens=2, decode_positions=64, prefill_tokens=8, prefill_positions=256,
+    ...               prefill_pairs=1152, head_tokens=3, requests=3, kv_positions=768)
+    >>> w.tokens, float(w.scaled(0.5).tokens)
+    (10, 5.0)
+    """
+
+    decode_tokens: object      # one per decoding request
+    decode_positions: object   # Σ over decode tokens of the layer-summed positions each attends to
+    prefill_tokens: object     # prompt tokens in this step's chunk
+    prefill_positions: object  # Σ over the chunk's requests of the layer-summed positions whose K and V it reads
+    prefill_pairs: object      # Σ layer-summed query-key pairs the chunk scores
+    head_tokens: object        # positions whose logits are computed: decode tokens + prefills that finish
+    requests: object           # requests holding a KV cache
+    kv_positions: object       # layer-summed positions those requests keep cached
+
+    @property
+    def tokens(self):
+        return self.decode_tokens + self.prefill_tokens
+
+    def scaled(self, share) -> "MixedWork":
+        """The same step's work on a share of its requests (a pipeline micro-batch, a device's share under EP)."""
+        return MixedWork(*(np.asarray(getattr(self, f.name), float) * share
+                           for f in self.__dataclass_fields__.values()))
+
+
+def mixed(model: Model, device: Device, work: MixedWork, formats: Formats | None = None,
+          attention: str = "fused") -> KernelStep:
+    """One engine step running `work`'s decode tokens and prefill chunk together, kernel by kernel.
+
+    The same kernels as `decode` and `extend`, fed the step's totals: a batch of one "sequence"
+    holding every token, so the weight matmuls read their weights once for decode and prefill
+    tokens together, and attention reads each request's cached positions (the totals in `work`).
+    Attention is one kernel over the mixed batch, as a varlen FlashAttention or vLLM's unified
+    attention kernel runs it.
+    """
+    formats = _check(formats, attention, device)
+    if model.is_bare:
+        raise InputError("a bare parameter count has no attention or KV cache to serve requests with; "
+                         "give a registry model or a config.json")
+    one = np.ones_like(np.asarray(work.tokens, float))
+    attended = np.asarray(work.decode_positions, float) + work.prefill_positions
+    pairs = np.asarray(work.decode_positions, float) + work.prefill_pairs
+    ops = _kernels(model, device, formats, attention, one, np.asarray(work.tokens, float), attended, pairs,
+                   np.asarray(work.head_tokens, float))
+    kv_resident = np.asarray(work.kv_positions, float) * _kv_elements_per_token_per_layer(model) * formats.kv_bytes
+    return KernelStep("mixed", model, device, formats, attention, _scalar(one), _scalar(work.tokens),
+                      _scalar(np.zeros_like(one)), ops, _scalar(kv_resident), weights_resident_bytes(model, formats),
+                      matmul_dtype=formats.matmul_dtype())
+
+
 #: Unit roofs for byte counts that no device's roofs enter (every peak a byte count could select).
 _UNIT_ROOFS = Device(id="unit-roofs", name="unit roofs", vendor="", kind="", memory_type="", memory_capacity_bytes=1.0,
                      memory_bandwidth_bytes_per_s=1.0,

@@ -65,3 +65,31 @@ def tp_ceiling_tokens_per_s(model: Model, device: Device, devices: int, context_
 def derated_speed_of_light_tokens_per_s(model: Model, device: Device, weight_dtype: str = "bf16") -> float:
     """The speed of light at the derated bandwidth instead of the spec one."""
     return speed_of_light_tokens_per_s(model, device, weight_dtype) * bandwidth_derate()
+
+
+def gemm_derate() -> float:
+    """Median share of the dense peak the published large-GEMM measurements (MAMF) reached.
+
+    MAMF is the best shape of a brute-force search: real model shapes usually get less, so this
+    derate is generous to the matmuls.
+    """
+    return statistics.median(share(m) for m in of_kind("gemm"))
+
+
+def collective_derate() -> float:
+    """Median share of the link's per-direction bandwidth the published NCCL bus bandwidths reached."""
+    return statistics.median(share(m) for m in of_kind("collective"))
+
+
+def derated_device(device: Device) -> Device:
+    """The device with its bandwidth, every dense peak and its link bandwidth times the measured
+    derates above: what the expected (never measured) serving figures run on."""
+    import dataclasses
+
+    bw, mm, link = bandwidth_derate(), gemm_derate(), collective_derate()
+    ic = device.interconnect
+    if ic is not None:
+        ic = dataclasses.replace(ic, bandwidth_bytes_per_s_per_direction=ic.bandwidth_bytes_per_s_per_direction * link)
+    return dataclasses.replace(device, memory_bandwidth_bytes_per_s=device.memory_bandwidth_bytes_per_s * bw,
+                               dense_peak_flop_per_s={k: v * mm for k, v in device.dense_peak_flop_per_s.items()},
+                               interconnect=ic)

@@ -553,14 +553,23 @@ def _step(phase: str, model: Model, device: Device, layout: Layout, batch, lengt
         return kernels.prefill(m, device, length, b, formats, attention)
 
     stage = run(part, micro)
+    tokens = micro * (np.asarray(length, float) if phase == "prefill" else 1.0)
+    return _assemble(model, device, layout, part, stage, lambda: run(part, np.ceil(per_replica / micro_batches)),
+                     tokens, micro, b, micro, micro_batches, latency)
+
+
+def _assemble(model: Model, device: Device, layout: Layout, part: Model, stage: kernels.KernelStep, whole,
+              tokens, logit_rows, batch, micro, micro_batches, latency="floor") -> ParallelStep:
+    """One device's stage plus the collectives its layout adds. `tokens`: the tokens of one
+    micro-batch on this device; `logit_rows`: the positions whose logits it gathers; `whole()`:
+    the whole replica's micro-batch on this stage (EP reads its experts' weights from it)."""
     if layout.is_single:
-        return ParallelStep(layout, model, stage, (), None, kernels._scalar(b), kernels._scalar(micro),
+        return ParallelStep(layout, model, stage, (), None, kernels._scalar(batch), kernels._scalar(micro),
                             kernels._scalar(micro_batches), stage.kv_resident_bytes, latency=latency)
     f = stage.formats
     peak = device.peak_flop_per_s(stage.matmul_dtype)
     ic = device.interconnect
     d, a = model.hidden_size, f.activation_bytes
-    tokens = micro * (np.asarray(length, float) if phase == "prefill" else 1.0)
     L = part.n_layers
     coll: list[CollectivePoint] = []
     if layout.tp > 1:
@@ -569,12 +578,11 @@ def _step(phase: str, model: Model, device: Device, layout: Layout, batch, lengt
         coll += [collective("all-reduce", act, n, ic, peak, "embed_all_reduce", 1, latency),
                  collective("all-reduce", act, n, ic, peak, "attn_all_reduce", L, latency),
                  collective("all-reduce", act, n, ic, peak, "mlp_all_reduce", L, latency),
-                 collective("all-gather", micro * model.vocab_size * a, n, ic, peak, "logits_all_gather", 1, latency)]
+                 collective("all-gather", logit_rows * model.vocab_size * a, n, ic, peak, "logits_all_gather", 1, latency)]
     if layout.ep > 1:
         n = layout.ep
         # the full batch's expert weights, shared out: each device reads 1/ep of the experts the batch touches
-        whole = run(part, np.ceil(per_replica / micro_batches))  # this stage's layers (tp is 1 with ep)
-        expert_w = {k.name: k.weight_bytes for k in whole.ops if k.name.startswith("experts_")}
+        expert_w = {k.name: k.weight_bytes for k in whole().ops if k.name.startswith("experts_")}  # tp is 1 with ep
         ops = tuple(dataclasses.replace(k, weight_bytes=kernels._scalar(np.asarray(expert_w[k.name]) / n))
                     if k.name in expert_w else k for k in stage.ops)
         resident = stage.weights_resident_bytes - _expert_resident_bytes(part, f) * (1 - 1 / n)
@@ -591,8 +599,32 @@ def _step(phase: str, model: Model, device: Device, layout: Layout, batch, lengt
     if not model.is_bare and layout.tp > model.kv_heads:  # a bare count has no KV heads to replicate
         note = (f"{model.kv_heads} KV heads over {layout.tp} devices: each device keeps a copy of one KV head "
                 f"({layout.tp // model.kv_heads} copies of each)")
-    return ParallelStep(layout, model, stage, tuple(coll), sends, kernels._scalar(b), kernels._scalar(micro),
+    return ParallelStep(layout, model, stage, tuple(coll), sends, kernels._scalar(batch), kernels._scalar(micro),
                         kernels._scalar(micro_batches), kernels._scalar(kv), note, latency)
+
+
+def mixed(model: Model, device: Device, work: kernels.MixedWork, formats: Formats | None = None,
+          attention: str = "fused", layout: Layout | None = None, latency="floor") -> ParallelStep:
+    """One engine step of one replica (`work`: its decode tokens and prefill chunk) under `layout`.
+
+    As `decode`: EP gives each device 1/ep of the requests for attention; PP runs the step as
+    min(requests per device, pp) micro-batches (at least one); collectives are sized by one
+    micro-batch's tokens, the logits all-gather by its logit rows. Data parallelism is the
+    caller's: `work` is one replica's.
+    """
+    layout = layout or Layout()
+    check_layout(model, device, layout)
+    per_device = np.asarray(work.requests, float) / layout.ep
+    micro_batches = np.clip(np.ceil(per_device), 1, layout.pp)
+    share = 1.0 / (layout.ep * micro_batches)
+    part = shard(model, layout)
+    micro = work.scaled(share)
+    stage = kernels.mixed(part, device, micro, formats, attention)
+    return _assemble(model, device, layout, part, stage,
+                     lambda: kernels.mixed(part, device, work.scaled(1.0 / micro_batches), formats, attention),
+                     np.asarray(micro.tokens, float), np.asarray(micro.head_tokens, float),
+                     kernels._scalar(work.requests), kernels._scalar(micro.requests), micro_batches,
+                     check_latency(latency))
 
 
 def decode(model: Model, device: Device, batch=1, context_len=1, formats: Formats | None = None,

@@ -10,6 +10,10 @@ Three kinds, each compared with a number the package computes from the registry:
 * parallel_decode: measured batch-1 tokens/s on `devices` devices ÷ the tensor-parallel ceiling
              (`parallel.decode` at the run's final context: kernels plus collectives)
 
+A sixth kind, `serving`, is a serving run's output tokens/s at fixed input and output lengths
+(`ServingMeasurement`). It is read by `serving_measurements()`, not `published()`: its ceiling is
+the serving model's, for the run's own model, devices, layout, formats and concurrency.
+
 The *derated* bandwidth is the spec bandwidth times the median share of spec bandwidth
 that the published bandwidth measurements reached (`bandwidth_derate`): what a
 well-tuned kernel can expect, computed from sourced data rather than assumed.
@@ -17,10 +21,12 @@ well-tuned kernel can expect, computed from sourced data rather than assumed.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from roofline.model.dtypes import STORAGE_DTYPES
+from roofline.errors import SpecError
+from roofline.model.dtypes import PEAK_DTYPES, STORAGE_DTYPES
 from roofline.registry import hardware, models
 from roofline.registry.hardware import Device, get_device
 from roofline.registry.loader import SpecRegistry, load_by_id
@@ -169,3 +175,189 @@ def get_measurement(ident: str) -> PublishedMeasurement:
 def of_kind(kind: str) -> list[PublishedMeasurement]:
     """Published measurements of one kind, in file order."""
     return [m for m in published().values() if m.kind == kind]
+
+
+# ------------------------------------------------------------------ serving runs ------------------
+
+#: How the requests met the engine: all queued at once, one batch start to end, or a client
+#: holding `concurrency` requests in flight.
+SERVING_SCENARIOS = ("offline", "static batch", "concurrency")
+#: Fields a source may leave unstated; the entry then sets the most generous choice and says so.
+ASSUMABLE = ("weight_format", "activation_format", "kv_format", "layout")
+#: The serving value fields, each in tokens/s: one of them, as the source states it.
+SERVING_VALUE_FIELDS = ("output_tokens_per_s_total", "output_tokens_per_s_per_device")
+#: Weight formats an entry may name: the storage dtypes, group-quantized integers and the 4-bit
+#: block formats (the registry checks the name; tests check the model parses every one).
+_WEIGHT_FORMAT = re.compile(rf"({'|'.join(STORAGE_DTYPES)}|(int8|int4)-g[1-9][0-9]{{0,6}}|mxfp4|nvfp4)")
+_LAYOUT_PART = re.compile(r"(TP|EP|PP|DP)([1-9][0-9]{0,5})")
+_LAYOUT_ORDER = ("tp", "ep", "pp", "dp")
+
+
+@dataclass(frozen=True)
+class ServingMeasurement:
+    """One published serving run: output tokens/s for requests of fixed input and output length."""
+
+    id: str
+    engine: str                   # "TensorRT-LLM", "vLLM": the short name tables show
+    software: str                 # engine version and benchmark tool, as the source gives them
+    date: str
+    source_url: str
+    source_title: str
+    model_id: str
+    device_id: str
+    devices: int
+    degrees: tuple[tuple[str, int], ...]  # (("tp", 4), ("pp", 2)): every degree above 1, in _LAYOUT_ORDER
+    weight_format: str
+    activation_format: str
+    kv_format: str
+    input_tokens: int
+    output_tokens: int
+    scenario: str                 # one of SERVING_SCENARIOS
+    output_tokens_per_s: float    # over all `devices`
+    stated_per_device: bool       # the source printed tokens/s per device (the total is that × devices)
+    concurrency: int = 0          # "static batch" and "concurrency": requests in flight
+    max_concurrency: int = 0      # an engine cap on requests in flight, where the source states one
+    assumed: tuple[str, ...] = () # fields the source does not state (see ASSUMABLE)
+    quote: str = ""
+    measured_model: str = ""      # the model it ran, where a registry model stands in for it
+    measured_on: str = ""         # the chip it ran on, where a registry device stands in for it
+    mapping: str = ""             # why the stand-in is fair
+
+    @property
+    def device(self) -> Device:
+        return get_device(self.device_id)
+
+    @property
+    def model(self) -> Model:
+        return get_model(self.model_id)
+
+    @property
+    def model_name(self) -> str:
+        """The model as it was run (Llama 3.3 70B), else the registry model's name."""
+        return self.measured_model or self.model.name
+
+    @property
+    def output_tokens_per_s_per_device(self) -> float:
+        return self.output_tokens_per_s / self.devices
+
+    @property
+    def layout_degrees(self) -> dict[str, int]:
+        """{"tp": …, "pp": …, "ep": …, "dp": …}, 1 where the layout does not split that way."""
+        return {k: dict(self.degrees).get(k, 1) for k in _LAYOUT_ORDER}
+
+    @property
+    def layout_name(self) -> str:
+        """The split as the package names it: "TP8", "TP4 × PP2", "1 device"."""
+        return " × ".join(f"{k.upper()}{v}" for k, v in self.degrees) or "1 device"
+
+
+def _parse_layout(entry: Entry, devices: int) -> tuple[tuple[str, int], ...]:
+    """"TP8", "EP8", "TP4 × PP2" (or "TP1" for one device) into its degrees above 1."""
+    text = entry.text("layout")
+    parts = [p.strip() for p in text.replace("x", "×").split("×")]
+    found: dict[str, int] = {}
+    for part in parts:
+        m = _LAYOUT_PART.fullmatch(part)
+        if not m or m.group(1).lower() in found:
+            raise entry.fail("layout", f"must read like TP8, EP8 or TP4 × PP2 (each of TP, EP, PP, DP at most "
+                                       f"once), got {text!r}")
+        found[m.group(1).lower()] = int(m.group(2))
+    product = 1
+    for v in found.values():
+        product *= v
+    if product != devices:
+        raise entry.fail("layout", f"{text!r} spans {product} devices but the entry says devices = {devices}")
+    return tuple((k, found[k]) for k in _LAYOUT_ORDER if found.get(k, 1) > 1)
+
+
+def _parse_serving(entry: Entry) -> ServingMeasurement:
+    model_id, device_id = entry.text("model"), entry.text("device")
+    try:
+        get_model(model_id)
+    except Exception as err:
+        raise entry.fail("model", f"is not in the registry ({err})") from None
+    try:
+        device = get_device(device_id)
+    except Exception as err:
+        raise entry.fail("device", f"is not in the registry ({err})") from None
+    devices = int(entry.number("devices", integer=True))
+    degrees = _parse_layout(entry, devices)
+    weight_format = entry.text("weight_format")
+    if not _WEIGHT_FORMAT.fullmatch(weight_format):
+        raise entry.fail("weight_format", f"is not a weight format the package knows ({', '.join(STORAGE_DTYPES)}, "
+                                          f"int8-gN, int4-gN, mxfp4 or nvfp4), got {weight_format!r}")
+    activation = entry.text("activation_format")
+    if activation not in PEAK_DTYPES:
+        raise entry.fail("activation_format", f"must be one of {', '.join(PEAK_DTYPES)}, got {activation!r}")
+    try:
+        device.peak_flop_per_s(activation)
+    except Exception as err:
+        raise entry.fail("activation_format", f"has no dense peak on {device.name} ({err})") from None
+    kv = entry.text("kv_format")
+    if kv not in STORAGE_DTYPES:
+        raise entry.fail("kv_format", f"must be one of {', '.join(STORAGE_DTYPES)}, got {kv!r}")
+    scenario = entry.text("scenario")
+    if scenario not in SERVING_SCENARIOS:
+        raise entry.fail("scenario", f"must be one of {', '.join(SERVING_SCENARIOS)}, got {scenario!r}")
+    concurrency = int(entry.number("concurrency", required=False, integer=True) or 0)
+    if scenario == "offline" and concurrency:
+        raise entry.fail("concurrency", "is for \"static batch\" and \"concurrency\" runs; an offline run's cap "
+                                        "on requests in flight is max_concurrency")
+    if scenario != "offline" and not concurrency:
+        raise entry.fail("concurrency", f"is missing: a {scenario!r} run states its requests in flight")
+    max_concurrency = int(entry.number("max_concurrency", required=False, integer=True) or 0)
+    stated = [f for f in SERVING_VALUE_FIELDS if entry.has(f)]
+    for f in SERVING_VALUE_FIELDS:  # mark both read, so a misspelling is still caught
+        entry.raw.get(f)
+    if len(stated) != 1:
+        raise entry.fail(SERVING_VALUE_FIELDS[0], f"or {SERVING_VALUE_FIELDS[1]}: give exactly one, as the "
+                                                  f"source states it, got {len(stated)}")
+    value = entry.number(stated[0])
+    per_device = stated[0] == "output_tokens_per_s_per_device"
+    assumed = entry.raw.get("assumed", [])
+    if not isinstance(assumed, list) or any(a not in ASSUMABLE for a in assumed) or len(set(assumed)) != len(assumed):
+        raise entry.fail("assumed", f"must be a list of distinct field names from {', '.join(ASSUMABLE)}, "
+                                    f"got {assumed!r}"[:200])
+    mapping = entry.text("mapping", required=False)
+    for stand_in in ("measured_model", "measured_on"):
+        if entry.text(stand_in, required=False) and not mapping:
+            raise entry.fail("mapping", f"is missing: {stand_in} names a stand-in, and mapping must say why it is fair")
+    date = entry.raw.get("date")
+    if not isinstance(date, str) or not re.fullmatch(r"\d{4}(-\d{2})?", date):
+        raise entry.fail("date", f"must be a year or year-month string such as \"2024-05\", got {date!r}")
+    return ServingMeasurement(
+        id=entry.text("id"), engine=entry.text("engine"), software=entry.text("software"), date=date,
+        source_url=entry.source_url(), source_title=entry.text("source_title"), model_id=model_id,
+        device_id=device_id, devices=devices, degrees=degrees, weight_format=weight_format,
+        activation_format=activation, kv_format=kv,
+        input_tokens=int(entry.number("input_tokens", integer=True)),
+        output_tokens=int(entry.number("output_tokens", integer=True)), scenario=scenario,
+        output_tokens_per_s=value * devices if per_device else value, stated_per_device=per_device,
+        concurrency=concurrency, max_concurrency=max_concurrency, assumed=tuple(assumed),
+        quote=entry.text("quote", required=False), measured_model=entry.text("measured_model", required=False),
+        measured_on=entry.text("measured_on", required=False), mapping=mapping,
+    )
+
+
+def load_serving(path: Path) -> dict[str, ServingMeasurement]:
+    """Parse and validate the [[serving]] tables of a measurements file into {id: ServingMeasurement}."""
+    items = load_by_id(path, {"serving": _parse_serving})
+    clash = next((i for i in load_measurements(path) if i in items), None)
+    if clash:
+        raise SpecError(f"{path.name}: duplicate id '{clash}' (a serving entry and a published measurement)")
+    return items
+
+
+SERVING_REGISTRY: SpecRegistry[ServingMeasurement] = SpecRegistry(
+    "ROOFLINE_MEASUREMENTS", "measurements.toml", "serving measurement", load_serving,
+    depends_on=(hardware.REGISTRY, models.REGISTRY))
+
+
+def serving_measurements() -> dict[str, ServingMeasurement]:
+    """Every published serving run, in file order."""
+    return dict(SERVING_REGISTRY.entries())
+
+
+def get_serving(ident: str) -> ServingMeasurement:
+    """The serving run with this id, or an error naming the closest ids."""
+    return SERVING_REGISTRY.get(ident)

@@ -44,6 +44,13 @@ PLAUSIBLE: dict[str, tuple[float, float, str]] = {
     "prompt_tokens": (1, 1e9, "1 to a billion tokens"),
     "generated_tokens": (1, 1e9, "1 to a billion tokens"),
     "power_limit_W": (0.1, 1e6, "0.1 W to 1 MW"),
+    "input_tokens": (1, 1e9, "1 to a billion tokens"),
+    "output_tokens": (1, 1e9, "1 to a billion tokens"),
+    "concurrency": (1, 1e7, "1 to ten million requests"),
+    "max_concurrency": (1, 1e7, "1 to ten million requests"),
+    "devices": (1, 1e6, "1 to a million devices"),
+    "output_tokens_per_s_total": (1e-3, 1e10, "0.001 to ten billion tokens/s"),
+    "output_tokens_per_s_per_device": (1e-3, 1e9, "0.001 to a billion tokens/s"),
 }
 
 #: A spec file larger than this is not one (the bundled ones are tens of KB; a 14,000-device registry is

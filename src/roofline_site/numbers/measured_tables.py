@@ -2,12 +2,12 @@
 
 Every number is a roofline Quantity rendered through `table_base.Table.cell`, so it keeps its
 provenance popover and lands in numbers.json. Registered in `tables.TABLES` as
-"measured-bandwidth", "measured-gemm", "measured-decode" and "measured-machines".
+"measured-bandwidth", "measured-gemm", "measured-decode", "measured-serving" and "measured-machines".
 """
 
 from __future__ import annotations
 
-from roofline_site.numbers.table_base import Table as _Table
+from roofline_site.numbers.table_base import Column, Table as _Table, html_table
 from roofline_site.html.escape import link as esc_link, text as esc_text
 from roofline_site.numbers.table_base import markdown_table as _markdown
 from roofline_site.numbers.tokens import Raw
@@ -117,6 +117,72 @@ def parallel_decode_table(page: str = "", records: list | None = None) -> Raw:
                                  ["l", "r", "r", "r", "r", "l", "l", "l"]), entries)
 
 
+#: Marks in the serving table: a stand-in model or device, and a field the source leaves unstated.
+STAND_IN, ASSUMED = "†", "‡"
+
+
+def _serving_formats(run) -> str:
+    """Weights/activations/KV, each marked ‡ where the source does not state it."""
+    def one(field: str) -> str:
+        return esc_text(getattr(run, field)) + (ASSUMED if field in run.assumed else "")
+    return "/".join(one(f) for f in ("weight_format", "activation_format", "kv_format"))
+
+
+def _serving_requests(run) -> str:
+    if run.scenario == "offline":
+        return "all queued" + (f", cap {run.max_concurrency}" if run.max_concurrency else "")
+    return ("batch " if run.scenario == "static batch" else "") + str(run.concurrency)
+
+
+def serving_table(page: str = "", records: list | None = None) -> Raw:
+    """Published serving runs against the serving model's ceiling and expected figure, per device, sortable.
+
+    One row per [[serving]] entry: the run (model and devices), engine and date, layout, formats,
+    input/output tokens, requests in flight, then output tokens/s per device published, ceiling and
+    expected (bare numbers: the note below says how each is computed), published ÷ ceiling with its
+    provenance popover, and the source. Below it: the marks, and each source with its runs.
+    """
+    from roofline.model.serving_runs import ceiling
+    from roofline.registry.measurements import serving_measurements
+    from roofline.quantities import (serving_run_ceiling, serving_run_expected, serving_run_published,
+                                     serving_run_share)
+
+    t = _Table(page, records, "table('measured-serving')", "published serving runs against the serving ceiling")
+    runs = list(serving_measurements().values())
+    rows = []
+    for i, r in enumerate(runs, 1):
+        model = esc_text(r.model_name) + (STAND_IN if r.measured_model else "")
+        where = esc_text(r.measured_on or r.device.name) + (STAND_IN if r.measured_on else "")
+        # Where the source states no layout, the layout shown is the one the ceiling took (the best).
+        layout = (esc_text(ceiling(r).point.layout_name) + ASSUMED) if "layout" in r.assumed else esc_text(r.layout_name)
+        rows.append([(str(i), float(i)), f"{model} on {r.devices} × {where}", esc_text(f"{r.engine}, {r.date}"),
+                     layout, _serving_formats(r), (f"{r.input_tokens}/{r.output_tokens}", float(r.input_tokens)),
+                     (_serving_requests(r), float(r.concurrency or 0)),
+                     t.value(serving_run_published(r.id), digits=6), t.value(serving_run_ceiling(r.id), digits=3),
+                     t.value(serving_run_expected(r.id), digits=3),
+                     t.value(serving_run_share(r.id), 0.01, 2, popover=True),
+                     esc_link(r.engine, r.source_url)])
+    table = html_table([Column("#"), Column("Run", numeric=False), Column("Engine, date", numeric=False),
+                        Column("Layout", numeric=False), Column("Weights/activations/KV", numeric=False),
+                        Column("In/out", "tokens"), Column("Requests in flight"),
+                        Column("Published", "tokens/s per device"), Column("Ceiling", "tokens/s per device"),
+                        Column("Expected", "tokens/s per device"), Column("Published ÷ ceiling", "%"),
+                        Column("Source", numeric=False)], rows, "Published serving runs against the serving ceiling")
+    sources: dict[str, list] = {}
+    for r in runs:
+        sources.setdefault(r.source_url, []).append(r)
+    lines = [f"{STAND_IN} A registry model or device stands in for the one the run used: "
+             + "; ".join(sorted({esc_text(r.mapping) for r in runs if r.mapping})),
+             f"{ASSUMED} Not stated by the source; the ceiling takes the most generous choice (FP8 activations "
+             "and KV cache; for the layout, the best layout of the same device count, which the Layout column shows)."]
+    for url, rs in sources.items():
+        r = rs[0]
+        lines.append(f"{esc_link(r.source_title, url)}: {len(rs)} runs. Software: {esc_text(r.software)}"
+                     + ("".join(sorted({f"; {esc_text(x.software)}" for x in rs if x.software != r.software})))
+                     + f". Date: {esc_text(r.date)}.")
+    return Raw(str(table) + "\n\n" + "\n".join(f"- {line}" for line in lines))
+
+
 def machines_table(page: str = "", records: list | None = None) -> Raw:
     """Every measurement file in measurements/: its machine and its medians (best in the popover label)."""
     from roofline.registry.machine import site_measurements
@@ -152,6 +218,7 @@ TABLES = {
     "measured-decode": decode_table,
     "measured-collective": collective_table,
     "measured-parallel-decode": parallel_decode_table,
+    "measured-serving": serving_table,
     "measured-machines": machines_table,
     "measured-kernels": kernels_table,
 }

@@ -1,0 +1,108 @@
+"""The serving frontier: output tokens/s per device against tokens/s per user, one curve per layout,
+the co-located envelope drawn thick and the disaggregated one dashed beside it."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from figures_gen import Table, log_ticks
+from roofline import format as fmt
+from roofline import frontier, pareto
+from roofline.examples import example
+from roofline.model.formats import Formats
+from roofline.model.serving import Workload, disaggregated
+from roofline.registry.hardware import get_device
+from roofline.registry.models import get_model
+
+NAME = "serving-frontier"
+DEVICE, MODEL = "h100-sxm5", "llama-3.1-70b"
+FORMAT = "fp8"  # weights, activations and KV cache
+COLOURS = ("#3f51b5", "#d81b60", "#00897b", "#f57c00", "#6d4c41", "#5e35b1")
+OTHER = "#9e9e9e"
+
+
+def _workload() -> Workload:
+    return Workload(int(example("serve_input")), int(example("serve_output")),
+                    formats=Formats.of(FORMAT, FORMAT, FORMAT))
+
+
+@lru_cache(maxsize=1)
+def _points():
+    m, d, wl = get_model(MODEL), get_device(DEVICE), _workload()
+    pts = frontier(m, d, wl)
+    return pts, pareto(pts), pareto(disaggregated(m, d, wl))
+
+
+def data() -> Table:
+    pts, env, dis = _points()
+    on = {id(p) for p in env}
+    rows = [("co-located", p.layout_name, p.concurrency, p.output_tokens_per_s_per_user,
+             p.output_tokens_per_s_per_device, p.expected_output_tokens_per_s_per_device, int(id(p) in on))
+            for p in pts]
+    rows += [("disaggregated envelope", p.layout_name, p.concurrency, p.output_tokens_per_s_per_user,
+              p.output_tokens_per_s_per_device, "", 1) for p in dis]  # no expected figure for the pools
+    return Table(("serving", "layout", "concurrency", "tokens_per_s_per_user", "output_tokens_per_s_per_device",
+                  "expected_output_tokens_per_s_per_device", "on_envelope"), tuple(rows))
+
+
+def _named_layouts(table: Table) -> list[str]:
+    """Layouts drawn in colour: those with a point on the co-located envelope, widest last."""
+    names = []
+    for s, lay, on in zip(table.column("serving"), table.column("layout"), table.column("on_envelope")):
+        if s == "co-located" and on and lay not in names:
+            names.append(lay)
+    return names
+
+
+def draw(fig, table: Table) -> None:
+    ax = fig.add_subplot()
+    serving, lays = table.column("serving"), table.column("layout")
+    x, y, on = (table.column("tokens_per_s_per_user"), table.column("output_tokens_per_s_per_device"),
+                table.column("on_envelope"))
+    named = _named_layouts(table)
+    others = sorted({lay for s, lay in zip(serving, lays) if s == "co-located"} - set(named))
+    for lay in others:
+        xs, ys = zip(*sorted((a, b) for s, l_, a, b in zip(serving, lays, x, y) if s == "co-located" and l_ == lay))
+        ax.loglog(xs, ys, "-", color=OTHER, lw=0.8, alpha=0.7,
+                  label="other layouts (" + ", ".join(others) + ")" if lay == others[0] else None)
+    for lay, colour in zip(named, COLOURS):
+        xs, ys = zip(*sorted((a, b) for s, l_, a, b in zip(serving, lays, x, y) if s == "co-located" and l_ == lay))
+        ax.loglog(xs, ys, "o-", color=colour, lw=1.4, ms=3, label=lay)
+    env = sorted((a, b) for s, a, b, o in zip(serving, x, y, on) if s == "co-located" and o)
+    ax.loglog([p[0] for p in env], [p[1] for p in env], "-", color="#212121", lw=3, alpha=0.35,
+              label="envelope (co-located)")
+    dis = sorted((a, b) for s, a, b in zip(serving, x, y) if s == "disaggregated envelope")
+    ax.loglog([p[0] for p in dis], [p[1] for p in dis], "--", color="#212121", lw=1.5,
+              label="envelope, prefill and decode on separate GPUs")
+    log_ticks(ax, "x", [])
+    log_ticks(ax, "y", [])
+    ax.set_xlabel("output tokens/s per user, 1 ÷ TPOT (log)")
+    ax.set_ylabel("output tokens/s per GPU (log)")
+    ax.set_title(f"{get_model(MODEL).name}, {FORMAT}, {get_device(DEVICE).name}: serving ceilings")
+    ax.legend(loc="lower left", frameon=False, fontsize=8)
+
+
+def alt() -> str:
+    pts, env, dis = _points()
+    wl = _workload()
+    hi, lo = env[0], env[-1]
+    return (f"Log-log chart of output tokens/s per GPU against output tokens/s per user for {get_model(MODEL).name} "
+            f"in {FORMAT} on {get_device(DEVICE).name} GPUs, I {wl.input_tokens} prompt and O {wl.output_tokens} output "
+            f"tokens per request, one curve per layout over the requests in flight. The envelope runs from "
+            f"{fmt.tokens_per_s(hi.output_tokens_per_s_per_device)} per GPU at "
+            f"{fmt.tokens_per_s(hi.output_tokens_per_s_per_user)} per user ({hi.layout_name}, {hi.concurrency} "
+            f"requests) to {fmt.tokens_per_s(lo.output_tokens_per_s_per_device)} per GPU at "
+            f"{fmt.tokens_per_s(lo.output_tokens_per_s_per_user)} per user ({lo.layout_name}, {lo.concurrency} "
+            f"request{'s' if lo.concurrency > 1 else ''}). The disaggregated envelope peaks at "
+            f"{fmt.tokens_per_s(dis[0].output_tokens_per_s_per_device)} per GPU.")
+
+
+def caption() -> str:
+    pts, env, dis = _points()
+    wl = _workload()
+    return (f"{get_model(MODEL).name} on {get_device(DEVICE).name} GPUs: ceilings (dense {FORMAT} peak, spec "
+            f"bandwidth, NVLink ring latency; continuous batching with a "
+            f"{fmt.sig(wl.chunk_tokens, 6)}-token prefill chunk, steady state) for I {wl.input_tokens}, "
+            f"O {wl.output_tokens}, weights, activations and KV cache in {FORMAT}. Each curve is one layout from one "
+            f"request in flight to as many as its memory holds; the thick line is the envelope no layout beats on "
+            f"both axes. Dashed: prefill and decode on separate GPUs, the pools in balance, counting both.")

@@ -1,0 +1,124 @@
+"""Published serving runs against the serving model: each run's ceiling and expected figure for its
+own model, devices, layout, formats, input and output lengths and concurrency, and the share of
+the ceiling it reached.
+
+The ceiling is `serving.offline_max` for an offline run (every request queued at once: the largest
+output tokens/s over concurrency, up to the engine's cap where the source states one) and
+`serving.serve_point` at the stated concurrency for a static batch or a client concurrency. Where
+the source leaves the layout unstated, the ceiling is the best over every layout of the same device
+count that holds the model (TP, EP, PP or DP of n), so it stays an upper bound; unstated formats
+are already set to the generous choice in the data file. A run above its ceiling is a finding
+about the ceiling or the record, never something to hide: see `above_ceiling`.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+from functools import lru_cache
+
+from roofline.errors import InputError
+from roofline.model import parallel, serving
+from roofline.model.formats import Formats
+from roofline.model.parallel import Layout
+from roofline.registry import hardware, models
+from roofline.registry.measurements import ServingMeasurement, serving_measurements
+
+#: A run at or above this share of its ceiling casts doubt on the ceiling (the project's rule).
+DOUBT_SHARE = 0.99
+
+
+@dataclass(frozen=True)
+class RunCeiling:
+    """A published run beside the serving model's ceiling and expected figure for its configuration."""
+
+    run: ServingMeasurement
+    point: serving.ServicePoint      # the ceiling's operating point: its layout, concurrency and bound
+    layouts: tuple[str, ...]         # the layouts the ceiling was taken over (one where the source states it)
+
+    @property
+    def ceiling_tokens_per_s(self) -> float:
+        """Output tokens/s over all the run's devices at the ceiling."""
+        return self.point.output_tokens_per_s
+
+    @property
+    def expected_tokens_per_s(self) -> float:
+        """The same point on the device derated by measured efficiencies: an estimate, not a measurement."""
+        return self.point.expected_output_tokens_per_s
+
+    @property
+    def share(self) -> float:
+        """Published ÷ ceiling."""
+        return self.run.output_tokens_per_s / self.ceiling_tokens_per_s
+
+    @property
+    def expected_share(self) -> float:
+        """Published ÷ expected."""
+        return self.run.output_tokens_per_s / self.expected_tokens_per_s
+
+
+def workload(run: ServingMeasurement) -> serving.Workload:
+    """The run's workload: its lengths, its concurrency (static batch or client) or the engine's cap,
+    and its formats."""
+    return serving.Workload(run.input_tokens, run.output_tokens, run.concurrency or None, run.max_concurrency or None,
+                            formats=Formats.of(run.weight_format, run.activation_format, run.kv_format))
+
+
+def layouts(run: ServingMeasurement) -> list[Layout]:
+    """The layout the source states, or every single-kind layout of the run's device count where it
+    states none."""
+    if "layout" not in run.assumed:
+        return [Layout(**run.layout_degrees)]
+    return [lay for lay in parallel.candidate_layouts(run.model, run.device, run.devices) if lay.devices == run.devices]
+
+
+def _point(run: ServingMeasurement, lay: Layout, wl: serving.Workload) -> serving.ServicePoint:
+    if run.scenario == "offline":
+        return serving.offline_max(run.model, run.device, lay, wl)
+    return serving.serve_point(run.model, run.device, lay, wl)
+
+
+@lru_cache(maxsize=4096)
+def _ceiling(run: ServingMeasurement, _registries: tuple) -> RunCeiling:
+    wl, best, tried, errors = workload(run), None, [], []
+    for lay in layouts(run):
+        try:
+            p = _point(run, lay, wl)
+        except InputError as err:  # this layout does not hold the model at I + O: try the others
+            errors.append(str(err))
+            continue
+        tried.append(lay.name)
+        if best is None or p.output_tokens_per_s > best.output_tokens_per_s:
+            best = p
+    if best is None:
+        raise InputError(f"serving run {run.id}: no layout of {run.devices} {run.device.name} holds {run.model.name} "
+                         f"at I + O = {run.input_tokens + run.output_tokens} tokens ({errors[0] if errors else 'none tried'})")
+    return RunCeiling(run, best, tuple(tried))
+
+
+def ceiling(run: ServingMeasurement) -> RunCeiling:
+    """The run beside its ceiling and expected figure (cached per run and registry files)."""
+    return _ceiling(run, (hardware.REGISTRY.path(), models.REGISTRY.path()))
+
+
+def all_ceilings() -> list[RunCeiling]:
+    """Every published serving run beside its ceiling, in file order."""
+    return [ceiling(r) for r in serving_measurements().values()]
+
+
+def above_ceiling(threshold: float = 1.0) -> list[RunCeiling]:
+    """Runs at or above `threshold` × their ceiling (1: exceeding it; DOUBT_SHARE: doubt on the ceiling)."""
+    return [c for c in all_ceilings() if c.share >= threshold]
+
+
+def share_stats(engine: str | None = None, expected: bool = False, model: str | None = None) -> dict[str, float]:
+    """Median, quartiles (inclusive method), minimum and maximum of published ÷ ceiling (or ÷ expected)
+    over every run, or one engine's, or one registry model's."""
+    values = sorted(c.expected_share if expected else c.share for c in all_ceilings()
+                    if (engine is None or c.run.engine == engine) and (model is None or c.run.model_id == model))
+    if not values:
+        raise InputError(f"no published serving run from engine {engine!r}" if model is None else
+                         f"no published serving run of model {model!r}" + (f" from engine {engine!r}" if engine else ""))
+    q1, _, q3 = statistics.quantiles(values, n=4, method="inclusive") if len(values) > 1 else (values[0],) * 3
+    return {"median": statistics.median(values), "q1": q1, "q3": q3, "min": values[0], "max": values[-1],
+            "count": float(len(values))}

@@ -1,0 +1,243 @@
+"""Tokens about a service (docs/serving.md): continuous batching, the frontier, targets, cost.
+
+Every label states its workload: model, device, I and O, concurrency, layout and formats.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from roofline.model import measured as _meas
+from roofline.model import serving as _srv
+from roofline.model.formats import Formats
+from roofline.model.parallel import Layout
+from roofline.quantities.core import Input, Quantity, Source, as_device, as_model, bandwidth_input, model_inputs
+
+_FIELDS = {
+    "output_tokens_per_s": ("tokens/s", "output tokens/s, all devices"),
+    "output_tokens_per_s_per_device": ("tokens/s", "output tokens/s per device"),
+    "output_tokens_per_s_per_user": ("tokens/s", "output tokens/s per user (1 ÷ TPOT)"),
+    "expected_output_tokens_per_s": ("tokens/s", "expected output tokens/s (derated, not measured)"),
+    "expected_output_tokens_per_s_per_device": ("tokens/s", "expected output tokens/s per device (derated, not measured)"),
+    "input_tokens_per_s": ("tokens/s", "prompt tokens/s, all devices"),
+    "ttft_s": ("s", "time to first token"),
+    "tpot_s": ("s", "time per output token"),
+    "step_time_s": ("s", "engine step time"),
+    "request_latency_s": ("s", "request latency"),
+    "running": ("", "requests the engine holds"),
+    "concurrency": ("", "requests in flight"),
+    "memory_cap": ("", "requests whose KV cache at I + O tokens fits"),
+    "devices": ("", "devices"),
+    "usd_per_million_output_tokens": ("USD", "$ per million output tokens"),
+    "usd_per_million_input_tokens": ("USD", "$ per million input tokens"),
+    "prefill_devices_per_decode_device": ("", "prefill devices per decode device"),
+}
+_TEXT = ("bound", "bound_meaning", "layout_name")
+
+
+def _n(x) -> int:
+    return int(float(x))
+
+
+def _workload(I, O, concurrency=None, weights="bf16", activations="bf16", kv="bf16", chunk=None, price=None,
+              max_concurrency=None) -> _srv.Workload:
+    return _srv.Workload(_n(I), _n(O), None if concurrency is None else _n(concurrency),
+                         None if max_concurrency is None else _n(max_concurrency),
+                         _n(chunk) if chunk is not None else _srv.DEFAULT_CHUNK_TOKENS,
+                         Formats.of(weights, activations, kv), "fused", None if price is None else float(price))
+
+
+def _inputs(m, d, wl) -> tuple[Input, ...]:
+    out = (*model_inputs(m), bandwidth_input(d),
+           Input("prompt tokens I", wl.input_tokens), Input("output tokens O", wl.output_tokens),
+           Input("prompt tokens per step (chunk)", wl.chunk_tokens, "", Source(*_srv.CHUNK_SOURCES[0])))
+    if wl.usd_per_device_hour is not None:
+        out += (Input("price per device-hour (the reader's input)", wl.usd_per_device_hour, "USD"),)
+    return out
+
+
+def _quantity(p, what: str, m, d, wl, where: str) -> Quantity | str:
+    if what in _TEXT:
+        return str(getattr(p, what))
+    unit, label = _FIELDS[what]
+    value = getattr(p, what)
+    if value is None:
+        raise ValueError(f"{what} needs a price per device-hour")
+    f = wl.formats
+    return Quantity(float(value), unit,
+                    f"{label}: {m.name} on {where} of {d.name}, I {wl.input_tokens}, O {wl.output_tokens}, "
+                    f"weights {f.weights.name}, activations {f.activation}, KV {f.kv}",
+                    "continuous batching with chunked prefill in steady state; one engine step through the "
+                    "per-kernel model (a ceiling unless labelled expected)", _inputs(m, d, wl),
+                    6 if unit == "" else 3)  # counts of requests print whole
+
+
+@lru_cache(maxsize=256)
+def _point(model, hw, I, O, c, tp, pp, ep, dp, weights, activations, kv, chunk, price):
+    m, d = as_model(model), as_device(hw)
+    wl = _workload(I, O, c, weights, activations, kv, chunk, price)
+    return m, d, wl, _srv.serve_point(m, d, Layout(tp, pp, ep, dp), wl)
+
+
+def serve(model, hw, I, O, concurrency, what: str = "output_tokens_per_s", tp: int = 1, pp: int = 1, ep: int = 1,
+          dp: int = 1, weights: str = "bf16", activations: str = "bf16", kv: str = "bf16", chunk=None,
+          price=None) -> Quantity | str:
+    """One service point: {{ serve("llama-3.1-8b", "h100-sxm5", 1024, 256, 64, "tpot_s") }}."""
+    m, d, wl, p = _point(model, hw, _n(I), _n(O), _n(concurrency), _n(tp), _n(pp), _n(ep), _n(dp), weights,
+                         activations, kv, None if chunk is None else _n(chunk), None if price is None else float(price))
+    return _quantity(p, what, m, d, wl, f"{p.layout_name} at concurrency {p.concurrency}")
+
+
+@lru_cache(maxsize=64)
+def _offline(model, hw, I, O, tp, pp, ep, dp, weights, activations, kv, chunk, max_c, price):
+    m, d = as_model(model), as_device(hw)
+    wl = _workload(I, O, None, weights, activations, kv, chunk, price, max_c)
+    return m, d, wl, _srv.offline_max(m, d, Layout(tp, pp, ep, dp), wl)
+
+
+def serve_offline(model, hw, I, O, what: str = "output_tokens_per_s", tp: int = 1, pp: int = 1, ep: int = 1,
+                  dp: int = 1, weights: str = "bf16", activations: str = "bf16", kv: str = "bf16", chunk=None,
+                  max_concurrency=None, price=None) -> Quantity | str:
+    """The offline maximum at one layout (the largest output tokens/s over concurrency)."""
+    m, d, wl, p = _offline(model, hw, _n(I), _n(O), _n(tp), _n(pp), _n(ep), _n(dp), weights, activations, kv,
+                           None if chunk is None else _n(chunk), None if max_concurrency is None else _n(max_concurrency),
+                           None if price is None else float(price))
+    return _quantity(p, what, m, d, wl, f"{p.layout_name}, offline maximum (concurrency {p.concurrency})")
+
+
+@lru_cache(maxsize=16)
+def _frontier(model, hw, I, O, weights, activations, kv, price):
+    m, d = as_model(model), as_device(hw)
+    wl = _workload(I, O, None, weights, activations, kv, None, price)
+    return m, d, wl, tuple(_srv.frontier(m, d, wl))
+
+
+def serve_best(model, hw, I, O, what: str = "output_tokens_per_s_per_device", ttft_s=None, tpot_s=None,
+               weights: str = "bf16", activations: str = "bf16", kv: str = "bf16", price=None) -> Quantity | str:
+    """The best point under targets over every layout within one domain; the refusal sentence when none meets them."""
+    m, d, wl, pts = _frontier(model, hw, _n(I), _n(O), weights, activations, kv, None if price is None else float(price))
+    best = _srv.best_under_targets(list(pts), None if ttft_s is None else float(ttft_s),
+                                   None if tpot_s is None else float(tpot_s))
+    if isinstance(best, str):
+        if what == "refusal":
+            return best
+        raise ValueError(f"no point meets the targets: {best}")
+    if what == "refusal":
+        raise ValueError("every target is met: there is no refusal to show")
+    return _quantity(best, what, m, d, wl, f"{best.layout_name} at concurrency {best.concurrency}")
+
+
+def serve_envelope_best(model, hw, I, O, what: str = "output_tokens_per_s_per_device", end: str = "throughput",
+                        weights: str = "bf16", activations: str = "bf16", kv: str = "bf16") -> Quantity | str:
+    """An end of the frontier's envelope: its most output tokens/s per device (`end="throughput"`) or
+    its most tokens/s per user (`end="interactive"`)."""
+    m, d, wl, pts = _frontier(model, hw, _n(I), _n(O), weights, activations, kv, None)
+    env = _srv.pareto(list(pts))
+    p = env[0] if end == "throughput" else env[-1]
+    return _quantity(p, what, m, d, wl, f"{p.layout_name} at concurrency {p.concurrency}")
+
+
+@lru_cache(maxsize=16)
+def _disagg(model, hw, I, O, weights, activations, kv):
+    m, d = as_model(model), as_device(hw)
+    wl = _workload(I, O, None, weights, activations, kv)
+    return m, d, wl, tuple(_srv.disaggregated(m, d, wl))
+
+
+def serve_disaggregated(model, hw, I, O, what: str = "prefill_devices_per_decode_device", end: str = "throughput",
+                        weights: str = "bf16", activations: str = "bf16", kv: str = "bf16") -> Quantity | str:
+    """A point at an end of the disaggregated envelope (prefill and decode pools in balance)."""
+    m, d, wl, pts = _disagg(model, hw, _n(I), _n(O), weights, activations, kv)
+    env = _srv.pareto(list(pts))
+    p = env[0] if end == "throughput" else env[-1]
+    if what == "prefill_layout":
+        return p.prefill_layout.name
+    return _quantity(p, what, m, d, wl, f"{p.layout_name} at decode concurrency {p.concurrency}")
+
+
+def serve_memory_cap(model, hw, I, O, tp: int = 1, pp: int = 1, ep: int = 1, dp: int = 1, weights: str = "bf16",
+                     activations: str = "bf16", kv: str = "bf16") -> Quantity:
+    """Requests whose KV cache at I + O tokens, with weights, activations and the reserve, fit the layout."""
+    m, d = as_model(model), as_device(hw)
+    wl = _workload(I, O, None, weights, activations, kv)
+    lay = Layout(_n(tp), _n(pp), _n(ep), _n(dp))
+    return Quantity(_srv.memory_cap(m, d, lay, wl), "",
+                    f"requests of {m.name} whose KV cache at I + O = {wl.input_tokens + wl.output_tokens} tokens fits "
+                    f"{lay.name} of {d.name} (weights {wl.formats.weights.name}, KV {wl.formats.kv})",
+                    "(usable memory − weights − activations − reserve) ÷ KV cache per request, per device",
+                    _inputs(m, d, wl), 6)
+
+
+def serve_chunk_default() -> Quantity:
+    """The default prefill chunk: prompt tokens one engine step takes."""
+    title, url = _srv.CHUNK_SOURCES[0]
+    return Quantity(_srv.DEFAULT_CHUNK_TOKENS, "", "prompt tokens per engine step (the prefill chunk), by default",
+                    "SGLang's chunked_prefill_size and vLLM's server max_num_batched_tokens on H100-class GPUs",
+                    tuple(Input(t, _srv.DEFAULT_CHUNK_TOKENS, "", Source(t, u)) for t, u in _srv.CHUNK_SOURCES),
+                    digits=6)
+
+
+def serve_derate(kind: str) -> Quantity:
+    """A measured derate the expected figures use: "bandwidth", "gemm" or "collective"."""
+    value = {"bandwidth": _meas.bandwidth_derate, "gemm": _meas.gemm_derate,
+             "collective": _meas.collective_derate}[kind]()
+    what = {"bandwidth": "median share of spec memory bandwidth reached by the registry's published bandwidth runs",
+            "gemm": "median share of the dense peak reached by the registry's MAMF large-GEMM runs",
+            "collective": "median share of link bandwidth reached by the registry's NCCL ring bus-bandwidth runs"}[kind]
+    return Quantity(value, "%", what, "median of measured ÷ spec over the registry's published measurements", (), 2)
+
+
+# ----------------------------------------------------------------- named workloads -------
+#: The Serving page's workloads, named once: (model, device, prompt example, output example, formats).
+WORKLOADS = {
+    "chat70": ("llama-3.1-70b", "h100-sxm5", "serve_input", "serve_output", "fp8"),
+    "long70": ("llama-3.1-70b", "h100-sxm5", "serve_long_input", "serve_output", "fp8"),
+    "chat8": ("llama-3.1-8b", "h100-sxm5", "serve_input", "serve_output", "bf16"),
+}
+
+
+def _named(name: str) -> dict:
+    from roofline.examples import example as _ex
+
+    try:
+        model, hw, i, o, f = WORKLOADS[name]
+    except KeyError:
+        raise ValueError(f"unknown serving workload {name!r}: known {', '.join(WORKLOADS)}") from None
+    return dict(model=model, hw=hw, I=_ex(i), O=_ex(o), weights=f, activations=f, kv=f)
+
+
+def svc(name: str, what: str = "output_tokens_per_s", concurrency=None, **kw) -> Quantity | str:
+    """A named workload (`WORKLOADS`) at `concurrency`: {{ svc("chat70", "tpot_s", 64, tp=4) }}."""
+    w = _named(name)
+    return serve(w.pop("model"), w.pop("hw"), w.pop("I"), w.pop("O"), concurrency, what, **{**w, **kw})
+
+
+def svc_offline(name: str, what: str = "output_tokens_per_s", **kw) -> Quantity | str:
+    w = _named(name)
+    return serve_offline(w.pop("model"), w.pop("hw"), w.pop("I"), w.pop("O"), what, **{**w, **kw})
+
+
+def svc_best(name: str, what: str = "output_tokens_per_s_per_device", **kw) -> Quantity | str:
+    w = _named(name)
+    return serve_best(w.pop("model"), w.pop("hw"), w.pop("I"), w.pop("O"), what, **{**w, **kw})
+
+
+def svc_envelope(name: str, what: str = "output_tokens_per_s_per_device", end: str = "throughput") -> Quantity | str:
+    w = _named(name)
+    return serve_envelope_best(w.pop("model"), w.pop("hw"), w.pop("I"), w.pop("O"), what, end, **w)
+
+
+def svc_disagg(name: str, what: str = "prefill_devices_per_decode_device", end: str = "throughput") -> Quantity | str:
+    w = _named(name)
+    return serve_disaggregated(w.pop("model"), w.pop("hw"), w.pop("I"), w.pop("O"), what, end, **w)
+
+
+def svc_cap(name: str, **kw) -> Quantity:
+    w = _named(name)
+    return serve_memory_cap(w.pop("model"), w.pop("hw"), w.pop("I"), w.pop("O"), **{**w, **kw})
+
+
+TOKENS = (svc, svc_offline, svc_best, svc_envelope, svc_disagg, svc_cap, serve, serve_offline, serve_best, serve_envelope_best, serve_disaggregated, serve_memory_cap,
+          serve_chunk_default, serve_derate)
+
+__all__ = [fn.__name__ for fn in TOKENS]

@@ -1,0 +1,176 @@
+"""Tokens about published serving runs (docs/real-systems.md): each run's output tokens/s beside the
+serving model's ceiling and expected figure for its configuration, and the share of the ceiling.
+
+Every figure is per device (the run's total ÷ its devices), so runs on one GPU and on eight compare.
+"""
+
+from __future__ import annotations
+
+from roofline.quantities.core import Input, Quantity, Source, bandwidth_input, model_inputs, peak_input
+
+_STATS = ("median", "q1", "q3", "min", "max")
+_STAT_WORDS = {"median": "median", "q1": "lower quartile", "q3": "upper quartile", "min": "lowest", "max": "highest"}
+
+
+def serving_run(ident: str):
+    """A published serving run's record, for names: {{ serving_run("oci-…").engine }}."""
+    from roofline.registry.measurements import get_serving
+
+    return get_serving(ident)
+
+
+def _ceiling(ident: str):
+    from roofline.model.serving_runs import ceiling
+
+    return ceiling(serving_run(ident))
+
+
+def describe(run) -> str:
+    """The run's configuration in words: model, devices, layout, formats, lengths, concurrency."""
+    how = {"offline": "offline, all requests queued",
+           "static batch": f"one static batch of {run.concurrency}",
+           "concurrency": f"{run.concurrency} requests in flight"}[run.scenario]
+    cap = f", engine cap {run.max_concurrency}" if run.max_concurrency else ""
+    return (f"{run.model_name} on {run.devices} × {run.measured_on or run.device.name} ({run.layout_name}), "
+            f"weights {run.weight_format}, activations {run.activation_format}, KV {run.kv_format}, "
+            f"I {run.input_tokens}, O {run.output_tokens}, {how}{cap}")
+
+
+def _published_input(run) -> Input:
+    per = "per device" if run.stated_per_device else f"in total over {run.devices} devices"
+    stated = run.output_tokens_per_s_per_device if run.stated_per_device else run.output_tokens_per_s
+    return Input(f"published: {run.engine} output tokens/s {per} ({run.software}, {run.date})", stated, "tokens/s",
+                 Source(run.source_title, run.source_url))
+
+
+def _model_inputs(run) -> tuple[Input, ...]:
+    d = run.device
+    return (*model_inputs(run.model), bandwidth_input(d), peak_input(d, run.activation_format))
+
+
+def serving_run_published(ident: str) -> Quantity:
+    """The run's published output tokens/s, per device."""
+    run = serving_run(ident)
+    return Quantity(run.output_tokens_per_s_per_device, "tokens/s",
+                    f"published output tokens/s per device: {describe(run)}",
+                    f"as published ÷ {run.devices} devices" if not run.stated_per_device else "as published (per device)",
+                    (_published_input(run),), 4)
+
+
+def _point_words(c) -> str:
+    p = c.point
+    over = f", best of {', '.join(c.layouts)}" if len(c.layouts) > 1 else ""
+    return (f"{p.layout_name}{over}, concurrency {p.concurrency}, {p.bound}-bound "
+            f"(I {c.run.input_tokens}, O {c.run.output_tokens})")
+
+
+def serving_run_ceiling(ident: str) -> Quantity:
+    """The serving model's ceiling for the run's configuration, output tokens/s per device."""
+    c = _ceiling(ident)
+    run = c.run
+    how = "largest over concurrency (offline maximum)" if run.scenario == "offline" else "at the run's concurrency"
+    return Quantity(c.ceiling_tokens_per_s / run.devices, "tokens/s",
+                    f"ceiling output tokens/s per device: {describe(run)}; at {_point_words(c)}",
+                    f"serving model, continuous batching with chunked prefill, {how}, datasheet peaks",
+                    _model_inputs(run), 3)
+
+
+def serving_run_expected(ident: str) -> Quantity:
+    """The same point on the device derated by measured efficiencies: an estimate, never a measurement."""
+    from roofline.quantities.measured import _derate_inputs
+
+    c = _ceiling(ident)
+    run = c.run
+    return Quantity(c.expected_tokens_per_s / run.devices, "tokens/s",
+                    f"expected output tokens/s per device (derated, an estimate): {describe(run)}; at {_point_words(c)}",
+                    "the ceiling's step rerun with bandwidth, dense peaks and link bandwidth × their measured medians",
+                    (*_model_inputs(run), *_derate_inputs()), 3)
+
+
+def serving_run_bound(ident: str) -> str:
+    """What binds the run's ceiling ("compute", "bandwidth", "memory", …: serving.BOUNDS), for claims."""
+    return _ceiling(ident).point.bound
+
+
+def serving_run_share(ident: str, digits: int = 2) -> Quantity:
+    """Published ÷ ceiling for one run."""
+    c = _ceiling(ident)
+    return Quantity(c.share, "%", f"published as a share of the ceiling: {describe(c.run)}", "published ÷ ceiling",
+                    (_published_input(c.run), *_model_inputs(c.run)), digits)
+
+
+def serving_run_expected_share(ident: str, digits: int = 2) -> Quantity:
+    """Published ÷ expected for one run."""
+    c = _ceiling(ident)
+    return Quantity(c.expected_share, "%", f"published as a share of the expected figure: {describe(c.run)}",
+                    "published ÷ expected (derated ceiling)", (_published_input(c.run), *_model_inputs(c.run)), digits)
+
+
+def serving_runs_stat(stat: str = "median", engine: str | None = None, expected: bool = False,
+                      digits: int = 2, model: str | None = None) -> Quantity:
+    """The median, a quartile, the lowest or the highest of published ÷ ceiling (÷ expected with
+    `expected`) over every published serving run, or one engine's, or one registry model's."""
+    from roofline.errors import InputError
+    from roofline.model.serving_runs import all_ceilings, share_stats
+
+    if stat not in _STATS:
+        raise InputError(f"serving_runs_stat: stat must be one of {', '.join(_STATS)}, got {stat!r}")
+    stats = share_stats(engine, expected, model)
+    who = " ".join(x for x in (f"{engine}'s" if engine else "all", str(int(stats["count"])),
+                               f"{model}" if model else "") if x)
+    counts: dict[tuple[str, str], int] = {}
+    for c in all_ceilings():
+        if (engine is None or c.run.engine == engine) and (model is None or c.run.model_id == model):
+            key = (c.run.source_title, c.run.source_url)
+            counts[key] = counts.get(key, 0) + 1
+    sources = tuple(Input(f"published serving runs from {t}", float(n), "", Source(t, u))
+                    for (t, u), n in counts.items())
+    kind = "expected" if expected else "ceiling"
+    return Quantity(stats[stat], "%", f"{_STAT_WORDS[stat]} of published ÷ {kind} over {who} published serving runs",
+                    f"{_STAT_WORDS[stat]} of published ÷ {kind} per run (quartiles: inclusive method)", sources, digits)
+
+
+_FIELDS = {"input_tokens": ("input tokens per request", ""), "output_tokens": ("output tokens per request", ""),
+           "concurrency": ("requests in flight", ""), "max_concurrency": ("the engine's cap on requests in flight", ""),
+           "devices": ("devices", ""), "output_tokens_per_s": ("output tokens/s in total", "tokens/s")}
+
+
+def serving_run_number(ident: str, field: str) -> Quantity:
+    """One number of a run's record, as its source states it: input_tokens, output_tokens,
+    concurrency, max_concurrency, devices, or output_tokens_per_s (in total over its devices)."""
+    from roofline.errors import InputError
+
+    if field not in _FIELDS:
+        raise InputError(f"serving_run_number: field must be one of {', '.join(_FIELDS)}, got {field!r}")
+    run = serving_run(ident)
+    words, unit = _FIELDS[field]
+    return Quantity(float(getattr(run, field)), unit, f"{words}: {describe(run)}", "as published",
+                    (_published_input(run),), 5)
+
+
+def serving_runs_count(engine: str | None = None) -> Quantity:
+    """How many published serving runs the page compares (one engine's, with `engine`)."""
+    from roofline.registry.measurements import serving_measurements
+
+    n = sum(1 for r in serving_measurements().values() if engine is None or r.engine == engine)
+    return Quantity(float(n), "", f"published serving runs{f' from {engine}' if engine else ''}",
+                    "count of [[serving]] entries in measurements.toml", (), 3)
+
+
+def serving_runs_publishers() -> Quantity:
+    """How many distinct publishers (source sites) the published serving runs come from."""
+    from urllib.parse import urlparse
+
+    from roofline.registry.measurements import serving_measurements
+
+    hosts = {urlparse(r.source_url).netloc for r in serving_measurements().values()}
+    return Quantity(float(len(hosts)), "", "publishers of the published serving runs",
+                    "distinct source sites: " + ", ".join(sorted(hosts)), (), 3)
+
+#: The token functions this topic adds to the namespace pages evaluate in.
+TOKENS = (serving_run, serving_run_bound, serving_run_number, serving_run_published, serving_run_ceiling, serving_run_expected, serving_run_share,
+          serving_run_expected_share, serving_runs_stat, serving_runs_count, serving_runs_publishers)
+
+__all__ = ["serving_run", "serving_run_bound", "serving_run_number", "serving_run_published", "serving_run_ceiling", "serving_run_expected",
+           "serving_run_share", "serving_run_expected_share", "serving_runs_stat", "serving_runs_count",
+           "serving_runs_publishers"]

@@ -1,0 +1,373 @@
+"""The service model (roofline.model.serving): values derived by hand in the comments.
+
+A toy model on a made-up device keeps the arithmetic short enough to do on paper.
+
+Toy model: 2 layers, hidden d = 4, one query head and one KV head of head_dim 4 (q = kv = 4),
+a plain (ungated) MLP of width f = 8, vocabulary V = 8, tied embeddings, bf16 everywhere.
+FLOPs per token per layer (the site's conventions, docs/conventions.md):
+  two RMSNorms 2·4·4 = 32; QKV 2·4·(4 + 2·4) = 96; output projection 2·4·4 = 32; two adds 2·4 = 8;
+  up 2·4·8 = 64; activation 2·8 = 16; down 2·8·4 = 64                         → 312 per layer
+  → 624 per token over 2 layers, + the final norm 4·4 = 16                    → 640 per token.
+Attention: (2·(4 + 4) + 5) = 21 FLOPs per query-key pair (QKᵀ, P·V, softmax), pairs summed over layers.
+Output head: 2·4·8 = 64 FLOPs per position whose logits are computed.
+So a step of T tokens, P layer-summed pairs and H logit rows does 640·T + 21·P + 64·H FLOPs.
+
+Made-up device: 1e6 FLOP/s at bf16 and fp32 (matmuls and vector units alike) and 1e18 B/s, so
+every kernel but the embedding lookup (no FLOPs, 16 bytes a token: 1.6e-17 s) is compute-bound
+and a step takes its FLOPs ÷ 1e6 (to 1e-12 relative).
+Memory: weights 616 B (QKV 4·12·2 = 96, output 4·4·2 = 32, norms 2·4·2 = 16, up and down
+2·(4·8·2) = 128 per layer → 272·2 = 544; the tied table 8·4·2 = 64; the final norm 8);
+KV 2 layers · (K + V) 8 values · 2 B = 32 B per token; activations at a decode batch b: the
+activation kernel's 16 + 16 B a token plus the residual 8 B a token = 40·b B. Capacity: the
+2 GiB runtime reserve + 2,516 B.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import doctest
+import json
+import math
+
+import pytest
+
+from roofline import InputError, ServicePoint, Workload, best_under_targets, frontier, offline_max, pareto, serve_point
+from roofline.cli import main
+from roofline.model import kernels, measured, serving
+from roofline.model.formats import Formats
+from roofline.model.parallel import Layout
+from roofline.registry.hardware import Device, get_device
+from roofline.registry.models import Model, get_model
+
+TOY = Model(id="toy", name="Toy", n_layers=2, hidden_size=4, n_heads=1, kv_heads=1, head_dim=4, ffn_size=8,
+            gated_ffn=False, vocab_size=8, tied_embeddings=True)
+TOY_DEVICE = Device(id="toy-dev", name="Toy device", vendor="", kind="", memory_type="",
+                    memory_capacity_bytes=kernels.RUNTIME_RESERVE_BYTES + 2516, memory_bandwidth_bytes_per_s=1e18,
+                    dense_peak_flop_per_s={"bf16": 1e6, "fp32": 1e6}, source_url="", source_title="", note="",
+                    confidence="", checked=dt.date(2026, 1, 1))
+
+
+H100 = get_device("h100-sxm5")
+
+
+def flops(T, P, H):
+    return 640 * T + 21 * P + 64 * H
+
+
+def test_one_mixed_step_ttft_and_tpot_by_hand():
+    # I = 6, O = 4, chunk K = 4, concurrency 3, one device.
+    # A prompt takes ⌈6/4⌉ = 2 steps; a request is 2 + (4 − 1) = 5 steps in the engine.
+    # λ = 3/5 = 0.6 requests a step (the chunk allows 4/6 ≈ 0.667: not binding).
+    # Decode tokens d = 0.6·3 = 1.8; prefill tokens p = 0.6·6 = 3.6; T = 5.4; logit rows H = 1.8 + 0.6 = 2.4.
+    # Pairs: a decode token attends to I + O/2 = 8 positions on average (7, 8, 9) → 2 layers · 8 = 16 each
+    # → 1.8·16 = 28.8; a prompt's causal pairs 2 · 6·7/2 = 42 → 0.6·42 = 25.2; P = 54.
+    # FLOPs = 640·5.4 + 21·54 + 64·2.4 = 3456 + 1134 + 153.6 = 4743.6 → t = 4.7436 ms.
+    p = serve_point(TOY, TOY_DEVICE, Layout(), Workload(6, 4, 3, chunk_tokens=4))
+    t = flops(5.4, 54, 2.4) / 1e6
+    assert t == pytest.approx(4.7436e-3, rel=1e-12)
+    assert p.step_time_s == pytest.approx(t, rel=1e-9)
+    assert p.tpot_s == pytest.approx(t, rel=1e-9)
+    assert p.ttft_s == pytest.approx(2 * t, rel=1e-9)               # two chunks, no wait (3 slots free)
+    assert p.request_latency_s == pytest.approx(5 * t, rel=1e-9)    # 2 + 3 steps
+    assert p.output_tokens_per_s == pytest.approx(0.6 * 4 / t, rel=1e-9)  # λ·O ÷ t = 505.94…
+    assert p.output_tokens_per_s_per_user == pytest.approx(1 / t, rel=1e-9)
+    assert p.running == pytest.approx(3)
+    assert p.bound == "compute"
+
+
+def test_the_chunk_binds_when_prompts_outrun_it():
+    # I = 6, O = 4, K = 4, concurrency 5: λ would be 5/5 = 1, but 4 prompt tokens a step admit
+    # only 4/6 of a request: λ = 2/3, d = 2, p = 4, T = 6, H = 2 + 2/3; pairs (2/3)·42 + 2·16 = 60.
+    # The engine holds λ·5 = 10/3 requests; the other 5/3 wait: 5 ÷ (2/3) = 7.5 steps in all,
+    # 7.5 − 5 = 2.5 of them waiting, so TTFT = (2 + 2.5)·t.
+    p = serve_point(TOY, TOY_DEVICE, Layout(), Workload(6, 4, 5, chunk_tokens=4))
+    t = flops(6, 60, 2 + 2 / 3) / 1e6
+    assert p.bound == "chunk"
+    assert p.step_time_s == pytest.approx(t, rel=1e-9)
+    assert p.ttft_s == pytest.approx(4.5 * t, rel=1e-9)
+    assert p.running == pytest.approx(10 / 3)
+
+
+def test_memory_cap_at_input_plus_output_tokens():
+    # I + O = 10 tokens a request: KV 32·10 = 320 B, activations 40 B → 360 B a request beside
+    # 616 B of weights and the reserve. 616 + 360·b ≤ 2,516 → b ≤ 5.28: five requests fit.
+    # At I + O = 11 a request takes 392 B: b ≤ 4.85 → four.
+    assert serving.memory_cap(TOY, TOY_DEVICE, Layout(), Workload(6, 4)) == 5
+    assert serving.memory_cap(TOY, TOY_DEVICE, Layout(), Workload(7, 4)) == 4
+
+
+def test_concurrency_past_the_memory_cap_waits_for_a_slot():
+    # I = 6, O = 4, K = 8 (one chunk a prompt: 1 + 3 = 4 steps a request), concurrency 8, cap 5.
+    # λ = 5/4 = 1.25 (the chunk allows 8/6); d = 3.75, p = 7.5, T = 11.25, H = 5;
+    # pairs 3.75·16 + 1.25·42 = 112.5; FLOPs 7200 + 2362.5 + 320 = 9882.5 → t = 9.8825 ms.
+    # A client waits 8 ÷ 1.25 = 6.4 steps in all: 2.4 for a slot, 1 for its prompt → TTFT 3.4·t.
+    p = serve_point(TOY, TOY_DEVICE, Layout(), Workload(6, 4, 8, chunk_tokens=8))
+    t = flops(11.25, 112.5, 5) / 1e6
+    assert p.bound == "memory" and p.memory_cap == 5
+    assert p.step_time_s == pytest.approx(t, rel=1e-9)
+    assert p.ttft_s == pytest.approx(3.4 * t, rel=1e-9)
+    assert p.request_latency_s == pytest.approx(6.4 * t, rel=1e-9)
+    # the reader's cap below memory's: 3 slots, "cap" binds
+    capped = serve_point(TOY, TOY_DEVICE, Layout(), Workload(6, 4, 8, max_concurrency=3, chunk_tokens=8))
+    assert capped.bound == "cap"
+
+
+def test_cost_arithmetic():
+    # $3.60 a device-hour is $0.001 a second. The first hand case makes 2.4 output and 3.6 input
+    # tokens a step of 4.7436 ms: 0.001 × 4.7436e-3 ÷ 2.4 × 1e6 = $1.9765 per million output
+    # tokens, ÷ 3.6 instead: $1.3177 per million input tokens.
+    p = serve_point(TOY, TOY_DEVICE, Layout(), Workload(6, 4, 3, chunk_tokens=4, usd_per_device_hour=3.6))
+    assert p.usd_per_million_output_tokens == pytest.approx(1.9765, rel=1e-9)
+    assert p.usd_per_million_input_tokens == pytest.approx(4.7436 / 3.6, rel=1e-9)
+    assert serve_point(TOY, TOY_DEVICE, Layout(), Workload(6, 4, 3, chunk_tokens=4)).usd_per_million_output_tokens is None
+
+
+def test_offline_max_stops_at_the_limit_that_binds():
+    # Llama 3.1 8B in bf16 on one H100, I = 1024, O = 256: a request is 1 + 255 = 256 steps.
+    # Memory: KV 128 KiB a token × 1280 tokens = 167.8 MB a request; the H100 exposes 81,559 MiB
+    # = 85.52 GB, less 16.06 GB of weights and the 2.15 GB reserve: 67.3 GB ÷ 167.8 MB = 401 before
+    # activations. Throughput still rises there (each step reads the weights once): memory binds.
+    l8, wl = get_model("llama-3.1-8b"), Workload(1024, 256)
+    cap = serving.memory_cap(l8, H100, Layout(), wl)
+    assert 380 < cap <= 401
+    o = offline_max(l8, H100, Layout(), wl)
+    assert (o.concurrency, o.bound) == (cap, "memory")
+    # the reader's cap of 100 binds first
+    o = offline_max(l8, H100, Layout(), Workload(1024, 256, max_concurrency=100))
+    assert (o.concurrency, o.bound) == (100, "cap")
+    # a chunk of 1024 admits one prompt a step: λ ≤ 1, reached at 1 × 256 = 256 requests; more add nothing
+    o = offline_max(l8, H100, Layout(), Workload(1024, 256, chunk_tokens=1024))
+    assert (o.concurrency, o.bound) == (256, "chunk")
+
+
+L70 = get_model("llama-3.1-70b")
+FP8 = Formats.of("fp8", "fp8", "fp8")
+
+
+@pytest.fixture(scope="module")
+def points():
+    return frontier(L70, H100, Workload(1024, 256, formats=FP8))
+
+
+def test_frontier_curves_are_monotone(points):
+    # Along one layout, more requests in flight never lower throughput per device (the weights
+    # are read once for more tokens) and never raise tokens/s per user (each step grows).
+    by_layout: dict[str, list[ServicePoint]] = {}
+    for p in points:
+        by_layout.setdefault(p.layout_name, []).append(p)
+    assert {"TP2", "TP4", "TP8"} <= set(by_layout)
+    for name, pts in by_layout.items():
+        pts.sort(key=lambda p: p.concurrency)
+        for a, b in zip(pts, pts[1:]):
+            assert b.output_tokens_per_s_per_device >= a.output_tokens_per_s_per_device * (1 - 1e-12), name
+            assert b.output_tokens_per_s_per_user <= a.output_tokens_per_s_per_user * (1 + 1e-12), name
+
+
+def test_envelope_is_not_dominated(points):
+    env = pareto(points)
+    assert env
+    for a in env:
+        for b in points:
+            assert not (b.output_tokens_per_s_per_device > a.output_tokens_per_s_per_device
+                        and b.output_tokens_per_s_per_user > a.output_tokens_per_s_per_user)
+    # every point off the envelope is matched or beaten on both axes by a point on it
+    for b in points:
+        assert any(a.output_tokens_per_s_per_device >= b.output_tokens_per_s_per_device
+                   and a.output_tokens_per_s_per_user >= b.output_tokens_per_s_per_user for a in env)
+
+
+def test_throughput_below_the_compute_roof(points):
+    # A request sends I + O − 1 = 1279 tokens through every matmul (the prompt, then each output
+    # token but the last) and scores the same causal pairs as a prefill of 1279 tokens, plus more
+    # logit rows: at least a 1279-token prefill's FLOPs. No layout can run more requests a second
+    # than devices × the fp8 peak ÷ those FLOPs, nor more output tokens than O times that.
+    work = kernels.prefill(L70, H100, 1279, 1, FP8).flops
+    for p in points:
+        roof = p.devices * H100.peak_flop_per_s("fp8") / work * 256
+        assert p.output_tokens_per_s <= roof
+        assert p.expected_output_tokens_per_s <= p.output_tokens_per_s
+
+
+def test_expected_figure_uses_the_registry_derates():
+    # The derated device: bandwidth × the median measured bandwidth share, peaks × the median MAMF
+    # share, link × the median NCCL share (each a median of the registry's published figures).
+    d = measured.derated_device(H100)
+    assert d.memory_bandwidth_bytes_per_s == pytest.approx(3.35e12 * measured.bandwidth_derate())
+    assert d.peak_flop_per_s("fp8") == pytest.approx(H100.peak_flop_per_s("fp8") * measured.gemm_derate())
+    # the NCCL ring figures: 370 of 450 GB/s (H100) and 200 of 300 GB/s (A100): median of 0.8222 and 0.6667
+    assert measured.collective_derate() == pytest.approx((370 / 450 + 200 / 300) / 2)
+
+
+def test_unmeetable_target_gets_its_sentence(points):
+    # A 70B model in fp8 reads at least 70e9 bytes a token over 8 × 3.35 TB/s: TPOT ≥ 2.6 ms at
+    # any layout; 1 ms cannot be met.
+    answer = best_under_targets(points, tpot_s=1e-3)
+    assert isinstance(answer, str)
+    assert answer.startswith("nothing meets a TPOT of 1 ms") and "Llama" in answer and "8 devices" in answer
+    assert "\n" not in answer
+    ok = best_under_targets(points, tpot_s=0.05)
+    assert isinstance(ok, ServicePoint) and ok.tpot_s <= 0.05
+    # the best is the highest throughput per device among those meeting it
+    assert ok.output_tokens_per_s_per_device == max(p.output_tokens_per_s_per_device for p in points
+                                                    if p.tpot_s <= 0.05)
+
+
+@pytest.mark.parametrize("kwargs, option", [
+    (dict(input_tokens=0, output_tokens=4), "--input-tokens"),
+    (dict(input_tokens=-3, output_tokens=4), "--input-tokens"),
+    (dict(input_tokens=1.5, output_tokens=4), "--input-tokens"),
+    (dict(input_tokens=1e12, output_tokens=4), "--input-tokens"),
+    (dict(input_tokens=4, output_tokens=1), "--output-tokens"),
+    (dict(input_tokens=4, output_tokens=float("nan")), "--output-tokens"),
+    (dict(input_tokens=4, output_tokens=4, concurrency=0), "--concurrency"),
+    (dict(input_tokens=4, output_tokens=4, max_concurrency=2.5), "--max-concurrency"),
+    (dict(input_tokens=4, output_tokens=4, chunk_tokens=0), "--chunk-tokens"),
+    (dict(input_tokens=4, output_tokens=4, usd_per_device_hour=0), "--price-per-device-hour"),
+    (dict(input_tokens=4, output_tokens=4, usd_per_device_hour=float("inf")), "--price-per-device-hour"),
+    (dict(input_tokens=4, output_tokens=4, usd_per_device_hour=1e6), "--price-per-device-hour"),
+    (dict(input_tokens=4, output_tokens=4, attention="flash"), "--attention"),
+])
+def test_bad_workloads_are_refused_in_one_sentence(kwargs, option):
+    with pytest.raises(InputError) as err:
+        Workload(**kwargs)
+    assert str(err.value).startswith(option) and "\n" not in str(err.value)
+
+
+def test_a_layout_that_does_not_fit_is_refused():
+    # 70B in bf16 is 141 GB of weights: one 80 GB H100 cannot hold it
+    with pytest.raises(InputError, match="does not fit one device"):
+        serve_point(L70, H100, Layout(), Workload(1024, 256, 1))
+
+
+def test_disaggregated_pools_in_balance_by_hand():
+    # I = 6, O = 4, K = 8 on the toy device (no link: one device a pool, no KV copy time).
+    # Prefill pool: full chunks of 8 tokens, λ = 8/6 = 4/3 prompts a step, pairs (4/3)·42 = 56, logit
+    # rows 4/3: 640·8 + 21·56 + 64·4/3 = 6381.33 FLOPs → t_p = 6.38133 ms; (4/3) ÷ t_p prompts/s.
+    # Decode pool at 3 requests: 3 tokens, pairs 3·16 = 48, rows 3: 1920 + 1008 + 192 = 3120 FLOPs
+    # → TPOT 3.12 ms; it finishes 3 ÷ (O − 1) = 1 request a step = 1 ÷ 3.12 ms.
+    # Prefill devices per decode device = (1 ÷ 3.12) ÷ ((4/3) ÷ 6.38133) = 6.38133 ÷ 4.16 = 1.53397.
+    # Every cost here is per token (no weight reads to share), so splitting the phases changes nothing
+    # per device: a request's FLOPs are 640·(6 + 3) + 21·(42 + 3·16) + 64·4 = 7906 whichever pool runs
+    # them, so both serve 4 × 1e6 ÷ 7906 = 505.95 output tokens/s per device.
+    pts = serving.disaggregated(TOY, TOY_DEVICE, Workload(6, 4, chunk_tokens=8))
+    p = next(q for q in pts if q.concurrency == 3)
+    t_p = flops(8, 56, 4 / 3) / 1e6
+    assert p.tpot_s == pytest.approx(3.12e-3, rel=1e-9)
+    assert p.ttft_s == pytest.approx(t_p, rel=1e-9)
+    assert p.prefill_devices_per_decode_device == pytest.approx((1 / 3.12e-3) / ((4 / 3) / t_p), rel=1e-9)
+    assert p.output_tokens_per_s_per_device == pytest.approx(4e6 / 7906, rel=1e-9)
+    co = serve_point(TOY, TOY_DEVICE, Layout(), Workload(6, 4, 3, chunk_tokens=8))
+    assert co.output_tokens_per_s_per_device == pytest.approx(4e6 / 7906, rel=1e-9)
+
+
+def test_page_tokens_state_their_workload():
+    from roofline.quantities import NAMESPACE as N
+
+    q = N["svc"]("chat70", "tpot_s", 64, tp=4)
+    for words in ("Llama 3.1 70B", "TP4", "concurrency 64", "I 1024", "O 256", "fp8"):
+        assert words in q.label
+    # the named workload is the same service as the explicit one
+    assert float(q) == serve_point(L70, H100, Layout(tp=4), Workload(1024, 256, 64, formats=FP8)).tpot_s
+    # cost through the token: price × devices ÷ 3600 ÷ tokens/s × 1e6
+    usd = N["svc"]("chat70", "usd_per_million_output_tokens", 64, tp=4, price=2.0)
+    tps = N["svc"]("chat70", "output_tokens_per_s", 64, tp=4)
+    assert float(usd) == pytest.approx(2.0 * 4 / 3600 / float(tps) * 1e6, rel=1e-12)
+    with pytest.raises(ValueError, match="price"):
+        N["svc"]("chat70", "usd_per_million_output_tokens", 64, tp=4)
+
+
+def test_page_exercise_tp8_one_request_by_hand():
+    # Serving page, first exercise: Llama 3.1 70B in fp8 on eight H100s (TP8), one request, I 1024, O 256.
+    # Weights per GPU: the layers' 68.45e9 weights in fp8 ÷ 8 = 8.556e9 B, the bf16 head 1.05e9 × 2 ÷ 8
+    # = 0.263e9 B → 8.82e9 B ÷ 3.35e12 B/s = 2.632 ms (the KV cache of one request adds ~9 µs).
+    # Collectives: 1 + 80 + 80 all-reduces over 8 GPUs at 6.05 + 14 × 1.975 = 33.7 µs of latency each
+    # = 5.426 ms, and the logits' all-gather 6.05 + 7 × 1.975 = 19.9 µs → 5.446 ms. TPOT ≈ 8.08 ms, more
+    # than half of it collective latency: the link's latency binds.
+    from roofline.quantities import NAMESPACE as N
+
+    tpot = float(N["svc"]("chat70", "tpot_s", 1, tp=8))
+    assert 8.05e-3 < tpot < 8.25e-3
+    assert N["svc"]("chat70", "bound", 1, tp=8) == "link-latency"
+
+
+def test_page_exercise_memory_cap_by_hand():
+    # Second exercise: on four H100s each GPU holds a quarter of 68.45e9 fp8 layer weights plus the two
+    # bf16 tables (2 × 1.05e9 × 2 B): 72.65e9 ÷ 4 = 18.16e9 B, and the 2.147e9 B reserve, out of 85.52e9 B:
+    # 65.2e9 B left. A request's KV cache: 80 layers × (K + V) × 2 of the 8 KV heads × 128 × 1 B = 40,960 B
+    # a token × 1280 tokens = 52.4 MB → at most 1,244 requests, a few fewer with activations.
+    from roofline.quantities import NAMESPACE as N
+
+    cap = int(float(N["svc_cap"]("chat70", tp=4)))
+    assert 1230 <= cap <= 1244
+    assert N["svc_offline"]("chat70", "bound", tp=4) == "memory"
+    assert N["svc_offline"]("chat70", "concurrency", tp=4).text() == f"{cap:,}"  # a count prints whole
+
+
+def _cli(capsys, *argv):
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+BASE = ("serve", "--model", "llama-3.1-8b", "--hardware", "h100-sxm5", "--input-tokens", "1024", "--output-tokens", "256")
+
+
+def test_cli_json_carries_offline_frontier_targets_and_assumptions(capsys):
+    code, out, _ = _cli(capsys, *BASE, "--json", "--price-per-device-hour", "2", "--tpot-ms", "20")
+    assert code == 0
+    doc = json.loads(out)
+    for key in ("output_tokens_per_s", "output_tokens_per_s_per_device", "concurrency", "bound", "ttft_s", "tpot_s"):
+        assert key in doc["offline"]
+    row = doc["frontier"][0]
+    for key in ("layout", "devices", "concurrency", "output_tokens_per_s", "output_tokens_per_s_per_device",
+                "output_tokens_per_s_per_user", "ttft_s", "tpot_s", "expected_output_tokens_per_s",
+                "usd_per_million_output_tokens"):
+        assert key in row
+    assert doc["best_under_targets"]["tpot_s"] <= 0.02
+    a = doc["assumptions"]
+    assert a["chunk_tokens"] == 8192 and a["runtime_reserve_bytes"] == 2 * 2**30
+    assert set(a["derates"]) >= {"bandwidth", "gemm", "collective", "not_captured"}
+
+
+def test_cli_concurrency_gives_one_point(capsys):
+    code, out, _ = _cli(capsys, *BASE, "--concurrency", "32", "--tp", "2", "--json")
+    doc = json.loads(out)
+    assert code == 0 and doc["point"]["concurrency"] == 32 and doc["point"]["layout"] == "TP2"
+
+
+def test_cli_text(capsys):
+    code, out, _ = _cli(capsys, *BASE)
+    assert code == 0 and "offline maximum" in out and "ceiling" in out
+
+
+@pytest.mark.parametrize("extra, option", [
+    (("--input-tokens", "0"), "--input-tokens"),
+    (("--output-tokens", "2.5"), "--output-tokens"),
+    (("--concurrency", "-1"), "--concurrency"),
+    (("--max-concurrency", "1e30"), "--max-concurrency"),
+    (("--price-per-device-hour", "-2"), "--price-per-device-hour"),
+    (("--price-per-device-hour", "nan"), "--price-per-device-hour"),
+    (("--ttft-ms", "0"), "--ttft-ms"),
+    (("--tpot-ms", "0.01"), "--tpot-ms"),
+    (("--chunk-tokens", "0"), "--chunk-tokens"),
+    (("--concurrency", "4", "--max-concurrency", "8"), "--concurrency"),
+    (("--weight-format", "mxfp4", "--activation-dtype", "fp4"), "fp4"),
+])
+def test_cli_bad_input_one_line_exit_2(capsys, extra, option):
+    code, out, err = _cli(capsys, *BASE, *extra)
+    assert code == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1 and option in err
+
+
+def test_cli_layout_that_does_not_fit(capsys):
+    code, out, err = _cli(capsys, "serve", "--model", "llama-3.1-70b", "--hardware", "h100-sxm5",
+                          "--input-tokens", "1024", "--output-tokens", "256", "--concurrency", "1")
+    assert code == 2 and "does not fit" in err and len(err.strip().splitlines()) == 1
+
+
+def test_doctests():
+    result = doctest.testmod(serving, extraglobs={"get_model": get_model, "get_device": get_device,
+                                                  "Layout": Layout, "Workload": Workload},
+                             optionflags=doctest.ELLIPSIS, report=False)
+    assert result.failed == 0 and result.attempted > 0
