@@ -76,14 +76,23 @@ function work(m, wl, s) {
                 kv_positions: running * layerPositions(m, I + O) }, lam, chunkBound };
 }
 
+// The memory cap depends on the device, model, formats, I + O and layout only: kept between recomputes
+// (its search takes dozens of step evaluations per layout, most of a frontier's time).
+const capCache = new Map();
+
 /** serving.memory_cap: requests whose KV cache at I + O tokens fits each device under the layout. */
 export function memoryCap(C, K, m, device, lay, wl) {
   if (isBare(m)) {
     throw new CalcError("--model: a bare parameter count has no KV cache, so nothing caps the requests in flight; "
       + "give a registry model or a config.json");
   }
-  return maxBatchThatFits(C, K, m, device, wl.f, wl.attention, wl.I + wl.O - 1, lay,
-    (x) => bytesPerWeight(K, wl.f.weights, x));
+  const key = JSON.stringify([device, m, wl.f, wl.attention, wl.I + wl.O, lay.name]);
+  if (!capCache.has(key)) {
+    if (capCache.size > 256) capCache.clear();
+    capCache.set(key, maxBatchThatFits(C, K, m, device, wl.f, wl.attention, wl.I + wl.O - 1, lay,
+      (x) => bytesPerWeight(K, wl.f.weights, x)));
+  }
+  return capCache.get(key);
 }
 
 /** measured.derated_device: bandwidth, every peak and the link times the registry's measured derates. */
