@@ -248,6 +248,63 @@ def _kernel_constants() -> dict[str, Any]:
             "max_batch_limit": inspect.signature(parallel.max_batch_that_fits).parameters["limit"].default}
 
 
+def _serving_constants() -> dict[str, Any]:
+    """The service model's constants and the registry's measured derates (serving.js reads them)."""
+    from roofline.model import measured
+    from roofline.model import serving as S
+
+    return {"default_chunk_tokens": S.DEFAULT_CHUNK_TOKENS, "max_tokens": S.MAX_TOKENS,
+            "max_concurrency": S.MAX_CONCURRENCY, "max_usd_per_device_hour": S.MAX_USD_PER_DEVICE_HOUR,
+            "bound_meaning": dict(S.BOUND_MEANING), "derate_misses": S.DERATE_MISSES,
+            "derates": {"bandwidth": measured.bandwidth_derate(), "gemm": measured.gemm_derate(),
+                        "collective": measured.collective_derate()}}
+
+
+def serving(device: Device, model: Model, input_tokens, output_tokens, weight_format: str = "bf16",
+            kv_dtype: str = "bf16", activation: str = "bf16", attention: str = "fused", chunk_tokens=None,
+            max_concurrency=None, usd_per_device_hour=None, ttft_s=None, tpot_s=None, concurrency=None,
+            tp: int = 1, pp: int = 1, ep: int = 1, dp: int = 1) -> dict[str, Any]:
+    """The calculator's Serving mode from roofline.model.serving: every frontier point (the envelope
+    marked), the best point under the targets or the sentence saying none meets them, and with
+    `concurrency` the point the reader chose on the layout tp × pp × ep × dp. The reference
+    docs/assets/calculator/serving.js is parity-tested against."""
+    from dataclasses import replace
+
+    from roofline.model import serving as S
+
+    wl = S.Workload(input_tokens, output_tokens, None, max_concurrency,
+                    S.DEFAULT_CHUNK_TOKENS if chunk_tokens is None else chunk_tokens,
+                    Formats.of(weight_format, activation, kv_dtype), attention, usd_per_device_hour)
+    pts = S.frontier(model, device, wl)
+    env = {id(p) for p in S.pareto(pts)}
+
+    def record(p) -> dict[str, Any]:
+        lay = p.layout
+        return {"layout": lay.name, "devices": lay.devices, "tp": lay.tp, "pp": lay.pp, "ep": lay.ep, "dp": lay.dp,
+                "concurrency": p.concurrency, "running": p.running, "memory_cap": p.memory_cap, "bound": p.bound,
+                "step_time_s": p.step_time_s, "ttft_s": p.ttft_s, "tpot_s": p.tpot_s,
+                "request_latency_s": p.request_latency_s, "output_tokens_per_s": p.output_tokens_per_s,
+                "output_tokens_per_s_per_device": p.output_tokens_per_s_per_device,
+                "output_tokens_per_s_per_user": p.output_tokens_per_s_per_user,
+                "input_tokens_per_s": p.input_tokens_per_s,
+                "expected_output_tokens_per_s": p.expected_output_tokens_per_s,
+                "usd_per_million_output_tokens": p.usd_per_million_output_tokens,
+                "usd_per_million_input_tokens": p.usd_per_million_input_tokens}
+
+    best = refusal = None
+    if ttft_s is not None or tpot_s is not None:
+        b = S.best_under_targets(pts, ttft_s, tpot_s)
+        if isinstance(b, str):
+            refusal = b
+        else:
+            best = record(b)
+    point = None
+    if concurrency is not None:
+        point = record(S.serve_point(model, device, parallel.Layout(tp, pp, ep, dp), replace(wl, concurrency=concurrency)))
+    return {"frontier": [{**record(p), "on_envelope": id(p) in env} for p in pts], "best": best, "refusal": refusal,
+            "point": point}
+
+
 def registry_json() -> dict[str, Any]:
     """The registry and the constants the calculator needs, as one JSON-ready dict (base SI units)."""
     from roofline.model import formats as F
@@ -263,6 +320,7 @@ def registry_json() -> dict[str, Any]:
             # why a custom device refuses TP/PP/EP: the package's own sentence for a device with no link
             "custom_interconnect_note": custom_device(1.0, 1.0, 1.0).interconnect_note,
             "kernels": _kernel_constants(),
+            "serving": _serving_constants(),
         },
         "limits": {k: {"min": lo, "max": hi, "integer": whole, "min_inclusive": incl}
                    for k, (lo, hi, whole, incl) in LIMITS.items()},
@@ -280,5 +338,5 @@ def registry_json() -> dict[str, Any]:
     }
 
 
-__all__ = ["LIMITS", "FIELD_SCALES", "WEIGHT_FORMATS", "calculate", "custom_device", "custom_model", "registry_json",
+__all__ = ["LIMITS", "FIELD_SCALES", "WEIGHT_FORMATS", "calculate", "custom_device", "custom_model", "registry_json", "serving",
            "get_device", "get_model"]

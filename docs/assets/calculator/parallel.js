@@ -9,7 +9,7 @@
 
 import { CalcError, peakFlopPerS } from "./calc.js";
 import { seconds } from "./format.js";
-import { finishOp, isBare, isMoe, matmulDtype, step, summarize, usableMemory } from "./kernels.js";
+import { finishOp, isBare, isMoe, matmulDtype, mixedStep, step, summarize, usableMemory } from "./kernels.js";
 
 const KINDS = ["all-reduce", "all-gather", "reduce-scatter", "all-to-all", "send"];
 
@@ -161,14 +161,22 @@ export function parallelStep(C, K, m, device, f, attention, phase, batch, length
   const microBatches = Math.min(perDevice, lay.pp);
   const micro = Math.ceil(perDevice / microBatches);
   const part = shard(m, lay);
-  let stage = step(C, K, part, device, f, attention, phase, micro, length);
+  const stage = step(C, K, part, device, f, attention, phase, micro, length);
+  const tokens = micro * (phase === "prefill" ? length : 1.0);
+  return assemble(C, K, m, device, f, lay, part, stage,
+    () => step(C, K, part, device, f, attention, phase, Math.ceil(perReplica / microBatches), length),
+    tokens, micro, batch, micro, microBatches, bytesPerWeight, latency);
+}
+
+/** parallel._assemble: one device's stage plus the collectives its layout adds. */
+function assemble(C, K, m, device, f, lay, part, stage, whole, tokens, logitRows, batch, micro, microBatches, bytesPerWeight,
+  latency = "floor") {
   const base = { lay, stage, collectives: [], sends: null, batch, micro, microBatches, kvResident: stage.kvResident, kvNote: "",
     latency };
   if (lay.devices === 1) return finish(C, device, base);
   const peak = peakFlopPerS(C, device, matmulDtype(f));
   const ic = device.interconnect;
   const d = m.hidden_size, a = K.element_bytes[f.activation];
-  const tokens = micro * (phase === "prefill" ? length : 1.0);
   const L = part.n_layers;
   const coll = [];
   if (lay.tp > 1) {
@@ -176,13 +184,12 @@ export function parallelStep(C, K, m, device, f, attention, phase, batch, length
     coll.push(collective(C, "all-reduce", act, n, ic, peak, "embed_all_reduce", 1, latency),
       collective(C, "all-reduce", act, n, ic, peak, "attn_all_reduce", L, latency),
       collective(C, "all-reduce", act, n, ic, peak, "mlp_all_reduce", L, latency),
-      collective(C, "all-gather", micro * m.vocab_size * a, n, ic, peak, "logits_all_gather", 1, latency));
+      collective(C, "all-gather", logitRows * m.vocab_size * a, n, ic, peak, "logits_all_gather", 1, latency));
   }
   if (lay.ep > 1) {
     const n = lay.ep;
     // the full batch's expert weights, shared out: each device reads 1/ep of the experts the batch touches
-    const whole = step(C, K, part, device, f, attention, phase, Math.ceil(perReplica / microBatches), length); // this stage's layers
-    const expertW = new Map(whole.ops.filter((o) => o.name.startsWith("experts_")).map((o) => [o.name, o.weight_bytes]));
+    const expertW = new Map(whole().ops.filter((o) => o.name.startsWith("experts_")).map((o) => [o.name, o.weight_bytes]));
     const ops = stage.ops.map((o) => (expertW.has(o.name) ? finishOp(C, { ...o, weight_bytes: expertW.get(o.name) / n }) : o));
     const resident = stage.weightsResident - expertResidentBytes(K, part, f, bytesPerWeight) * (1 - 1 / n);
     stage = summarize(C, K, { ...stage, ops, weightsResident: resident });
@@ -204,6 +211,60 @@ function boundOnTheLink(C, collectives, collectiveS) {
   const latency = collectives.reduce((acc, c) => acc + c.latency_s, 0);
   const share = collectiveS > 0 ? latency / collectiveS : 0.0;
   return share >= 0.5 ? C.kernels.collective_latency_bound : C.kernels.link_bandwidth_bound;
+}
+
+/** kernels.MixedWork.scaled: the same step's work on a share of its requests. */
+export function scaledWork(w, share) {
+  const out = {};
+  for (const [k, v] of Object.entries(w)) out[k] = v * share;
+  return out;
+}
+
+/** parallel.mixed: one engine step of one replica (`w`, a MixedWork) under `lay`. */
+export function mixedParallelStep(C, K, m, device, f, attention, w, lay, bytesPerWeight, latency = "floor") {
+  latency = checkLatency(K, latency);
+  checkLayout(m, device, lay);
+  const perDevice = w.requests / lay.ep;
+  const microBatches = Math.min(Math.max(Math.ceil(perDevice), 1), lay.pp);
+  const part = shard(m, lay);
+  const micro = scaledWork(w, 1.0 / (lay.ep * microBatches));
+  const stage = mixedStep(C, K, part, device, f, attention, micro);
+  return assemble(C, K, m, device, f, lay, part, stage,
+    () => mixedStep(C, K, part, device, f, attention, scaledWork(w, 1.0 / microBatches)),
+    micro.decode_tokens + micro.prefill_tokens, micro.head_tokens, w.requests, micro.requests, microBatches,
+    bytesPerWeight, latency);
+}
+
+/** parallel.Layout with data parallelism: the degrees, their device count and name (TP, EP, PP, DP). */
+export function layoutWithDp(K, tp = 1, pp = 1, ep = 1, dp = 1) {
+  const lay = layoutOf(K, tp, pp, ep);
+  lay.dp = degree(K, "--dp", dp);
+  lay.devices *= lay.dp;
+  const parts = [["TP", lay.tp], ["EP", lay.ep], ["PP", lay.pp], ["DP", lay.dp]].filter(([, v]) => v > 1)
+    .map(([k, v]) => `${k}${v}`);
+  lay.name = parts.join(" × ") || "1 device";
+  return lay;
+}
+
+/** parallel.candidate_layouts: within one scale-up domain, fewest devices first: TP, EP, PP, DP at each count. */
+export function candidateLayouts(K, m, device, maxDevices = null) {
+  const ic = device.interconnect;
+  let top = ic ? ic.domain_devices : 1;
+  if (maxDevices) top = Math.min(top, maxDevices);
+  const out = [layoutWithDp(K)];
+  for (let n = 2; n <= top; n *= 2) {
+    for (const [tp, ep, pp, dp] of [[n, 1, 1, 1], [1, n, 1, 1], [1, 1, n, 1], [1, 1, 1, n]]) {
+      const lay = layoutWithDp(K, tp, pp, ep, dp);
+      try {
+        checkLayout(m, device, lay);
+      } catch (err) {
+        if (err instanceof CalcError) continue;
+        throw err;
+      }
+      out.push(lay);
+    }
+  }
+  return out;
 }
 
 /** ParallelStep's properties: time = pp × (kernels + collectives) + sends, memory per device, bound. */

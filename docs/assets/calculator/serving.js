@@ -1,0 +1,249 @@
+// A service in the browser: mirrors roofline.model.serving (continuous batching with chunked
+// prefill in steady state, the frontier over layouts and concurrency, targets, cost) over
+// kernels.js and parallel.js. Parity-tested within 1e-9 against roofline.calculator_view.serving
+// (tests/unit/test_calculator_serving_parity.py). Constants come from registry.json
+// (constants.serving), never typed here.
+
+import { CalcError } from "./calc.js";
+import { bytesPerWeight, causalLayerPairs, check, formatsOf, isBare, layerPositions } from "./kernels.js";
+import { candidateLayouts, checkLayout, layoutWithDp, maxBatchThatFits, mixedParallelStep } from "./parallel.js";
+import * as fmt from "./format.js";
+
+function whole(option, value, low, high) {
+  if (typeof value !== "number" || !Number.isFinite(value) || value !== Math.floor(value) || value < low) {
+    throw new CalcError(`${option} must be a whole number ≥ ${low}, got ${value}`);
+  }
+  if (value > high) throw new CalcError(`${option} must be at most ${high.toLocaleString("en-US")}, got ${value}`);
+  return value;
+}
+
+function positive(option, value, high) {
+  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
+    throw new CalcError(`${option} must be a positive number, got ${value}`);
+  }
+  if (value > high) throw new CalcError(`${option} must be at most ${high}, got ${value}`);
+  return value;
+}
+
+/** serving.Workload: I, O, the caps, the chunk, formats, attention and the reader's price, checked. */
+export function workloadOf(C, K, input, output, { maxConcurrency = null, chunk = null, weightFormat = "bf16",
+  activation = "bf16", kvDtype = "bf16", attention = "fused", price = null } = {}) {
+  const S = C.serving;
+  const wl = {
+    I: whole("--input-tokens", input, 1, S.max_tokens),
+    O: output === 1 ? (() => { throw new CalcError("--output-tokens must be a whole number ≥ 2: time per output "
+      + "token needs a second token, got 1"); })() : whole("--output-tokens", output, 2, S.max_tokens),
+    maxConcurrency: maxConcurrency === null ? null : whole("--max-concurrency", maxConcurrency, 1, S.max_concurrency),
+    K: whole("--chunk-tokens", chunk === null ? S.default_chunk_tokens : chunk, 1, S.max_tokens),
+    price: price === null ? null : positive("--price-per-device-hour", price, S.max_usd_per_device_hour),
+    f: formatsOf(K, weightFormat, activation, kvDtype),
+    attention,
+  };
+  if (!K.attention_variants.includes(attention)) throw new CalcError(`--attention must be one of fused, unfused`);
+  wl.prefillSteps = Math.ceil(wl.I / wl.K);
+  wl.steps = wl.prefillSteps + wl.O - 1;
+  return wl;
+}
+
+/** serving._chunk_sums: Σ over a prompt's chunks of the positions each reads, and what unfused attention scores. */
+function chunkSums(m, I, K) {
+  const nWin = m.sliding_window ? (m.n_window_layers || 0) : 0;
+  const full = m.n_layers - nWin, window = m.sliding_window || 0;
+  const n = Math.ceil(I / K);
+  const last = I - (n - 1) * K;
+  let ends = full * K * (n - 1) * n / 2;
+  if (nWin) {
+    const mm = Math.min(n - 1, Math.floor(window / K));
+    ends += nWin * (K * mm * (mm + 1) / 2 + (n - 1 - mm) * window);
+  }
+  const atEnd = layerPositions(m, I);
+  return [ends + atEnd, K * ends + last * atEnd];
+}
+
+/** serving._work: the steady-state average step of one replica holding `s` requests. */
+function work(m, wl, s) {
+  const { I, O, K, steps } = wl;
+  const lamFree = s / steps;
+  const lam = Math.min(lamFree, K / I);
+  const chunkBound = lamFree >= K / I;
+  const d = lam * (O - 1), p = lam * I;
+  const [reads, scored] = chunkSums(m, I, K);
+  const pairs = wl.attention === "fused" ? causalLayerPairs(m, I) : scored;
+  const decodePositions = layerPositions(m, I + O / 2);
+  const running = lam * steps;
+  return { w: { decode_tokens: d, decode_positions: d * decodePositions, prefill_tokens: p, prefill_positions: lam * reads,
+                prefill_pairs: lam * pairs, head_tokens: d + lam, requests: running,
+                kv_positions: running * layerPositions(m, I + O) }, lam, chunkBound };
+}
+
+// The memory cap depends on the device, model, formats, I + O and layout only: kept between recomputes
+// (its search takes dozens of step evaluations per layout, most of a frontier's time).
+const capCache = new Map();
+
+/** serving.memory_cap: requests whose KV cache at I + O tokens fits each device under the layout. */
+export function memoryCap(C, K, m, device, lay, wl) {
+  if (isBare(m)) {
+    throw new CalcError("--model: a bare parameter count has no KV cache, so nothing caps the requests in flight; "
+      + "give a registry model or a config.json");
+  }
+  const key = JSON.stringify([device, m, wl.f, wl.attention, wl.I + wl.O, lay.name]);
+  if (!capCache.has(key)) {
+    if (capCache.size > 256) capCache.clear();
+    capCache.set(key, maxBatchThatFits(C, K, m, device, wl.f, wl.attention, wl.I + wl.O - 1, lay,
+      (x) => bytesPerWeight(K, wl.f.weights, x)));
+  }
+  return capCache.get(key);
+}
+
+/** measured.derated_device: bandwidth, every peak and the link times the registry's measured derates. */
+export function deratedDevice(C, device) {
+  const D = C.serving.derates;
+  const peaks = {};
+  for (const [k, v] of Object.entries(device.dense_peak_flop_per_s)) peaks[k] = v * D.gemm;
+  const ic = device.interconnect
+    ? { ...device.interconnect, bandwidth_bytes_per_s_per_direction: device.interconnect.bandwidth_bytes_per_s_per_direction * D.collective }
+    : device.interconnect;
+  return { ...device, memory_bandwidth_bytes_per_s: device.memory_bandwidth_bytes_per_s * D.bandwidth,
+           dense_peak_flop_per_s: peaks, interconnect: ic };
+}
+
+/** serving._classify: which limit binds, in the order chunk, memory or cap, link, compute or bandwidth. */
+function classify(C, step, chunkBound, slotsShort, memBinds) {
+  if (chunkBound) return "chunk";
+  if (slotsShort) return memBinds ? "memory" : "cap";
+  const kernelT = step.stage.timeS, collT = step.collectiveS;
+  if (collT * 2 >= kernelT + collT) {
+    const latency = step.collectives.reduce((acc, c) => acc + c.latency_s, 0);
+    return latency * 2 >= collT ? "link-latency" : "link-bandwidth";
+  }
+  return step.stage.bound === C.compute_bound ? "compute" : "bandwidth";
+}
+
+/** serving._points: one service point per client concurrency. */
+function points(C, K, m, device, lay, wl, concurrencies, cap, expDevice) {
+  const readerCap = wl.maxConcurrency || C.serving.max_concurrency;
+  const bpw = (x) => bytesPerWeight(K, wl.f.weights, x);
+  return concurrencies.map((c) => {
+    const slots = Math.min(c, Math.min(cap, readerCap));
+    const { w, lam, chunkBound } = work(m, wl, slots / lay.dp);
+    const step = mixedParallelStep(C, K, m, device, wl.f, wl.attention, w, lay, bpw);
+    const t = step.timeS;
+    const tExp = mixedParallelStep(C, K, m, expDevice, wl.f, wl.attention, w, lay, bpw).timeS;
+    const waitSteps = Math.max((c / lay.dp) / lam - wl.steps, 0.0);
+    const ttft = (wl.prefillSteps + waitSteps) * t;
+    const outTps = lay.dp * lam * wl.O / t, inTps = lay.dp * lam * wl.I / t;
+    const usdS = wl.price === null ? null : wl.price * lay.devices / 3600.0;
+    return {
+      layout: lay.name, devices: lay.devices, tp: lay.tp, pp: lay.pp, ep: lay.ep, dp: lay.dp,
+      concurrency: c, running: lay.dp * lam * wl.steps, memory_cap: cap,
+      bound: classify(C, step, chunkBound, slots < c, cap <= readerCap),
+      step_time_s: t, ttft_s: ttft, tpot_s: t, request_latency_s: ttft + (wl.O - 1) * t,
+      output_tokens_per_s: outTps, output_tokens_per_s_per_device: outTps / lay.devices,
+      output_tokens_per_s_per_user: 1.0 / t, input_tokens_per_s: inTps,
+      expected_output_tokens_per_s: lay.dp * lam * wl.O / tExp,
+      usd_per_million_output_tokens: usdS === null ? null : usdS / outTps * 1e6,
+      usd_per_million_input_tokens: usdS === null ? null : usdS / inTps * 1e6,
+    };
+  });
+}
+
+/** serving.concurrency_grid: 1, 2, 3, 4, 6, 8, 12, 16, … up to `top`, and `top`. */
+export function concurrencyGrid(top) {
+  const vals = new Set([1, top]);
+  for (let p = 1; p <= top; p *= 2) for (const v of [p, p + Math.floor(p / 2)]) if (v <= top) vals.add(v);
+  return [...vals].sort((a, b) => a - b);
+}
+
+/** serving.frontier: every layout within one scale-up domain × concurrency on the grid up to its caps. */
+export function frontier(C, K, m, device, wl) {
+  check(K, wl.f, wl.attention, device);
+  const expDevice = deratedDevice(C, device);
+  const out = [];
+  for (const lay of candidateLayouts(K, m, device)) {
+    const cap = memoryCap(C, K, m, device, lay, wl);
+    if (cap < lay.dp) continue;
+    const top = Math.min(cap, wl.maxConcurrency || cap);
+    const grid = concurrencyGrid(top).filter((g) => g >= lay.dp);
+    out.push(...points(C, K, m, device, lay, wl, grid, cap, expDevice));
+  }
+  if (!out.length) {
+    const domain = device.interconnect ? device.interconnect.domain_devices : 1;
+    throw new CalcError(`no layout within ${domain} ${device.name}s holds ${m.name} with one request of `
+      + `I + O = ${wl.I + wl.O} tokens`);
+  }
+  return out;
+}
+
+/** serving.pareto: points no other beats on both tokens/s per device and per user, by tokens/s per user. */
+export function pareto(pts) {
+  const ordered = [...pts].sort((a, b) => (b.output_tokens_per_s_per_user - a.output_tokens_per_s_per_user)
+    || (b.output_tokens_per_s_per_device - a.output_tokens_per_s_per_device));
+  const out = [];
+  let best = -Infinity;
+  for (const p of ordered) {
+    if (p.output_tokens_per_s_per_device > best) { out.push(p); best = p.output_tokens_per_s_per_device; }
+  }
+  return out.reverse();
+}
+
+/** serving.best_under_targets: the most output tokens/s per device meeting every target, or one sentence. */
+export function bestUnderTargets(pts, m, device, wl, ttftS = null, tpotS = null) {
+  const checks = [];
+  if (ttftS !== null) {
+    positive("--ttft-ms", ttftS, 1e6);
+    checks.push([(p) => p.ttft_s <= ttftS, Math.min(...pts.map((p) => p.ttft_s)), `a TTFT of ${fmt.seconds(ttftS)}`]);
+  }
+  if (tpotS !== null) {
+    positive("--tpot-ms", tpotS, 1e6);
+    checks.push([(p) => p.tpot_s <= tpotS, Math.min(...pts.map((p) => p.tpot_s)), `a TPOT of ${fmt.seconds(tpotS)}`]);
+  }
+  let best = null;
+  for (const p of pts) {
+    if (!checks.every(([test]) => test(p))) continue;
+    if (best === null || p.output_tokens_per_s_per_device > best.output_tokens_per_s_per_device
+        || (p.output_tokens_per_s_per_device === best.output_tokens_per_s_per_device && p.devices < best.devices)) best = p;
+  }
+  if (best !== null) return best;
+  const devices = Math.max(...pts.map((p) => p.devices));
+  const where = `${m.name} on the ${device.name} at any layout within ${devices} device${devices > 1 ? "s" : ""} `
+    + `and any concurrency (I ${wl.I}, O ${wl.O})`;
+  for (const [test, closest, target] of checks) {
+    if (!pts.some(test)) return `nothing meets ${target}: the shortest is ${fmt.seconds(closest)} for ${where}`;
+  }
+  return `no single point meets ${checks.map(([, , t]) => t).join(" and ")} together for ${where}, though each is met alone`;
+}
+
+/** serving.serve_point: the service at `concurrency` requests in flight on one layout. */
+export function servePoint(C, K, m, device, lay, wl, concurrency) {
+  whole("--concurrency", concurrency, 1, C.serving.max_concurrency);
+  check(K, wl.f, wl.attention, device);
+  checkLayout(m, device, lay);
+  const cap = memoryCap(C, K, m, device, lay, wl);
+  if (cap < lay.dp) {
+    const where = lay.devices === 1 ? "one device" : `${lay.name} (${lay.devices} devices)`;
+    throw new CalcError(`--tp/--pp/--ep/--dp: ${m.name} with one request of I + O = ${wl.I + wl.O} tokens does not `
+      + `fit ${where} of the ${device.name} (weights, KV cache, activations and the runtime reserve); try more devices`);
+  }
+  return points(C, K, m, device, lay, wl, [concurrency], cap, deratedDevice(C, device))[0];
+}
+
+/** calculator_view.serving: the frontier with its envelope marked, the best point under the targets,
+ *  and with `concurrency` the reader's point on the layout `tp`, `pp`, `ep`, `dp`. */
+export function calculateServing(C, device, m, input, output, opts = {}) {
+  const K = C.kernels;
+  const wl = workloadOf(C, K, input, output, opts);
+  const pts = frontier(C, K, m, device, wl);
+  const env = new Set(pareto(pts));
+  const { ttftS = null, tpotS = null } = opts;
+  let best = null, refusal = null;
+  if (ttftS !== null || tpotS !== null) {
+    const b = bestUnderTargets(pts, m, device, wl, ttftS, tpotS);
+    if (typeof b === "string") refusal = b; else best = b;
+  }
+  let point = null;
+  if (opts.concurrency !== undefined && opts.concurrency !== null) {
+    const { tp = 1, pp = 1, ep = 1, dp = 1 } = opts;
+    point = servePoint(C, K, m, device, layoutWithDp(K, tp, pp, ep, dp), wl, opts.concurrency);
+  }
+  return { frontier: pts.map((p) => ({ ...p, on_envelope: env.has(p) })), best, refusal, point };
+}
