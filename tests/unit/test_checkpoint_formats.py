@@ -117,7 +117,7 @@ def test_an_unknown_or_unhonoured_quantization_is_refused_never_read_as_bf16(cap
         read_config({**_awq_doc(), "quantization_config": {"quant_method": "bitsandbytes"}})
     with pytest.raises(InputError, match=r"bits' is 3; the package models awq at 4 bits only"):
         read_config(_awq_doc(bits=3))
-    with pytest.raises(InputError, match=r"group_size' must be -1 or a power of two"):
+    with pytest.raises(InputError, match=r"group_size' must be a positive power of two up to 1048576, got 100"):
         read_config(_awq_doc(group_size=100))
     with pytest.raises(InputError, match=r"names 'model.layers.3.mlp', which the reader cannot map"):
         read_config(_awq_doc(modules_to_not_convert=["model.layers.3.mlp"]))
