@@ -54,7 +54,7 @@ test-fast: $(STAMP)
 	@$(VENV)/bin/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile tests/unit $(PYTEST_ARGS)
 
 serve: $(STAMP)
-	@$(VENV)/bin/mkdocs serve --dirty --dev-addr 127.0.0.1:8000
+	@SITE_URL=http://127.0.0.1:8000/ $(VENV)/bin/mkdocs serve --dirty --dev-addr 127.0.0.1:8000  # served at the root, not the Pages path
 
 bench: $(STAMP) $(NODE_STAMP)
 	@$(VENV)/bin/python -m tools.bench

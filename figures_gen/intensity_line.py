@@ -25,9 +25,9 @@ def _points() -> list[tuple[str, str, float]]:
     pts = [
         ("op", f"Visual Guide's {sm}×{sk}·{sk}×{sn}", matmul_cost_intro_convention(sm, sn, sk, "fp16").arithmetic_intensity),
         # Every decode label names its batch and context: at 4,096 cached the batch-64 point sits far lower.
-        ("decode", f"{m.name} decode, batch 1, {fmt.sig(decode_step(m, d).context_len)} token cached",
+        ("decode", f"{m.name} decode\nbatch 1, {fmt.sig(decode_step(m, d).context_len)} token cached",
          decode_step(m, d).arithmetic_intensity),
-        ("decode", f"{m.name} decode, batch {fmt.sig(batch)}, {fmt.sig(decode_step(m, d, batch).context_len)} token cached",
+        ("decode", f"{m.name} decode\nbatch {fmt.sig(batch)}, {fmt.sig(decode_step(m, d, batch).context_len)} token cached",
          decode_step(m, d, batch).arithmetic_intensity),
         ("ridge", f"{d.name} ridge", device_ridge_point(d)),
         ("op", f"{sq}×{sq} squared (2·m·n·k)", matmul_cost(sq, sq, sq, "bf16").arithmetic_intensity),
@@ -131,7 +131,7 @@ def _draw_rows(ax, ridge, kinds, labels, xs) -> None:
 
 def alt() -> str:
     pts = _points()
-    parts = "; ".join(f"{label} at {fmt.intensity(x)}" for _, label, x in pts)
+    parts = "; ".join(f"{label.replace(chr(10), ', ')} at {fmt.intensity(x)}" for _, label, x in pts)
     return (f"A horizontal log-scale number line of arithmetic intensity, shaded memory-bound left of the "
             f"{get_device(DEVICE).name} ridge and compute-bound right of it. From left to right: {parts}.")
 

@@ -47,7 +47,7 @@ def serve_session(tmp_path_factory):
     port = free_port()
     log = (tmp / "serve.log").open("w")
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true",
-           "ROOFLINE_HARDWARE": str(spec)}
+           "ROOFLINE_HARDWARE": str(spec), "SITE_URL": f"http://127.0.0.1:{port}/"}  # as `make serve`: at the root
     proc = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "--dirty", "--dev-addr", f"127.0.0.1:{port}"],
                             cwd=project, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     base = f"http://127.0.0.1:{port}/"
