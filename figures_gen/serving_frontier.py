@@ -101,8 +101,10 @@ def caption() -> str:
     pts, env, dis = _points()
     wl = _workload()
     return (f"{get_model(MODEL).name} on {get_device(DEVICE).name} GPUs: ceilings (dense {FORMAT} peak, spec "
-            f"bandwidth, NVLink ring latency; continuous batching with a "
-            f"{fmt.sig(wl.chunk_tokens, 6)}-token prefill chunk, steady state) for I {wl.input_tokens}, "
-            f"O {wl.output_tokens}, weights, activations and KV cache in {FORMAT}. Each curve is one layout from one "
+            f"bandwidth, the NVLink latency floor; continuous batching with a "
+            f"{fmt.sig(wl.chunk_tokens, 6)}-token prefill chunk, steady state) for requests of "
+            f"{wl.input_tokens} prompt and {wl.output_tokens} output tokens, so each request's context grows from "
+            f"{wl.input_tokens} to {wl.input_tokens + wl.output_tokens} tokens cached; weights, activations and KV "
+            f"cache in {FORMAT}. Each curve is one layout from one "
             f"request in flight to as many as its memory holds; the thick line is the envelope no layout beats on "
             f"both axes. Dashed: prefill and decode on separate GPUs, the pools in balance, counting both.")
