@@ -64,7 +64,7 @@ def test_figure_captions_say_sku_dtype_dense_and_context():
               "many_chips_tp": (h200, "bf16", "dense", "tokens cached"),
               "prefill_intensity": (h100, "bf16", "dense"),
               "hardware_map": ("bf16", "dense"),
-              "serving_frontier": (h100, "fp8", "dense", "ceilings", "I 1024, O 256")}
+              "serving_frontier": (h100, "fp8", "dense", "ceilings", "1024 prompt and 256 output tokens")}
     for name, words in expect.items():
         caption = importlib.import_module(f"figures_gen.{name}").caption()
         for word in words:
