@@ -50,7 +50,7 @@ test: $(STAMP) $(NODE_STAMP)
 	@$(VENV)/bin/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
 test-fast: $(STAMP)
-	@$(VENV)/bin/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile tests/unit $(PYTEST_ARGS)
+	@$(VENV)/bin/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile tests/unit src $(PYTEST_ARGS)
 
 serve: $(STAMP)
 	@$(VENV)/bin/mkdocs serve --dirty --dev-addr 127.0.0.1:8000
