@@ -51,7 +51,7 @@ test: $(STAMP) $(NODE_STAMP)
 	@$(VENV)/bin/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
 test-fast: $(STAMP)
-	@$(VENV)/bin/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile tests/unit $(PYTEST_ARGS)
+	@$(VENV)/bin/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile tests/unit src $(PYTEST_ARGS)
 
 serve: $(STAMP)
 	@SITE_URL=http://127.0.0.1:8000/ $(VENV)/bin/mkdocs serve --dirty --dev-addr 127.0.0.1:8000  # served at the root, not the Pages path

@@ -55,7 +55,7 @@ def custom_device(peak_flop_per_s: float, bandwidth_bytes_per_s: float, capacity
 
     >>> custom_device(989.4e12, 3.35e12, 80e9).peak_flop_per_s("fp8")  # only a 16-bit peak
     Traceback (most recent call last):
-    InputError: custom has no published dense fp8 peak; it has bf16
+    roofline.errors.InputError: custom has no published dense fp8 peak; it has bf16
     """
     for name, value in (("peak FLOP/s", peak_flop_per_s), ("memory bandwidth", bandwidth_bytes_per_s),
                         ("memory capacity", capacity_bytes)):

@@ -7,6 +7,7 @@ import cannot hide a circle or an arrow the wrong way.
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -157,3 +158,25 @@ def test_mkdocs_names_only_hook_files_and_gen_scripts_in_their_folders():
     assert hooks and all(h.startswith("src/roofline_site/hooks/") and h.endswith("_hook.py") for h in hooks), hooks
     scripts = next(p["gen-files"]["scripts"] for p in config["plugins"] if isinstance(p, dict) and "gen-files" in p)
     assert scripts and all(s.startswith("src/roofline_site/gen/") for s in scripts), scripts
+
+
+def _deep_imports(path: Path) -> list[str]:
+    """Lines of `path` that import from inside the package instead of its public face."""
+    deep = re.compile(r"^\s*(?:from\s+roofline\.[\w.]+\s+import|import\s+roofline\.)")
+    return [f"{path.relative_to(ROOT)}:{n}: {line.strip()}"
+            for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if deep.match(line)]
+
+
+def test_pages_and_figures_import_only_the_public_face():
+    # Executed blocks in pages and glossary entries, and the figure scripts, read `roofline` only, so a move
+    # inside the package never becomes a page edit. (The site glue in src/roofline_site may reach further.)
+    files = [*(ROOT / "docs").rglob("*.md"), *(ROOT / "glossary").rglob("*.md"), *(ROOT / "figures_gen").glob("*.py")]
+    deep = [line for path in files for line in _deep_imports(path)]
+    assert not deep, "import from `roofline` (its __all__) instead:\n" + "\n".join(deep)
+
+
+def test_the_public_face_names_resolve():
+    import roofline
+
+    missing = [name for name in roofline.__all__ if not hasattr(roofline, name)]
+    assert not missing, f"roofline.__all__ names what it cannot load: {missing}"

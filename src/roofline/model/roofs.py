@@ -14,8 +14,8 @@ COMPUTE_BOUND = "compute-bound"
 def ridge_point(peak_flop_per_s: float, bandwidth_bytes_per_s: float) -> float:
     """Arithmetic intensity (FLOP/byte) where the bandwidth roof meets the compute roof.
 
-    >>> ridge_point(989.4e12, 3.35e12)
-    295.34328358208954
+    >>> round(ridge_point(989.4e12, 3.35e12), 2)  # 989.4 TFLOP/s ÷ 3.35 TB/s
+    295.34
     """
     if not (peak_flop_per_s > 0 and bandwidth_bytes_per_s > 0):
         raise InputError("peak FLOP/s and bandwidth must both be positive")
