@@ -15,7 +15,7 @@ import numpy as np
 
 from figures_gen import Table, log_ticks, point_labels
 from roofline import format as fmt
-from roofline.model.playbook import Point
+from roofline import playbook
 
 COLUMNS = ("series", "point", "flops", "bytes", "arithmetic_intensity_flop_per_byte", "attained_flop_per_s",
            "time_s", "peak_flop_per_s", "bandwidth_bytes_per_s")
@@ -25,7 +25,7 @@ POINT_COLOURS = ("#d81b60", "#00897b", "#f57c00", "#1e88e5")
 ARROW_COLOUR = "#333333"
 
 
-def table(*series: tuple[str, tuple[Point, ...]]) -> Table:
+def table(*series: tuple[str, tuple[playbook.Point, ...]]) -> Table:
     """One row per point; within a series the first point is "before", the rest are where it moves."""
     rows = []
     for name, points in series:

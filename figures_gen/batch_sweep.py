@@ -6,10 +6,10 @@ import numpy as np
 
 from figures_gen import Table, log_ticks, narrow
 from roofline import format as fmt
-from roofline.examples import example
-from roofline.model.kernels import critical_batch, decode, max_batch_that_fits
-from roofline.registry.hardware import get_device
-from roofline.registry.models import get_model
+from roofline import example
+from roofline import critical_batch, decode, max_batch_that_fits
+from roofline import get_device
+from roofline import get_model
 
 NAME = "batch-sweep"
 NARROW_SIZE_IN = (5.0, 8.4)  # two panels stacked

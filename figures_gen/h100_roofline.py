@@ -6,11 +6,11 @@ import numpy as np
 
 from figures_gen import Table, log_ticks, narrow
 from roofline import format as fmt
-from roofline.examples import example
-from roofline.registry.hardware import get_device
-from roofline.model.kernels import decode as decode_step, prefill
-from roofline.registry.models import get_model
-from roofline.model.roofs import attainable_flop_per_s, device_ridge_point
+from roofline import example
+from roofline import get_device
+from roofline import decode as decode_step, prefill
+from roofline import get_model
+from roofline import attainable_flop_per_s, device_ridge_point
 
 NAME = "h100-roofline"
 DEVICE, MODEL = "h100-sxm5", "llama-3.1-8b"

@@ -6,8 +6,8 @@ import numpy as np
 
 from figures_gen import Table, log_ticks, point_labels
 from roofline import format as fmt
-from roofline.registry.hardware import devices, get_device
-from roofline.model.roofs import device_ridge_point
+from roofline import devices, get_device
+from roofline import device_ridge_point
 
 NAME = "hardware-map"
 #: Devices whose ridges are drawn as diagonal guides, and which get a label.

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from figures_gen import Table, key_labels, log_ticks, narrow
 from roofline import format as fmt
-from roofline.examples import example
-from roofline.registry.hardware import get_device
-from roofline.model.kernels import decode as decode_step, prefill
-from roofline.model.ops import matmul_cost, matmul_cost_intro_convention
-from roofline.registry.models import get_model
-from roofline.model.roofs import device_ridge_point
+from roofline import example
+from roofline import get_device
+from roofline import decode as decode_step, prefill
+from roofline import matmul_cost, matmul_cost_intro_convention
+from roofline import get_model
+from roofline import device_ridge_point
 
 NAME = "intensity-line"
 NARROW_SIZE_IN = (5.0, 3.4)  # the points numbered, their names listed under the figure

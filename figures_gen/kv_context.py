@@ -6,11 +6,11 @@ import numpy as np
 
 from figures_gen import Table, log_ticks
 from roofline import format as fmt
-from roofline.examples import example
-from roofline.registry.hardware import get_device
-from roofline.model.accounting import kv_bytes_per_token
-from roofline.model.kernels import decode, usable_memory_bytes, weight_bytes_per_token
-from roofline.registry.models import get_model
+from roofline import example
+from roofline import get_device
+from roofline import kv_bytes_per_token
+from roofline import decode, usable_memory_bytes, weight_bytes_per_token
+from roofline import get_model
 
 NAME = "kv-context"
 DEVICE, MODEL = "h100-sxm5", "llama-3.1-8b"

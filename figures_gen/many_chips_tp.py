@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from figures_gen import Table, log_ticks
 from roofline import format as fmt
-from roofline.examples import example
-from roofline.model import parallel
-from roofline.registry.hardware import get_device
-from roofline.registry.models import get_model
+from roofline import example
+from roofline import parallel
+from roofline import get_device
+from roofline import get_model
 
 NAME = "many-chips-tp"
 DEVICE, MODEL = "h200-sxm", "llama-3.1-70b"

@@ -10,9 +10,9 @@ import numpy as np
 
 from figures_gen import Table, log_ticks
 from roofline import format as fmt
-from roofline.registry.hardware import get_device
-from roofline.measure import MEASURED_COLOURS, example_measurement, site_measurements, spec_dtype
-from roofline.model.roofs import attainable_flop_per_s
+from roofline import get_device
+from roofline import measure
+from roofline import attainable_flop_per_s
 
 NAME = "measured-roofline"
 #: The spec roofline drawn for scale: a whole server socket of the CPU family the example ran on.
@@ -23,14 +23,14 @@ INTENSITY = np.logspace(-2, 3, 21)
 
 def _spec():
     d = get_device(SPEC_DEVICE)
-    return d, spec_dtype(d)
+    return d, measure.spec_dtype(d)
 
 
 def _series():
     """(name, compute roof FLOP/s, bandwidth roof B/s, style) for every line, the spec first."""
     d, dt_ = _spec()
     out = [(f"{d.name}, spec ({dt_} dense peak)", d.peak_flop_per_s(dt_), d.memory_bandwidth_bytes_per_s, "spec")]
-    for m in site_measurements():
+    for m in measure.site_measurements():
         out.append((f"{m.label}: fp32 GEMM, triad", m.fp32.median, m.triad.median, "fp32"))
         out.append((f"{m.label}: fp64 GEMM, triad", m.fp64.median, m.triad.median, "fp64"))
     return out
@@ -59,9 +59,9 @@ def draw(fig, table: Table) -> None:
             ax.loglog(x, y, color="#3f51b5", lw=2.2, label=name)
         elif style == "fp32":
             colour_i += 1
-            ax.loglog(x, y, color=MEASURED_COLOURS[colour_i % len(MEASURED_COLOURS)], lw=2, label=name)
+            ax.loglog(x, y, color=measure.MEASURED_COLOURS[colour_i % len(measure.MEASURED_COLOURS)], lw=2, label=name)
         else:
-            ax.loglog(x, y, color=MEASURED_COLOURS[colour_i % len(MEASURED_COLOURS)], lw=1, ls="--", label=name)
+            ax.loglog(x, y, color=measure.MEASURED_COLOURS[colour_i % len(measure.MEASURED_COLOURS)], lw=1, ls="--", label=name)
     ax.set_xlabel("arithmetic intensity (FLOP/byte, log)")
     ax.set_ylabel("attainable GFLOP/s (log)")
     ax.set_title("Measured rooflines (medians) under a server socket's datasheet roofline")
@@ -72,8 +72,8 @@ def draw(fig, table: Table) -> None:
 
 def alt() -> str:
     d, dt_ = _spec()
-    m = example_measurement()
-    others = len(site_measurements()) - 1
+    m = measure.example_measurement()
+    others = len(measure.site_measurements()) - 1
     extra = f" Measurement files from the measurements folder add {fmt.count(others)} more." if others else ""
     return (f"Log-log rooflines. The {d.name} datasheet roofline ({dt_}) has a bandwidth roof of "
             f"{fmt.bytes_per_s(d.memory_bandwidth_bytes_per_s)} and a compute roof of "
@@ -84,6 +84,6 @@ def alt() -> str:
 
 def caption() -> str:
     d, _ = _spec()
-    m = example_measurement()
+    m = measure.example_measurement()
     return (f"Measured roofs of the example machine ({fmt.count(m.usable_cpus)} shared vCPUs) and of every file in "
             f"measurements/, under the spec roofline of a whole {d.name} socket. Solid: fp32 GEMM; dashed: fp64.")

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 from figures_gen import Table, _playbook
 from roofline import format as fmt
-from roofline.examples import example
-from roofline.registry.hardware import get_device
-from roofline.registry.models import get_model
-from roofline.model.playbook import disaggregation
+from roofline import example
+from roofline import get_device
+from roofline import get_model
+from roofline import playbook
 
 NAME = "playbook-disagg"
 DEVICE, MODEL = "h100-sxm5", "llama-3.1-8b"
 
 
 def _move():
-    return disaggregation(get_model(MODEL), get_device(DEVICE), int(example("prompt_len")), int(example("batch_mid")),
+    return playbook.disaggregation(get_model(MODEL), get_device(DEVICE), int(example("prompt_len")), int(example("batch_mid")),
                           int(example("medium_context")))
 
 

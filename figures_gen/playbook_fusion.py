@@ -1,25 +1,25 @@
-"""Operator fusion on the roofline: n elementwise kernels against one fused kernel, and a prefill
+"""Operator playbook.fusion on the roofline: n elementwise kernels against one fused kernel, and a prefill
 with attention as three kernels against one fused (FlashAttention-style) kernel."""
 
 from __future__ import annotations
 
 from figures_gen import Table, _playbook
 from roofline import format as fmt
-from roofline.examples import example
-from roofline.registry.hardware import get_device
-from roofline.registry.models import get_model
-from roofline.model.playbook import attention_fusion, fusion
+from roofline import example
+from roofline import get_device
+from roofline import get_model
+from roofline import playbook
 
-NAME = "playbook-fusion"
+NAME = "playbook-playbook.fusion"
 DEVICE, MODEL = "h100-sxm5", "llama-3.1-8b"
 
 
 def _move():
-    return fusion(int(example("fusion_ops")), int(example("fusion_elements")), get_device(DEVICE))
+    return playbook.fusion(int(example("fusion_ops")), int(example("fusion_elements")), get_device(DEVICE))
 
 
 def _attention():
-    return attention_fusion(get_model(MODEL), get_device(DEVICE), int(example("medium_context")))
+    return playbook.attention_fusion(get_model(MODEL), get_device(DEVICE), int(example("medium_context")))
 
 
 def data() -> Table:

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 from figures_gen import Table, _playbook
 from roofline import format as fmt
-from roofline.examples import example
-from roofline.registry.hardware import get_device
-from roofline.registry.models import get_model
-from roofline.model.playbook import mixture_of_experts
+from roofline import example
+from roofline import get_device
+from roofline import get_model
+from roofline import playbook
 
 NAME = "playbook-moe"
 DEVICE, MODEL = "h200-sxm", "mixtral-8x7b"  # bf16 Mixtral needs more than an H100's memory
 
 
 def _move():
-    return mixture_of_experts(get_model(MODEL), get_device(DEVICE), int(example("batch_mid")))
+    return playbook.mixture_of_experts(get_model(MODEL), get_device(DEVICE), int(example("batch_mid")))
 
 
 def data() -> Table:

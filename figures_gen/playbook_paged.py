@@ -4,17 +4,17 @@ from __future__ import annotations
 
 from figures_gen import Table, _playbook
 from roofline import format as fmt
-from roofline.examples import example
-from roofline.registry.hardware import get_device
-from roofline.registry.models import get_model
-from roofline.model.playbook import paged_kv
+from roofline import example
+from roofline import get_device
+from roofline import get_model
+from roofline import playbook
 
 NAME = "playbook-paged"
 DEVICE, MODEL = "h100-sxm5", "llama-3.1-8b"
 
 
 def _move():
-    return paged_kv(get_model(MODEL), get_device(DEVICE), int(example("long_context")), int(example("medium_context")))
+    return playbook.paged_kv(get_model(MODEL), get_device(DEVICE), int(example("long_context")), int(example("medium_context")))
 
 
 def data() -> Table:

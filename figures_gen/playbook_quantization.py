@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from figures_gen import Table, _playbook
 from roofline import format as fmt
-from roofline.registry.hardware import get_device
-from roofline.registry.models import get_model
-from roofline.model.playbook import quantization
+from roofline import get_device
+from roofline import get_model
+from roofline import playbook
 
-NAME = "playbook-quantization"
+NAME = "playbook-playbook.quantization"
 DEVICE, MODEL = "h100-sxm5", "llama-3.1-8b"
 
 
 def _move():
-    return quantization(get_model(MODEL), get_device(DEVICE))
+    return playbook.quantization(get_model(MODEL), get_device(DEVICE))
 
 
 def data() -> Table:

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 from figures_gen import Table, _playbook
 from roofline import format as fmt
-from roofline.examples import example
-from roofline.registry.hardware import get_device
-from roofline.registry.models import get_model
-from roofline.model.playbook import speculative
+from roofline import example
+from roofline import get_device
+from roofline import get_model
+from roofline import playbook
 
-NAME = "playbook-speculative"
+NAME = "playbook-playbook.speculative"
 DEVICE, MODEL = "h100-sxm5", "llama-3.1-8b"
 
 
 def _move():
-    return speculative(get_model(MODEL), get_device(DEVICE), int(example("spec_draft_tokens")),
+    return playbook.speculative(get_model(MODEL), get_device(DEVICE), int(example("spec_draft_tokens")),
                        example("spec_acceptance"), int(example("medium_context")))
 
 

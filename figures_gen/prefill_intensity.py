@@ -6,11 +6,11 @@ import numpy as np
 
 from figures_gen import Table, log_ticks, point_labels
 from roofline import format as fmt
-from roofline.examples import example
-from roofline.registry.hardware import get_device
-from roofline.model.kernels import crossover_prompt_len, prefill
-from roofline.registry.models import Model, get_model
-from roofline.model.roofs import device_ridge_point
+from roofline import example
+from roofline import get_device
+from roofline import crossover_prompt_len, prefill
+from roofline import Model, get_model
+from roofline import device_ridge_point
 
 NAME = "prefill-intensity"
 MODEL = "llama-3.1-8b"

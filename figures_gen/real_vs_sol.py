@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from figures_gen import Table, narrow
 from roofline import format as fmt
-from roofline.model.measured import bandwidth_derate, reference
-from roofline.model.measured import share as share_of
-from roofline.registry.measurements import of_kind
+from roofline import measured
+from roofline import measured
+from roofline import measurements_of_kind as of_kind
 
 NAME = "real-vs-sol"
 NARROW_SIZE_IN = (5.0, 11.5)  # a row per measurement at the phone's type size
@@ -38,7 +38,7 @@ def data() -> Table:
     rows = []
     for kind in ("decode", "gemm", "bandwidth"):
         for p in of_kind(kind):
-            rows.append((p.id, kind, _label(p), p.value, reference(p), share_of(p)))
+            rows.append((p.id, kind, _label(p), p.value, measured.reference(p), measured.share(p)))
     return Table(("id", "kind", "label", "measured", "ceiling", "share_of_ceiling"), tuple(rows))
 
 
@@ -55,7 +55,7 @@ def draw(fig, table: Table) -> None:
         labels = [label.replace(" · ", "\n", 1) for label in labels]
     ax.set_yticks(y, labels, fontsize=6.2)
     ax.axvline(100, color="#333", lw=1)
-    derate = bandwidth_derate() * 100
+    derate = measured.bandwidth_derate() * 100
     ax.axvline(derate, color="#3f51b5", ls="--", lw=1)
     ax.annotate("derated bandwidth", (derate, y[0] + 0.6), ha="right", fontsize=7, color="#3f51b5",
                 xytext=(-3, 0), textcoords="offset points", annotation_clip=False)
@@ -66,7 +66,7 @@ def draw(fig, table: Table) -> None:
 
 
 def _spread(kind: str) -> tuple[float, float]:
-    shares = [share_of(p) for p in of_kind(kind)]
+    shares = [measured.share(p) for p in of_kind(kind)]
     return min(shares), max(shares)
 
 
@@ -78,9 +78,9 @@ def alt() -> str:
             f"{fmt.percent(dlo)} to {fmt.percent(dhi)} of the speed of light; large GEMMs reach "
             f"{fmt.percent(glo)} to {fmt.percent(ghi)} of the dense peak; sustained bandwidth reaches "
             f"{fmt.percent(blo)} to {fmt.percent(bhi)} of spec, with a median of "
-            f"{fmt.percent(bandwidth_derate())}, drawn as a dashed line.")
+            f"{fmt.percent(measured.bandwidth_derate())}, drawn as a dashed line.")
 
 
 def caption() -> str:
     return (f"How close published systems get to the package's ceilings. The dashed line is the median "
-            f"bandwidth share, {fmt.percent(bandwidth_derate())}, which the derated columns use.")
+            f"bandwidth share, {fmt.percent(measured.bandwidth_derate())}, which the derated columns use.")

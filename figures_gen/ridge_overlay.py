@@ -6,8 +6,8 @@ import numpy as np
 
 from figures_gen import Table, log_ticks
 from roofline import format as fmt
-from roofline.registry.hardware import devices, get_device
-from roofline.model.roofs import attainable_flop_per_s, device_ridge_point
+from roofline import devices, get_device
+from roofline import attainable_flop_per_s, device_ridge_point
 
 NAME = "ridge-overlay"
 #: Devices drawn, by registry id; a spread of ridges from low to high.

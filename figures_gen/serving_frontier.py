@@ -8,11 +8,11 @@ from functools import lru_cache
 from figures_gen import Table, log_ticks
 from roofline import format as fmt
 from roofline import frontier, pareto
-from roofline.examples import example
-from roofline.model.formats import Formats
-from roofline.model.serving import Workload, disaggregated
-from roofline.registry.hardware import get_device
-from roofline.registry.models import get_model
+from roofline import example
+from roofline import Formats
+from roofline import Workload, disaggregated
+from roofline import get_device
+from roofline import get_model
 
 NAME = "serving-frontier"
 DEVICE, MODEL = "h100-sxm5", "llama-3.1-70b"

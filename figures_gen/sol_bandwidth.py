@@ -6,9 +6,9 @@ import numpy as np
 
 from figures_gen import Table, log_ticks
 from roofline import format as fmt
-from roofline.registry.hardware import devices
-from roofline.model.kernels import decode
-from roofline.registry.models import get_model
+from roofline import devices
+from roofline import decode
+from roofline import get_model
 
 NAME = "sol-bandwidth"
 MODELS = ("llama-3.1-8b", "llama-3.1-70b")
@@ -20,7 +20,7 @@ LABELLED = ("l4", "rtx-4090", "m4-max", "a100-sxm4-80gb", "h100-sxm5", "h200-sxm
 
 def weight_bytes_per_token(m, weight_dtype: str) -> float:
     """Weight bytes a batch-1 decode step reads (the kernel model's; no device enters them)."""
-    from roofline.model.formats import Formats
+    from roofline import Formats
     return float(decode(m, next(iter(devices().values())), 1, 1, Formats.of(weight_dtype)).weight_bytes)
 
 

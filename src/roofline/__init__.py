@@ -62,6 +62,8 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "frontier": ("roofline.model.serving", "frontier"),
     "pareto": ("roofline.model.serving", "pareto"),
     "best_under_targets": ("roofline.model.serving", "best_under_targets"),
+    "disaggregated": ("roofline.model.serving", "disaggregated"),
+    "memory_cap": ("roofline.model.serving", "memory_cap"),
     "Layout": ("roofline.model.parallel", "Layout"),
     # the site's named example workloads
     "example": ("roofline.examples", "example"),

@@ -167,7 +167,7 @@ def error_banner_into(page: bytes, error: str) -> bytes:
     """`page` with the build error shown at the top of its body (escaped: the error may quote a spec file).
 
     >>> error_banner_into(b"<body><p>x</p></body>", "hardware.toml: <b>")[:60]
-    b'<body><div role="alert" style="position:sticky;top:0;z-index:'
+    b'<body><div role="alert" style="position:sticky;top:0;z-index'
     """
     if not error:
         return page

@@ -1,5 +1,8 @@
 """Docstring examples run under pytest (`--doctest-modules`) with the package's public face in scope.
 
+Here, inside the package, so pytest imports it as `roofline.conftest`, never as a second top-level
+`conftest` beside tests/conftest.py; the wheel leaves it out (pyproject.toml).
+
 A module's own names win: `parallel.decode`'s example means that module's `decode`.
 """
 
@@ -14,6 +17,3 @@ def _public_face(request):
 
         for name in roofline.__all__:
             test.globs.setdefault(name, getattr(roofline, name))
-
-# gen-files scripts generate pages when imported: they run inside a build, never as modules here.
-collect_ignore_glob = ["roofline_site/gen/*.py"]
