@@ -1,4 +1,4 @@
-"""Operator playbook.fusion on the roofline: n elementwise kernels against one fused kernel, and a prefill
+"""Operator fusion on the roofline: n elementwise kernels against one fused kernel, and a prefill
 with attention as three kernels against one fused (FlashAttention-style) kernel."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from roofline import get_device
 from roofline import get_model
 from roofline import playbook
 
-NAME = "playbook-playbook.fusion"
+NAME = "playbook-fusion"
 DEVICE, MODEL = "h100-sxm5", "llama-3.1-8b"
 
 

@@ -8,7 +8,7 @@ from roofline import get_device
 from roofline import get_model
 from roofline import playbook
 
-NAME = "playbook-playbook.quantization"
+NAME = "playbook-quantization"
 DEVICE, MODEL = "h100-sxm5", "llama-3.1-8b"
 
 

@@ -9,7 +9,7 @@ from roofline import get_device
 from roofline import get_model
 from roofline import playbook
 
-NAME = "playbook-playbook.speculative"
+NAME = "playbook-speculative"
 DEVICE, MODEL = "h100-sxm5", "llama-3.1-8b"
 
 
