@@ -180,9 +180,9 @@ def _mark(out: list[str], table: _Open) -> None:
         extra = f' data-label="{table.headers[column]}"' if column < len(table.headers) and column else ""
         if column and table.longest.get(column, 0) > LONG_CELL_CHARS:
             extra += " data-rl-long"
-        out[index] = tag[:3] + extra + tag[3:]
+        out[index] = tag[:-1] + extra + ">"  # at the end: the tag's own attributes keep their place
     if len(table.headers) >= CARDS_FROM_COLUMNS:
-        out[table.at] = out[table.at][:6] + " data-rl-cards" + out[table.at][6:]
+        out[table.at] = out[table.at][:-1] + " data-rl-cards>"
 
 
 #: The devices a teaching page's per-device table shows (one or two of each kind a reader is likely
