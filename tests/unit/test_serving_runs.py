@@ -127,7 +127,7 @@ def test_table_ratios_and_median_are_recomputed_from_the_toml():
     shares = []
     for row, e in zip(rows, RAW):
         cells = row[len("<tr><td"):].split("<td")
-        published, ceiling_cell, share_cell = (float(SPAN.search(cells[i]).group(1)) for i in (7, 8, 10))
+        published, ceiling_cell, share_cell = (float(SPAN.search(cells[i]).group(1)) for i in (2, 3, 1))  # name, share, published, ceiling, ...
         assert published == _published_per_device(e), e["id"]
         expected_share = _published_per_device(e) / ceiling_cell
         assert share_cell == pytest.approx(expected_share, rel=1e-12), e["id"]
@@ -145,10 +145,10 @@ def test_the_tp2_row_per_gpu_and_its_share():
     # 6,378 tokens/s on two H100s = 3,189 per GPU; the table's share is 3,189 ÷ the ceiling per GPU.
     row = next(r for r, e in zip(_table_rows(), RAW) if e["id"] == "trtllm-1.0-h100-llama-3.3-70b-128-128")
     cells = row[len("<tr><td"):].split("<td")
-    assert float(SPAN.search(cells[7]).group(1)) == 3189
-    ceiling_per_gpu = float(SPAN.search(cells[8]).group(1))
-    assert float(SPAN.search(cells[10]).group(1)) == pytest.approx(3189 / ceiling_per_gpu, rel=1e-12)
-    assert html.unescape(cells[4]).startswith(">fp8/fp8/fp8‡")
+    assert float(SPAN.search(cells[2]).group(1)) == 3189
+    ceiling_per_gpu = float(SPAN.search(cells[3]).group(1))
+    assert float(SPAN.search(cells[1]).group(1)) == pytest.approx(3189 / ceiling_per_gpu, rel=1e-12)
+    assert html.unescape(cells[7]).startswith(">fp8/fp8/fp8‡")
 
 
 def test_a_run_above_its_ceiling_is_caught(tmp_path, monkeypatch):

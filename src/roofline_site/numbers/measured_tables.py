@@ -150,23 +150,22 @@ def serving_table(page: str = "", records: list | None = None) -> Raw:
     t = _Table(page, records, "table('measured-serving')", "published serving runs against the serving ceiling")
     runs = list(serving_measurements().values())
     rows = []
-    for i, r in enumerate(runs, 1):
+    for r in runs:
         model = esc_text(r.model_name) + (STAND_IN if r.measured_model else "")
         where = esc_text(r.measured_on or r.device.name) + (STAND_IN if r.measured_on else "")
         # Where the source states no layout, the layout shown is the one the ceiling took (the best).
         layout = (esc_text(ceiling(r).point.layout_name) + ASSUMED) if "layout" in r.assumed else esc_text(r.layout_name)
-        rows.append([(str(i), float(i)), f"{model} on {r.devices} × {where}", esc_text(f"{r.engine}, {r.date}"),
-                     layout, _serving_formats(r), (f"{r.input_tokens}/{r.output_tokens}", float(r.input_tokens)),
-                     (_serving_requests(r), float(r.concurrency or 0)),
+        # The row's name first (kept in view), the headline ratio second (the site's table rule).
+        rows.append([f"{model} on {r.devices} × {where}", t.value(serving_run_share(r.id), 0.01, 2, popover=True),
                      t.value(serving_run_published(r.id), digits=6), t.value(serving_run_ceiling(r.id), digits=3),
-                     t.value(serving_run_expected(r.id), digits=3),
-                     t.value(serving_run_share(r.id), 0.01, 2, popover=True),
-                     esc_link(r.engine, r.source_url)])
-    table = html_table([Column("#"), Column("Run", numeric=False), Column("Engine, date", numeric=False),
+                     t.value(serving_run_expected(r.id), digits=3), esc_text(f"{r.engine}, {r.date}"),
+                     layout, _serving_formats(r), (f"{r.input_tokens}/{r.output_tokens}", float(r.input_tokens)),
+                     (_serving_requests(r), float(r.concurrency or 0)), esc_link(r.engine, r.source_url)])
+    table = html_table([Column("Run", numeric=False), Column("Published ÷ ceiling", "%"),
+                        Column("Published", "tokens/s per device"), Column("Ceiling", "tokens/s per device"),
+                        Column("Expected", "tokens/s per device"), Column("Engine, date", numeric=False),
                         Column("Layout", numeric=False), Column("Weights/activations/KV", numeric=False),
                         Column("In/out", "tokens"), Column("Requests in flight"),
-                        Column("Published", "tokens/s per device"), Column("Ceiling", "tokens/s per device"),
-                        Column("Expected", "tokens/s per device"), Column("Published ÷ ceiling", "%"),
                         Column("Source", numeric=False)], rows, "Published serving runs against the serving ceiling")
     sources: dict[str, list] = {}
     for r in runs:
