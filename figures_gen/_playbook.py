@@ -14,8 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from figures_gen import Table, log_ticks, point_labels
-from roofline import format as fmt
-from roofline import playbook
+from roofline import format as fmt, playbook
 
 COLUMNS = ("series", "point", "flops", "bytes", "arithmetic_intensity_flop_per_byte", "attained_flop_per_s",
            "time_s", "peak_flop_per_s", "bandwidth_bytes_per_s")

@@ -5,11 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from figures_gen import Table, log_ticks, narrow
-from roofline import format as fmt
-from roofline import example
-from roofline import critical_batch, decode, max_batch_that_fits
-from roofline import get_device
-from roofline import get_model
+from roofline import (
+    critical_batch, decode, example, format as fmt, get_device, get_model, max_batch_that_fits,
+)
 
 NAME = "batch-sweep"
 NARROW_SIZE_IN = (5.0, 8.4)  # two panels stacked

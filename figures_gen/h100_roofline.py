@@ -5,12 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from figures_gen import Table, log_ticks, narrow
-from roofline import format as fmt
-from roofline import example
-from roofline import get_device
-from roofline import decode as decode_step, prefill
-from roofline import get_model
-from roofline import attainable_flop_per_s, device_ridge_point
+from roofline import (
+    attainable_flop_per_s, decode as decode_step, device_ridge_point, example, format as fmt,
+    get_device, get_model, prefill,
+)
 
 NAME = "h100-roofline"
 DEVICE, MODEL = "h100-sxm5", "llama-3.1-8b"

@@ -5,9 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from figures_gen import Table, log_ticks, point_labels
-from roofline import format as fmt
-from roofline import devices, get_device
-from roofline import device_ridge_point
+from roofline import device_ridge_point, devices, format as fmt, get_device
 
 NAME = "hardware-map"
 #: Devices whose ridges are drawn as diagonal guides, and which get a label.

@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 from figures_gen import Table, key_labels, log_ticks, narrow
-from roofline import format as fmt
-from roofline import example
-from roofline import get_device
-from roofline import decode as decode_step, prefill
-from roofline import matmul_cost, matmul_cost_intro_convention
-from roofline import get_model
-from roofline import device_ridge_point
+from roofline import (
+    decode as decode_step, device_ridge_point, example, format as fmt, get_device, get_model,
+    matmul_cost, matmul_cost_intro_convention, prefill,
+)
 
 NAME = "intensity-line"
 NARROW_SIZE_IN = (5.0, 3.4)  # the points numbered, their names listed under the figure

@@ -5,12 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from figures_gen import Table, log_ticks
-from roofline import format as fmt
-from roofline import example
-from roofline import get_device
-from roofline import kv_bytes_per_token
-from roofline import decode, usable_memory_bytes, weight_bytes_per_token
-from roofline import get_model
+from roofline import (
+    decode, example, format as fmt, get_device, get_model, kv_bytes_per_token, usable_memory_bytes,
+    weight_bytes_per_token,
+)
 
 NAME = "kv-context"
 DEVICE, MODEL = "h100-sxm5", "llama-3.1-8b"

@@ -3,11 +3,7 @@
 from __future__ import annotations
 
 from figures_gen import Table, log_ticks
-from roofline import format as fmt
-from roofline import example
-from roofline import parallel
-from roofline import get_device
-from roofline import get_model
+from roofline import example, format as fmt, get_device, get_model, parallel
 
 NAME = "many-chips-tp"
 DEVICE, MODEL = "h200-sxm", "llama-3.1-70b"

@@ -9,10 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from figures_gen import Table, log_ticks
-from roofline import format as fmt
-from roofline import get_device
-from roofline import measure
-from roofline import attainable_flop_per_s
+from roofline import attainable_flop_per_s, format as fmt, get_device, measure
 
 NAME = "measured-roofline"
 #: The spec roofline drawn for scale: a whole server socket of the CPU family the example ran on.

@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 from figures_gen import Table, _playbook
-from roofline import format as fmt
-from roofline import get_device
-from roofline import get_model
-from roofline import playbook
+from roofline import format as fmt, get_device, get_model, playbook
 
 NAME = "playbook-quantization"
 DEVICE, MODEL = "h100-sxm5", "llama-3.1-8b"

@@ -5,12 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from figures_gen import Table, log_ticks, point_labels
-from roofline import format as fmt
-from roofline import example
-from roofline import get_device
-from roofline import crossover_prompt_len, prefill
-from roofline import Model, get_model
-from roofline import device_ridge_point
+from roofline import (
+    crossover_prompt_len, device_ridge_point, example, format as fmt, get_device, get_model, Model,
+    prefill,
+)
 
 NAME = "prefill-intensity"
 MODEL = "llama-3.1-8b"

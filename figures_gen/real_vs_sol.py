@@ -7,10 +7,7 @@ from src/roofline/data/measurements.toml; the dashed line is the derated bandwid
 from __future__ import annotations
 
 from figures_gen import Table, narrow
-from roofline import format as fmt
-from roofline import measured
-from roofline import measured
-from roofline import measurements_of_kind as of_kind
+from roofline import format as fmt, measured, measurements_of_kind as of_kind
 
 NAME = "real-vs-sol"
 NARROW_SIZE_IN = (5.0, 11.5)  # a row per measurement at the phone's type size

@@ -5,9 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from figures_gen import Table, log_ticks
-from roofline import format as fmt
-from roofline import devices, get_device
-from roofline import attainable_flop_per_s, device_ridge_point
+from roofline import attainable_flop_per_s, device_ridge_point, devices, format as fmt, get_device
 
 NAME = "ridge-overlay"
 #: Devices drawn, by registry id; a spread of ridges from low to high.

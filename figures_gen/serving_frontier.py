@@ -6,13 +6,10 @@ from __future__ import annotations
 from functools import lru_cache
 
 from figures_gen import Table, log_ticks
-from roofline import format as fmt
-from roofline import frontier, pareto
-from roofline import example
-from roofline import Formats
-from roofline import Workload, disaggregated
-from roofline import get_device
-from roofline import get_model
+from roofline import (
+    disaggregated, example, format as fmt, Formats, frontier, get_device, get_model, pareto,
+    Workload,
+)
 
 NAME = "serving-frontier"
 DEVICE, MODEL = "h100-sxm5", "llama-3.1-70b"

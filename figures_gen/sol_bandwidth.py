@@ -5,10 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from figures_gen import Table, log_ticks
-from roofline import format as fmt
-from roofline import devices
-from roofline import decode
-from roofline import get_model
+from roofline import decode, devices, format as fmt, get_model
 
 NAME = "sol-bandwidth"
 MODELS = ("llama-3.1-8b", "llama-3.1-70b")
