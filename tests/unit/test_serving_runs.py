@@ -173,7 +173,7 @@ def test_bad_token_arguments_are_one_sentence():
         q.serving_runs_stat("mean")
     with pytest.raises(InputError, match=r"^serving_run_number: field must be one of"):
         q.serving_run_number("oci-vllm-mi300x-llama-3.1-405b-batch-1", "price")
-    with pytest.raises(InputError, match=r"^no published serving run from engine 'SGLang'$"):
+    with pytest.raises(InputError, match=r"^no published serving run with engine 'SGLang'$"):
         q.serving_runs_stat("median", engine="SGLang")
     with pytest.raises(InputError, match=r"unknown serving measurement 'oci-vllm'"):
         q.serving_run_share("oci-vllm")
@@ -190,12 +190,27 @@ def test_expected_is_labelled_an_estimate_and_every_number_states_its_workload()
 
 
 def test_stats_by_model_cover_only_that_model():
-    # The Qwen3-235B-A22B runs: nine TensorRT-LLM rows (the H100's 128/128 cell is empty on the page).
-    assert q.serving_runs_stat("max", model="qwen3-235b-a22b").label.startswith("highest of published ÷ ceiling over all 9")
+    # The Qwen3-235B-A22B runs: nine FP8 TensorRT-LLM rows on H100 and H200 (the H100's 128/128
+    # cell is empty on the page) and three NVFP4 rows on B200 (128/2048, 1000/1000, 2048/2048).
+    assert q.serving_runs_stat("max", model="qwen3-235b-a22b").label.startswith("highest of published ÷ ceiling over all 12")
     qwen = [ceiling(get_serving(e["id"])).share for e in RAW if e["model"] == "qwen3-235b-a22b"]
     assert float(q.serving_runs_stat("max", model="qwen3-235b-a22b")) == max(qwen)
-    with pytest.raises(InputError, match=r"^no published serving run of model 'qwen3-235b-a22b' from engine 'vLLM'$"):
+    with pytest.raises(InputError, match=r"^no published serving run with engine 'vLLM', model 'qwen3-235b-a22b'$"):
         q.serving_runs_stat("median", engine="vLLM", model="qwen3-235b-a22b")
+
+
+def test_stats_by_weight_format_cover_only_that_format():
+    # The page's Blackwell columns recorded: Llama 3.3 70B on B200 (4 lengths) and GB200 (2),
+    # Llama 3.1 405B on four B200s (3), Qwen3-235B-A22B on eight B200s (3), Qwen3-30B-A3B on one
+    # B200 (2): 14 NVFP4 runs, every one on a device with an FP4 peak and FP4 activations.
+    nvfp4 = [e for e in RAW if e["weight_format"] == "nvfp4"]
+    assert len(nvfp4) == 14 and float(q.serving_runs_count(weight_format="nvfp4")) == 14
+    assert all(e["device"] in ("b200", "gb200-per-gpu") and e["activation_format"] == "fp4" for e in nvfp4)
+    shares = sorted(ceiling(get_serving(e["id"])).share for e in nvfp4)
+    assert float(q.serving_runs_stat("median", weight_format="nvfp4")) == statistics.median(shares)
+    assert float(q.serving_runs_stat("min", weight_format="nvfp4")) == shares[0]
+    with pytest.raises(InputError, match=r"^no published serving run with engine 'vLLM', weight format 'nvfp4'$"):
+        q.serving_runs_stat("median", engine="vLLM", weight_format="nvfp4")
 
 
 def test_the_bound_token_names_what_binds_the_ceiling():

@@ -111,14 +111,22 @@ def above_ceiling(threshold: float = 1.0) -> list[RunCeiling]:
     return [c for c in all_ceilings() if c.share >= threshold]
 
 
-def share_stats(engine: str | None = None, expected: bool = False, model: str | None = None) -> dict[str, float]:
+def selected(engine: str | None = None, model: str | None = None,
+             weight_format: str | None = None) -> list[RunCeiling]:
+    """Every run, or those of one engine, one registry model and/or one weight format (AND)."""
+    return [c for c in all_ceilings()
+            if (engine is None or c.run.engine == engine) and (model is None or c.run.model_id == model)
+            and (weight_format is None or c.run.weight_format == weight_format)]
+
+
+def share_stats(engine: str | None = None, expected: bool = False, model: str | None = None,
+                weight_format: str | None = None) -> dict[str, float]:
     """Median, quartiles (inclusive method), minimum and maximum of published ÷ ceiling (or ÷ expected)
-    over every run, or one engine's, or one registry model's."""
-    values = sorted(c.expected_share if expected else c.share for c in all_ceilings()
-                    if (engine is None or c.run.engine == engine) and (model is None or c.run.model_id == model))
+    over every run, or the runs `selected` by engine, model and weight format."""
+    values = sorted(c.expected_share if expected else c.share for c in selected(engine, model, weight_format))
     if not values:
-        raise InputError(f"no published serving run from engine {engine!r}" if model is None else
-                         f"no published serving run of model {model!r}" + (f" from engine {engine!r}" if engine else ""))
+        what = ", ".join(f"{k} {v!r}" for k, v in (("engine", engine), ("model", model), ("weight format", weight_format)) if v)
+        raise InputError(f"no published serving run{' with ' + what if what else ''}")
     q1, _, q3 = statistics.quantiles(values, n=4, method="inclusive") if len(values) > 1 else (values[0],) * 3
     return {"median": statistics.median(values), "q1": q1, "q3": q3, "min": values[0], "max": values[-1],
             "count": float(len(values))}

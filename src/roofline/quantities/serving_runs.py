@@ -107,22 +107,22 @@ def serving_run_expected_share(ident: str, digits: int = 2) -> Quantity:
 
 
 def serving_runs_stat(stat: str = "median", engine: str | None = None, expected: bool = False,
-                      digits: int = 2, model: str | None = None) -> Quantity:
+                      digits: int = 2, model: str | None = None, weight_format: str | None = None) -> Quantity:
     """The median, a quartile, the lowest or the highest of published ÷ ceiling (÷ expected with
-    `expected`) over every published serving run, or one engine's, or one registry model's."""
+    `expected`) over every published serving run, or those of one engine, registry model and/or
+    weight format."""
     from roofline.errors import InputError
-    from roofline.model.serving_runs import all_ceilings, share_stats
+    from roofline.model.serving_runs import selected, share_stats
 
     if stat not in _STATS:
         raise InputError(f"serving_runs_stat: stat must be one of {', '.join(_STATS)}, got {stat!r}")
-    stats = share_stats(engine, expected, model)
+    stats = share_stats(engine, expected, model, weight_format)
     who = " ".join(x for x in (f"{engine}'s" if engine else "all", str(int(stats["count"])),
-                               f"{model}" if model else "") if x)
+                               f"{model}" if model else "", f"{weight_format}-weight" if weight_format else "") if x)
     counts: dict[tuple[str, str], int] = {}
-    for c in all_ceilings():
-        if (engine is None or c.run.engine == engine) and (model is None or c.run.model_id == model):
-            key = (c.run.source_title, c.run.source_url)
-            counts[key] = counts.get(key, 0) + 1
+    for c in selected(engine, model, weight_format):
+        key = (c.run.source_title, c.run.source_url)
+        counts[key] = counts.get(key, 0) + 1
     sources = tuple(Input(f"published serving runs from {t}", float(n), "", Source(t, u))
                     for (t, u), n in counts.items())
     kind = "expected" if expected else "ceiling"
@@ -148,12 +148,14 @@ def serving_run_number(ident: str, field: str) -> Quantity:
                     (_published_input(run),), 5)
 
 
-def serving_runs_count(engine: str | None = None) -> Quantity:
-    """How many published serving runs the page compares (one engine's, with `engine`)."""
+def serving_runs_count(engine: str | None = None, weight_format: str | None = None) -> Quantity:
+    """How many published serving runs the page compares (one engine's and/or one weight format's)."""
     from roofline.registry.measurements import serving_measurements
 
-    n = sum(1 for r in serving_measurements().values() if engine is None or r.engine == engine)
-    return Quantity(float(n), "", f"published serving runs{f' from {engine}' if engine else ''}",
+    n = sum(1 for r in serving_measurements().values()
+            if (engine is None or r.engine == engine) and (weight_format is None or r.weight_format == weight_format))
+    which = "".join((f" from {engine}" if engine else "", f" with {weight_format} weights" if weight_format else ""))
+    return Quantity(float(n), "", f"published serving runs{which}",
                     "count of [[serving]] entries in measurements.toml", (), 3)
 
 
