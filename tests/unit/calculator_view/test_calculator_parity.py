@@ -31,8 +31,8 @@ from roofline.errors import InputError, RooflineError
 from roofline.model import kernels
 from roofline.registry.hardware import devices, get_device
 from roofline.registry.models import get_model, models
+from tests.conftest import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 CALC_DIR = ROOT / "docs" / "assets" / "calculator"
 FIXTURES = ROOT / "tests" / "fixtures" / "configs"
 REL = 1e-9

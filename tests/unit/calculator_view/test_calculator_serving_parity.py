@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import math
 import shutil
-from pathlib import Path
 
 import pytest
 
@@ -23,8 +22,8 @@ from roofline.calculator_view import _model_record, registry_json, serving
 from roofline.errors import RooflineError
 from roofline.registry.hardware import get_device
 from roofline.registry.models import get_model
+from tests.conftest import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 CALC_DIR = ROOT / "docs" / "assets" / "calculator"
 REL = 1e-9
 

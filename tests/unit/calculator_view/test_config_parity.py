@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import shutil
-from pathlib import Path
 
 import pytest
 
@@ -19,8 +18,8 @@ from roofline.calculator_view import _model_record, registry_json
 from roofline.configs import read_config_doc
 from roofline.errors import InputError
 from roofline.model.formats import choose_weight_format
+from tests.conftest import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 CALC_DIR = ROOT / "docs" / "assets" / "calculator"
 FIXTURES = ROOT / "tests" / "fixtures" / "configs"
 

@@ -13,8 +13,8 @@ import re
 from pathlib import Path
 
 import pytest
+from tests.conftest import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "tests" / "fixtures" / "hostile"
 SPEC_FAULTS = json.loads((CORPUS / "spec_faults.json").read_text(encoding="utf-8"))["cases"]
 CLI = json.loads((CORPUS / "cli_faults.json").read_text(encoding="utf-8"))

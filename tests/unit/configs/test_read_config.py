@@ -10,7 +10,6 @@ import json
 import math
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -22,8 +21,9 @@ from roofline.model.accounting import kv_bytes_per_token
 from roofline.model.kernels import decode
 from roofline.registry.hardware import get_device
 from roofline.registry.models import get_model, models
+from tests.conftest import ROOT
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "configs"
+FIXTURES = ROOT / "tests" / "fixtures" / "configs"
 GOOD = sorted(p for p in FIXTURES.glob("*.json") if not p.name.startswith("broken-"))
 
 

@@ -7,6 +7,7 @@ import re
 import pytest
 
 import figures_gen
+from tests.conftest import ROOT
 
 DECODE = re.compile(r"\bdecode\b", re.I)
 
@@ -28,9 +29,7 @@ def test_the_number_lines_decode_labels_name_their_context():
 
 
 def test_batchings_worked_example_and_figure_use_one_workload():
-    from pathlib import Path
-
-    page = (Path(__file__).resolve().parents[2] / "docs" / "batching.md").read_text(encoding="utf-8")
+    page = (ROOT / "docs" / "batching.md").read_text(encoding="utf-8")
     example = page[page.index("## Worked example"):page.index("## The latency")]
-    figure_context = re.search(r'ctx = example\("(\w+)"\)', (Path(figures_gen.__file__).parent / "batch_sweep.py").read_text())
+    figure_context = re.search(r'ctx = example\("(\w+)"\)', (ROOT / "figures_gen" / "batch_sweep.py").read_text())
     assert f'ctx = example("{figure_context.group(1)}")' in example

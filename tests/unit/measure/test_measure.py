@@ -16,8 +16,8 @@ import pytest
 from roofline import measure
 from roofline.measure import kernels
 from roofline.registry.hardware import get_device
+from tests.conftest import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "measurements" / measure.EXAMPLE_FILE
 
 

@@ -7,7 +7,6 @@ copied from the package's output.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -19,8 +18,9 @@ from roofline.model.formats import (SOURCE_CONFIG, SOURCE_EXPLICIT, SOURCE_REGIS
                                     parse_weight_format)
 from roofline.registry.hardware import get_device
 from roofline.registry.models import get_model
+from tests.conftest import ROOT
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "configs"
+FIXTURES = ROOT / "tests" / "fixtures" / "configs"
 H100 = get_device("h100-sxm5")
 
 # ------------------------------------------------------------------ hand derivations --

@@ -12,7 +12,6 @@ from __future__ import annotations
 import csv
 import io
 import math
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -25,8 +24,8 @@ from roofline.errors import InputError
 from roofline.examples import example
 from roofline.registry.hardware import get_device
 from roofline.registry.models import Model, get_model
+from tests.conftest import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 H100_PEAK, H100_FP8, H100_FP32, H100_BW = 989.4e12, 1978.9e12, 67e12, 3.35e12
 H100_USABLE = 81_559 * 2**20        # 85,520,809,984 B (nvidia-smi)
 RESERVE = 2 * 2**30                 # the runtime reserve, 2 GiB

@@ -10,7 +10,6 @@ import math
 import re
 import statistics
 import tomllib
-from pathlib import Path
 
 import pytest
 
@@ -21,8 +20,9 @@ from roofline.model.serving_runs import DOUBT_SHARE, above_ceiling, ceiling
 from roofline.quantities.core import ClaimFailed, claim
 from roofline.registry import measurements
 from roofline.registry.measurements import get_serving
+from tests.conftest import ROOT
 
-DATA = Path(__file__).resolve().parents[2] / "src" / "roofline" / "data"
+DATA = ROOT / "src" / "roofline" / "data"
 TEXT = (DATA / "measurements.toml").read_text()
 RAW = tomllib.loads(TEXT)["serving"]
 HW = {d["id"]: d for d in tomllib.loads((DATA / "hardware.toml").read_text())["device"]}

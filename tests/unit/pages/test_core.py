@@ -13,7 +13,6 @@ import csv
 import io
 import math
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -30,7 +29,6 @@ from roofline.model.roofs import (
     device_ridge_point, ridge_point, sparse_peak_flop_per_s,
 )
 
-ROOT = Path(__file__).resolve().parents[2]
 PAGES = ("index.md", "arithmetic-intensity.md", "ridge-point.md", "memory-bandwidth.md", "decode.md")
 FIGURES = ("h100_roofline", "intensity_line", "ridge_overlay", "sol_bandwidth", "kv_context")
 

@@ -8,11 +8,10 @@ for a batch or \\(R\\) for a ridge fails here until the table (and so every page
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
+from tests.conftest import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 MATH = re.compile(r"\$\$(.*?)\$\$|\\\((.*?)\\\)", re.S)
 
 

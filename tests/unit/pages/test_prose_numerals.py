@@ -14,8 +14,8 @@ import re
 from pathlib import Path
 
 import pytest
+from tests.conftest import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 
 #: Names that contain digits. Each is a proper name or a format, never a quantity.
 ALLOWED_NAMES = [

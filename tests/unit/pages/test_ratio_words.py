@@ -14,7 +14,7 @@ import pytest
 
 from roofline.errors import InputError
 from roofline.quantities import NAMESPACE
-from tests.unit.test_prose_numerals import ROOT, STRIP, _figure_literals, _split_front_matter, prose_files
+from tests.unit.pages.test_prose_numerals import ROOT, STRIP, _figure_literals, _split_front_matter, prose_files
 
 WORDS = re.compile(r"\b(doubl(?:e|es|ed|ing)|twice|halv(?:e|es|ed|ing)|half|tripl(?:e|es|ed|ing)|thrice|"
                    r"quadrupl(?:e|es|ed))\b", re.I)

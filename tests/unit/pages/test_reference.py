@@ -3,6 +3,7 @@
 Exercise answers must be tokens equal to values derived by hand from datasheet and config.json
 numbers (the arithmetic in a comment, kernel-model steps in tests/support/hand_values.py), never
 from the package; the figures these pages add must plot what the package computes;
+from tests.conftest import ROOT
 `crossover_prompt_len` is checked against hand derivations. Figure and table checks recompute
 from the low-level `roofline` functions by a different route (brute-force sweeps instead of the
 package's bisection), never read back from the token layer the pages use.
@@ -13,7 +14,6 @@ from __future__ import annotations
 import csv
 import io
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -27,7 +27,6 @@ from roofline.model import kernels
 from roofline.model.perfect_overlap import crossover_prompt_len, prefill
 from roofline.registry.models import Model, get_model
 
-ROOT = Path(__file__).resolve().parents[2]
 PAGES = ("prefill.md", "batching.md", "hardware.md", "conventions.md")
 FIGURES = ("prefill_intensity", "batch_sweep", "hardware_map")
 

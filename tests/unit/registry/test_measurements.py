@@ -11,7 +11,6 @@ import math
 import re
 import statistics
 import tomllib
-from pathlib import Path
 
 import pytest
 
@@ -22,8 +21,9 @@ from roofline.format import percent
 from roofline.model.measured import bandwidth_derate, share
 from roofline.registry.measurements import (KINDS, get_measurement, load_measurements, of_kind,
                                    published)
+from tests.conftest import ROOT
 
-DATA = Path(__file__).resolve().parents[2] / "src" / "roofline" / "data"
+DATA = ROOT / "src" / "roofline" / "data"
 RAW = tomllib.loads((DATA / "measurements.toml").read_text())
 HW = {d["id"]: d for d in tomllib.loads((DATA / "hardware.toml").read_text())["device"]}
 ALL = [(kind, e) for kind in KINDS for e in RAW[kind]]

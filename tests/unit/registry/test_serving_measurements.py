@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 import tomllib
-from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
@@ -16,8 +15,9 @@ import pytest
 from roofline.errors import SpecError
 from roofline.registry.measurements import (ASSUMABLE, SERVING_SCENARIOS, get_serving, load_serving,
                                             serving_measurements)
+from tests.conftest import ROOT
 
-DATA = Path(__file__).resolve().parents[2] / "src" / "roofline" / "data"
+DATA = ROOT / "src" / "roofline" / "data"
 TEXT = (DATA / "measurements.toml").read_text()
 RAW = tomllib.loads(TEXT)["serving"]
 HW = {d["id"] for d in tomllib.loads((DATA / "hardware.toml").read_text())["device"]}

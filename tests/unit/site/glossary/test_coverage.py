@@ -8,15 +8,14 @@ matcher sees. tests/site/test_glossary_site.py checks the same on the built HTML
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
 from roofline_site.glossary.coverage import NOT_TERMS, TERMS_OF_ART, undefined_terms, unmentioned
 from roofline_site.glossary.entries import CATEGORIES, CATEGORY_INTROS, load_glossary
-from tests.unit.test_prose_numerals import STRIP
+from tests.unit.pages.test_prose_numerals import STRIP
+from tests.conftest import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 MIN_ENTRIES = 90  # issue 24: the breadth of peers' glossaries (Modal's GPU Glossary has about 90)
 
 # Beyond the numerals test's STRIP: what the glossary pass skips as well.

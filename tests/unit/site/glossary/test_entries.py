@@ -10,8 +10,8 @@ import pytest
 
 from roofline_site.glossary.entries import (CATEGORIES, GlossaryError, annotate_html, find_mentions, load_glossary,
                                     resolve_glossary_link)
+from tests.conftest import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 
 REQUIRED = """roofline-model arithmetic-intensity ridge-point compute-bound memory-bound memory-bandwidth peak-flops
 flops hbm tensor-core systolic-array interconnect decode prefill kv-cache batching continuous-batching

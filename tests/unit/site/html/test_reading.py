@@ -4,14 +4,13 @@ one popover placement both scripts share, and what the search index is kept from
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
 from figures_gen import display_size
 from roofline_site.html.reading import search_quiet
+from tests.conftest import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 ASSETS = ROOT / "docs" / "assets"
 
 

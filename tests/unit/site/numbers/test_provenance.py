@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import markdown as md
 import pytest
@@ -12,8 +11,8 @@ from bs4 import BeautifulSoup
 from roofline.registry.hardware import get_device
 from roofline.quantities import Input, Quantity, Source
 from roofline_site.numbers.tokens import expand, render_value
+from tests.conftest import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 PHRASING = {"span", "strong", "b", "em", "a", "abbr", "code", "sub", "sup", "small", "template"}
 
 

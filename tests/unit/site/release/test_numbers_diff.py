@@ -20,8 +20,8 @@ import pytest
 from roofline_site.release import changelog
 from roofline_site.release.numbers_diff import main
 from roofline_site.release.rows import ReleaseError
+from tests.conftest import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 GIT = ["git", "-c", "user.name=numbers-diff test", "-c", "user.email=test@example.invalid", "-c", "commit.gpgsign=false"]
 PAGE = """# Test page
 
