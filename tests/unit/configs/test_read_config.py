@@ -191,19 +191,6 @@ def test_defaults_follow_transformers():
     assert q2.qkv_bias and q2.n_window_layers == 1
 
 
-def test_quantization_formats():
-    assert (fixture("gpt-oss-20b.json").weight_format, fixture("gpt-oss-20b.json").weight_group_size) == ("mxfp4", 32)
-    assert fixture("deepseek-v3.json").weight_format == "fp8-block"
-    assert fixture("deepseek-v3.json").weight_group_size == 128 * 128
-    base = json.loads((FIXTURES / "llama-3.1-8b.json").read_text())
-    gptq = read_config({**base, "quantization_config": {"quant_method": "gptq", "bits": 4, "group_size": 128}})
-    assert (gptq.weight_format, gptq.weight_group_size) == ("int4", 128)
-    awq = read_config({**base, "quantization_config": {"quant_method": "awq", "bits": 4, "group_size": -1}})
-    assert (awq.weight_format, awq.weight_group_size) == ("int4", 0)
-    with pytest.raises(InputError, match=r"quantization_config.bits' is 3; the package models gptq at 4 or 8 bits only"):
-        read_config({**base, "quantization_config": {"quant_method": "gptq", "bits": 3}})
-
-
 BROKEN = {
     "broken-not-json.json": "not JSON",
     "broken-not-object.json": "not a model config",

@@ -1,7 +1,9 @@
-"""Issue 22 items 1, 2, 6 and 10, issue 27 item 3: a model decodes in its checkpoint's own format.
+"""Weight formats (roofline.model.formats), in one place: a model decodes in its checkpoint's own
+format; the bytes each format moves per weight and the peak it runs at; the formats a config's
+quantization_config names; one sentence for a format the package cannot honour.
 
-Every expected byte count is derived by hand below from the model's config.json shapes; none is
-copied from the package's output.
+Every expected byte count is derived by hand below from the model's config.json shapes or the
+format's published layout (OCP MX v1.0, AWQ/GPTQ); none is copied from the package's output.
 """
 
 from __future__ import annotations
@@ -14,10 +16,11 @@ from roofline.cli import main
 from roofline.configs import read_config
 from roofline.errors import InputError
 from roofline.model import kernels
+from roofline.model.kernels import decode
 from roofline.model.formats import (SOURCE_CONFIG, SOURCE_EXPLICIT, SOURCE_REGISTRY, Formats, choose_weight_format,
                                     parse_weight_format)
 from roofline.registry.hardware import get_device
-from roofline.registry.models import get_model
+from roofline.registry.models import Model, get_model
 from tests.conftest import ROOT
 
 FIXTURES = ROOT / "tests" / "fixtures" / "configs"
@@ -177,3 +180,119 @@ def test_roofline_model_leaves_gpt_oss_input_embedding_out_of_active(capsys):
     p = json.loads(capsys.readouterr().out)
     assert p["active_params"] == pytest.approx(3.61e9, rel=0.005)  # OpenAI model card, Table 1: 3.61B active
     assert p["checkpoint_weight_format"] == "mxfp4" and p["checkpoint_weight_scope"] == "experts"
+
+
+# ------------------------------------------------ bytes per weight and the peak a format runs at --
+def ops(step):
+    return {k.name: k for k in step.ops}
+
+
+def test_int4_g128_bytes_per_weight():
+    # 4 bits + an fp16 scale and a 4-bit zero point per 128 weights: 0.5 + 2.5/128
+    assert parse_weight_format("int4-g128").bytes_per_weight() == 0.5 + 2.5 / 128 == 0.51953125
+    assert parse_weight_format("int4").group_size == 128
+    assert parse_weight_format("int4-g32").bytes_per_weight() == 0.5 + 2.5 / 32
+    assert parse_weight_format("fp8").bytes_per_weight() == 1.0
+
+
+def test_int4_g128_llama31_8b_bytes_per_token():
+    """The issue's figure: ≈ 4.7 GB per token, ≈ 710 tokens/s on an H100 SXM5, ≈ 3.2× bf16.
+
+    Layer matmul weights: 32 · (4096·6144 + 4096·4096 + 3·4096·14336) = 6,979,321,856 at 0.51953125 B
+    = 3,489,660,928 + 6,979,321,856/128·2.5 (136,314,880) = 3,625,975,808 B; head 4096·128256 = 525,336,576 weights kept bf16 = 1,050,673,152 B;
+    embedding row 4096·2 = 8,192 B; norms 32·2·4096·2 + 4096·2 = 532,480 B. Total 4,677,189,632 B.
+    """
+    m, d = get_model("llama-3.1-8b"), H100
+    s = decode(m, d, 1, 1, Formats.of("int4-g128"))
+    assert s.weight_bytes == 3_625_975_808 + 1_050_673_152 + 8_192 + 532_480
+    # Speed of light from weight bytes: 3.35e12 / 4.6772e9 = 716 tokens/s; with KV and activations ≈ 715
+    assert 700 < s.tokens_per_s < 717
+    bf16 = decode(m, d, 1, 1)
+    assert s.tokens_per_s / bf16.tokens_per_s == pytest.approx(3.2, abs=0.02)
+
+
+def test_fp8_weights_and_activations_run_on_the_fp8_peak():
+    d = H100
+    k = ops(decode(get_model("llama-3.1-8b"), d, 512, 1, Formats.of("fp8", "fp8", "fp8")))
+    assert k["gate_up_proj"].peak_flop_per_s == 1978.9e12
+    assert k["lm_head"].peak_flop_per_s == 989.4e12        # the head stays 16-bit
+    int4 = ops(decode(get_model("llama-3.1-8b"), d, 512, 1, Formats.of("int4-g128")))
+    assert int4["gate_up_proj"].peak_flop_per_s == 989.4e12  # dequantized to bf16
+
+
+@pytest.mark.parametrize("text", ["int3", "int4-g100", "int4-g0", "nf4", "int4-gx"])
+def test_bad_weight_formats_name_the_choices(text):
+    with pytest.raises(InputError) as err:
+        parse_weight_format(text)
+    assert "int4" in str(err.value) or "power of two" in str(err.value)
+
+
+def test_activation_dtype_without_a_peak_is_refused():
+    with pytest.raises(InputError, match="no published fp8 peak"):
+        decode(get_model("llama-3.1-8b"), get_device("a100-sxm4-80gb"), 1, 1, Formats.of("fp8", "fp8"))
+
+
+# ------------------------------------------------------------------ mxfp4 -------------------
+def test_mxfp4_bytes_per_weight_from_the_ocp_spec():
+    # OCP MX v1.0: a block of 32 E2M1 elements (4 bits) shares one E8M0 scale (8 bits):
+    # (32 · 4 + 8) / 32 = 4.25 bits = 0.53125 bytes; no zero point.
+    f = parse_weight_format("mxfp4")
+    assert (f.element, f.group_size, f.zero_points, f.scale_bytes) == ("fp4", 32, False, 1.0)
+    assert f.bytes_per_weight() == 0.53125
+
+
+def test_mxfp4_bare_model_bytes_per_token():
+    # 8e9 weights × 0.53125 B = 4.25e9 B
+    assert kernels.weight_bytes_per_token(Model.from_param_count(8e9), "mxfp4") == 4.25e9
+
+
+def test_mxfp4_runs_dequantized_on_the_h100_and_natively_on_the_b200():
+    m = Model.from_param_count(8e9)
+    # H100: no fp4 tensor cores; mxfp4 weights with bf16 activations run at the bf16 peak.
+    h = kernels.decode(m, get_device("h100-sxm5"), 1, 1, Formats.of("mxfp4"))
+    assert h.matmul_dtype == "bf16" and h.peak_flop_per_s == 989.4e12
+    # B200 with fp4 activations: the fp4 peak, 9,000 TFLOP/s dense (144 PF sparse per 8 GPUs ÷ 8 ÷ 2).
+    b = kernels.decode(m, get_device("b200"), 1, 1, Formats.of("mxfp4", "fp4"))
+    assert b.matmul_dtype == "fp4" and b.peak_flop_per_s == 9000e12
+    # With bf16 activations the B200 dequantizes too.
+    assert kernels.decode(m, get_device("b200"), 1, 1, Formats.of("mxfp4")).matmul_dtype == "bf16"
+    with pytest.raises(InputError, match="no published fp4 peak"):
+        kernels.decode(m, get_device("h100-sxm5"), 1, 1, Formats.of("mxfp4", "fp4"))
+
+
+def test_mxfp4_head_stays_bf16():
+    # gpt-oss keeps its embedding and head in bf16: Llama 3.1 8B's head 128,256 × 4,096 × 2 B.
+    s = kernels.decode(get_model("llama-3.1-8b"), get_device("h100-sxm5"), 1, 1, Formats.of("mxfp4"))
+    head = next(k for k in s.ops if k.name == "lm_head")
+    assert head.weight_bytes == 128_256 * 4_096 * 2
+
+
+def test_cli_accepts_mxfp4_and_refuses_fp4_without_a_peak(capsys):
+    from roofline.cli import main
+
+    assert main(["decode", "--model", "llama-3.1-8b", "--hardware", "h100-sxm5", "--weight-format", "mxfp4",
+                 "--json"]) == 0
+    capsys.readouterr()
+    assert main(["decode", "--model", "llama-3.1-8b", "--hardware", "h100-sxm5", "--weight-format", "mxfp4",
+                 "--activation-dtype", "fp4"]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert "fp4" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+# ------------------------------------------------------------ a config's quantization_config --
+def fixture(name: str):
+    return read_config(FIXTURES / name)
+
+
+def test_quantization_formats():
+    assert (fixture("gpt-oss-20b.json").weight_format, fixture("gpt-oss-20b.json").weight_group_size) == ("mxfp4", 32)
+    assert fixture("deepseek-v3.json").weight_format == "fp8-block"
+    assert fixture("deepseek-v3.json").weight_group_size == 128 * 128
+    base = json.loads((FIXTURES / "llama-3.1-8b.json").read_text())
+    gptq = read_config({**base, "quantization_config": {"quant_method": "gptq", "bits": 4, "group_size": 128}})
+    assert (gptq.weight_format, gptq.weight_group_size) == ("int4", 128)
+    awq = read_config({**base, "quantization_config": {"quant_method": "awq", "bits": 4, "group_size": -1}})
+    assert (awq.weight_format, awq.weight_group_size) == ("int4", 0)
+    with pytest.raises(InputError, match=r"quantization_config.bits' is 3; the package models gptq at 4 or 8 bits only"):
+        read_config({**base, "quantization_config": {"quant_method": "gptq", "bits": 3}})
