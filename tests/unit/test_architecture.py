@@ -133,8 +133,8 @@ def _mirror_faults(unit: Path) -> list[str]:
     faults = []
     for path in sorted(unit.rglob("*")):
         rel = path.relative_to(unit)
-        if "__pycache__" in rel.parts:
-            continue
+        if any(part == "__pycache__" or part.startswith(".") for part in rel.parts):
+            continue  # caches a run leaves (.hypothesis, .pytest_cache), never tests
         if path.is_file():
             if len(rel.parts) == 1 and rel.name not in UNIT_TOP:
                 faults.append(f"{rel}: a test file goes in the folder of what it tests")

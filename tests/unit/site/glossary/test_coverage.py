@@ -91,11 +91,11 @@ def test_a_listed_term_of_art_without_an_entry_is_reported(glossary):
     # Drop the goodput entry: the same sentence now names a term of art nobody defines.
     from dataclasses import replace
 
-    from roofline_site.glossary.entries import _compile
+    from roofline_site.glossary.matching import compile_matcher
 
     entries = tuple(e for e in glossary.entries if e.slug != "goodput")
-    pattern, groups = _compile(entries)
-    fewer = replace(glossary, entries=entries, _pattern=pattern, _group_slug=groups)
+    matcher, groups = compile_matcher(entries)
+    fewer = replace(glossary, entries=entries, matcher=matcher, group_slug=groups)
     assert undefined_terms(glossary, "Goodput counts requests on time.") == set()
     assert undefined_terms(fewer, "Goodput counts requests on time.") == {"goodput"}
 
