@@ -3,7 +3,7 @@
 The site's interactive calculator re-implements the per-kernel model (roofline.model.kernels)
 in JavaScript (docs/assets/calculator/kernels.js) and reads its data from `registry_json()`,
 written at build time to calculator/registry.json. `calculate()` is the reference the
-JavaScript is parity-tested against (tests/unit/test_calculator_parity.py).
+JavaScript is parity-tested against (tests/unit/calculator_view/test_calculator_parity.py).
 
 >>> calculate(get_device("h100-sxm5"), Model.from_param_count(8e9))["tokens_per_s"]  # 3.35e12 / 16e9
 209.375

@@ -12,8 +12,8 @@ import pytest
 
 from tests.support.browser import CHROMIUM, CHROMIUM_FLAGS, LAPTOP, browser_missing, build_site
 from tools.server import serve
+from tests.conftest import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="session")

@@ -15,8 +15,8 @@ import time
 from pathlib import Path
 
 import pytest
+from tests.conftest import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 HOOK = ROOT / "src" / "roofline_site" / "hooks" / "build_hook.py"
 QUIET = {"NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true"}
 

@@ -15,6 +15,7 @@ from roofline import format as fmt
 from roofline.calculator_view import calculate, custom_device, custom_model, registry_json
 from roofline.registry.hardware import get_device
 from roofline.registry.models import get_model
+from tests.conftest import ROOT
 
 pytestmark = pytest.mark.browser
 
@@ -414,11 +415,9 @@ def test_the_page_does_not_jump_when_the_calculator_appears(page):
 def test_your_model_from_a_pasted_or_dropped_config(page):
     # Issue 15: a config.json read in the browser, the same numbers as the package, a link that
     # carries the parsed fields (never the file), a bad config refused beside the field.
-    from pathlib import Path
-
     from roofline.configs import read_config
 
-    fixtures = Path(__file__).resolve().parents[1] / "fixtures" / "configs"
+    fixtures = ROOT / "tests" / "fixtures" / "configs"
     open_calc(page)
     field(page, "model").select_option("config")
     area = page.locator(".rl-calc .rl-calc-config").nth(0).locator(".rl-calc-cfgtext")
@@ -515,9 +514,7 @@ def test_awq_and_gptq_configs_run_in_their_own_format(page):
     # 0.5 B + a 2-byte fp16 scale and a 0.5-byte packed zero per 128 weights) = 0.5195 B each: 3.626 GB;
     # the output head 128256·4096 stays bf16: 1.051 GB; norms and one embedding row ~0.5 MB.
     # 4.677 GB a step, against 2 · (6.979e9 + 0.525e9) = 15.01 GB in bf16: 15.01 / 4.677 = 3.21×.
-    from pathlib import Path
-
-    fixtures = Path(__file__).resolve().parents[1] / "fixtures" / "configs"
+    fixtures = ROOT / "tests" / "fixtures" / "configs"
     open_calc(page)
     field(page, "model").select_option("config")
     field(page, "ctx").fill("1")

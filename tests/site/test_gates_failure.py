@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from tools.bench import copy_project
+from tests.conftest import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 PREVIOUS = "<html><body>the previous site</body></html>"
 
 

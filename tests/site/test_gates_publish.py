@@ -1,10 +1,9 @@
 """Gate 9: the GitHub Actions workflow tests on every push to main, then publishes site/ to GitHub Pages."""
 
-from pathlib import Path
 
 import yaml
+from tests.conftest import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_publish_workflow_tests_builds_and_deploys_on_push_to_main():

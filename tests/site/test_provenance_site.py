@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import re
 import tomllib
-from pathlib import Path
 
 import pytest
 from tests.support.site_helpers import tab_until
 from bs4 import BeautifulSoup
+from tests.conftest import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 #: Elements allowed inside a popover: phrasing content only, since it sits inside a paragraph.
 PHRASING = {"span", "strong", "b", "em", "i", "a", "abbr", "code", "sub", "sup", "br", "small"}
 SI = {"P": 1e15, "T": 1e12, "G": 1e9, "M": 1e6, "k": 1e3, "": 1.0, "m": 1e-3, "µ": 1e-6, "n": 1e-9}

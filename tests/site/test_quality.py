@@ -15,8 +15,8 @@ import pytest
 import yaml
 
 from tools import sitecheck
+from tests.conftest import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 PAGE_BUDGET_BYTES = 300_000
 SVG_BUDGET_BYTES = 40_000
 

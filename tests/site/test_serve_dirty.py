@@ -16,15 +16,14 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
 from tests.support.site_helpers import visible_text, with_h100_bandwidth
 from tools.bench import copy_project, fetch_text as _get
 from tools.server import free_port
+from tests.conftest import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def _wait_for(check, what: str, timeout_s: float):

@@ -11,8 +11,8 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from tests.conftest import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("ROOFLINE_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update", "--disable-sync"]

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 from roofline_site.numbers.tokens import TOKEN, evaluate
-from tests.unit.test_prose_numerals import bare_numerals  # noqa: F401  (re-exported for the page tests)
+from tests.unit.pages.test_prose_numerals import bare_numerals  # noqa: F401  (re-exported for the page tests)
+from tests.conftest import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 QUESTION = re.compile(r'^\?\?\?\+? question "([^"]*)"\n((?:(?:    .*)?\n)+)', re.M)
 
 

@@ -11,8 +11,8 @@ import json
 import re
 import shutil
 from pathlib import Path
+from tests.conftest import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "src" / "roofline" / "data"
 STRINGS = json.loads((ROOT / "tests" / "fixtures" / "hostile" / "strings.json").read_text(encoding="utf-8"))
 PAYLOADS = {k: v for k, v in STRINGS.items() if not k.startswith("_")}

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.conftest import ROOT
+
 SRC = ROOT / "src"
 
 
@@ -99,6 +100,63 @@ def test_the_runner_check_sees_a_lazy_import(tmp_path):
 def test_the_package_does_not_look_for_a_repository():
     for path in (SRC / "roofline").rglob("*.py"):
         assert "parents[" not in path.read_text(encoding="utf-8"), f"{path.relative_to(ROOT)} finds a folder by __file__"
+
+
+_FROM_FILE = re.compile(r"__file__\)(?:\.resolve\(\))?\.parents?\b")
+
+
+def test_tests_take_the_root_from_conftest():
+    # One root for every test (tests/conftest.py's ROOT): a file that moves keeps finding the tree.
+    found = [f"{path.relative_to(ROOT)}:{n}" for path in sorted((ROOT / "tests").rglob("*.py"))
+             if path != ROOT / "tests" / "conftest.py"
+             for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if _FROM_FILE.search(line)]
+    assert not found, "use `from tests.conftest import ROOT` instead of a path from __file__: " + ", ".join(found)
+
+
+def test_the_root_check_sees_a_path_from_file():
+    here = "Path(__file__" + ")"  # split, so this file does not trip the rule it tests
+    assert _FROM_FILE.search(f'DATA = {here}.resolve().parents[2] / "src"')
+    assert _FROM_FILE.search(f"HERE = {here}.parent.parent")
+    assert not _FROM_FILE.search("readfile.read_capped(Path(__file__), limit)")
+
+
+# tests/unit mirrors the code: each folder is named after the package, module or source folder its tests
+# read, so the next engineer finds a module's tests where the module is. Folders named after what is not
+# a module of src/roofline, and where each one's tree lies:
+MIRROR_OF = {"site": SRC / "roofline_site", "pages": ROOT / "docs", "figures": ROOT / "figures_gen"}
+# The only files at the top: the package marker and this test of the whole tree.
+UNIT_TOP = {"__init__.py", "test_architecture.py"}
+
+
+def _mirror_faults(unit: Path) -> list[str]:
+    """Where `unit` stops mirroring the code: a file at its top, or a folder that names no module or package."""
+    faults = []
+    for path in sorted(unit.rglob("*")):
+        rel = path.relative_to(unit)
+        if any(part == "__pycache__" or part.startswith(".") for part in rel.parts):
+            continue  # caches a run leaves (.hypothesis, .pytest_cache), never tests
+        if path.is_file():
+            if len(rel.parts) == 1 and rel.name not in UNIT_TOP:
+                faults.append(f"{rel}: a test file goes in the folder of what it tests")
+            continue
+        mirrored = MIRROR_OF.get(rel.parts[0], SRC / "roofline" / rel.parts[0]).joinpath(*rel.parts[1:])
+        if not (mirrored.is_dir() or mirrored.with_suffix(".py").is_file()):
+            faults.append(f"{rel}/: names no module or package ({mirrored.relative_to(ROOT)} does not exist)")
+    return faults
+
+
+def test_tests_unit_mirrors_the_code():
+    faults = _mirror_faults(ROOT / "tests" / "unit")
+    assert not faults, "tests/unit must mirror src/:\n" + "\n".join(faults)
+
+
+def test_the_mirror_check_sees_a_stray_file_and_a_folder_naming_nothing(tmp_path):
+    for name in ("__init__.py", "test_architecture.py", "test_review_fixes.py", "model/test_kernels.py",
+                 "cli/test_cli.py", "site/glossary/test_entries.py", "site/tasks/test_x.py", "tasks/test_y.py"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("")
+    faults = _mirror_faults(tmp_path)
+    assert [f.split(":")[0] for f in faults] == ["site/tasks/", "tasks/", "test_review_fixes.py"], faults
 
 
 def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:

@@ -1,7 +1,7 @@
 // The calculator's model arithmetic: a line-by-line mirror of src/roofline/registry/models.py and
 // hardware.py (parameter counts, KV widths, peaks) and calculator_view's custom entries. The
 // per-kernel step model is kernels.js. Pure (no DOM), so node can import it; the parity tests
-// (tests/unit/test_calculator_parity.py, test_config_parity.py) hold it to the package within 1e-9.
+// (tests/unit/calculator_view/test_calculator_parity.py, test_config_parity.py) hold it to the package within 1e-9.
 // The data (devices, models, bytes per element, limits) comes from calculator/registry.json,
 // which the package writes at build time: no constant is declared here.
 

@@ -2,7 +2,7 @@
 // A mirror of src/roofline/configs/ (families.py and __init__.py): the keys, kinds and
 // transformers defaults come from registry.json's `config_reader` (roofline.configs.reader_json),
 // so none is declared here; the per-family rules below are mirrored by hand, and
-// tests/unit/test_calculator_parity.py holds every fixture's record and every refusal to Python.
+// tests/unit/calculator_view/test_calculator_parity.py holds every fixture's record and every refusal to Python.
 // Pure (no DOM): the file the reader drops is read with FileReader in ui.js, never uploaded.
 
 import { CalcError } from "./calc.js";

@@ -1,7 +1,7 @@
 // A service in the browser: mirrors roofline.model.serving (continuous batching with chunked
 // prefill in steady state, the frontier over layouts and concurrency, targets, cost) over
 // kernels.js and parallel.js. Parity-tested within 1e-9 against roofline.calculator_view.serving
-// (tests/unit/test_calculator_serving_parity.py). Constants come from registry.json
+// (tests/unit/calculator_view/test_calculator_serving_parity.py). Constants come from registry.json
 // (constants.serving), never typed here.
 
 import { CalcError } from "./calc.js";

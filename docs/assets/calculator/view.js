@@ -1,6 +1,6 @@
 // What the calculator shows: mirrors roofline.calculator_view.calculate over kernels.js (one
 // device's kernels) and parallel.js (layouts and collectives). Parity-tested within 1e-9 by
-// tests/unit/test_calculator_parity.py.
+// tests/unit/calculator_view/test_calculator_parity.py.
 
 import { CalcError, peakFlopPerS, totalParams } from "./calc.js";
 import { attentionIntensity, bytesPerWeight, check, criticalBatchCached, formatsOf, isBare, matmulDtype, step,

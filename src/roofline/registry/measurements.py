@@ -75,7 +75,7 @@ class PublishedMeasurement:
     context_tokens: int = 0   # parallel_decode: prompt + generated tokens (the run's final context)
     #: parallel_decode: the all-reduce the source says the run used: "latency-optimal" (a one-shot or
     #: symmetric-memory kernel) or "" where the source does not say. Only a latency-optimal run may come
-    #: within 10 % of a ceiling taken at the link's latency floor (tests/unit/test_measured_parallel.py).
+    #: within 10 % of a ceiling taken at the link's latency floor (tests/unit/model/test_measured_parallel.py).
     allreduce: str = ""
 
     @property

@@ -40,9 +40,10 @@ def entry_slug(src_uri: str) -> str | None:
 def on_config(config, **kwargs):
     import importlib
 
-    from roofline_site.glossary import entries as gmod
+    from roofline_site.glossary import annotate, entries as gmod, matching, pages, records
 
-    importlib.reload(gmod)  # `mkdocs serve`: pick up edits to the matcher itself
+    for module in (records, matching, annotate, pages, gmod):  # lowest first: each reload sees the new layer below
+        importlib.reload(module)  # `mkdocs serve`: pick up edits to the matcher itself
     try:
         g = gmod.load_glossary()
     except gmod.GlossaryError as err:

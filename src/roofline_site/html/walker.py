@@ -1,6 +1,6 @@
 """The one HTML walker and the one skip list: which parts of a built page are prose, and which prose stays as written.
 
-Three jobs read a rendered page: the glossary puts hover cards on terms (glossary/entries.py), the
+Three jobs read a rendered page: the glossary puts hover cards on terms (glossary/annotate.py), the
 description takes the first paragraph (html/description.py) and the Markdown copy keeps the page's
 text (html/markdown_copy.py). All three walk the HTML here, against two skip lists defined once:
 

@@ -1,0 +1,164 @@
+"""The calculator's service model (docs/assets/calculator/serving.js) agrees with the package.
+
+serving.js mirrors roofline.model.serving over kernels.js and parallel.js; node runs it over a grid
+of workloads (devices with and without a link, dense, windowed, mixture-of-experts and MLA models,
+prompts of one chunk and of several, formats, both attention variants, the reader's cap, a price,
+targets met and not met) and every frontier point, its envelope mark, the best point under the
+targets and the refusal sentence must match roofline.calculator_view.serving within 1e-9
+relative; both sides refuse the same inputs. A mutation test shows that a formula changed on one
+side only fails the comparison.
+"""
+
+from __future__ import annotations
+
+import math
+import shutil
+
+import pytest
+
+from tests.support.node import requires_node, run_harness
+
+from roofline.calculator_view import _model_record, registry_json, serving
+from roofline.errors import RooflineError
+from roofline.registry.hardware import get_device
+from roofline.registry.models import get_model
+from tests.conftest import ROOT
+
+CALC_DIR = ROOT / "docs" / "assets" / "calculator"
+REL = 1e-9
+
+pytestmark = requires_node
+
+HARNESS = r"""
+import * as calc from "./calc.js";
+import * as serving from "./serving.js";
+import { readFileSync } from "node:fs";
+const input = JSON.parse(readFileSync(0, "utf8"));
+const registry = input.registry, C = registry.constants;
+const results = input.cases.map((c) => {
+  try {
+    const device = registry.devices.find((d) => d.id === c.device);
+    const model = c.model_record || registry.models.find((m) => m.id === c.model);
+    return { ok: serving.calculateServing(C, device, model, c.I, c.O, c.opts) };
+  } catch (err) {
+    if (!(err instanceof calc.CalcError)) throw err;
+    return { error: err.message };
+  }
+});
+process.stdout.write(JSON.stringify({ results }));
+"""
+
+# (device, model, I, O, options): each exercises a path of the model.
+CASES = [
+    ("h100-sxm5", "llama-3.1-8b", 1024, 256, {}),
+    ("h100-sxm5", "llama-3.1-70b", 1024, 256, {"weightFormat": "fp8", "activation": "fp8", "kvDtype": "fp8",
+                                               "price": 2.5, "tpotS": 0.03, "ttftS": 0.5}),
+    ("h100-sxm5", "llama-3.1-70b", 9000, 128, {"weightFormat": "fp8", "activation": "fp8", "kvDtype": "fp8",
+                                               "tpotS": 0.002}),               # two chunks; a target nothing meets
+    ("h200-sxm", "mixtral-8x7b", 512, 512, {"maxConcurrency": 100}),          # EP layouts, the reader's cap
+    ("h100-sxm5", "gemma-3-27b", 3000, 300, {"chunk": 512}),                   # windowed layers, many chunks
+    ("h100-sxm5", "mistral-7b", 6000, 64, {"chunk": 1000, "attention": "unfused"}),  # window in chunks, unfused
+    ("a100-sxm4-80gb", "llama-3.1-8b", 200, 2000, {"weightFormat": "int4", "price": 1.0}),
+    ("h200-sxm", "deepseek-v3", 1024, 256, {"weightFormat": "fp8", "activation": "fp8"}),  # MLA, needs 8 GPUs
+    ("h100-sxm5", "qwen3-30b-a3b", 100, 50, {"chunk": 64}),                    # the chunk binds
+    ("h100-sxm5", "llama-3.1-8b", 1024, 256, {"concurrency": 1000}),           # past memory: requests wait
+    ("h100-sxm5", "llama-3.1-8b", 1024, 256, {"concurrency": 300, "maxConcurrency": 100, "tp": 2}),  # the cap
+    ("h200-sxm", "mixtral-8x7b", 2048, 128, {"concurrency": 64, "ep": 4, "dp": 2, "price": 3.0}),
+    ("h100-sxm5", "llama-3.1-70b", 1024, 256, {"concurrency": 16, "pp": 4}),
+]
+
+REFUSED = [
+    ("h100-sxm5", "llama-3.1-8b", 0, 256, {}),
+    ("h100-sxm5", "llama-3.1-8b", 1.5, 256, {}),
+    ("h100-sxm5", "llama-3.1-8b", 1024, 1, {}),
+    ("h100-sxm5", "llama-3.1-8b", 1024, 256, {"chunk": 0}),
+    ("h100-sxm5", "llama-3.1-8b", 1024, 256, {"price": -1}),
+    ("h100-sxm5", "llama-3.1-8b", 1024, 256, {"maxConcurrency": 0}),
+    ("h100-sxm5", "llama-3.1-8b", 1024, 256, {"weightFormat": "mxfp4", "activation": "fp4"}),  # no FP4 peak
+    ("h100-sxm5", "llama-3.1-8b", 1024, 256, {"tpotS": 0}),
+    ("h100-sxm5", "llama-3.1-70b", 1024, 256, {"concurrency": 1}),             # one device does not hold it
+    ("h100-sxm5", "llama-3.1-8b", 1024, 256, {"concurrency": 0}),
+    ("h100-sxm5", "llama-3.1-8b", 1024, 256, {"concurrency": 4, "tp": 3}),       # 3 does not divide the heads
+]
+
+_PY_NAMES = {"weightFormat": "weight_format", "activation": "activation", "kvDtype": "kv_dtype",
+             "attention": "attention", "chunk": "chunk_tokens", "maxConcurrency": "max_concurrency",
+             "price": "usd_per_device_hour", "ttftS": "ttft_s", "tpotS": "tpot_s", "concurrency": "concurrency",
+             "tp": "tp", "pp": "pp", "ep": "ep", "dp": "dp"}
+
+
+def _python(device, model, I, O, opts):
+    try:
+        return {"ok": serving(get_device(device), get_model(model), I, O,
+                              **{_PY_NAMES[k]: v for k, v in opts.items()})}
+    except RooflineError as err:
+        return {"error": str(err)}
+
+
+def _run(cases, calc_dir=CALC_DIR, tmp=None):
+    payload = {"registry": registry_json(),
+               "cases": [{"device": d, "model": m, "I": i, "O": o, "opts": opts} for d, m, i, o, opts in cases]}
+    return run_harness(calc_dir, HARNESS, payload, tmp)["results"]
+
+
+def _close(a, b) -> bool:
+    if a is None or b is None or isinstance(a, (str, bool)) or isinstance(b, (str, bool)):
+        return a == b
+    return math.isclose(float(a), float(b), rel_tol=REL, abs_tol=0.0)
+
+
+def _mismatches(py: dict, js: dict) -> list[str]:
+    if "error" in py or "error" in js:
+        return [] if ("error" in py) == ("error" in js) else [f"one side refused: {py} vs {js}"]
+    p, j = py["ok"], js["ok"]
+    out = []
+    if len(p["frontier"]) != len(j["frontier"]):
+        return [f"{len(p['frontier'])} points against {len(j['frontier'])}"]
+    for a, b in zip(p["frontier"], j["frontier"]):
+        for key, value in a.items():
+            if not _close(value, b.get(key)):
+                out.append(f"{a['layout']} c={a['concurrency']} {key}: {value} vs {b.get(key)}")
+    if (p["best"] is None) != (j["best"] is None):
+        out.append(f"best: {p['best']} vs {j['best']}")
+    elif p["best"] is not None:
+        out += [f"best {k}: {v} vs {j['best'].get(k)}" for k, v in p["best"].items() if not _close(v, j["best"].get(k))]
+    if (p["point"] is None) != (j["point"] is None):
+        out.append(f"point: {p['point']} vs {j['point']}")
+    elif p["point"] is not None:
+        out += [f"point {k}: {v} vs {j['point'].get(k)}" for k, v in p["point"].items()
+                if not _close(v, j["point"].get(k))]
+    if p["refusal"] != j["refusal"]:
+        out.append(f"refusal: {p['refusal']!r} vs {j['refusal']!r}")
+    return out
+
+
+def test_serving_parity_on_a_grid_of_workloads(tmp_path):
+    js = _run(CASES, tmp=tmp_path)
+    for case, j in zip(CASES, js):
+        py = _python(*case)
+        assert "ok" in py, (case, py)
+        bad = _mismatches(py, j)
+        assert not bad, (case, bad[:5])
+    # the grid reaches every path it claims to: a refusal, the chunk, EP and the reader's cap
+    results = [_python(*c)["ok"] for c in CASES]
+    kinds = {p["bound"] for r in results for p in r["frontier"] + ([r["point"]] if r["point"] else [])}
+    assert {"chunk", "memory", "cap", "bandwidth", "compute"} <= kinds, kinds
+    assert _python(*CASES[2])["ok"]["refusal"].startswith("nothing meets a TPOT of 2 ms")
+
+
+def test_both_sides_refuse_the_same_inputs(tmp_path):
+    js = _run(REFUSED, tmp=tmp_path)
+    for case, j in zip(REFUSED, js):
+        py = _python(*case)
+        assert "error" in py and "error" in j, (case, py, j)
+
+
+def test_a_formula_changed_on_one_side_fails(tmp_path):
+    mutated = tmp_path / "mutated"
+    shutil.copytree(CALC_DIR, mutated)
+    src = (mutated / "serving.js").read_text(encoding="utf-8")
+    assert "layerPositions(m, I + O / 2)" in src
+    (mutated / "serving.js").write_text(src.replace("layerPositions(m, I + O / 2)", "layerPositions(m, I + O)"),
+                                        encoding="utf-8")
+    js = _run(CASES[:1], calc_dir=mutated, tmp=tmp_path / "run")
+    assert _mismatches(_python(*CASES[0]), js[0])

@@ -1,0 +1,190 @@
+"""The calculator's config.json reader (docs/assets/calculator/config.js) agrees with roofline.configs.
+
+Node reads every fixture in tests/fixtures/configs/ (and a few made-up variants) with config.js;
+each record must equal the package's, field by field, and each refusal must be the package's
+sentence. Then calc.js runs on the records and totals and KV bytes must match the package.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from tests.support.node import requires_node, run_harness
+
+from roofline.calculator_view import _model_record, registry_json
+from roofline.configs import read_config_doc
+from roofline.errors import InputError
+from roofline.model.formats import choose_weight_format
+from tests.conftest import ROOT
+
+CALC_DIR = ROOT / "docs" / "assets" / "calculator"
+FIXTURES = ROOT / "tests" / "fixtures" / "configs"
+
+pytestmark = requires_node
+
+HARNESS = r"""
+import * as calc from "./calc.js";
+import * as config from "./config.js";
+import * as kernels from "./kernels.js";
+import { readFileSync } from "node:fs";
+const input = JSON.parse(readFileSync(0, "utf8"));
+const R = input.registry.config_reader;
+const out = input.cases.map(([label, text]) => {
+  try {
+    const m = config.readConfigText(R, text, label);
+    const back = config.decodeModel(config.encodeModel(m), m.name, R);
+    const K = input.registry.constants.kernels;
+    return { record: m, total: calc.totalParams(m), active: calc.activeParams(m),
+             kv: calc.kvElementsPerToken(m), link_total: calc.totalParams(back), link_kv: calc.kvElementsPerToken(back),
+             choice: kernels.chooseWeightFormat(K, m), link_choice: kernels.chooseWeightFormat(K, back) };
+  } catch (err) {
+    if (!(err instanceof calc.CalcError)) throw err;
+    return { error: err.message };
+  }
+});
+process.stdout.write(JSON.stringify(out));
+"""
+
+BASE = json.loads((FIXTURES / "qwen3-8b.json").read_text())
+VARIANTS = {
+    "head-dim-float.json": {**BASE, "hidden_size": 4096.0},
+    "bad-kv.json": {**BASE, "num_key_value_heads": 5},
+    "bad-layer-types.json": {**BASE, "layer_types": ["full_attention", "global"]},
+    "sliding.json": {**BASE, "use_sliding_window": True, "sliding_window": 4096, "max_window_layers": 28},
+    "gptq.json": {**BASE, "quantization_config": {"quant_method": "gptq", "bits": 4, "group_size": 128}},
+    "gptq-8bit-channel.json": {**BASE, "quantization_config": {"quant_method": "gptq", "bits": 8, "group_size": -1}},
+    "gptq-4bit-channel.json": {**BASE, "quantization_config": {"quant_method": "gptq", "bits": 4, "group_size": -1,
+                                                               "desc_act": True}},
+    "awq-g64.json": {**BASE, "quantization_config": {"quant_method": "awq", "bits": 4, "group_size": 64,
+                                                     "modules_to_not_convert": ["lm_head"]}},
+    "awq-no-attn.json": {**BASE, "quantization_config": {"quant_method": "awq", "bits": 4, "group_size": 128,
+                                                         "modules_to_not_convert": ["self_attn", "mlp.gate"]}},
+    "awq-odd-module.json": {**BASE, "quantization_config": {"quant_method": "awq", "bits": 4, "group_size": 128,
+                                                            "modules_to_not_convert": ["model.layers.3.mlp"]}},
+    "awq-bad-group.json": {**BASE, "quantization_config": {"quant_method": "awq", "bits": 4, "group_size": 100}},
+    "fp8-tensor.json": {**BASE, "quantization_config": {"quant_method": "fp8"}},
+    "fp8-oblong.json": {**BASE, "quantization_config": {"quant_method": "fp8", "weight_block_size": [128, 64]}},
+    "awq-8bit.json": {**BASE, "quantization_config": {"quant_method": "awq", "bits": 8, "group_size": 128}},
+    "compressed.json": {**BASE, "quantization_config": {"quant_method": "compressed-tensors"}},
+    "awq-bad-bits.json": {**BASE, "quantization_config": {"quant_method": "awq", "bits": 3}},
+    "bool-layers.json": {**BASE, "num_hidden_layers": True},
+    "nested-missing.json": {"model_type": "gemma3", "text_config": "none"},
+    "huge.json": {**BASE, "vocab_size": 2e9},
+    "no-k.json": {"model_type": "deepseek_v2", "num_hidden_layers": 4, "hidden_size": 64, "num_attention_heads": 4,
+                  "intermediate_size": 128, "vocab_size": 100, "n_routed_experts": 8, "num_experts_per_tok": None},
+    "string.json": "a string",
+    # issue 25: shapes no checkpoint has, refused by the rules the option parser and the registry use
+    "head-dim-uneven.json": {**json.loads((FIXTURES / "llama-3.1-8b.json").read_text()), "hidden_size": 4095},
+    "head-dim-given.json": {**json.loads((FIXTURES / "llama-3.1-8b.json").read_text()), "hidden_size": 4095,
+                            "head_dim": 128},
+    "gptq-group-3.json": {**BASE, "quantization_config": {"quant_method": "gptq", "bits": 4, "group_size": 3}},
+    "max-position-zero.json": {**BASE, "max_position_embeddings": 0},
+    "max-position-missing.json": {k: v for k, v in BASE.items() if k != "max_position_embeddings"},
+}
+
+
+def cases() -> list[tuple[str, str]]:
+    out = [(p.name, p.read_text(encoding="utf-8")) for p in sorted(FIXTURES.glob("*.json"))]
+    out += [(name, json.dumps(doc)) for name, doc in VARIANTS.items()]
+    return out
+
+
+def python_side(label: str, text: str) -> dict:
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError:
+        return {"error": f"{label}: not JSON"}
+    try:
+        m = read_config_doc(doc, name=label)
+    except InputError as err:
+        return {"error": str(err)}
+    record = {**_model_record(m), "family": m.family}
+    c = choose_weight_format(m)
+    return {"record": record, "total": m.total_params, "active": m.active_params, "kv": m.kv_elements_per_token(),
+            "choice": {"format": c.format, "scope": c.scope, "source": c.source}}
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory):
+    cs = cases()
+    return cs, run_harness(CALC_DIR, HARNESS, {"registry": registry_json(), "cases": cs},
+                           tmp_path_factory.mktemp("config-parity") / "calc")
+
+
+def test_every_fixture_and_variant_reads_the_same_in_javascript(results):
+    cs, js = results
+    assert len(js) == len(cs)
+    for (label, text), j in zip(cs, js):
+        p = python_side(label, text)
+        if "error" in p:
+            assert "error" in j, (label, p, j)
+            if p["error"].endswith("not JSON"):
+                assert j["error"].startswith(p["error"]), (label, j)
+            else:
+                assert j["error"] == p["error"], label
+            continue
+        assert "record" in j, (label, j)
+        want = p["record"]
+        got = {k: j["record"].get(k, "<missing>") for k in want}
+        assert got == want, label
+        assert j["total"] == pytest.approx(p["total"], rel=1e-12)
+        assert j["active"] == pytest.approx(p["active"], rel=1e-12)
+        assert j["kv"] == p["kv"]
+        # The share link carries the parsed fields: the model it rebuilds has the same numbers.
+        assert j["link_total"] == pytest.approx(p["total"], rel=1e-12) and j["link_kv"] == p["kv"], label
+        # ... and the same weight format by the same rule (formats.choose_weight_format).
+        assert j["choice"] == p["choice"] and j["link_choice"] == p["choice"], label
+
+
+def test_the_fixtures_cover_refusals_and_every_family(results):
+    cs, js = results
+    assert sum("error" in j for j in js) >= 12
+    families = {j["record"]["family"] for j in js if "record" in j}
+    assert families >= {"llama", "llama4", "mistral", "mixtral", "qwen2", "qwen3", "qwen3_moe", "gemma2", "gemma3",
+                        "deepseek_v3", "gpt_oss"}
+
+
+def test_a_rule_changed_in_javascript_only_fails(tmp_path):
+    mutant = tmp_path / "calc"
+    shutil.copytree(CALC_DIR, mutant)
+    src = (mutant / "config.js").read_text()
+    changed = src.replace("(i) => Boolean((i + 1) % v.sliding_window_pattern)", "(i) => Boolean(i % v.sliding_window_pattern)")
+    assert changed != src, "the mutation target moved: update this test"
+    (mutant / "config.js").write_text(changed)
+    text = (FIXTURES / "gemma-3-27b.json").read_text()
+    got = run_harness(mutant, HARNESS, {"registry": registry_json(), "cases": [["g.json", text]]}, tmp_path / "run",
+                      timeout=60)[0]["record"]["n_window_layers"]
+    assert got != python_side("g.json", text)["record"]["n_window_layers"]
+
+
+REGISTRY_CHOICE_HARNESS = r"""
+import * as kernels from "./kernels.js";
+import { readFileSync } from "node:fs";
+const input = JSON.parse(readFileSync(0, "utf8"));
+const K = input.registry.constants.kernels;
+const out = input.registry.models.map((m) => [m.id, kernels.chooseWeightFormat(K, m),
+  kernels.chooseWeightFormat(K, m, "int4-g64", null), kernels.chooseWeightFormat(K, m, "mxfp4", "experts")]);
+process.stdout.write(JSON.stringify(out));
+"""
+
+
+def test_the_registry_models_choose_the_same_weight_format_in_javascript(tmp_path):
+    # The one rule, both sides: the checkpoint's own format (gpt-oss mxfp4 on its experts, DeepSeek-V3
+    # fp8 128×128 blocks, the rest bf16), and an explicit format over every linear layer unless narrowed.
+    reg = registry_json()
+    got = run_harness(CALC_DIR, REGISTRY_CHOICE_HARNESS, {"registry": reg}, tmp_path / "calc")
+    from roofline.registry.models import get_model
+
+    def py(c):
+        return {"format": c.format, "scope": c.scope, "source": c.source}
+
+    for mid, own, explicit, narrowed in got:
+        m = get_model(mid)
+        assert own == py(choose_weight_format(m)), mid
+        assert explicit == py(choose_weight_format(m, "int4-g64")), mid
+        assert narrowed == py(choose_weight_format(m, "mxfp4", "experts")), mid
+    own = {mid: o["format"] for mid, o, _, _ in got}
+    assert own["gpt-oss-20b"] == "mxfp4" and own["deepseek-v3"] == "fp8-b128" and own["llama-3.1-8b"] == "bf16"

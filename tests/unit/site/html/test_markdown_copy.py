@@ -1,0 +1,69 @@
+"""Markdown copies of pages (roofline_site.html.markdown_copy)."""
+
+from __future__ import annotations
+
+import pytest
+
+from roofline_site.html.markdown_copy import CopyWriter, article_html, article_markdown
+
+PAGE = ('<h1 id="t">Ridge</h1><p>The ridge is <span class="rl-num" tabindex="0">295 FLOP/byte'
+        '<span class="rl-prov" role="tooltip"><template><b>Inputs</b> 3.35 TB/s</template></span></span>.</p>'
+        '<div class="language-python highlight"><pre><span></span><code>print(1)</code></pre></div>'
+        '<div class="gl-cards" hidden><span class="gl-card" role="tooltip">card text</span></div>')
+
+
+def test_a_copy_keeps_prose_numbers_and_code_and_drops_popovers_and_cards():
+    md = article_markdown(article_html(PAGE, "Ridge"))
+    assert md.startswith("# Ridge\n")
+    assert "The ridge is 295 FLOP/byte." in md
+    assert "```python\nprint(1)\n```" in md
+    assert "Inputs" not in md and "3.35" not in md and "card text" not in md
+
+
+def test_the_h1_material_adds_is_added_only_when_the_page_has_none():
+    assert article_html("<p>x</p>", "A & B").count("<h1>A &amp; B</h1>") == 1
+    assert "<h1>T</h1>" not in article_html(PAGE, "T")
+
+
+def test_copies_come_back_by_page_from_the_worker():
+    writer = CopyWriter()
+    writer.submit("a.md", article_html("<p>Alpha text.</p>", "A"))
+    writer.submit("b.md", article_html("<p>Beta text.</p>", "B"))
+    writer.submit("a.md", article_html("<p>Alpha, edited.</p>", "A"))  # a later submit wins
+    out = writer.results()
+    assert out == {"a.md": "# A\n\nAlpha, edited.\n", "b.md": "# B\n\nBeta text.\n"}
+
+
+def test_copies_are_made_in_process_when_the_worker_cannot_start(monkeypatch):
+    def no_pool(cls):
+        raise RuntimeError("no processes here")
+
+    monkeypatch.setattr(CopyWriter, "_pool", classmethod(no_pool))
+    writer = CopyWriter()
+    writer.submit("a.md", article_html("<p>Alpha text.</p>", "A"))
+    assert writer.results() == {"a.md": "# A\n\nAlpha text.\n"}
+
+
+def test_a_failed_conversion_names_its_page(monkeypatch):
+    import roofline_site.html.markdown_copy as mc
+
+    monkeypatch.setattr(CopyWriter, "_pool", classmethod(lambda cls: (_ for _ in ()).throw(OSError("no"))))
+    monkeypatch.setattr(mc, "article_markdown", lambda html: 1 / 0)
+    writer = CopyWriter()
+    writer.submit("glossary/hbm.md", "<article></article>")
+    with pytest.raises(RuntimeError, match=r"^glossary/hbm\.md: the Markdown copy failed"):
+        writer.results()
+
+
+
+
+def test_a_sortable_tables_header_row_keeps_its_names_and_units():
+    # table_base.html_table puts each header in a sort button, and buttons are not prose: the copy
+    # once gave "|  |  |". Expected by hand: the name, then the unit in brackets where there is one.
+    page = ('<table data-rl-sort><thead><tr>'
+            '<th scope="col" data-rl-text><button type="button" class="rl-sort">Device<span class="rl-unit"></span></button></th>'
+            '<th scope="col"><button type="button" class="rl-sort">Bandwidth<span class="rl-unit">TB/s</span></button></th>'
+            '</tr></thead><tbody><tr><td>H100</td><td>3.35</td></tr></tbody></table>')
+    md = article_markdown(article_html(page, "T"))
+    assert "| Device | Bandwidth (TB/s) |" in md, md
+    assert "|  |" not in md

@@ -1,0 +1,81 @@
+"""The dirty-serve state (roofline_site.serve_state): `make serve` re-renders every page when a spec
+file in use changes, wherever it lives, and only then."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from types import SimpleNamespace
+
+from roofline_site import serve_state
+
+
+def test_every_spec_file_moved_out_of_the_tree_is_watched(tmp_path, monkeypatch):
+    moved = {}
+    for var in ("ROOFLINE_HARDWARE", "ROOFLINE_MODELS", "ROOFLINE_MEASUREMENTS"):
+        moved[var] = tmp_path / f"{var.lower()}.toml"
+        moved[var].write_text("")
+        monkeypatch.setenv(var, str(moved[var]))
+    monkeypatch.setenv("ROOFLINE_MEASUREMENTS_DIR", str(tmp_path / "runs"))
+    watched = [p.resolve() for p in serve_state.registry_paths()]
+    for var, path in moved.items():
+        assert path.resolve() in watched, f"{var} is not watched"
+    assert (tmp_path / "runs").resolve() in watched
+
+
+def test_the_fingerprint_changes_with_a_file_and_not_without(tmp_path):
+    (tmp_path / "src").mkdir()
+    spec = tmp_path / "src" / "hardware.toml"
+    spec.write_text("a = 1\n")
+    before = serve_state.fingerprint([tmp_path / "src"])
+    assert serve_state.fingerprint([tmp_path / "src"]) == before
+    spec.write_text("a = 2\n")
+    os.utime(spec, ns=(spec.stat().st_atime_ns, spec.stat().st_mtime_ns + 1_000_000))
+    assert serve_state.fingerprint([tmp_path / "src"]) != before
+
+
+def test_page_results_drop_pages_that_are_gone():
+    store = serve_state.PageResults({"a.md": 1, "b.md": 2})
+    store.keep_only(["b.md", "c.md"])
+    assert store == {"b.md": 2}
+
+
+def _page_file(tmp_path: Path, name: str) -> SimpleNamespace:
+    dest = tmp_path / f"{name}.html"
+    dest.write_text("built")
+    return SimpleNamespace(abs_dest_path=str(dest), abs_src_path=None, src_uri=f"{name}.md")
+
+
+def test_only_a_dirty_session_whose_inputs_changed_renders_every_page(tmp_path, monkeypatch):
+    files = [_page_file(tmp_path, "a"), _page_file(tmp_path, "b")]
+    monkeypatch.setitem(serve_state._session, "dirty", True)
+    monkeypatch.setitem(serve_state._session, "changed", False)
+    serve_state.force_full(files)
+    assert all(Path(f.abs_dest_path).exists() for f in files), "nothing changed: keep the built pages"
+    monkeypatch.setitem(serve_state._session, "changed", True)
+    serve_state.force_full(files)
+    assert not any(Path(f.abs_dest_path).exists() for f in files), "inputs changed: every page renders"
+
+
+def test_a_generated_page_renders_again_only_when_its_text_or_key_changed(tmp_path, monkeypatch):
+    monkeypatch.setitem(serve_state._session, "dirty", True)
+    monkeypatch.setitem(serve_state._session, "changed", False)
+    monkeypatch.setattr(serve_state, "_rendered", {})
+    src = tmp_path / "entry.md"
+    src.write_text("# Entry\n")
+    key = {"mentions": frozenset({"ridge-point.md"})}
+
+    def build_once() -> bool:
+        f = _page_file(tmp_path, "entry")
+        f.abs_src_path, f.is_modified = str(src), lambda: True
+        serve_state.render_when_changed(f, lambda: key["mentions"])
+        first = f.is_modified()
+        assert f.is_modified() is first, "MkDocs asks twice per build: the same answer"
+        return first
+
+    assert build_once() is True       # never rendered in this session
+    assert build_once() is False      # same text, same mentions
+    key["mentions"] = frozenset({"ridge-point.md", "decode.md"})
+    assert build_once() is True       # its "Mentioned in" list changed
+    src.write_text("# Entry, edited\n")
+    assert build_once() is True       # its text changed
