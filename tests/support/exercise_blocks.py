@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from roofline_site.numbers.bindings import read_page
 from roofline_site.numbers.tokens import TOKEN, evaluate
 from tests.unit.test_prose_numerals import bare_numerals  # noqa: F401  (re-exported for the page tests)
 
@@ -37,7 +38,8 @@ def assert_answer_matches(key: tuple[str, str], expected_value: float) -> None:
     title, body = matches[0]
     assert not bare_numerals(title), f"typed number in the question {title!r}"
     assert not bare_numerals(body), f"typed number in the answer to {title!r}"
-    values = [float(v.value) for v in (evaluate(e.strip()) for e in TOKEN.findall(body))
+    namespace, _ = read_page((ROOT / "docs" / page).read_text(encoding="utf-8"), page)  # with the page's bindings
+    values = [float(v.value) for v in (evaluate(e.strip(), namespace) for e in TOKEN.findall(body))
               if hasattr(v, "value") and hasattr(v, "unit")]
     assert values, f"the answer to {title!r} has no number token"
     assert any(math.isclose(v, expected_value, rel_tol=1e-9) for v in values), (

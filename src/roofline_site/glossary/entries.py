@@ -18,6 +18,7 @@ Matching rules (documented once, here):
 from __future__ import annotations
 
 import html as _html
+import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -95,6 +96,7 @@ class Entry:
     see_also: tuple[str, ...]
     body: str
     path: str  # relative to the repository root, e.g. "glossary/hardware/hbm.md"
+    bindings: tuple[tuple[str, str], ...] = ()  # (name, expression): the body's tokens use the names
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -211,7 +213,16 @@ def parse_entry(path: Path, root: Path = ROOT) -> Entry:
     return Entry(slug=slug, term=meta["term"].strip(), aliases=_str_list(meta, "aliases", where),
                  category=meta["category"], summary=summary,
                  sources=tuple(Source(s["title"], s["url"]) for s in sources),
-                 see_also=_str_list(meta, "see_also", where), body=body, path=where)
+                 see_also=_str_list(meta, "see_also", where), body=body, path=where,
+                 bindings=_bindings(meta, where))
+
+
+def _bindings(meta: dict, where: str) -> tuple[tuple[str, str], ...]:
+    """The entry's `bindings:` (name: expression), checked as text here and evaluated with the page."""
+    value = meta.get("bindings") or {}
+    if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
+        raise GlossaryError(f"{where}: field 'bindings' must be a mapping of name: expression (as text)")
+    return tuple(value.items())
 
 
 def _check(entries: tuple[Entry, ...], redirects: dict) -> None:
@@ -416,7 +427,10 @@ def entry_markdown(entry: Entry, glossary: Glossary) -> str:
     """The page published at /glossary/<slug>/: title, category, body, see also, backlinks, sources."""
     by_slug = glossary.by_slug
     # Search ranks a definition above a passing mention on an explainer page (Material's boost).
-    lines = ["---", "search:", "  boost: 2", "---", "", f"# {esc.text(entry.term)}", "",
+    # The entry's bindings travel in the published page's front matter, where the number hook reads them.
+    bound = ["bindings:", *(f"  {name}: {json.dumps(expr, ensure_ascii=False)}" for name, expr in entry.bindings)]
+    lines = ["---", "search:", "  boost: 2", *(bound if entry.bindings else []), "---", "",
+             f"# {esc.text(entry.term)}", "",
              f'<p class="gl-meta"><span class="gl-cat">{esc.text(entry.category_label)}</span>'
              + (f" · also called {', '.join(f'<em>{esc.text(a)}</em>' for a in entry.aliases)}" if entry.aliases else "")
              + f' · {EDIT_MARKER}</p>', "", entry.body.rstrip(), ""]

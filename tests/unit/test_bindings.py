@@ -1,0 +1,61 @@
+"""Page bindings (numbers/bindings.py): a name in front matter renders exactly what its expression spelled out renders."""
+
+from __future__ import annotations
+
+import pytest
+
+from roofline_site.numbers.bindings import _spell, _substitute
+from roofline_site.numbers.tokens import Rendered, TokenError, expand
+
+PAGED = 'paged("llama-3.1-8b", "h100-sxm5", example("long_context"), example("medium_context"))'
+SPELLED = (f"Batch {{{{ {PAGED}.paged_batch }}}}, {{{{ {PAGED}.speedup }}}}. "
+           f'{{{{ claim({PAGED}.paged_batch > {PAGED}.contiguous_batch, "paging fits more") }}}} Then more.')
+BOUND = 'Batch {{ paging.paged_batch }}, {{ paging.speedup }}. {{ fits_more }} Then more.'
+BINDINGS = {"long": 'example("long_context")',
+            "paging": 'paged("llama-3.1-8b", "h100-sxm5", long, example("medium_context"))',
+            "fits_more": 'claim(paging.paged_batch > paging.contiguous_batch, "paging fits more")'}
+
+
+def test_a_bound_page_renders_and_records_exactly_what_the_spelled_out_page_does():
+    spelled_records: list[Rendered] = []
+    bound_records: list[Rendered] = []
+    spelled = expand(SPELLED, "p.md", spelled_records)
+    bound = expand(BOUND, "p.md", bound_records, bindings=BINDINGS)
+    assert bound == spelled, "same HTML, popovers included"
+    assert [vars(r) for r in bound_records] == [vars(r) for r in spelled_records]
+    # The record quotes the expression and its sentence spelled out, as numbers-diff evaluates them.
+    assert bound_records[0].expr == f"{PAGED}.paged_batch"
+    assert "paging." not in bound_records[0].sentence and f"{{{{ {PAGED}.speedup }}}}" in bound_records[0].sentence
+
+
+def test_names_are_replaced_only_where_read_as_values():
+    # `tp=` is a keyword and `.n` an attribute: neither is the binding; a compound binding keeps its parentheses.
+    spelled = {"n": _spell("a + b"), "tp": 'example("tp_degree")'}
+    assert _substitute("f(n, tp=tp) * n.x + m.n", spelled) == 'f((a + b), tp=example("tp_degree")) * (a + b).x + m.n'
+    assert _spell('example("x")') == 'example("x")'
+
+
+@pytest.mark.parametrize("markdown, bindings, message", [
+    ("{{ pagin.speedup }}", {"paging": PAGED},
+     "p.md:1: token {{ pagin.speedup }}: name 'pagin' is not defined (did you mean the binding 'paging'?)"),
+    ("{{ paging.speedup }}", {"paging": PAGED.replace("llama-3.1-8b", "llama-3.1-8")},
+     "p.md: binding 'paging' = paged(\"llama-3.1-8\""),
+    ("{{ ctx }}", {"ctx": 'example("medium_context")', "spare": 'example("long_context")'},
+     "p.md: binding 'spare' is never used by a token; use it or remove it"),
+    ("{{ decode }}", {"decode": 'example("long_context")'},
+     "p.md: binding 'decode': the name is already a token function or name; choose another"),
+    ("{{ n }}", {"n": 8}, "p.md: binding 'n': the value must be an expression written as text"),
+    ("{{ ctx }}", ["ctx"], "p.md: front matter 'bindings' must be a mapping of name: expression"),
+    ("{{ ctx }}", {"ctx": 'claim(example("medium_context") > example("long_context"), "medium is longer")'},
+     "p.md: binding 'ctx' = claim("),
+])
+def test_a_bad_binding_is_one_sentence_naming_page_and_binding(markdown, bindings, message):
+    with pytest.raises(TokenError) as err:
+        expand(markdown, "p.md", bindings=bindings)
+    text = str(err.value)
+    assert text.startswith(message), text
+    assert "\n" not in text and "Traceback" not in text
+
+
+def test_a_binding_used_only_by_another_binding_counts_as_used():
+    assert expand("{{ paging.paged_batch }}", "p.md", bindings={k: BINDINGS[k] for k in ("long", "paging")})
