@@ -45,6 +45,8 @@ def test_names_are_replaced_only_where_read_as_values():
     ("{{ decode }}", {"decode": 'example("long_context")'},
      "p.md: binding 'decode': the name is already a token function or name; choose another"),
     ("{{ n }}", {"n": 8}, "p.md: binding 'n': the value must be an expression written as text"),
+    ("{{ hw }}", {"hw": "h100-sxm5"},
+     "p.md: binding 'hw' = h100-sxm5: name 'h100' is not defined (a name in quotes is written '\"h100-sxm5\"' in"),
     ("{{ ctx }}", ["ctx"], "p.md: front matter 'bindings' must be a mapping of name: expression"),
     ("{{ ctx }}", {"ctx": 'claim(example("medium_context") > example("long_context"), "medium is longer")'},
      "p.md: binding 'ctx' = claim("),

@@ -109,6 +109,9 @@ def bind(declared, page: str, namespace: dict) -> Bindings:
             written[name] = expr
         except Exception as err:  # noqa: BLE001 — any failure is reported against the page and binding
             hint = Bindings(page, values, spelled, written).hint(err)
+            if isinstance(err, NameError) and "-" in expr and '"' not in expr and "'" not in expr:
+                # YAML took the quotes of `hw: "h100-sxm5"` as its own.
+                hint = f" (a name in quotes is written '\"{expr}\"' in the front matter)"
             raise TokenError(f"{where} = {expr}: {err}{hint}") from None
     return Bindings(page, values, spelled, written)
 
