@@ -61,3 +61,25 @@ def test_a_bad_binding_is_one_sentence_naming_page_and_binding(markdown, binding
 
 def test_a_binding_used_only_by_another_binding_counts_as_used():
     assert expand("{{ paging.paged_batch }}", "p.md", bindings={k: BINDINGS[k] for k in ("long", "paging")})
+
+
+def test_a_glossary_entrys_bindings_reach_its_published_page(tmp_path):
+    """An entry's front-matter bindings are carried, as written, into the page the build expands."""
+    from mkdocs.utils.meta import get_data
+
+    from roofline_site.glossary.entries import GlossaryError, entry_markdown, load_glossary
+
+    entry = ("---\nterm: Thing\ncategory: hardware\nsummary: A thing that does what things do.\n"
+             "sources:\n  - {title: \"A real source\", url: \"https://example.org/thing\"}\n"
+             "bindings:\n  hw: '\"h100-sxm5\"'\n  fits: 'claim(ridge(hw).value > 1, \"the ridge is: above one\")'\n"
+             "---\nThe ridge is {{ ridge(hw) }}. {{ fits }}\n")
+    (tmp_path / "glossary" / "hardware").mkdir(parents=True)
+    (tmp_path / "glossary" / "hardware" / "thing.md").write_text(entry, encoding="utf-8")
+    glossary = load_glossary(tmp_path / "glossary")
+    body, meta = get_data(entry_markdown(glossary.get("thing"), glossary))
+    assert meta["bindings"] == {"hw": '"h100-sxm5"', "fits": 'claim(ridge(hw).value > 1, "the ridge is: above one")'}
+    assert meta["search"] == {"boost": 2}
+    assert "295 FLOP/byte" in expand(body, "glossary/thing.md", bindings=meta["bindings"])
+    (tmp_path / "glossary" / "hardware" / "thing.md").write_text(entry.replace("  hw:", "  hw: [1]\n  x:"))
+    with pytest.raises(GlossaryError, match="field 'bindings' must be a mapping of name: expression"):
+        load_glossary(tmp_path / "glossary")
