@@ -83,3 +83,24 @@ def test_a_glossary_entrys_bindings_reach_its_published_page(tmp_path):
     (tmp_path / "glossary" / "hardware" / "thing.md").write_text(entry.replace("  hw:", "  hw: [1]\n  x:"))
     with pytest.raises(GlossaryError, match="field 'bindings' must be a mapping of name: expression"):
         load_glossary(tmp_path / "glossary")
+
+
+def test_front_matter_mkdocs_cannot_read_fails_the_page_instead_of_dropping_its_bindings():
+    # MkDocs keeps front matter that is not YAML in the page, silently (mkdocs.utils.meta.get_data):
+    # an unquoted ': ' inside a claim's statement is enough.
+    from mkdocs.exceptions import PluginError
+    from mkdocs.utils.meta import get_data
+
+    from roofline_site.hooks.numbers_hook import on_page_markdown
+
+    source = '---\nbindings:\n  fits: claim(True, "note: this breaks YAML")\n---\n\nText {{ fits }}\n'
+    body, meta = get_data(source)
+    assert meta == {} and body == source
+
+    class Page:
+        class file:
+            src_uri = "p.md"
+        meta, url = {}, "p/"
+
+    with pytest.raises(PluginError, match=r"^p\.md: the front matter is not valid YAML, so its bindings cannot be read"):
+        on_page_markdown(body, page=Page(), config={}, files=None)

@@ -29,17 +29,13 @@ MAX_AVERAGE_CHARS = 35
 
 # Pages still written with spelled-out tokens (issue 23): each leaves this list when converted.
 PENDING = {
-    "docs/arithmetic-intensity.md",
-    "docs/batching.md",
     "docs/calculator.md",
     "docs/conventions.md",
     "docs/decode.md",
     "docs/hardware.md",
     "docs/index.md",
-    "docs/many-chips.md",
     "docs/memory-bandwidth.md",
     "docs/prefill.md",
-    "docs/real-systems.md",
     "docs/ridge-point.md",
     "docs/serving.md",
     "docs/start-here.md",
