@@ -22,8 +22,14 @@ import ast
 import difflib
 import keyword
 from dataclasses import dataclass
+from typing import Callable
 
-from roofline_site.numbers.tokens import TokenError, evaluate
+# tokens.py imports this module, so this one imports nothing from it: `expand` hands in its
+# evaluator and turns a BindingError into its TokenError.
+
+
+class BindingError(Exception):
+    """A binding is malformed, fails, or is never used: the message names the page and the binding."""
 
 # Expressions that need no parentheses where a name stood (`x.attr`, `x * 2`, `f(x)`).
 _ATOMS = (ast.Name, ast.Constant, ast.Call, ast.Attribute, ast.Subscript, ast.List, ast.Dict, ast.Set,
@@ -86,21 +92,24 @@ def _spell(expr: str) -> str:
     return expr if isinstance(body, _ATOMS) else f"({expr})"
 
 
-def bind(declared, page: str, namespace: dict) -> Bindings:
-    """Check and evaluate a page's `bindings:` mapping (name -> expression); TokenError names page and binding."""
+def bind(declared, page: str, namespace: dict, evaluate: Callable) -> Bindings:
+    """Check and evaluate a page's `bindings:` mapping (name -> expression) with `evaluate` (tokens.evaluate).
+
+    Raises BindingError naming the page and the binding.
+    """
     if not declared:
         return Bindings(page, {}, {}, {})
     if not isinstance(declared, dict):
-        raise TokenError(f"{page}: front matter 'bindings' must be a mapping of name: expression")
+        raise BindingError(f"{page}: front matter 'bindings' must be a mapping of name: expression")
     values, spelled, written = {}, {}, {}
     for name, expr in declared.items():
         where = f"{page}: binding '{name}'"
         if not isinstance(name, str) or not name.isidentifier() or keyword.iskeyword(name):
-            raise TokenError(f"{where}: a binding's name must be a Python identifier")
+            raise BindingError(f"{where}: a binding's name must be a Python identifier")
         if name in namespace:
-            raise TokenError(f"{where}: the name is already a token function or name; choose another")
+            raise BindingError(f"{where}: the name is already a token function or name; choose another")
         if not isinstance(expr, str) or not expr.strip():
-            raise TokenError(f"{where}: the value must be an expression written as text "
+            raise BindingError(f"{where}: the value must be an expression written as text "
                              "(a bare number has no provenance: use example(...))")
         expr = expr.strip()
         try:
@@ -112,7 +121,7 @@ def bind(declared, page: str, namespace: dict) -> Bindings:
             if isinstance(err, NameError) and "-" in expr and '"' not in expr and "'" not in expr:
                 # YAML took the quotes of `hw: "h100-sxm5"` as its own.
                 hint = f" (a name in quotes is written '\"{expr}\"' in the front matter)"
-            raise TokenError(f"{where} = {expr}: {err}{hint}") from None
+            raise BindingError(f"{where} = {expr}: {err}{hint}") from None
     return Bindings(page, values, spelled, written)
 
 
@@ -126,7 +135,7 @@ def check_all_used(bound: Bindings, used_by_tokens: set[str]) -> None:
             todo += bound.names_in(bound.written[name])
     unused = [n for n in bound.spelled if n not in used]
     if unused:
-        raise TokenError(f"{bound.page}: binding '{unused[0]}' is never used by a token; use it or remove it")
+        raise BindingError(f"{bound.page}: binding '{unused[0]}' is never used by a token; use it or remove it")
 
 
 def spelled_out(markdown: str, matches: list, bound: Bindings) -> tuple[str, list[tuple[int, int]], set[str]]:
@@ -158,17 +167,3 @@ def spelled_out(markdown: str, matches: list, bound: Bindings) -> tuple[str, lis
     out.append(markdown[last:])
     return "".join(out), spans, used
 
-
-def read_page(text: str, page: str) -> tuple[dict, str]:
-    """(the token namespace with the page's bindings, the body) of a page's source, as the build reads it.
-
-    For tests and tools that evaluate a page's tokens outside a build.
-    """
-    from mkdocs.utils.meta import get_data
-
-    from roofline_site.numbers.tokens import _namespace
-
-    body, meta = get_data(text)
-    namespace = dict(_namespace())
-    namespace.update(bind(meta.get("bindings"), page, namespace).values)
-    return namespace, body

@@ -238,10 +238,13 @@ def expand(markdown: str, page: str, records: list[Rendered] | None = None,
     `extra` adds site-only names (such as `figure`) to the token namespace; `bindings` is the
     page's front-matter mapping of name -> expression (numbers/bindings.py).
     """
-    from roofline_site.numbers.bindings import bind, check_all_used, spelled_out
+    from roofline_site.numbers.bindings import BindingError, bind, check_all_used, spelled_out
 
     namespace = {**_namespace(), **(extra or {})}
-    bound = bind(bindings, page, namespace)
+    try:
+        bound = bind(bindings, page, namespace, evaluate)
+    except BindingError as err:
+        raise TokenError(str(err)) from None
     namespace.update(bound.values)
     protected = _protected_spans(markdown)
     _check_closed(markdown, page, protected)
@@ -269,5 +272,8 @@ def expand(markdown: str, page: str, records: list[Rendered] | None = None,
         out.append(text)
         last = m.end()
     out.append(markdown[last:])
-    check_all_used(bound, used)
+    try:
+        check_all_used(bound, used)
+    except BindingError as err:
+        raise TokenError(str(err)) from None
     return "".join(out)
