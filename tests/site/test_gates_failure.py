@@ -100,6 +100,20 @@ def test_stale_claim_names_the_page_and_the_statement(project_copy):
     assert_failed_cleanly(project_copy, proc, "index.md", "the H100 ridge point is negative")
 
 
+
+@pytest.mark.parametrize("old, new, must_name", [
+    # A misspelt binding in a token, then a binding whose own expression names an unknown model.
+    ("{{ paging.paged_batch }}", "{{ pagin.paged_batch }}", ("playbook.md:", "'pagin'", "binding 'paging'")),
+    ('paging: paged("llama-3.1-8b"', 'paging: paged("llama-3.1-8bb"', ("playbook.md: binding 'paging'", "llama-3.1-8bb")),
+])
+def test_bad_binding_names_the_page_and_the_binding(project_copy, old, new, must_name):
+    page = project_copy / "docs" / "playbook.md"
+    assert old in page.read_text()
+    page.write_text(page.read_text().replace(old, new, 1))
+    proc = run_build(project_copy)
+    assert_failed_cleanly(project_copy, proc, *must_name)
+
+
 # ---- the same guarantees for a plain `mkdocs build` (how readers rebuild after editing a spec) ----
 def run_mkdocs_build(root: Path, **env) -> subprocess.CompletedProcess:
     quiet = {"NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true"}

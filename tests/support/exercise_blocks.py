@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from roofline_site.numbers.bindings import bind
 from roofline_site.numbers.tokens import TOKEN, evaluate
 from tests.unit.pages.test_prose_numerals import bare_numerals  # noqa: F401  (re-exported for the page tests)
 from tests.conftest import ROOT
@@ -36,11 +37,22 @@ def assert_answer_matches(key: tuple[str, str], expected_value: float) -> None:
     title, body = matches[0]
     assert not bare_numerals(title), f"typed number in the question {title!r}"
     assert not bare_numerals(body), f"typed number in the answer to {title!r}"
-    values = [float(v.value) for v in (evaluate(e.strip()) for e in TOKEN.findall(body))
+    namespace = page_namespace(page)
+    values = [float(v.value) for v in (evaluate(e.strip(), namespace) for e in TOKEN.findall(body))
               if hasattr(v, "value") and hasattr(v, "unit")]
     assert values, f"the answer to {title!r} has no number token"
     assert any(math.isclose(v, expected_value, rel_tol=1e-9) for v in values), (
         f"{page}: answer to {title!r} shows {values}, the package computes {expected_value}")
+
+
+def page_namespace(page: str) -> dict:
+    """The token namespace of docs/<page>, with the bindings its front matter declares."""
+    from mkdocs.utils.meta import get_data
+
+    from roofline.quantities import NAMESPACE
+
+    _, meta = get_data((ROOT / "docs" / page).read_text(encoding="utf-8"))
+    return {**NAMESPACE, **bind(meta.get("bindings"), page, dict(NAMESPACE), evaluate).values}
 
 
 def exercise_tests(pages: tuple[str, ...], expected: dict):

@@ -116,7 +116,16 @@ def parse_entry(path: Path, root: Path = ROOT) -> Entry:
     return Entry(slug=slug, term=meta["term"].strip(), aliases=_str_list(meta, "aliases", where),
                  category=meta["category"], summary=summary,
                  sources=tuple(Source(s["title"], s["url"]) for s in sources),
-                 see_also=_str_list(meta, "see_also", where), body=body, path=where)
+                 see_also=_str_list(meta, "see_also", where), body=body, path=where,
+                 bindings=_bindings(meta, where))
+
+
+def _bindings(meta: dict, where: str) -> tuple[tuple[str, str], ...]:
+    """The entry's `bindings:` (name: expression), checked as text here and evaluated with the page."""
+    value = meta.get("bindings") or {}
+    if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
+        raise GlossaryError(f"{where}: field 'bindings' must be a mapping of name: expression (as text)")
+    return tuple(value.items())
 
 
 def _check(entries: tuple[Entry, ...], redirects: dict) -> None:

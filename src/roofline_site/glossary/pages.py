@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 from roofline_site.glossary.records import CATEGORIES, CATEGORY_INTROS, Entry, Glossary
@@ -16,7 +17,10 @@ def entry_markdown(entry: Entry, glossary: Glossary) -> str:
     """The page published at /glossary/<slug>/: title, category, body, see also, backlinks, sources."""
     by_slug = glossary.by_slug
     # Search ranks a definition above a passing mention on an explainer page (Material's boost).
-    lines = ["---", "search:", "  boost: 2", "---", "", f"# {esc.text(entry.term)}", "",
+    # The entry's bindings travel in the published page's front matter, where the number hook reads them.
+    bound = ["bindings:", *(f"  {name}: {json.dumps(expr, ensure_ascii=False)}" for name, expr in entry.bindings)]
+    lines = ["---", "search:", "  boost: 2", *(bound if entry.bindings else []), "---", "",
+             f"# {esc.text(entry.term)}", "",
              f'<p class="gl-meta"><span class="gl-cat">{esc.text(entry.category_label)}</span>'
              + (f" · also called {', '.join(f'<em>{esc.text(a)}</em>' for a in entry.aliases)}" if entry.aliases else "")
              + f' · {EDIT_MARKER}</p>', "", entry.body.rstrip(), ""]

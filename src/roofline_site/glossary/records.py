@@ -60,6 +60,7 @@ class Entry:
     see_also: tuple[str, ...]
     body: str
     path: str  # relative to the repository root, e.g. "glossary/hardware/hbm.md"
+    bindings: tuple[tuple[str, str], ...] = ()  # (name, expression): the body's tokens use the names
 
     @property
     def names(self) -> tuple[str, ...]:

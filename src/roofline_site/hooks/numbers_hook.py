@@ -113,12 +113,17 @@ def figure_block(name: str, page_url: str, files) -> Raw:
 def on_page_markdown(markdown, page, config, files, **kwargs):
     uri = page.file.src_uri
     records = _records[uri] = []
+    if markdown.startswith("---\n") and "\nbindings:" in markdown.split("\n---", 1)[0]:
+        # MkDocs leaves front matter it cannot read as YAML in the page, silently.
+        raise PluginError(f"{uri}: the front matter is not valid YAML, so its bindings cannot be read "
+                          "(quote an expression that contains ': ' or starts with a quote)")
     try:
         return expand(markdown, uri, records, {"figure": lambda name: figure_block(name, page.url, files),
                                                "table": lambda name, **kw: _table(name, uri, records, **kw),
                                                "changelog": _changelog,
                                                "repository": lambda: repository_link(config.get("repo_url") or ""),
-                                               "install": lambda: install_block(config.get("repo_url") or "")})
+                                               "install": lambda: install_block(config.get("repo_url") or "")},
+                      bindings=page.meta.get("bindings"))
     except TokenError as err:
         raise PluginError(str(err)) from None
 

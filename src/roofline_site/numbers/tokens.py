@@ -226,17 +226,33 @@ def _check_closed(markdown: str, page: str, protected: list[tuple[int, int]]) ->
             raise TokenError(f"{page}:{line_no}: token '{snippet}' is never closed with '}}}}'")
 
 
+def token_matches(markdown: str) -> list:
+    """Every token outside code, as regex matches (the page-markup measure reads them)."""
+    return list(_tokens(markdown, _protected_spans(markdown)))
+
+
 def expand(markdown: str, page: str, records: list[Rendered] | None = None,
-           extra: dict | None = None) -> str:
+           extra: dict | None = None, bindings: dict | None = None) -> str:
     """Replace every token outside code; raise TokenError naming `page` on the first failure.
 
-    `extra` adds site-only names (such as `figure`) to the token namespace.
+    `extra` adds site-only names (such as `figure`) to the token namespace; `bindings` is the
+    page's front-matter mapping of name -> expression (numbers/bindings.py).
     """
+    from roofline_site.numbers.bindings import BindingError, bind, check_all_used, spelled_out
+
     namespace = {**_namespace(), **(extra or {})}
+    try:
+        bound = bind(bindings, page, namespace, evaluate)
+    except BindingError as err:
+        raise TokenError(str(err)) from None
+    namespace.update(bound.values)
     protected = _protected_spans(markdown)
     _check_closed(markdown, page, protected)
+    matches = list(_tokens(markdown, protected))
+    # Records quote each number's expression and sentence with the bindings spelled out.
+    spelled, spans, used = spelled_out(markdown, matches, bound)
     out, last, numbers = [], 0, 0
-    for m in _tokens(markdown, protected):
+    for m, span in zip(matches, spans):
         expr = m.group(1).strip()
         line_start = markdown.rfind("\n", 0, m.start()) + 1
         line = markdown[line_start:m.start()]
@@ -247,13 +263,17 @@ def expand(markdown: str, page: str, records: list[Rendered] | None = None,
             numbers += 1
             text, q = render_value(value, plain=plain, ident=number_id(page, numbers))
         except Exception as err:  # noqa: BLE001 — any failure is reported against the page
-            raise TokenError(f"{page}:{line_no}: token {{{{ {expr} }}}}: {err}") from None
+            raise TokenError(f"{page}:{line_no}: token {{{{ {expr} }}}}: {err}{bound.hint(err)}") from None
         if records is not None and q is not None:
-            records.append(Rendered(page, expr, q.text(), q.label, q.formula,
+            records.append(Rendered(page, bound.resolve(expr), q.text(), q.label, q.formula,
                                     [(i.label, i.text(), i.source.url if i.source else "") for i in q.inputs],
-                                    _sentence(markdown, m.start(), m.end()), plain))
+                                    _sentence(spelled, *span), plain))
         out.append(markdown[last:m.start()])
         out.append(text)
         last = m.end()
     out.append(markdown[last:])
+    try:
+        check_all_used(bound, used)
+    except BindingError as err:
+        raise TokenError(str(err)) from None
     return "".join(out)

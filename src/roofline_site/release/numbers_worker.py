@@ -54,9 +54,19 @@ class FakeFile:
 
 
 class FakePage:
-    def __init__(self, src_uri: str):
+    def __init__(self, src_uri: str, meta: dict | None = None):
         self.file = FakeFile(src_uri)
-        self.meta, self.title, self.url = {}, "", src_uri
+        self.meta, self.title, self.url = meta or {}, "", src_uri
+
+
+def front_matter(text: str) -> tuple[dict, str]:
+    """(front matter, body) as MkDocs splits a page: a page's `bindings` live in its front matter."""
+    try:
+        from mkdocs.utils.meta import get_data
+    except ImportError:
+        return {}, text
+    body, meta = get_data(text)
+    return meta, body
 
 
 def pages(tree: Path) -> list[tuple[str, str]]:
@@ -105,7 +115,8 @@ def plain_sentence(sentence: str, namespace: dict, tokens) -> str:
 def via_hooks(hooks, markdown: str, uri: str) -> list:
     records = getattr(hooks, "_records")  # a list of records, or (since dirty serving) page -> list
     records.clear()
-    hooks.on_page_markdown(markdown, page=FakePage(uri), config={}, files=None)
+    meta, body = front_matter(markdown)
+    hooks.on_page_markdown(body, page=FakePage(uri, meta), config={}, files=None)
     return list(records.get(uri, ()) if isinstance(records, dict) else records)
 
 
@@ -114,7 +125,9 @@ def via_expand(tokens, markdown: str, uri: str) -> list:
     for _ in range(50):
         records: list = []
         try:
-            tokens.expand(markdown, uri, records, dict(stubs))
+            meta, body = front_matter(markdown)
+            bound = {"bindings": meta["bindings"]} if meta.get("bindings") else {}
+            tokens.expand(body, uri, records, dict(stubs), **bound)
             return records
         except tokens.TokenError as err:
             m = UNDEFINED.search(str(err))

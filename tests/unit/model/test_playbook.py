@@ -398,10 +398,12 @@ def test_page_tokens_and_claims_evaluate():
     """Every token and claim on docs/playbook.md evaluates (the build would fail otherwise)."""
     from roofline_site.numbers.tokens import expand
 
-    text = (ROOT / "docs" / "playbook.md").read_text(encoding="utf-8")
+    from mkdocs.utils.meta import get_data
+
+    body, meta = get_data((ROOT / "docs" / "playbook.md").read_text(encoding="utf-8"))
     records = []
     used = []
-    expand(text, "playbook.md", records, {"figure": lambda n: used.append(n) or ""})
+    expand(body, "playbook.md", records, {"figure": lambda n: used.append(n) or ""}, bindings=meta["bindings"])
     assert len(records) > 40
     assert set(FIGS) <= set(used), "every playbook figure appears on the page"
 
