@@ -420,11 +420,6 @@ def render_variants(name: str) -> dict[str, bytes]:
     return {k: out[k] for k in VARIANTS}
 
 
-def render_variant(name: str, suffix: str = "") -> bytes:
-    """The SVG bytes of one variant of a figure (see VARIANTS)."""
-    return render_variants(name)[suffix]
-
-
 def render(name: str) -> tuple[bytes, str]:
     """(SVG bytes, CSV text) of one figure's wide light variant, deterministic."""
     return render_variants(name)[""], module(name).data().to_csv()

@@ -21,6 +21,7 @@ from roofline.errors import InputError
 from roofline.examples import example
 from roofline.registry.hardware import GIGA, SIXTEEN_BIT, TERA, Device, devices, get_device
 from roofline.model import kernels, parallel
+from roofline.model.dtypes import BYTES_PER_ELEMENT
 from roofline.model.formats import Formats
 from roofline.registry.models import Model, get_model, models
 from roofline.registry.specfile import PLAUSIBLE
@@ -239,7 +240,7 @@ def _kernel_constants() -> dict[str, Any]:
             "weight_sources": {"explicit": F.SOURCE_EXPLICIT, "config": F.SOURCE_CONFIG, "registry": F.SOURCE_REGISTRY,
                                "sixteen": F.SOURCE_SIXTEEN, "bare": F.SOURCE_BARE},
             "bare_per_channel_note": F.BARE_PER_CHANNEL_NOTE,
-            "element_bytes": dict(F._ELEMENT_BYTES), "activation_dtypes": list(F.ACTIVATION_DTYPES),
+            "element_bytes": dict(BYTES_PER_ELEMENT), "activation_dtypes": list(F.ACTIVATION_DTYPES),
             "attention_variants": list(K.ATTENTION_VARIANTS), "critical_batch_max": 1 << 20,
             "collective_latency_bound": parallel.COLLECTIVE_LATENCY_BOUND,
             "link_bandwidth_bound": parallel.LINK_BANDWIDTH_BOUND, "latency_bound": parallel.LATENCY_BOUND,

@@ -70,8 +70,22 @@ def _positive_int(name: str):
     return _whole_number(name, 1)
 
 
-def _nonneg_int(name: str):
-    return _whole_number(name, 0)
+def _number(name: str, low: float, high: float, unit: str = "", low_inclusive: bool = True):
+    """An argparse type: a finite number in [low, high] ((low, high] where `low_inclusive` is false),
+    refused in one sentence naming `name` (and the unit, where one is given)."""
+    def parse(text: str) -> float:
+        shown = fmt.terminal(text)[:40]
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} must be a number{' of ' + unit if unit else ''}, "
+                                             f"got {shown!r}") from None
+        above = value >= low if low_inclusive else value > low
+        if not (math.isfinite(value) and above and value <= high):
+            span = f"between {low:g} and {high:g}" if low_inclusive else f"above {low:g} and at most {high:g}"
+            raise argparse.ArgumentTypeError(f"{name} must be {span}{' ' + unit if unit else ''}, got {shown!r}")
+        return value
+    return parse
 
 
 def _table(rows: list[dict[str, Any]], columns: list[tuple[str, str]]) -> str:
@@ -389,19 +403,6 @@ def _latency(args):
     return args.collective_latency or parallel.LATENCY_FLOOR
 
 
-def _latency_us(text: str) -> float:
-    shown = fmt.terminal(text)[:40]
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"--collective-latency-us must be a number of microseconds, got {shown!r}") from None
-    top = parallel.MAX_LATENCY_S * 1e6
-    if not math.isfinite(value) or not 0 <= value <= top:
-        raise argparse.ArgumentTypeError(f"--collective-latency-us must be between 0 and {top:g} µs per collective, "
-                                         f"got {shown!r}")
-    return value
-
-
 def _limits_payload(lim: parallel.LayoutLimits) -> dict[str, Any]:
     return {"speed_of_light_tokens_per_s": lim.speed_of_light_tokens_per_s,
             "weight_bytes_per_device": lim.weight_bytes_per_device, "bandwidth_bytes_per_s": lim.bandwidth_bytes_per_s,
@@ -525,16 +526,6 @@ def _weight_format(text: str) -> str:
         raise argparse.ArgumentTypeError(str(err)) from None
 
 
-def _budget_s(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"budget must be a number of seconds, got {text!r}") from None
-    if not math.isfinite(value) or not 2 <= value <= 600:
-        raise argparse.ArgumentTypeError(f"budget must be between 2 and 600 seconds, got {text!r}")
-    return value
-
-
 def cmd_measure(args) -> None:
     """Measure this machine (or read a saved measurement with --from), print, save, plot."""
     from roofline import measure
@@ -631,7 +622,8 @@ def _add_latency_options(sp) -> None:
     sp.add_argument("--collective-latency", choices=parallel.LATENCY_CHOICES, default=None,
                     help="which latency each collective pays: the link's floor (the fastest published small-message "
                          "all-reduce; ceilings use it; the default) or an NCCL ring's (the expected figure)")
-    sp.add_argument("--collective-latency-us", type=_latency_us, metavar="US",
+    sp.add_argument("--collective-latency-us", metavar="US",
+                    type=_number("--collective-latency-us", 0, parallel.MAX_LATENCY_S * 1e6, "microseconds"),
                     help="set the latency of every collective yourself, in microseconds")
 
 
@@ -714,22 +706,6 @@ def cmd_layouts(args) -> None:
                  "weight_format": f.weights.name, "weight_scope": f.scope, "weight_scope_words": f.scope_words,
                  "weight_format_source": choice.source, "activation_dtype": f.activation, "kv_dtype": f.kv,
                  "smallest_layout": fit["layout"] if fit else None, "layouts": rows}, text + limit_text)
-
-
-def _positive_float(name: str, maximum: float):
-    """An argparse type: a finite number in (0, maximum], refused in one sentence naming `name`."""
-    def parse(text: str) -> float:
-        shown = fmt.terminal(text)[:40]
-        try:
-            value = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} must be a positive number, got {shown!r}") from None
-        if not math.isfinite(value) or value <= 0:
-            raise argparse.ArgumentTypeError(f"{name} must be a positive number, got {shown!r}")
-        if value > maximum:
-            raise argparse.ArgumentTypeError(f"{name} must be at most {maximum:g}, got {shown!r}")
-        return value
-    return parse
 
 
 def _service_payload(p) -> dict[str, Any]:
@@ -921,11 +897,12 @@ def build_parser() -> argparse.ArgumentParser:
     group.add_argument("--max-concurrency", type=_whole_number("--max-concurrency", 1, 10**6), metavar="C",
                        help="the engine's cap on requests in flight (max-num-seqs); memory caps them too")
     _add_layout_options(sp)
-    sp.add_argument("--ttft-ms", type=_positive_float("--ttft-ms", 1e9), metavar="T",
+    sp.add_argument("--ttft-ms", type=_number("--ttft-ms", 0, 1e9, "milliseconds", low_inclusive=False), metavar="T",
                     help="target: time to first token at most T ms")
-    sp.add_argument("--tpot-ms", type=_positive_float("--tpot-ms", 1e9), metavar="T",
+    sp.add_argument("--tpot-ms", type=_number("--tpot-ms", 0, 1e9, "milliseconds", low_inclusive=False), metavar="T",
                     help="target: time per output token at most T ms")
-    sp.add_argument("--price-per-device-hour", type=_positive_float("--price-per-device-hour", 1000), metavar="USD",
+    sp.add_argument("--price-per-device-hour", metavar="USD",
+                    type=_number("--price-per-device-hour", 0, 1000, "USD", low_inclusive=False),
                     help="what one device costs an hour, your figure: adds $ per million output and input tokens")
     sp.add_argument("--chunk-tokens", type=_whole_number("--chunk-tokens", 1, 10**7), default=8192, metavar="K",
                     help="prompt tokens an engine step takes (SGLang's chunked_prefill_size)")
@@ -936,7 +913,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_max_context_option(sp)
     sp = add("measure", cmd_measure, "measure this machine's memory bandwidth (STREAM copy/triad) and GEMM FLOP/s")
     sp.add_argument("--quick", action="store_true", help="a short run (about 5 s) with smaller arrays")
-    sp.add_argument("--budget", type=_budget_s, help="time budget in seconds (default 30, or 5 with --quick)")
+    sp.add_argument("--budget", type=_number("--budget", 2, 600, "seconds"),
+                    help="time budget in seconds (default 30, or 5 with --quick)")
     sp.add_argument("--out", help="where to save the JSON (default measurements/local/<UTC time>.json)")
     sp.add_argument("--label", help="a name for this machine in tables and legends (default: the CPU model)")
     sp.add_argument("--note", help="a free-text note stored in the JSON")

@@ -252,7 +252,7 @@ def _py_size_ok(key: str, text: str) -> float | None:
     try:
         value = float(text)
         name = {"batch": "batch", "ctx": "context length", "prompt": "prompt length"}[key]
-        return float(kernels._size(name, value))
+        return float(kernels.check_size(name, value))
     except (ValueError, InputError):
         return None
 

@@ -44,6 +44,7 @@ import numpy as np
 from roofline.errors import InputError
 from roofline.model import kernels
 from roofline.model.formats import Formats
+from roofline.model.point import scalar
 from roofline.registry.hardware import Device, Interconnect
 from roofline.registry.models import Model
 
@@ -180,7 +181,7 @@ class CollectivePoint:
     @property
     def link_bytes(self):
         """Bytes each device sends over its link, all runs: count · factor · S."""
-        return kernels._scalar(self.count * ring_factor(self.kind, self.devices) * np.asarray(self.payload_bytes, float))
+        return scalar(self.count * ring_factor(self.kind, self.devices) * np.asarray(self.payload_bytes, float))
 
     @property
     def bytes(self):
@@ -192,7 +193,7 @@ class CollectivePoint:
 
     @property
     def transfer_time_s(self):
-        return kernels._scalar(np.asarray(self.link_bytes, float) / self.link_bandwidth_bytes_per_s)
+        return scalar(np.asarray(self.link_bytes, float) / self.link_bandwidth_bytes_per_s)
 
     @property
     def link_time_s(self):
@@ -201,7 +202,7 @@ class CollectivePoint:
     @property
     def time_s(self):
         """Latency plus bytes ÷ link bandwidth (per direction)."""
-        return kernels._scalar(self.latency_s + np.asarray(self.transfer_time_s))
+        return scalar(self.latency_s + np.asarray(self.transfer_time_s))
 
     @property
     def ridge_point(self) -> float:
@@ -211,7 +212,7 @@ class CollectivePoint:
     @property
     def bound(self):
         """'latency-bound' where the fixed latency exceeds the transfer time, else 'link-bandwidth-bound'."""
-        return kernels._scalar(np.where(self.latency_s >= np.asarray(self.transfer_time_s), LATENCY_BOUND, LINK_BOUND))
+        return scalar(np.where(self.latency_s >= np.asarray(self.transfer_time_s), LATENCY_BOUND, LINK_BOUND))
 
 
 def collective(kind: str, payload_bytes, devices: int, interconnect: Interconnect, peak_flop_per_s: float,
@@ -223,7 +224,7 @@ def collective(kind: str, payload_bytes, devices: int, interconnect: Interconnec
     33.8
     """
     latency = run_latency_s(kind, devices, interconnect, latency)
-    return CollectivePoint(name or kind, kind, int(devices), kernels._scalar(np.asarray(payload_bytes, float)),
+    return CollectivePoint(name or kind, kind, int(devices), scalar(np.asarray(payload_bytes, float)),
                            interconnect.bandwidth_bytes_per_s_per_direction, latency, peak_flop_per_s,
                            int(count), interconnect.link)
 
@@ -432,28 +433,28 @@ class ParallelStep:
         parts = [np.asarray(c.link_bytes, float) for c in self.collectives]
         if self.sends is not None:
             parts.append(np.asarray(self.sends.link_bytes, float) / max(self.layout.pp - 1, 1))
-        return kernels._scalar(sum(parts, np.asarray(0.0)))
+        return scalar(sum(parts, np.asarray(0.0)))
 
     @property
     def collective_time_s(self):
         """One stage's collectives: Σ latency + bytes ÷ link bandwidth."""
-        return kernels._scalar(sum((np.asarray(c.time_s, float) for c in self.collectives), np.asarray(0.0)))
+        return scalar(sum((np.asarray(c.time_s, float) for c in self.collectives), np.asarray(0.0)))
 
     @property
     def kernel_time_s(self):
         """Time in the devices' own kernels per step: pp stages of one device's kernels."""
-        return kernels._scalar(self.layout.pp * np.asarray(self.stage.time_s))
+        return scalar(self.layout.pp * np.asarray(self.stage.time_s))
 
     @property
     def collective_latency_share(self):
         """Share of the collectives' time that is latency (bytes move in the rest)."""
         lat = sum(c.latency_s for c in self.collectives)
         tot = np.asarray(self.collective_time_s, float)
-        return kernels._scalar(np.where(tot > 0, lat / np.where(tot > 0, tot, 1.0), 0.0))
+        return scalar(np.where(tot > 0, lat / np.where(tot > 0, tot, 1.0), 0.0))
 
     @property
     def stage_time_s(self):
-        return kernels._scalar(np.asarray(self.stage.time_s) + self.collective_time_s)
+        return scalar(np.asarray(self.stage.time_s) + self.collective_time_s)
 
     @property
     def time_s(self):
@@ -462,7 +463,7 @@ class ParallelStep:
             self.layout.pp * np.asarray(self.stage_time_s)
         if self.sends is not None:
             t = t + np.asarray(self.sends.time_s)
-        return kernels._scalar(t)
+        return scalar(t)
 
     @property
     def time_perfect_overlap_s(self):
@@ -472,7 +473,7 @@ class ParallelStep:
         t = self.layout.pp * np.maximum(self.stage.time_perfect_overlap_s, self.collective_time_s)
         if self.sends is not None:
             t = t + np.asarray(self.sends.time_s)
-        return kernels._scalar(t)
+        return scalar(t)
 
     @property
     def compute_bound_time_s(self): return self.stage.compute_bound_time_s
@@ -484,7 +485,7 @@ class ParallelStep:
         the kernels' bound."""
         coll = np.asarray(self.collective_time_s) * 2 >= np.asarray(self.stage_time_s)
         which = np.where(np.asarray(self.collective_latency_share) >= 0.5, COLLECTIVE_LATENCY_BOUND, LINK_BANDWIDTH_BOUND)
-        return kernels._scalar(np.where(coll, which, np.asarray(self.stage.bound)))
+        return scalar(np.where(coll, which, np.asarray(self.stage.bound)))
 
     @property
     def latency_description(self) -> str:
@@ -495,22 +496,22 @@ class ParallelStep:
 
     @property
     def tokens_per_s(self):
-        return kernels._scalar(np.asarray(self.batch) * self.tokens_per_sequence / self.time_s)
+        return scalar(np.asarray(self.batch) * self.tokens_per_sequence / self.time_s)
 
     @property
     def tokens_per_s_per_sequence(self):
-        return kernels._scalar(np.asarray(self.tokens_per_sequence) / self.time_s)
+        return scalar(np.asarray(self.tokens_per_sequence) / self.time_s)
 
     @property
     def tokens_per_s_per_device(self):
-        return kernels._scalar(np.asarray(self.tokens_per_s) / self.layout.devices)
+        return scalar(np.asarray(self.tokens_per_s) / self.layout.devices)
 
     @property
     def link_intensity(self):
         """A stage's FLOPs per byte its device sends over the link (compare with `link_ridge_point`)."""
         lb = np.asarray(self.link_bytes, float)
         with np.errstate(divide="ignore", invalid="ignore"):
-            return kernels._scalar(np.where(lb > 0, np.asarray(self.flops, float) / np.where(lb > 0, lb, 1.0), np.inf))
+            return scalar(np.where(lb > 0, np.asarray(self.flops, float) / np.where(lb > 0, lb, 1.0), np.inf))
 
     @property
     def link_ridge_point(self):
@@ -521,17 +522,17 @@ class ParallelStep:
     @property
     def bubble_fraction(self):
         """Share of each stage's time it idles: 1 − micro-batches ÷ pp (0 without pipeline parallelism)."""
-        return kernels._scalar(1.0 - np.asarray(self.micro_batches, float) / self.layout.pp)
+        return scalar(1.0 - np.asarray(self.micro_batches, float) / self.layout.pp)
 
     @property
     def memory_required_bytes(self):
         """Per device: its weights + its sequences' KV cache + activations + the runtime reserve."""
-        return kernels._scalar(self.weights_resident_bytes + np.asarray(self.kv_resident_bytes)
+        return scalar(self.weights_resident_bytes + np.asarray(self.kv_resident_bytes)
                                + self.activation_peak_bytes + self.runtime_reserve_bytes)
 
     @property
     def fits(self):
-        return kernels._scalar(np.asarray(self.memory_required_bytes) <= kernels.usable_memory_bytes(self.device))
+        return scalar(np.asarray(self.memory_required_bytes) <= kernels.usable_memory_bytes(self.device))
 
 
 def _step(phase: str, model: Model, device: Device, layout: Layout, batch, length, formats, attention,
@@ -539,7 +540,7 @@ def _step(phase: str, model: Model, device: Device, layout: Layout, batch, lengt
     layout = layout or Layout()
     latency = check_latency(latency)
     check_layout(model, device, layout)
-    b = kernels._size("batch", batch)
+    b = kernels.check_size("batch", batch)
     # Data parallelism: each replica serves ⌈B ÷ dp⌉ sequences; EP's data-parallel attention splits them again.
     per_replica = np.ceil(b / layout.dp)
     per_device = np.ceil(per_replica / layout.ep)
@@ -564,8 +565,8 @@ def _assemble(model: Model, device: Device, layout: Layout, part: Model, stage: 
     micro-batch on this device; `logit_rows`: the positions whose logits it gathers; `whole()`:
     the whole replica's micro-batch on this stage (EP reads its experts' weights from it)."""
     if layout.is_single:
-        return ParallelStep(layout, model, stage, (), None, kernels._scalar(batch), kernels._scalar(micro),
-                            kernels._scalar(micro_batches), stage.kv_resident_bytes, latency=latency)
+        return ParallelStep(layout, model, stage, (), None, scalar(batch), scalar(micro),
+                            scalar(micro_batches), stage.kv_resident_bytes, latency=latency)
     f = stage.formats
     peak = device.peak_flop_per_s(stage.matmul_dtype)
     ic = device.interconnect
@@ -583,7 +584,7 @@ def _assemble(model: Model, device: Device, layout: Layout, part: Model, stage: 
         n = layout.ep
         # the full batch's expert weights, shared out: each device reads 1/ep of the experts the batch touches
         expert_w = {k.name: k.weight_bytes for k in whole().ops if k.name.startswith("experts_")}  # tp is 1 with ep
-        ops = tuple(dataclasses.replace(k, weight_bytes=kernels._scalar(np.asarray(expert_w[k.name]) / n))
+        ops = tuple(dataclasses.replace(k, weight_bytes=scalar(np.asarray(expert_w[k.name]) / n))
                     if k.name in expert_w else k for k in stage.ops)
         resident = stage.weights_resident_bytes - _expert_resident_bytes(part, f) * (1 - 1 / n)
         stage = dataclasses.replace(stage, ops=ops, weights_resident_bytes=resident)
@@ -599,8 +600,8 @@ def _assemble(model: Model, device: Device, layout: Layout, part: Model, stage: 
     if not model.is_bare and layout.tp > model.kv_heads:  # a bare count has no KV heads to replicate
         note = (f"{model.kv_heads} KV heads over {layout.tp} devices: each device keeps a copy of one KV head "
                 f"({layout.tp // model.kv_heads} copies of each)")
-    return ParallelStep(layout, model, stage, tuple(coll), sends, kernels._scalar(batch), kernels._scalar(micro),
-                        kernels._scalar(micro_batches), kernels._scalar(kv), note, latency)
+    return ParallelStep(layout, model, stage, tuple(coll), sends, scalar(batch), scalar(micro),
+                        scalar(micro_batches), scalar(kv), note, latency)
 
 
 def mixed(model: Model, device: Device, work: kernels.MixedWork, formats: Formats | None = None,
@@ -623,7 +624,7 @@ def mixed(model: Model, device: Device, work: kernels.MixedWork, formats: Format
     return _assemble(model, device, layout, part, stage,
                      lambda: kernels.mixed(part, device, work.scaled(1.0 / micro_batches), formats, attention),
                      np.asarray(micro.tokens, float), np.asarray(micro.head_tokens, float),
-                     kernels._scalar(work.requests), kernels._scalar(micro.requests), micro_batches,
+                     scalar(work.requests), scalar(micro.requests), micro_batches,
                      check_latency(latency))
 
 
