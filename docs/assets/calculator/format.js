@@ -1,7 +1,7 @@
 // The calculator's formatter: a mirror of src/roofline/format.py, so a number reads the same
 // here as in the prose. Python rounds with round(x, n) (correctly rounded, ties to even) and
 // prints with "{:,.nf}"; roundDecimal reproduces that on the exact decimal value of the double.
-// Pure (no DOM); tests/test_calculator_parity.py compares it with format.py.
+// Pure (no DOM); tests/unit/test_calculator_parity.py compares it with format.py.
 
 export class FormatError extends Error {}
 

@@ -372,7 +372,9 @@ class ParallelStep:
     `stage` is one device's kernels for one micro-batch on one pipeline stage; `collectives`
     are that device's TP or EP collectives for the same work; `sends` the activations passed
     between pipeline stages. A token crosses all pp stages:
-    time = pp × (stage kernels + collectives) + sends.
+    time = pp × (stage kernels + collectives) + sends. What is one device's alone (its FLOPs, bytes,
+    formats, device, weights resident) is read from the stage: `step.stage.flops`. `record.step_record`
+    writes the whole step under one name per quantity.
     """
 
     layout: Layout
@@ -386,42 +388,6 @@ class ParallelStep:
     kv_resident_bytes: object
     kv_note: str = ""
     latency: object = LATENCY_FLOOR   # the collective latency used: "floor", "ring" or seconds per collective
-
-    # the fields a KernelStep reader uses
-    @property
-    def phase(self): return self.stage.phase
-    @property
-    def device(self): return self.stage.device
-    @property
-    def formats(self): return self.stage.formats
-    @property
-    def attention(self): return self.stage.attention
-    @property
-    def context_len(self): return self.stage.context_len
-    @property
-    def tokens_per_sequence(self): return self.stage.tokens_per_sequence
-    @property
-    def matmul_dtype(self): return self.stage.matmul_dtype
-    @property
-    def ridge_point(self): return self.stage.ridge_point
-    @property
-    def runtime_reserve_bytes(self): return self.stage.runtime_reserve_bytes
-    @property
-    def flops(self): return self.stage.flops
-    @property
-    def bytes(self): return self.stage.bytes
-    @property
-    def weight_bytes(self): return self.stage.weight_bytes
-    @property
-    def kv_bytes(self): return self.stage.kv_bytes
-    @property
-    def activation_bytes(self): return self.stage.activation_bytes
-    @property
-    def arithmetic_intensity(self): return self.stage.arithmetic_intensity
-    @property
-    def weights_resident_bytes(self): return self.stage.weights_resident_bytes
-    @property
-    def activation_peak_bytes(self): return self.stage.activation_peak_bytes
 
     @property
     def ops(self) -> tuple:
@@ -476,9 +442,6 @@ class ParallelStep:
         return scalar(t)
 
     @property
-    def compute_bound_time_s(self): return self.stage.compute_bound_time_s
-
-    @property
     def bound(self):
         """Where collectives take at least half of a stage, what binds there: 'collective latency-bound'
         where latency is at least half of the collectives' time, else 'link-bandwidth-bound'; otherwise
@@ -490,17 +453,17 @@ class ParallelStep:
     @property
     def latency_description(self) -> str:
         """Which collective latency the step's figures use (empty without collectives)."""
-        if self.layout.replica_devices == 1 or self.device.interconnect is None:
+        if self.layout.replica_devices == 1 or self.stage.device.interconnect is None:
             return ""
-        return latency_description(self.device.interconnect, self.latency)
+        return latency_description(self.stage.device.interconnect, self.latency)
 
     @property
     def tokens_per_s(self):
-        return scalar(np.asarray(self.batch) * self.tokens_per_sequence / self.time_s)
+        return scalar(np.asarray(self.batch) * self.stage.tokens_per_sequence / self.time_s)
 
     @property
     def tokens_per_s_per_sequence(self):
-        return scalar(np.asarray(self.tokens_per_sequence) / self.time_s)
+        return scalar(np.asarray(self.stage.tokens_per_sequence) / self.time_s)
 
     @property
     def tokens_per_s_per_device(self):
@@ -511,13 +474,14 @@ class ParallelStep:
         """A stage's FLOPs per byte its device sends over the link (compare with `link_ridge_point`)."""
         lb = np.asarray(self.link_bytes, float)
         with np.errstate(divide="ignore", invalid="ignore"):
-            return scalar(np.where(lb > 0, np.asarray(self.flops, float) / np.where(lb > 0, lb, 1.0), np.inf))
+            return scalar(np.where(lb > 0, np.asarray(self.stage.flops, float) / np.where(lb > 0, lb, 1.0), np.inf))
 
     @property
     def link_ridge_point(self):
-        if self.device.interconnect is None:
+        if self.stage.device.interconnect is None:
             return None
-        return self.device.peak_flop_per_s(self.matmul_dtype) / self.device.interconnect.bandwidth_bytes_per_s_per_direction
+        d = self.stage.device
+        return d.peak_flop_per_s(self.stage.matmul_dtype) / d.interconnect.bandwidth_bytes_per_s_per_direction
 
     @property
     def bubble_fraction(self):
@@ -527,12 +491,12 @@ class ParallelStep:
     @property
     def memory_required_bytes(self):
         """Per device: its weights + its sequences' KV cache + activations + the runtime reserve."""
-        return scalar(self.weights_resident_bytes + np.asarray(self.kv_resident_bytes)
-                               + self.activation_peak_bytes + self.runtime_reserve_bytes)
+        return scalar(self.stage.weights_resident_bytes + np.asarray(self.kv_resident_bytes)
+                               + self.stage.activation_peak_bytes + self.stage.runtime_reserve_bytes)
 
     @property
     def fits(self):
-        return scalar(np.asarray(self.memory_required_bytes) <= kernels.usable_memory_bytes(self.device))
+        return scalar(np.asarray(self.memory_required_bytes) <= kernels.usable_memory_bytes(self.stage.device))
 
 
 def _step(phase: str, model: Model, device: Device, layout: Layout, batch, length, formats, attention,
@@ -704,7 +668,7 @@ def speed_of_light_tokens_per_s(model: Model, device: Device, formats: Formats |
     """
     layout = layout or Layout()
     one = decode(model, device, 1, 1, formats, "fused", layout)
-    return device.memory_bandwidth_bytes_per_s / (layout.pp * float(one.weight_bytes))
+    return device.memory_bandwidth_bytes_per_s / (layout.pp * float(one.stage.weight_bytes))
 
 
 def limits(model: Model, device: Device, context_len=1, formats: Formats | None = None, attention: str = "fused",
@@ -719,7 +683,7 @@ def limits(model: Model, device: Device, context_len=1, formats: Formats | None 
     """
     layout = layout or Layout()
     one = decode(model, device, 1, 1, formats, "fused", layout, latency)
-    weights = float(one.weight_bytes)
+    weights = float(one.stage.weight_bytes)
     bw = device.memory_bandwidth_bytes_per_s
     link = float(layout.pp * np.asarray(one.collective_time_s)) + (float(one.sends.time_s) if one.sends else 0.0)
     share = [what for cond, what in ((layout.tp > 1, f"1/{layout.tp} of every matrix"),
