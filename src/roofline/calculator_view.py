@@ -148,7 +148,8 @@ def calculate(device: Device, model: Model, phase: str = "decode", batch=1, leng
         "total_params": model.total_params,
         "time_to_first_token_s": rec["time_s"] if phase == "prefill" else None,
         "attained_flop_per_s": float(step.stage.flops / step.stage_time_s),
-        "tokens_per_s_perfect_overlap": float(step.batch * step.stage.tokens_per_sequence / step.time_perfect_overlap_s),
+        "tokens_per_s_perfect_overlap": float(step.batch * step.stage.tokens_per_sequence
+                                              / step.time_perfect_overlap_s),
         "critical_batch": kernels.critical_batch(model, device, f),
         "max_batch_that_fits": None if mb is None else float(mb),
         "attention_intensity": None if model.is_bare else kernels.attention_intensity_limit(model, f),
