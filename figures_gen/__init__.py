@@ -14,7 +14,7 @@ draw(): the shared style here sets sizes and colours, moves legends under a narr
 places point labels (`point_labels`) where they collide with nothing.
 
 `render(name)` gives the SVG bytes and CSV text; the same call backs the site build
-(src/roofline_site/gen_figures.py) and the tests, so the tests compare like with like.
+(src/roofline_site/gen/figures.py) and the tests, so the tests compare like with like.
 """
 
 from __future__ import annotations
@@ -418,11 +418,6 @@ def render_variants(name: str) -> dict[str, bytes]:
             _CURRENT["narrow"] = False
             plt.close(fig)
     return {k: out[k] for k in VARIANTS}
-
-
-def render_variant(name: str, suffix: str = "") -> bytes:
-    """The SVG bytes of one variant of a figure (see VARIANTS)."""
-    return render_variants(name)[suffix]
 
 
 def render(name: str) -> tuple[bytes, str]:

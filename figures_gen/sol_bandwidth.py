@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from figures_gen import Table, log_ticks
-from roofline import decode, devices, format as fmt, get_model
+from roofline import decode, devices, format as fmt, get_model, weight_bytes_per_token
 
 NAME = "sol-bandwidth"
 MODELS = ("llama-3.1-8b", "llama-3.1-70b")
@@ -13,12 +13,6 @@ COLOURS = ("#3f51b5", "#d81b60")
 WEIGHT_DTYPE = "bf16"
 #: Devices named on the plot (the rest are unlabeled points); registry ids.
 LABELLED = ("l4", "rtx-4090", "m4-max", "a100-sxm4-80gb", "h100-sxm5", "h200-sxm", "b200")
-
-
-def weight_bytes_per_token(m, weight_dtype: str) -> float:
-    """Weight bytes a batch-1 decode step reads (the kernel model's; no device enters them)."""
-    from roofline import Formats
-    return float(decode(m, next(iter(devices().values())), 1, 1, Formats.of(weight_dtype)).weight_bytes)
 
 
 def _short(name: str) -> str:

@@ -21,6 +21,8 @@ from roofline.errors import InputError
 from roofline.examples import example
 from roofline.registry.hardware import GIGA, SIXTEEN_BIT, TERA, Device, devices, get_device
 from roofline.model import kernels, parallel
+from roofline.model import record as step_record
+from roofline.model.dtypes import BYTES_PER_ELEMENT
 from roofline.model.formats import Formats
 from roofline.registry.models import Model, get_model, models
 from roofline.registry.specfile import PLAUSIBLE
@@ -86,11 +88,16 @@ WEIGHT_FORMATS = ("bf16", "fp16", "fp32", "fp8", "fp8-b128", "int8", "int8-g128"
                   "mxfp4", "nvfp4")
 
 
-def _op_record(k) -> dict[str, Any]:
-    """One row of the kernel table: a kernel on the memory roof, or a collective on the link."""
-    return {"name": k.name, "count": k.count, "flops": float(k.flops), "bytes": float(k.bytes),
-            "arithmetic_intensity": float(k.arithmetic_intensity), "ridge_point": float(k.ridge_point),
-            "bound": str(k.bound), "time_s": float(k.time_s), "compute_dtype": k.compute_dtype}
+#: The step record's keys the calculator shows (`record.step_record`: one name per quantity), and
+#: the keys of each row of its kernel table; `calculate` adds what only the calculator shows.
+STEP_KEYS = ("phase", "compute_dtype", "weight_format", "weight_scope", "peak_flop_per_s", "bandwidth_bytes_per_s",
+             "ridge_point", "memory_capacity_bytes", "usable_memory_bytes", "devices", "layout", "flops", "bytes",
+             "weight_bytes", "kv_bytes", "activation_bytes", "arithmetic_intensity", "bound", "time_s",
+             "time_perfect_overlap_s", "compute_time_s", "memory_time_s", "collective_time_s",
+             "tokens_per_s_per_sequence", "tokens_per_s", "tokens_per_s_per_device", "kv_resident_bytes",
+             "weights_resident_bytes", "memory_required_bytes", "fits", "collective_latency", "link_bytes",
+             "link_intensity", "link_ridge_point", "bubble_fraction", "kv_note")
+OP_KEYS = ("name", "count", "flops", "bytes", "arithmetic_intensity", "ridge_point", "bound", "time_s", "compute_dtype")
 
 
 def length_limit_message(model: Model, phase: str, length) -> str:
@@ -133,56 +140,21 @@ def calculate(device: Device, model: Model, phase: str = "decode", batch=1, leng
     beyond = length_limit_message(model, phase, length)
     if beyond:  # after the step, so a refused format or layout speaks first, as in view.js
         raise InputError(beyond)
-    stage = step.stage
+    rec = step_record.step_record(step)
     mb = None if model.is_bare else parallel.max_batch_that_fits(model, device, length, f, attention, layout)
-    link_bytes = float(step.link_bytes)
     return {
-        "phase": phase,
-        "compute_dtype": step.matmul_dtype,
-        "weight_format": f.weights.name,
-        "weight_scope": f.scope,
-        "peak_flop_per_s": stage.peak_flop_per_s,
-        "bandwidth_bytes_per_s": stage.bandwidth_bytes_per_s,
-        "ridge_point": step.ridge_point,
-        "memory_capacity_bytes": device.memory_capacity_bytes,
-        "usable_memory_bytes": kernels.usable_memory_bytes(device),
+        **{k: rec[k] for k in STEP_KEYS},
+        "ops": [{k: op[k] for k in OP_KEYS} for op in rec["ops"]],
         "total_params": model.total_params,
-        "devices": layout.devices,
-        "layout": layout.name,
-        "flops": float(step.flops),
-        "bytes": float(step.bytes),
-        "weight_bytes": float(step.weight_bytes),
-        "kv_bytes": float(step.kv_bytes),
-        "activation_bytes": float(step.activation_bytes),
-        "arithmetic_intensity": float(step.arithmetic_intensity),
-        "bound": str(step.bound),
-        "time_s": float(step.time_s),
-        "time_perfect_overlap_s": float(step.time_perfect_overlap_s),
-        "compute_time_s": float(stage.compute_time_s),
-        "memory_time_s": float(stage.memory_time_s),
-        "collective_time_s": float(step.collective_time_s),
-        "time_to_first_token_s": float(step.time_s) if phase == "prefill" else None,
-        "attained_flop_per_s": float(step.flops / step.stage_time_s),
-        "tokens_per_s_per_sequence": float(step.tokens_per_s_per_sequence),
-        "tokens_per_s": float(step.tokens_per_s),
-        "tokens_per_s_per_device": float(step.tokens_per_s_per_device),
-        "tokens_per_s_perfect_overlap": float(step.batch * step.tokens_per_sequence / step.time_perfect_overlap_s),
-        "kv_cache_bytes": float(step.kv_resident_bytes),
-        "weights_resident_bytes": float(step.weights_resident_bytes),
-        "memory_required_bytes": float(step.memory_required_bytes),
-        "fits": bool(step.fits),
+        "time_to_first_token_s": rec["time_s"] if phase == "prefill" else None,
+        "attained_flop_per_s": float(step.stage.flops / step.stage_time_s),
+        "tokens_per_s_perfect_overlap": float(step.batch * step.stage.tokens_per_sequence
+                                              / step.time_perfect_overlap_s),
         "critical_batch": kernels.critical_batch(model, device, f),
         "max_batch_that_fits": None if mb is None else float(mb),
         "attention_intensity": None if model.is_bare else kernels.attention_intensity_limit(model, f),
         "speed_of_light_tokens_per_s": parallel.speed_of_light_tokens_per_s(model, device, f, layout),
-        "collective_latency": step.latency_description,
         "expected_tokens_per_s_per_sequence": None if expected is None else float(expected.tokens_per_s_per_sequence),
-        "link_bytes": link_bytes,
-        "link_intensity": float(step.flops / link_bytes) if link_bytes > 0 else None,
-        "link_ridge_point": None if step.link_ridge_point is None else float(step.link_ridge_point),
-        "bubble_fraction": float(step.bubble_fraction),
-        "kv_note": step.kv_note,
-        "ops": [_op_record(k) for k in step.ops],
     }
 
 
@@ -239,7 +211,7 @@ def _kernel_constants() -> dict[str, Any]:
             "weight_sources": {"explicit": F.SOURCE_EXPLICIT, "config": F.SOURCE_CONFIG, "registry": F.SOURCE_REGISTRY,
                                "sixteen": F.SOURCE_SIXTEEN, "bare": F.SOURCE_BARE},
             "bare_per_channel_note": F.BARE_PER_CHANNEL_NOTE,
-            "element_bytes": dict(F._ELEMENT_BYTES), "activation_dtypes": list(F.ACTIVATION_DTYPES),
+            "element_bytes": dict(BYTES_PER_ELEMENT), "activation_dtypes": list(F.ACTIVATION_DTYPES),
             "attention_variants": list(K.ATTENTION_VARIANTS), "critical_batch_max": 1 << 20,
             "collective_latency_bound": parallel.COLLECTIVE_LATENCY_BOUND,
             "link_bandwidth_bound": parallel.LINK_BANDWIDTH_BOUND, "latency_bound": parallel.LATENCY_BOUND,
@@ -278,18 +250,7 @@ def serving(device: Device, model: Model, input_tokens, output_tokens, weight_fo
     pts = S.frontier(model, device, wl)
     env = {id(p) for p in S.pareto(pts)}
 
-    def record(p) -> dict[str, Any]:
-        lay = p.layout
-        return {"layout": lay.name, "devices": lay.devices, "tp": lay.tp, "pp": lay.pp, "ep": lay.ep, "dp": lay.dp,
-                "concurrency": p.concurrency, "running": p.running, "memory_cap": p.memory_cap, "bound": p.bound,
-                "step_time_s": p.step_time_s, "ttft_s": p.ttft_s, "tpot_s": p.tpot_s,
-                "request_latency_s": p.request_latency_s, "output_tokens_per_s": p.output_tokens_per_s,
-                "output_tokens_per_s_per_device": p.output_tokens_per_s_per_device,
-                "output_tokens_per_s_per_user": p.output_tokens_per_s_per_user,
-                "input_tokens_per_s": p.input_tokens_per_s,
-                "expected_output_tokens_per_s": p.expected_output_tokens_per_s,
-                "usd_per_million_output_tokens": p.usd_per_million_output_tokens,
-                "usd_per_million_input_tokens": p.usd_per_million_input_tokens}
+    record = step_record.service_record
 
     best = refusal = None
     if ttft_s is not None or tpot_s is not None:

@@ -18,7 +18,7 @@ from roofline import format as fmt
 from roofline.model.dtypes import PEAK_DTYPES, STORAGE_DTYPES
 from roofline.errors import InputError, RooflineError
 from roofline.registry.hardware import devices, get_device
-from roofline.model import kernels, parallel
+from roofline.model import kernels, parallel, record
 from roofline.model.formats import (ACTIVATION_DTYPES, BARE_PER_CHANNEL_NOTE, SCOPE_WORDS, WEIGHT_FORMAT_HELP,
                                     WEIGHT_SCOPES, Formats, WeightChoice, choose_weight_format, parse_weight_format)
 from roofline.configs import model_from_arg
@@ -70,8 +70,22 @@ def _positive_int(name: str):
     return _whole_number(name, 1)
 
 
-def _nonneg_int(name: str):
-    return _whole_number(name, 0)
+def _number(name: str, low: float, high: float, unit: str = "", low_inclusive: bool = True):
+    """An argparse type: a finite number in [low, high] ((low, high] where `low_inclusive` is false),
+    refused in one sentence naming `name` (and the unit, where one is given)."""
+    def parse(text: str) -> float:
+        shown = fmt.terminal(text)[:40]
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} must be a number{' of ' + unit if unit else ''}, "
+                                             f"got {shown!r}") from None
+        above = value >= low if low_inclusive else value > low
+        if not (math.isfinite(value) and above and value <= high):
+            span = f"between {low:g} and {high:g}" if low_inclusive else f"above {low:g} and at most {high:g}"
+            raise argparse.ArgumentTypeError(f"{name} must be {span}{' ' + unit if unit else ''}, got {shown!r}")
+        return value
+    return parse
 
 
 def _table(rows: list[dict[str, Any]], columns: list[tuple[str, str]]) -> str:
@@ -217,40 +231,27 @@ def cmd_matmul(args) -> None:
     _emit(args, payload, text)
 
 
-def _op_payload(k) -> dict[str, Any]:
-    return {"name": k.name, "count": k.count, "flops": k.flops, "bytes": k.bytes,
-            "weight_bytes": k.weight_bytes, "activation_read_bytes": k.act_read_bytes,
-            "activation_written_bytes": k.act_written_bytes, "kv_read_bytes": k.kv_read_bytes,
-            "kv_written_bytes": k.kv_written_bytes, "arithmetic_intensity": k.arithmetic_intensity,
-            "compute_dtype": k.compute_dtype, "peak_flop_per_s": k.peak_flop_per_s, "ridge_point": k.ridge_point,
-            "bound": k.bound, "time_s": k.time_s,
-            **({"kind": k.kind, "devices": k.devices, "link": k.link, "link_bytes": k.link_bytes,
-                "latency_s": k.latency_s, "link_bandwidth_bytes_per_s": k.link_bandwidth_bytes_per_s}
-               if isinstance(k, parallel.CollectivePoint) else {})}
-
-
-def _layout_payload(s) -> dict[str, Any]:
-    lay = getattr(s, "layout", parallel.Layout())
-    out = {"layout": {"name": lay.name, "devices": lay.devices, "tp": lay.tp, "pp": lay.pp, "ep": lay.ep, "dp": lay.dp}}
-    if isinstance(s, parallel.ParallelStep) and not lay.is_single:
-        ic = s.device.interconnect
-        out.update({
-            "interconnect": {"link": ic.link, "bandwidth_bytes_per_s_per_direction": ic.bandwidth_bytes_per_s_per_direction,
-                             "domain_devices": ic.domain_devices, "latency_base_s": ic.latency_base_s,
-                             "latency_per_step_s": ic.latency_per_step_s, "source_url": ic.source_url,
-                             "latency_source_url": ic.latency_source_url},
-            "link_bytes": s.link_bytes, "collective_time_s": s.collective_time_s, "stage_time_s": s.stage_time_s,
-            "link_intensity": s.link_intensity, "link_ridge_point": s.link_ridge_point,
-            "micro_batch": int(s.micro_batch), "micro_batches": int(s.micro_batches),
-            "bubble_fraction": s.bubble_fraction, "tokens_per_s_per_device": s.tokens_per_s_per_device,
-            "kv_note": s.kv_note, "collective_latency": _latency_payload(s),
-        })
-    return out
+def _link_payload(s: parallel.ParallelStep) -> dict[str, Any]:
+    """What a layout of more than one device adds to a step's record: its link and which collective latency."""
+    if s.layout.is_single:
+        return {}
+    ic, lat = s.stage.device.interconnect, s.latency
+    return {
+        "interconnect": {"link": ic.link, "bandwidth_bytes_per_s_per_direction": ic.bandwidth_bytes_per_s_per_direction,
+                         "domain_devices": ic.domain_devices, "latency_base_s": ic.latency_base_s,
+                         "latency_per_step_s": ic.latency_per_step_s, "source_url": ic.source_url,
+                         "latency_source_url": ic.latency_source_url},
+        "collective_latency_used": lat if isinstance(lat, str) else "set",
+        "collective_latency_per_collective_s": None if lat == parallel.LATENCY_RING else
+        (ic.latency_floor_s if lat == parallel.LATENCY_FLOOR else lat),
+        "collective_latency_source_url": {parallel.LATENCY_FLOOR: ic.latency_floor_source_url,
+                                          parallel.LATENCY_RING: ic.latency_source_url}.get(lat),
+    }
 
 
 def _weight_payload(s, choice: WeightChoice | None) -> dict[str, Any]:
     """Which weight format the step used, over which tensors, and why (plus what a bare count assumes)."""
-    f, m = s.formats, s.model
+    f, m = s.stage.formats, s.model
     bpw = (f.weights.bare_bytes_per_weight() if m.is_bare else f.weights.bytes_per_weight(m.hidden_size))
     groups = ("weights",) if m.is_bare else ("attention", "mlp", "experts", "shared") if m.is_moe else ("attention", "mlp")
     out = {"weight_format": f.weights.name, "weight_scope": f.scope, "weight_scope_words": f.scope_words,
@@ -263,32 +264,14 @@ def _weight_payload(s, choice: WeightChoice | None) -> dict[str, Any]:
 
 
 def _weight_words(s, choice: WeightChoice | None) -> str:
-    f = s.formats
+    f = s.stage.formats
     where = "" if f.weights.element in ("bf16", "fp16", "fp32") or s.model.is_bare else f" on {f.scope_words}"
     return f"weights {f.weights.name}{where}" + (f" ({choice.source})" if choice else "")
 
 
-def _step_payload(s, choice: WeightChoice | None = None) -> dict[str, Any]:
-    f = s.formats
-    return {
-        "phase": s.phase, "model": s.model.id, "hardware": s.device.id, "batch": int(s.batch),
-        "context_len": int(s.context_len), "tokens_per_sequence": int(s.tokens_per_sequence),
-        **_weight_payload(s, choice),
-        "head_format": f.head_format.name, "activation_dtype": f.activation, "kv_dtype": f.kv,
-        "attention": s.attention, "compute_dtype": s.matmul_dtype,
-        "flops": s.flops, "bytes": s.bytes, "weight_bytes": s.weight_bytes, "kv_bytes": s.kv_bytes,
-        "activation_bytes": s.activation_bytes, "arithmetic_intensity": s.arithmetic_intensity,
-        "ridge_point": s.ridge_point, "bound": s.bound, "time_s": s.time_s,
-        "time_perfect_overlap_s": s.time_perfect_overlap_s,
-        "tokens_per_s": s.tokens_per_s, "tokens_per_s_per_sequence": s.tokens_per_s_per_sequence,
-        "weights_resident_bytes": s.weights_resident_bytes, "kv_resident_bytes": s.kv_resident_bytes,
-        "activation_peak_bytes": s.activation_peak_bytes, "runtime_reserve_bytes": s.runtime_reserve_bytes,
-        "memory_required_bytes": s.memory_required_bytes,
-        "memory_capacity_bytes": s.device.memory_capacity_bytes,
-        "usable_memory_bytes": kernels.usable_memory_bytes(s.device), "fits": bool(s.fits),
-        "ops": [_op_payload(k) for k in s.ops],
-        **_layout_payload(s),
-    }
+def _step_payload(s: parallel.ParallelStep, choice: WeightChoice | None = None) -> dict[str, Any]:
+    """The step's one record (`record.step_record`), with why its weight format and its layout's link."""
+    return {**record.step_record(s), **_weight_payload(s, choice), **_link_payload(s)}
 
 
 def _ops_table(s) -> str:
@@ -303,28 +286,29 @@ def _ops_table(s) -> str:
 
 def _step_text(s, extra: list[tuple[str, str]], show_ops: bool = False, choice: WeightChoice | None = None) -> str:
     """A step as aligned `label  value` lines; `extra` rows go after the time."""
-    where = f"context {int(s.context_len)}" if s.phase == "decode" else f"prompt {int(s.tokens_per_sequence)}"
-    f = s.formats
-    head = (f"{s.phase} · {s.model.name} on {s.device.name} · batch {int(s.batch)}, {where} · "
-            f"{_weight_words(s, choice)}, activations {f.activation}, KV {f.kv}, {s.attention} attention")
-    lay = getattr(s, "layout", parallel.Layout())
+    st = s.stage  # one device's kernels: FLOPs, bytes and memory are one device's
+    where = f"context {int(st.context_len)}" if st.phase == "decode" else f"prompt {int(st.tokens_per_sequence)}"
+    f = st.formats
+    head = (f"{st.phase} · {s.model.name} on {st.device.name} · batch {int(s.batch)}, {where} · "
+            f"{_weight_words(s, choice)}, activations {f.activation}, KV {f.kv}, {st.attention} attention")
+    lay = s.layout
     if not lay.is_single:
         head += f" · {lay.name} ({lay.devices} devices)"
-    usable = kernels.usable_memory_bytes(s.device)
+    usable = kernels.usable_memory_bytes(st.device)
     if not s.fits:
         where = "one device" if lay.is_single else f"{lay.name} (per device)"
         return (f"{head}\ndoes not fit: weights + KV cache + activations + runtime reserve need "
-                f"{fmt.nbytes(s.memory_required_bytes)} but the {s.device.name} exposes {fmt.nbytes(usable)}; "
+                f"{fmt.nbytes(s.memory_required_bytes)} but the {st.device.name} exposes {fmt.nbytes(usable)}; "
                 f"no throughput is shown for a configuration that cannot run on {where}")
-    rows = [("FLOPs", fmt.si(s.flops, "FLOP")),
-            ("bytes", f"{fmt.nbytes(s.bytes)} (weights {fmt.nbytes(s.weight_bytes)}, KV {fmt.nbytes(s.kv_bytes)}, "
-                      f"activations {fmt.nbytes(s.activation_bytes)})"),
-            ("intensity", f"{fmt.intensity(s.arithmetic_intensity)} whole step vs matmul ridge "
-                          f"{fmt.intensity(s.ridge_point)}; most time {s.bound}"),
+    rows = [("FLOPs", fmt.si(st.flops, "FLOP")),
+            ("bytes", f"{fmt.nbytes(st.bytes)} (weights {fmt.nbytes(st.weight_bytes)}, KV {fmt.nbytes(st.kv_bytes)}, "
+                      f"activations {fmt.nbytes(st.activation_bytes)})"),
+            ("intensity", f"{fmt.intensity(st.arithmetic_intensity)} whole step vs matmul ridge "
+                          f"{fmt.intensity(st.ridge_point)}; most time {s.bound}"),
             ("time", f"{fmt.seconds(s.time_s)} (sum of {len(s.ops)} kernel{'s' if len(s.ops) > 1 else ''})"),
             ("perfect overlap", f"{fmt.seconds(s.time_perfect_overlap_s)} (lower bound)"), *_layout_rows(s), *extra,
             ("memory", f"{fmt.nbytes(s.memory_required_bytes)} of {fmt.nbytes(usable)} usable "
-                       f"(incl. {fmt.nbytes(s.runtime_reserve_bytes)} runtime reserve)"
+                       f"(incl. {fmt.nbytes(st.runtime_reserve_bytes)} runtime reserve)"
                        + ("" if lay.is_single else " per device"))]
     width = max(len(label) for label, _ in rows)
     lines = [head, *(f"  {label:<{width}}  {value}" for label, value in rows)]
@@ -332,10 +316,10 @@ def _step_text(s, extra: list[tuple[str, str]], show_ops: bool = False, choice: 
         lines.append("  (a bare parameter count models weights only: no KV cache, no activations)")
         if f.weights.per_channel:
             lines.append(f"  ({BARE_PER_CHANNEL_NOTE})")
-    if s.model.is_mla and s.phase == "prefill":
+    if s.model.is_mla and st.phase == "prefill":
         lines.append("  (MLA: prefill expands K and V from the latent and attends over them, as engines run it; "
                      "decode attends over the latent, absorbed)")
-    if getattr(s, "kv_note", ""):
+    if s.kv_note:
         lines.append(f"  ({s.kv_note})")
     if show_ops:
         lines += ["", _ops_table(s)]
@@ -344,9 +328,9 @@ def _step_text(s, extra: list[tuple[str, str]], show_ops: bool = False, choice: 
 
 def _layout_rows(s) -> list[tuple[str, str]]:
     """The rows a layout adds: its collectives, the link roof, the pipeline bubble, tokens/s per device."""
-    if not isinstance(s, parallel.ParallelStep) or s.layout.is_single:
+    if s.layout.is_single:
         return []
-    ic = s.device.interconnect
+    ic = s.stage.device.interconnect
     runs = sum(c.count for c in s.collectives)
     lay = s.layout
     split = [what for cond, what in ((lay.tp > 1, f"heads, MLP and vocabulary split {lay.tp} ways"),
@@ -389,39 +373,6 @@ def _latency(args):
     return args.collective_latency or parallel.LATENCY_FLOOR
 
 
-def _latency_us(text: str) -> float:
-    shown = fmt.terminal(text)[:40]
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"--collective-latency-us must be a number of microseconds, got {shown!r}") from None
-    top = parallel.MAX_LATENCY_S * 1e6
-    if not math.isfinite(value) or not 0 <= value <= top:
-        raise argparse.ArgumentTypeError(f"--collective-latency-us must be between 0 and {top:g} µs per collective, "
-                                         f"got {shown!r}")
-    return value
-
-
-def _limits_payload(lim: parallel.LayoutLimits) -> dict[str, Any]:
-    return {"speed_of_light_tokens_per_s": lim.speed_of_light_tokens_per_s,
-            "weight_bytes_per_device": lim.weight_bytes_per_device, "bandwidth_bytes_per_s": lim.bandwidth_bytes_per_s,
-            "link_time_s": lim.link_time_s, "link_tokens_per_s": lim.link_tokens_per_s,
-            "link_ridge_point": lim.link_ridge_point, "max_batch_that_fits": lim.max_batch_that_fits,
-            "assumes": lim.assumes}
-
-
-def _latency_payload(s) -> dict[str, Any] | None:
-    """Which collective latency a step's figures use (None on one device)."""
-    if not getattr(s, "latency_description", ""):
-        return None
-    lat = s.latency
-    return {"used": lat if isinstance(lat, str) else "set", "description": s.latency_description,
-            "per_collective_s": None if lat == parallel.LATENCY_RING else
-            (s.device.interconnect.latency_floor_s if lat == parallel.LATENCY_FLOOR else lat),
-            "source_url": {parallel.LATENCY_FLOOR: s.device.interconnect.latency_floor_source_url,
-                           parallel.LATENCY_RING: s.device.interconnect.latency_source_url}.get(lat)}
-
-
 def _formats(args, model: Model) -> tuple[Formats, WeightChoice]:
     """The formats a step runs in: the checkpoint's own weight format unless --weight-format says otherwise."""
     c = choose_weight_format(model, args.weight_format, args.weight_scope)
@@ -442,10 +393,7 @@ def cmd_decode(args) -> None:
     f, choice = _formats(args, m)
     lay = _layout(args, m, d)
     latency = _latency(args)
-    if lay.is_single:
-        s = kernels.decode(m, d, args.batch, args.context, f, args.attention)
-    else:
-        s = parallel.decode(m, d, args.batch, args.context, f, args.attention, lay, latency)
+    s = parallel.decode(m, d, args.batch, args.context, f, args.attention, lay, latency)
     lim = parallel.limits(m, d, args.context, f, args.attention, lay, latency)  # every limit of this layout, one place
     mb = lim.max_batch_that_fits
     payload = _step_payload(s, choice)
@@ -455,11 +403,11 @@ def cmd_decode(args) -> None:
         "critical_batch": cb, "whole_step_crossing_batch": ws,
         "attention_intensity": None if m.is_bare else kernels.attention_intensity_limit(m, f),
         "max_batch_that_fits": None if mb is None else int(mb),
-        "speed_of_light_tokens_per_s": lim.speed_of_light_tokens_per_s, "limits": _limits_payload(lim),
+        "speed_of_light_tokens_per_s": lim.speed_of_light_tokens_per_s, "limits": record.limits_record(lim),
         **limit,
     })
     expected = None
-    if getattr(s, "collectives", ()) and latency != parallel.LATENCY_RING:  # the ceiling's latency; the NCCL ring's is expected
+    if s.collectives and latency != parallel.LATENCY_RING:  # the ceiling's latency; the NCCL ring's is expected
         expected = parallel.decode(m, d, args.batch, args.context, f, args.attention, lay, parallel.LATENCY_RING)
         payload["expected_with_ring_latency"] = {
             "time_s": expected.time_s if s.fits else None, "collective_time_s": expected.collective_time_s,
@@ -489,8 +437,7 @@ def cmd_prefill(args) -> None:
     limit, limit_text = _max_context(args, m, args.prompt, "--prompt")
     lay = _layout(args, m, d)
     f, choice = _formats(args, m)
-    s = (kernels.prefill(m, d, args.prompt, args.batch, f, args.attention) if lay.is_single
-         else parallel.prefill(m, d, args.prompt, args.batch, f, args.attention, lay, _latency(args)))
+    s = parallel.prefill(m, d, args.prompt, args.batch, f, args.attention, lay, _latency(args))
     payload = _step_payload(s, choice)
     payload["time_to_first_token_s"] = s.time_s if s.fits else None
     payload.update(limit)
@@ -523,16 +470,6 @@ def _weight_format(text: str) -> str:
         return parse_weight_format(text).name
     except InputError as err:
         raise argparse.ArgumentTypeError(str(err)) from None
-
-
-def _budget_s(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"budget must be a number of seconds, got {text!r}") from None
-    if not math.isfinite(value) or not 2 <= value <= 600:
-        raise argparse.ArgumentTypeError(f"budget must be between 2 and 600 seconds, got {text!r}")
-    return value
 
 
 def cmd_measure(args) -> None:
@@ -631,7 +568,8 @@ def _add_latency_options(sp) -> None:
     sp.add_argument("--collective-latency", choices=parallel.LATENCY_CHOICES, default=None,
                     help="which latency each collective pays: the link's floor (the fastest published small-message "
                          "all-reduce; ceilings use it; the default) or an NCCL ring's (the expected figure)")
-    sp.add_argument("--collective-latency-us", type=_latency_us, metavar="US",
+    sp.add_argument("--collective-latency-us", metavar="US",
+                    type=_number("--collective-latency-us", 0, parallel.MAX_LATENCY_S * 1e6, "microseconds"),
                     help="set the latency of every collective yourself, in microseconds")
 
 
@@ -662,6 +600,12 @@ def _add_weight_options(sp) -> None:
                          + ". Default: the checkpoint's own (gpt-oss: experts), else linear for --weight-format")
 
 
+#: The step record's keys a row of `layouts --json` keeps (`record.step_record`: per device).
+LAYOUT_ROW_KEYS = ("layout", "devices", "tp", "pp", "ep", "dp", "fits", "bound", "weights_resident_bytes",
+                   "kv_resident_bytes", "memory_required_bytes", "time_s", "collective_time_s",
+                   "tokens_per_s_per_sequence", "tokens_per_s", "tokens_per_s_per_device")
+
+
 def cmd_layouts(args) -> None:
     m, d = model_from_arg(args.model), get_device(args.hardware)
     limit, limit_text = _max_context(args, m, args.context, "--context")
@@ -674,18 +618,14 @@ def cmd_layouts(args) -> None:
         lim = parallel.limits(m, d, args.context, f, args.attention, lay, latency)
         # a bare parameter count has no KV cache: its largest batch is not modelled (as decode says)
         mb = None if m.is_bare else lim.max_batch_that_fits
-        rows.append({"layout": lay.name, "devices": lay.devices, "tp": lay.tp, "pp": lay.pp, "ep": lay.ep, "dp": lay.dp,
-                     "speed_of_light_tokens_per_s": lim.speed_of_light_tokens_per_s, "bound": str(s.bound),
-                     "fits": fits, "weights_per_device_bytes": s.weights_resident_bytes,
-                     "kv_per_device_bytes": s.kv_resident_bytes, "memory_per_device_bytes": s.memory_required_bytes,
-                     "max_batch_that_fits": mb, "time_s": s.time_s if fits else None,
-                     "collective_time_s": s.collective_time_s if not lay.is_single else 0.0,
-                     "tokens_per_s_per_sequence": s.tokens_per_s_per_sequence if fits else None,
-                     "tokens_per_s": s.tokens_per_s if fits else None,
-                     "tokens_per_s_per_device": s.tokens_per_s_per_device if fits else None})
+        rec = record.step_record(s)
+        rows.append({**{k: rec[k] for k in LAYOUT_ROW_KEYS}, "max_batch_that_fits": mb,
+                     "speed_of_light_tokens_per_s": lim.speed_of_light_tokens_per_s,
+                     **({} if fits else dict.fromkeys(("time_s", "tokens_per_s_per_sequence", "tokens_per_s",
+                                                       "tokens_per_s_per_device")))})
     dash = "—"
-    text_rows = [{**r, "fit": "yes" if r["fits"] else "no", "w": fmt.nbytes(r["weights_per_device_bytes"]),
-                  "kv": fmt.nbytes(r["kv_per_device_bytes"]),
+    text_rows = [{**r, "fit": "yes" if r["fits"] else "no", "w": fmt.nbytes(r["weights_resident_bytes"]),
+                  "kv": fmt.nbytes(r["kv_resident_bytes"]),
                   "mb": dash if r["max_batch_that_fits"] is None else r["max_batch_that_fits"],
                   "seq": fmt.sig(r["tokens_per_s_per_sequence"]) if r["fits"] else dash,
                   "all": fmt.sig(r["tokens_per_s"]) if r["fits"] else dash,
@@ -716,35 +656,9 @@ def cmd_layouts(args) -> None:
                  "smallest_layout": fit["layout"] if fit else None, "layouts": rows}, text + limit_text)
 
 
-def _positive_float(name: str, maximum: float):
-    """An argparse type: a finite number in (0, maximum], refused in one sentence naming `name`."""
-    def parse(text: str) -> float:
-        shown = fmt.terminal(text)[:40]
-        try:
-            value = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} must be a positive number, got {shown!r}") from None
-        if not math.isfinite(value) or value <= 0:
-            raise argparse.ArgumentTypeError(f"{name} must be a positive number, got {shown!r}")
-        if value > maximum:
-            raise argparse.ArgumentTypeError(f"{name} must be at most {maximum:g}, got {shown!r}")
-        return value
-    return parse
-
-
 def _service_payload(p) -> dict[str, Any]:
     """One service point as `roofline serve --json` writes it (units in the names; null: no price given)."""
-    return {"layout": p.layout_name, "devices": p.devices, "tp": p.layout.tp, "pp": p.layout.pp, "ep": p.layout.ep,
-            "dp": p.layout.dp, "concurrency": p.concurrency, "running": p.running, "memory_cap": p.memory_cap,
-            "bound": p.bound, "step_time_s": p.step_time_s, "ttft_s": p.ttft_s, "tpot_s": p.tpot_s,
-            "request_latency_s": p.request_latency_s, "output_tokens_per_s": p.output_tokens_per_s,
-            "output_tokens_per_s_per_device": p.output_tokens_per_s_per_device,
-            "output_tokens_per_s_per_user": p.output_tokens_per_s_per_user,
-            "input_tokens_per_s": p.input_tokens_per_s,
-            "expected_output_tokens_per_s": p.expected_output_tokens_per_s,
-            "expected_output_tokens_per_s_per_device": p.expected_output_tokens_per_s_per_device,
-            "usd_per_million_output_tokens": p.usd_per_million_output_tokens,
-            "usd_per_million_input_tokens": p.usd_per_million_input_tokens}
+    return record.service_record(p)
 
 
 def _service_row(p) -> dict[str, str]:
@@ -921,11 +835,12 @@ def build_parser() -> argparse.ArgumentParser:
     group.add_argument("--max-concurrency", type=_whole_number("--max-concurrency", 1, 10**6), metavar="C",
                        help="the engine's cap on requests in flight (max-num-seqs); memory caps them too")
     _add_layout_options(sp)
-    sp.add_argument("--ttft-ms", type=_positive_float("--ttft-ms", 1e9), metavar="T",
+    sp.add_argument("--ttft-ms", type=_number("--ttft-ms", 0, 1e9, "milliseconds", low_inclusive=False), metavar="T",
                     help="target: time to first token at most T ms")
-    sp.add_argument("--tpot-ms", type=_positive_float("--tpot-ms", 1e9), metavar="T",
+    sp.add_argument("--tpot-ms", type=_number("--tpot-ms", 0, 1e9, "milliseconds", low_inclusive=False), metavar="T",
                     help="target: time per output token at most T ms")
-    sp.add_argument("--price-per-device-hour", type=_positive_float("--price-per-device-hour", 1000), metavar="USD",
+    sp.add_argument("--price-per-device-hour", metavar="USD",
+                    type=_number("--price-per-device-hour", 0, 1000, "USD", low_inclusive=False),
                     help="what one device costs an hour, your figure: adds $ per million output and input tokens")
     sp.add_argument("--chunk-tokens", type=_whole_number("--chunk-tokens", 1, 10**7), default=8192, metavar="K",
                     help="prompt tokens an engine step takes (SGLang's chunked_prefill_size)")
@@ -936,7 +851,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_max_context_option(sp)
     sp = add("measure", cmd_measure, "measure this machine's memory bandwidth (STREAM copy/triad) and GEMM FLOP/s")
     sp.add_argument("--quick", action="store_true", help="a short run (about 5 s) with smaller arrays")
-    sp.add_argument("--budget", type=_budget_s, help="time budget in seconds (default 30, or 5 with --quick)")
+    sp.add_argument("--budget", type=_number("--budget", 2, 600, "seconds"),
+                    help="time budget in seconds (default 30, or 5 with --quick)")
     sp.add_argument("--out", help="where to save the JSON (default measurements/local/<UTC time>.json)")
     sp.add_argument("--label", help="a name for this machine in tables and legends (default: the CPU model)")
     sp.add_argument("--note", help="a free-text note stored in the JSON")

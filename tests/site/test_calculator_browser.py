@@ -22,7 +22,7 @@ pytestmark = pytest.mark.browser
 REL = 1e-9
 TEXT = {"arithmetic_intensity": fmt.intensity, "ridge_point": fmt.intensity, "peak_flop_per_s": fmt.flop_per_s,
         "time_s": fmt.seconds, "time_perfect_overlap_s": fmt.seconds, "tokens_per_s": fmt.tokens_per_s, "tokens_per_s_per_sequence": fmt.tokens_per_s,
-        "kv_cache_bytes": fmt.nbytes, "memory_required_bytes": fmt.nbytes, "flops": lambda v: fmt.si(v, "FLOP"),
+        "kv_resident_bytes": fmt.nbytes, "memory_required_bytes": fmt.nbytes, "flops": lambda v: fmt.si(v, "FLOP"),
         "bytes": fmt.nbytes}
 BAD_WORDS = ("NaN", "Infinity", "undefined", "null")
 
@@ -455,8 +455,8 @@ def test_your_model_from_a_pasted_or_dropped_config(page):
     # A dropped (chosen) file is read in the page: DeepSeek-V3's MLA cache, as the package counts it.
     page.locator(".rl-calc .rl-calc-config").nth(0).locator(".rl-calc-cfgfile").set_input_files(
         str(fixtures / "deepseek-v3.json"))
-    page.wait_for_function("""() => document.querySelector('.rl-calc td[data-config="a"][data-output="kv_cache_bytes"]')
-        .dataset.value !== '""" + before["kv_cache_bytes"]["value"] + "'")
+    page.wait_for_function("""() => document.querySelector('.rl-calc td[data-config="a"][data-output="kv_resident_bytes"]')
+        .dataset.value !== '""" + before["kv_resident_bytes"]["value"] + "'")
     # DeepSeek-V3's quantization_config: fp8 e4m3 with weight_block_size [128, 128], every linear layer
     expected = calculate(dev, read_config(fixtures / "deepseek-v3.json"), "decode", 1, 8192, "fp8-b128")
     check_against_package(outputs(page, "a"), expected)

@@ -15,7 +15,7 @@ pytestmark = pytest.mark.site
 
 
 def _page(row_page: str) -> str:
-    """A changelog row's source path as numbers.json names the page: docs/x.md -> x.md, glossary/c/s.md -> glossary/s.md."""
+    """A changelog row's source path as numbers.json names the page: docs/decode.md -> decode.md, glossary/hardware/hbm.md -> glossary/<slug>.md."""
     if row_page.startswith("docs/"):
         return row_page[len("docs/"):]
     if row_page.startswith("glossary/"):

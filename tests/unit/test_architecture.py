@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT
+from tests.support.stale_refs import stale_in, stale_in_file
 
 SRC = ROOT / "src"
 
@@ -238,3 +239,96 @@ def test_the_public_face_names_resolve():
 
     missing = [name for name in roofline.__all__ if not hasattr(roofline, name)]
     assert not missing, f"roofline.__all__ names what it cannot load: {missing}"
+
+
+# --- private names ------------------------------------------------------------
+# No private name (a leading underscore) crosses a module boundary in src/, figures_gen/ or tools/.
+#
+# A helper another module needs is public in its one home (`point.scalar`, `kernels.first_true`).
+# Allowed: the standard library's own (`os._exit`), and a package's private helper module imported by
+# its own package (`from figures_gen import _playbook`: figures_gen counts every public module as a figure).
+
+ALLOWED = {"os._exit"}
+
+
+def crossings(source: str, package: str = "") -> list[str]:
+    """`from m import _x` and `m._x` (m an imported module or name) in one module's source."""
+    tree = ast.parse(source)
+    imported: dict[str, str] = {}
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            for a in node.names:
+                imported[a.asname or a.name] = f"{node.module}.{a.name}"
+                private = a.name.startswith("_") and not a.name.startswith("__")
+                own_helper_module = private and node.module == package
+                if private and not own_helper_module:
+                    out.append(f"from {node.module} import {a.name}")
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                imported[a.asname or a.name.split(".")[0]] = a.name
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__")
+                and isinstance(node.value, ast.Name) and node.value.id in imported):
+            name = f"{node.value.id}.{node.attr}"
+            if name not in ALLOWED:
+                out.append(name)
+    return out
+
+
+def test_no_private_name_crosses_a_module_boundary():
+    bad = []
+    for f in sorted([*ROOT.glob("src/**/*.py"), *ROOT.glob("figures_gen/**/*.py"), *ROOT.glob("tools/**/*.py")]):
+        package = ".".join(f.relative_to(ROOT / "src" if f.is_relative_to(ROOT / "src") else ROOT).parts[:-1])
+        bad += [f"{f.relative_to(ROOT)}: {c}" for c in crossings(f.read_text(encoding="utf-8"), package)]
+    assert not bad, "\n".join(bad)
+
+
+def test_a_private_crossing_is_caught():
+    src = "from roofline.model import kernels\nfrom roofline.model.point import _scalar\nkernels._size('b', 1)\n"
+    assert crossings(src, "roofline.model") == ["from roofline.model.point import _scalar", "kernels._size"]
+    assert crossings("import os\nos._exit(1)\nfrom figures_gen import _playbook\n", "figures_gen") == []
+
+
+# --- stale references --------------------------------------------------------
+# No comment or docstring names a module, a module's function or a file the tree no longer has.
+#
+# Scanned: every Python file under src/, figures_gen/, tools/ and tests/ (comments and docstrings),
+# and the calculator's docs/assets/calculator/*.js (comments). What counts as one of ours is in
+# tests/support/stale_refs.py; the fake references below show the check fails.
+
+SCANNED = ("src/**/*.py", "figures_gen/**/*.py", "tools/**/*.py", "tests/**/*.py", "docs/assets/calculator/*.js")
+
+
+def test_no_comment_or_docstring_names_what_does_not_exist():
+    files = sorted({f for pattern in SCANNED for f in ROOT.glob(pattern)})
+    assert len(files) > 100  # the globs found the tree
+    stale = [str(s) for f in files for s in stale_in_file(f, ROOT)]
+    assert not stale, "\n".join(stale)
+
+
+HERE = ROOT / "src" / "roofline" / "cli.py"
+
+
+@pytest.mark.parametrize("text, name", [
+    ("mirrors roofline.calculator_view.kernel_outputs", "roofline.calculator_view.kernel_outputs"),  # gone function
+    ("see roofline.model.perfect_overlap", "roofline.model.perfect_overlap"),  # gone module
+    ("uses kernels._scalar here", "kernels._scalar"),  # a module basename of ours, gone name
+    ("(tests/unit/test_calculator_kernels_parity.py)", "tests/unit/test_calculator_kernels_parity.py"),
+    ("written by src/roofline_site/gen_figures.py", "src/roofline_site/gen_figures.py"),
+    ("parity-tested by test_calculator_kernels_parity.py", "test_calculator_kernels_parity.py"),
+    ("mirrored in perfect_overlap.js", "perfect_overlap.js"),
+])
+def test_a_fake_stale_reference_is_caught(text, name):
+    assert [s.name for s in stale_in(text, HERE, ROOT)] == [name]
+
+
+@pytest.mark.parametrize("text", [
+    "mirrors roofline.calculator_view.calculate and kernels.decode",  # live function, module basename
+    "see roofline.model.kernels and tests/unit/cli/test_cli.py, kernels.js and view.js",
+    "vLLM's vllm/v1/attention/backends/mla/common.py and self.stage.flops",  # not ours: another repo, a method
+    "https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/server_args.py",  # a URL
+    "a [[release.change]] table; the site's calculator/registry.json",  # TOML syntax; a built file
+])
+def test_live_or_foreign_names_pass(text):
+    assert stale_in(text, HERE, ROOT) == []

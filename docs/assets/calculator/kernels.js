@@ -2,8 +2,8 @@
 // parallel.js adds layouts over several devices and view.js the calculator's outputs.
 // A decode step or prefill is the row of kernels a serving engine runs; each is one roofline
 // point; the step's time is the sum of their times, and max(Σ compute, Σ memory) is the
-// perfect-overlap bound. Parity-tested against roofline.calculator_view.kernel_outputs
-// (tests/unit/test_calculator_kernels_parity.py). Constants come from registry.json
+// perfect-overlap bound. Parity-tested against roofline.calculator_view.calculate
+// (tests/unit/calculator_view/test_calculator_parity.py). Constants come from registry.json
 // (constants.kernels), never typed here.
 
 import { CalcError, attentionMatmulShapes, expertsTouched, kvElementsPerTokenPerLayer, peakFlopPerS, sixteenBitDtype,
@@ -147,7 +147,7 @@ function layerPositions(m, pos) {
   return (m.n_layers - nWin) * pos + (nWin ? nWin * Math.min(pos, m.sliding_window) : 0);
 }
 
-/** kernels._causal_layer_pairs: Σ over layers of Σ_{i=1..n} min(i, window). */
+/** kernels.causal_layer_pairs: Σ over layers of Σ_{i=1..n} min(i, window). */
 function causalLayerPairs(m, n) {
   const nWin = m.sliding_window ? (m.n_window_layers || 0) : 0;
   let out = (m.n_layers - nWin) * n * (n + 1) / 2;
@@ -380,7 +380,7 @@ export function step(C, K, m, device, f, attention, phase, batch, length) {
   });
 }
 
-/** kernels.layer_positions and kernels._causal_layer_pairs, for the service model (serving.js). */
+/** kernels.layer_positions and kernels.causal_layer_pairs, for the service model (serving.js). */
 export { layerPositions, causalLayerPairs };
 
 /** kernels.mixed: one engine step of a mixed batch (decode tokens and a prefill chunk), from its totals
@@ -406,7 +406,7 @@ export function mixedStep(C, K, m, device, f, attention, w) {
 const WEIGHT_MATMULS = new Set(["qkv_proj", "o_proj", "gate_up_proj", "up_proj", "down_proj", "experts_gate_up",
   "experts_down", "shared_gate_up", "shared_down", "router", "lm_head", "weights"]);
 
-/** kernels._first_true: smallest n in 1..limit with pred(n), pred monotone; null if none. */
+/** kernels.first_true: smallest n in 1..limit with pred(n), pred monotone; null if none. */
 function firstTrue(pred, limit) {
   if (!pred(limit)) return null;
   let lo = 0, hi = limit;

@@ -136,11 +136,12 @@ function points(C, K, m, device, lay, wl, concurrencies, cap, expDevice) {
     return {
       layout: lay.name, devices: lay.devices, tp: lay.tp, pp: lay.pp, ep: lay.ep, dp: lay.dp,
       concurrency: c, running: lay.dp * lam * wl.steps, memory_cap: cap,
-      bound: classify(C, step, chunkBound, slots < c, cap <= readerCap),
+      limited_by: classify(C, step, chunkBound, slots < c, cap <= readerCap),
       step_time_s: t, ttft_s: ttft, tpot_s: t, request_latency_s: ttft + (wl.O - 1) * t,
       output_tokens_per_s: outTps, output_tokens_per_s_per_device: outTps / lay.devices,
       output_tokens_per_s_per_user: 1.0 / t, input_tokens_per_s: inTps,
       expected_output_tokens_per_s: lay.dp * lam * wl.O / tExp,
+      expected_output_tokens_per_s_per_device: lay.dp * lam * wl.O / tExp / lay.devices,
       usd_per_million_output_tokens: usdS === null ? null : usdS / outTps * 1e6,
       usd_per_million_input_tokens: usdS === null ? null : usdS / inTps * 1e6,
     };

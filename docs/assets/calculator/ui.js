@@ -357,7 +357,7 @@ const ROWS = [
   { key: "memory_required_bytes", label: "Memory needed per device (with runtime reserve)", f: fmt.nbytes },
   { key: "usable_memory_bytes", label: "Memory each device exposes", f: fmt.nbytes },
   { key: "weights_resident_bytes", label: "Weights in memory, per device", f: fmt.nbytes },
-  { key: "kv_cache_bytes", label: "KV-cache size, per device", f: fmt.nbytes },
+  { key: "kv_resident_bytes", label: "KV-cache size, per device", f: fmt.nbytes },
   { key: "critical_batch", label: "Critical batch (weight matmuls reach the ridge)", f: fmt.integer, none: "none up to the limit" },
   { key: "attention_intensity", label: "Decode attention's intensity (any batch)", f: fmt.intensity, none: "no attention modelled" },
   { key: "speed_of_light_tokens_per_s", label: "Speed of light (decode, batch 1, weights only, this layout)", f: fmt.tokensPerS },

@@ -1,7 +1,7 @@
-"""Byte accounting that no step-time model enters: KV-cache bytes per token, weight bytes as stored.
+"""Byte accounting that no step-time model enters: KV-cache bytes per token.
 
-Step times, and the bytes a step moves, come from the per-kernel model (`roofline.model.kernels`).
-These are the sizes that model and the pages both start from.
+Step times, and the bytes a step moves (weight bytes per token included:
+`kernels.weight_bytes_per_token`), come from the per-kernel model (`roofline.model.kernels`).
 """
 
 from __future__ import annotations
@@ -20,25 +20,3 @@ def kv_bytes_per_token(model: Model, kv_dtype: str = "bf16") -> float:
     131072.0
     """
     return model.kv_elements_per_token() * bytes_per_element(check_storage_dtype(kv_dtype, "KV dtype"))
-
-
-def weight_bytes_resident(model: Model, weight_dtype: str) -> float:
-    """Every weight of the checkpoint (all experts) at one plain element size, no group metadata.
-
-    The per-kernel model's `kernels.weights_resident_bytes` counts formats as checkpoints store
-    them (group scales, 16-bit head); this plain count is what the calculator's whole-step mirror reads.
-    """
-    return model.total_params * bytes_per_element(weight_dtype)
-
-
-def weight_bytes_per_token(model: Model, weight_dtype: str = "bf16") -> float:
-    """Matmul weight bytes a batch-1 decode step reads at one plain element size (the output head
-    included, the embedding table a lookup; for MoE the routed experts only).
-
-    The per-kernel model's `kernels.weight_bytes_per_token` adds the norm vectors and the embedding
-    row and counts group metadata; this plain count is what the calculator's whole-step mirror reads.
-
-    >>> round(weight_bytes_per_token(get_model("llama-3.1-8b")) / 1e9, 2)  # 7.50e9 weights · 2 B
-    15.01
-    """
-    return model.matmul_params() * bytes_per_element(check_storage_dtype(weight_dtype, "weight dtype"))

@@ -14,32 +14,26 @@ import re
 from dataclasses import dataclass
 
 from roofline.errors import InputError
+from roofline.model.dtypes import BYTES_PER_ELEMENT
 
-#: Where the group-wise layout above is documented.
-GROUPWISE_SOURCES = (
-    ("AutoGPTQ: QuantLinear stores qweight, qzeros and scales per group",
-     "https://github.com/AutoGPTQ/AutoGPTQ"),
-    ("AWQ: activation-aware weight quantization (group size 128, fp16 scales, int4 zeros)",
-     "https://github.com/mit-han-lab/llm-awq"),
-)
+# The group-wise layout above: AutoGPTQ's QuantLinear stores qweight, qzeros and scales per group
+# (https://github.com/AutoGPTQ/AutoGPTQ); AWQ uses group size 128, fp16 scales, int4 zeros
+# (https://github.com/mit-han-lab/llm-awq).
 
-#: Where MXFP4 is specified: 32 E2M1 elements per block, one E8M0 scale per block.
-MX_SOURCE = ("OCP Microscaling Formats (MX) Specification v1.0",
-             "https://www.opencompute.org/documents/ocp-microscaling-formats-mx-v1-0-spec-final-pdf")
+# MXFP4: 32 E2M1 elements per block, one E8M0 scale per block (OCP Microscaling Formats (MX)
+# Specification v1.0, https://www.opencompute.org/documents/ocp-microscaling-formats-mx-v1-0-spec-final-pdf).
 MX_BLOCK_SIZE = 32
 MX_SCALE_BYTES = 1.0  # E8M0: an 8-bit exponent, no mantissa
 
-#: Where NVFP4 is described: 16 E2M1 elements share one FP8 E4M3 scale, plus one FP32 scale per
-#: tensor (negligible), so 4 + 8/16 = 4.5 bits per weight.
-NVFP4_SOURCE = ("NVIDIA, Introducing NVFP4 for Efficient and Accurate Low-Precision Inference",
-                "https://developer.nvidia.com/blog/introducing-nvfp4-for-efficient-and-accurate-low-precision-inference/")
+# NVFP4: 16 E2M1 elements share one FP8 E4M3 scale, plus one FP32 scale per tensor (negligible), so
+# 4 + 8/16 = 4.5 bits per weight (NVIDIA, "Introducing NVFP4 for Efficient and Accurate Low-Precision
+# Inference", https://developer.nvidia.com/blog/introducing-nvfp4-for-efficient-and-accurate-low-precision-inference/).
 NVFP4_BLOCK_SIZE = 16
 NVFP4_SCALE_BYTES = 1.0  # E4M3
 
-#: Where the fp8 block layout is documented: e4m3 weights, one float32 `weight_scale_inv` per
-#: 128 × 128 block (DeepSeek-V3's quantization_config weight_block_size).
-FP8_BLOCK_SOURCE = ("DeepSeek-V3 Weight File Documentation (FP8 weights, weight_scale_inv)",
-                    "https://github.com/deepseek-ai/DeepSeek-V3/blob/main/README_WEIGHTS.md")
+# fp8 blocks: e4m3 weights, one float32 `weight_scale_inv` per 128 × 128 block (DeepSeek-V3's
+# quantization_config weight_block_size; DeepSeek-V3 Weight File Documentation,
+# https://github.com/deepseek-ai/DeepSeek-V3/blob/main/README_WEIGHTS.md).
 FP8_BLOCK_SCALE_BYTES = 4.0  # float32
 
 #: A bare parameter count has no layer shapes, so a per-channel format's scales (one fp16 scale and
@@ -63,9 +57,6 @@ SCOPE_WORDS = {
 
 SCALE_BYTES = 2.0  # fp16 scale per group
 DEFAULT_GROUP_SIZE = 128
-
-#: Element bytes of the plain formats (int4 packs two per byte).
-_ELEMENT_BYTES = {"fp32": 4.0, "bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0, "int4": 0.5, "fp4": 0.5}
 
 #: KV-cache dtypes (no engine stores a 4-bit float cache in this model).
 KV_DTYPES = ("fp32", "bf16", "fp16", "fp8", "int8", "int4")
@@ -94,7 +85,7 @@ class WeightFormat:
 
     @property
     def element_bytes(self) -> float:
-        return _ELEMENT_BYTES[self.element]
+        return BYTES_PER_ELEMENT[self.element]
 
     @property
     def is_integer(self) -> bool:
@@ -225,11 +216,11 @@ class Formats:
 
     @property
     def activation_bytes(self) -> float:
-        return _ELEMENT_BYTES[self.activation]
+        return BYTES_PER_ELEMENT[self.activation]
 
     @property
     def kv_bytes(self) -> float:
-        return _ELEMENT_BYTES[self.kv]
+        return BYTES_PER_ELEMENT[self.kv]
 
     @property
     def head_format(self) -> WeightFormat:

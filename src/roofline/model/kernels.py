@@ -33,7 +33,7 @@ from roofline.errors import InputError
 from roofline.registry.hardware import Device
 from roofline.model.formats import Formats, WeightFormat
 from roofline.registry.models import Model
-from roofline.model.point import RooflinePoint, _bound_of, _scalar  # noqa: F401  (re-exported: kernels.RooflinePoint)
+from roofline.model.point import RooflinePoint, bound_of, scalar  # noqa: F401  (re-exported: kernels.RooflinePoint)
 from roofline.model.roofs import COMPUTE_BOUND, MEMORY_BOUND
 
 ATTENTION_VARIANTS = ("fused", "unfused")
@@ -50,7 +50,7 @@ NORM_WEIGHT_BYTES = 2.0  # norm weights stay 16-bit in every checkpoint format
 RUNTIME_RESERVE_BYTES = 2 * 2**30
 
 
-def _size(name: str, value, minimum: int = 1) -> np.ndarray:
+def check_size(name: str, value, minimum: int = 1) -> np.ndarray:
     arr = np.asarray(value, dtype=float) if not isinstance(value, str) else None
     if arr is None or arr.dtype.kind not in "fi":
         raise InputError(f"{name} must be a number, got {value!r}")
@@ -91,7 +91,7 @@ class KernelStep:
         return replace(self, name=name)
 
     def _sum(self, attr: str):
-        return _scalar(sum(np.asarray(getattr(k, attr), float) for k in self.ops))
+        return scalar(sum(np.asarray(getattr(k, attr), float) for k in self.ops))
 
     @property
     def flops(self):
@@ -107,7 +107,7 @@ class KernelStep:
 
     @property
     def kv_bytes(self):
-        return _scalar(np.asarray(self._sum("kv_read_bytes")) + self._sum("kv_written_bytes"))
+        return scalar(np.asarray(self._sum("kv_read_bytes")) + self._sum("kv_written_bytes"))
 
     @property
     def kv_read_bytes(self):
@@ -116,7 +116,7 @@ class KernelStep:
 
     @property
     def activation_bytes(self):
-        return _scalar(np.asarray(self._sum("act_read_bytes")) + self._sum("act_written_bytes"))
+        return scalar(np.asarray(self._sum("act_read_bytes")) + self._sum("act_written_bytes"))
 
     @property
     def time_s(self):
@@ -134,12 +134,12 @@ class KernelStep:
     @property
     def time_perfect_overlap_s(self):
         """Perfect overlap: max(Σ compute time, Σ memory time), a lower bound on `time_s`."""
-        return _scalar(np.maximum(self.compute_time_s, self.memory_time_s))
+        return scalar(np.maximum(self.compute_time_s, self.memory_time_s))
 
     @property
     def arithmetic_intensity(self):
         """The whole step's FLOPs per byte (what a perfect-overlap view compares with the ridge)."""
-        return _scalar(np.asarray(self.flops, float) / np.asarray(self.bytes, float))
+        return scalar(np.asarray(self.flops, float) / np.asarray(self.bytes, float))
 
     @property
     def ridge_point(self) -> float:
@@ -162,45 +162,45 @@ class KernelStep:
     @property
     def attained_flop_per_s(self):
         """FLOPs ÷ the step's time (the sum of its kernels' times)."""
-        return _scalar(np.asarray(self.flops, float) / np.asarray(self.time_s, float))
+        return scalar(np.asarray(self.flops, float) / np.asarray(self.time_s, float))
 
     @property
     def compute_bound_time_s(self):
         """Time spent in kernels at or past their ridge point."""
-        return _scalar(sum(np.where(np.asarray(k.arithmetic_intensity) >= k.ridge_point, k.time_s, 0.0)
+        return scalar(sum(np.where(np.asarray(k.arithmetic_intensity) >= k.ridge_point, k.time_s, 0.0)
                            for k in self.ops))
 
     @property
     def bound(self):
         """'compute-bound' where compute-bound kernels take most of the step's time."""
         cb = np.asarray(self.compute_bound_time_s)
-        return _bound_of(cb * 2 >= np.asarray(self.time_s))
+        return bound_of(cb * 2 >= np.asarray(self.time_s))
 
     @property
     def tokens_per_s(self):
         """Tokens per second over the whole batch (decode: one per sequence per step)."""
-        return _scalar(np.asarray(self.batch) * self.tokens_per_sequence / self.time_s)
+        return scalar(np.asarray(self.batch) * self.tokens_per_sequence / self.time_s)
 
     @property
     def tokens_per_s_per_sequence(self):
-        return _scalar(np.asarray(self.tokens_per_sequence) / self.time_s)
+        return scalar(np.asarray(self.tokens_per_sequence) / self.time_s)
 
     @property
     def activation_peak_bytes(self):
         """Activation memory held at once: the residual stream plus the largest kernel's inputs and outputs."""
         per_kernel = [(np.asarray(k.act_read_bytes, float) + k.act_written_bytes) / k.count for k in self.ops]
         residual = np.asarray(self.batch) * self.tokens_per_sequence * self.model.hidden_size * self.formats.activation_bytes
-        return _scalar(np.maximum.reduce(np.broadcast_arrays(*per_kernel)) + residual)
+        return scalar(np.maximum.reduce(np.broadcast_arrays(*per_kernel)) + residual)
 
     @property
     def memory_required_bytes(self):
         """Weights + KV cache + activations + the runtime reserve (`RUNTIME_RESERVE_BYTES`)."""
-        return _scalar(self.weights_resident_bytes + np.asarray(self.kv_resident_bytes)
+        return scalar(self.weights_resident_bytes + np.asarray(self.kv_resident_bytes)
                        + self.activation_peak_bytes + self.runtime_reserve_bytes)
 
     @property
     def fits(self):
-        return _scalar(np.asarray(self.memory_required_bytes) <= usable_memory_bytes(self.device))
+        return scalar(np.asarray(self.memory_required_bytes) <= usable_memory_bytes(self.device))
 
 
 def usable_memory_bytes(device: Device) -> float:
@@ -240,7 +240,7 @@ def experts_touched(model: Model, tokens) -> np.ndarray:
     return e * (1.0 - (1.0 - k / e) ** np.asarray(tokens, float))
 
 
-def _window_layers(model: Model) -> tuple[int, int, int]:
+def window_layers(model: Model) -> tuple[int, int, int]:
     """(layers attending to everything, windowed layers, window): `sliding_window` and
     `n_window_layers` where the model has them (issue 15's fields), else every layer full."""
     window = int(getattr(model, "sliding_window", 0) or 0)
@@ -254,14 +254,14 @@ def layer_positions(model: Model, positions) -> np.ndarray:
     >>> float(layer_positions(get_model("llama-3.1-8b"), 1024))  # 32 layers · 1024
     32768.0
     """
-    full, n_win, window = _window_layers(model)
+    full, n_win, window = window_layers(model)
     pos = np.asarray(positions, float)
     return full * pos + (n_win * np.minimum(pos, window) if n_win else 0.0)
 
 
-def _causal_layer_pairs(model: Model, n) -> np.ndarray:
+def causal_layer_pairs(model: Model, n) -> np.ndarray:
     """Σ over layers of the query-key pairs of a causal prefill of n tokens: Σ_{i=1..n} min(i, window)."""
-    full, n_win, window = _window_layers(model)
+    full, n_win, window = window_layers(model)
     n = np.asarray(n, float)
     out = full * n * (n + 1) / 2
     if n_win:
@@ -292,7 +292,7 @@ def _attention_dims(model: Model, expanded: bool = False) -> tuple[int, int, int
     return model.head_dim, model.head_dim, q, q
 
 
-def _vector_peak(device: Device) -> tuple[float, str]:
+def vector_peak(device: Device) -> tuple[float, str]:
     """Elementwise kernels run on the vector units: the fp32 peak where published, else the 16-bit one."""
     if "fp32" in device.dense_peak_flop_per_s:
         return device.dense_peak_flop_per_s["fp32"], "fp32"
@@ -317,7 +317,7 @@ def _kernels(model: Model, device: Device, formats: Formats, attention: str, bat
     a, kvb = formats.activation_bytes, formats.kv_bytes
     T = batch * new_tokens
     B = batch
-    vec_peak, vec_dtype = _vector_peak(device)
+    vec_peak, vec_dtype = vector_peak(device)
     mm_dtype = formats.matmul_dtype()
     mm_peak = device.peak_flop_per_s(mm_dtype)
     head_fmt = formats.head_format
@@ -328,7 +328,7 @@ def _kernels(model: Model, device: Device, formats: Formats, attention: str, bat
             peak, dtype = vec_peak, vec_dtype
         return RooflinePoint(name, peak_flop_per_s=peak or mm_peak, bandwidth_bytes_per_s=bw,
                              compute_dtype=dtype or mm_dtype, count=count,
-                             **{k: _scalar(v) for k, v in amounts.items()})
+                             **{k: scalar(v) for k, v in amounts.items()})
 
     if model.is_bare:  # a bare parameter count: one dense weight matrix, weights only
         p = model.bare_params
@@ -511,9 +511,9 @@ def decode(model: Model, device: Device, batch=1, context_len=1, formats: Format
     True
     """
     formats = _check(formats, attention, device)
-    b = _size("batch", batch)
+    b = check_size("batch", batch)
     try:
-        ctx = _size("context", context_len, minimum=1)
+        ctx = check_size("context", context_len, minimum=1)
     except InputError:
         raise InputError(f"context must be a whole number ≥ 1 (a decode step attends to at least one cached "
                          f"token; use prefill for an empty cache), got {context_len!r}") from None
@@ -521,8 +521,8 @@ def decode(model: Model, device: Device, batch=1, context_len=1, formats: Format
     attended = layer_positions(model, ctx + 1) if not model.is_bare else 0 * b
     ops = _kernels(model, device, formats, attention, b, np.ones_like(b), attended, attended, np.ones_like(b))
     kv_resident = b * attended * _kv_elements_per_token_per_layer(model) * formats.kv_bytes
-    return KernelStep("decode", model, device, formats, attention, _scalar(b), _scalar(np.ones_like(b)),
-                      _scalar(ctx), ops, _scalar(kv_resident), weights_resident_bytes(model, formats),
+    return KernelStep("decode", model, device, formats, attention, scalar(b), scalar(np.ones_like(b)),
+                      scalar(ctx), ops, scalar(kv_resident), weights_resident_bytes(model, formats),
                       matmul_dtype=formats.matmul_dtype())
 
 
@@ -535,19 +535,19 @@ def prefill(model: Model, device: Device, prompt_len, batch=1, formats: Formats 
     The output head runs on the last position only.
     """
     formats = _check(formats, attention, device)
-    b = _size("batch", batch)
-    n = _size("prompt length", prompt_len)
+    b = check_size("batch", batch)
+    n = check_size("prompt length", prompt_len)
     b, n = np.broadcast_arrays(b, n)
     if model.is_bare:
         attended = pairs = 0 * n
     else:
         attended = layer_positions(model, n)
         # fused: the causal half; unfused (eager): the full prompt × prompt matrix, masked
-        pairs = _causal_layer_pairs(model, n) if attention == "fused" else n * attended
+        pairs = causal_layer_pairs(model, n) if attention == "fused" else n * attended
     ops = _kernels(model, device, formats, attention, b, n, attended, pairs, np.ones_like(b), mla_expanded=True)
     kv_resident = b * attended * _kv_elements_per_token_per_layer(model) * formats.kv_bytes
-    return KernelStep("prefill", model, device, formats, attention, _scalar(b), _scalar(n), _scalar(np.zeros_like(n)),
-                      ops, _scalar(kv_resident), weights_resident_bytes(model, formats),
+    return KernelStep("prefill", model, device, formats, attention, scalar(b), scalar(n), scalar(np.zeros_like(n)),
+                      ops, scalar(kv_resident), weights_resident_bytes(model, formats),
                       matmul_dtype=formats.matmul_dtype())
 
 
@@ -566,20 +566,20 @@ def extend(model: Model, device: Device, new_tokens, context_len, batch=1, forma
     (5.0, 4096.0)
     """
     formats = _check(formats, attention, device)
-    b = _size("batch", batch)
-    n = _size("new tokens", new_tokens)
-    ctx = _size("context", context_len, minimum=0)
+    b = check_size("batch", batch)
+    n = check_size("new tokens", new_tokens)
+    ctx = check_size("context", context_len, minimum=0)
     b, n, ctx = np.broadcast_arrays(b, n, ctx)
     if model.is_bare:
         attended = pairs = 0 * n
     else:
         attended = layer_positions(model, ctx + n)
-        pairs = (_causal_layer_pairs(model, ctx + n) - _causal_layer_pairs(model, ctx) if attention == "fused"
+        pairs = (causal_layer_pairs(model, ctx + n) - causal_layer_pairs(model, ctx) if attention == "fused"
                  else n * attended)
     ops = _kernels(model, device, formats, attention, b, n, attended, pairs, n)
     kv_resident = b * attended * _kv_elements_per_token_per_layer(model) * formats.kv_bytes
-    return KernelStep("extend", model, device, formats, attention, _scalar(b), _scalar(n), _scalar(ctx),
-                      ops, _scalar(kv_resident), weights_resident_bytes(model, formats),
+    return KernelStep("extend", model, device, formats, attention, scalar(b), scalar(n), scalar(ctx),
+                      ops, scalar(kv_resident), weights_resident_bytes(model, formats),
                       matmul_dtype=formats.matmul_dtype())
 
 
@@ -637,8 +637,8 @@ def mixed(model: Model, device: Device, work: MixedWork, formats: Formats | None
     ops = _kernels(model, device, formats, attention, one, np.asarray(work.tokens, float), attended, pairs,
                    np.asarray(work.head_tokens, float))
     kv_resident = np.asarray(work.kv_positions, float) * _kv_elements_per_token_per_layer(model) * formats.kv_bytes
-    return KernelStep("mixed", model, device, formats, attention, _scalar(one), _scalar(work.tokens),
-                      _scalar(np.zeros_like(one)), ops, _scalar(kv_resident), weights_resident_bytes(model, formats),
+    return KernelStep("mixed", model, device, formats, attention, scalar(one), scalar(work.tokens),
+                      scalar(np.zeros_like(one)), ops, scalar(kv_resident), weights_resident_bytes(model, formats),
                       matmul_dtype=formats.matmul_dtype())
 
 
@@ -666,7 +666,7 @@ WEIGHT_MATMULS = ("qkv_proj", "o_proj", "gate_up_proj", "up_proj", "down_proj", 
                   "experts_down", "shared_gate_up", "shared_down", "router", "lm_head", "weights")
 
 
-def _first_true(pred, limit: int) -> int | None:
+def first_true(pred, limit: int) -> int | None:
     """Smallest n in 1..limit with pred(n) true (pred monotone, vectorised over an int array); None if none."""
     if not bool(np.asarray(pred(np.array([float(limit)])))[0]):
         return None
@@ -700,7 +700,7 @@ def critical_batch(model: Model, device: Device, formats: Formats | None = None,
         wbytes = sum(np.asarray(k.weight_bytes, float) for k in mm)
         return flops / wbytes >= s.ridge_point
 
-    return _first_true(reached, max_batch)
+    return first_true(reached, max_batch)
 
 
 def whole_step_crossing_batch(model: Model, device: Device, context_len, formats: Formats | None = None,
@@ -713,7 +713,7 @@ def whole_step_crossing_batch(model: Model, device: Device, context_len, formats
         s = decode(model, device, b, context_len, formats, attention)
         return np.asarray(s.arithmetic_intensity) >= s.ridge_point
 
-    return _first_true(reached, max_batch)
+    return first_true(reached, max_batch)
 
 
 def attention_intensity_limit(model: Model, formats: Formats | None = None) -> float:
@@ -750,7 +750,7 @@ def max_batch_that_fits(model: Model, device: Device, context_len, formats: Form
     per_sequence = two - one
     fixed = one - per_sequence
     free = usable_memory_bytes(device) - fixed
-    return _scalar(np.maximum(np.floor(free / per_sequence), 0).astype(np.int64))
+    return scalar(np.maximum(np.floor(free / per_sequence), 0).astype(np.int64))
 
 
 def crossover_prompt_len(model: Model, device: Device, batch=1, formats: Formats | None = None,
@@ -762,13 +762,13 @@ def crossover_prompt_len(model: Model, device: Device, batch=1, formats: Formats
     296
     """
     formats = _check(formats, attention, device)
-    _size("batch", batch)
+    check_size("batch", batch)
 
     def reached(n):
         s = prefill(model, device, n, batch, formats, attention)
         return np.asarray(s.arithmetic_intensity) >= s.ridge_point
 
-    return _first_true(reached, max_len)
+    return first_true(reached, max_len)
 
 
 def speed_of_light_tokens_per_s(model: Model, device: Device, formats: Formats | str | None = None) -> float:

@@ -44,6 +44,7 @@ import numpy as np
 from roofline.errors import InputError
 from roofline.model import kernels
 from roofline.model.formats import Formats
+from roofline.model.point import scalar
 from roofline.registry.hardware import Device, Interconnect
 from roofline.registry.models import Model
 
@@ -180,7 +181,7 @@ class CollectivePoint:
     @property
     def link_bytes(self):
         """Bytes each device sends over its link, all runs: count · factor · S."""
-        return kernels._scalar(self.count * ring_factor(self.kind, self.devices) * np.asarray(self.payload_bytes, float))
+        return scalar(self.count * ring_factor(self.kind, self.devices) * np.asarray(self.payload_bytes, float))
 
     @property
     def bytes(self):
@@ -192,7 +193,7 @@ class CollectivePoint:
 
     @property
     def transfer_time_s(self):
-        return kernels._scalar(np.asarray(self.link_bytes, float) / self.link_bandwidth_bytes_per_s)
+        return scalar(np.asarray(self.link_bytes, float) / self.link_bandwidth_bytes_per_s)
 
     @property
     def link_time_s(self):
@@ -201,7 +202,7 @@ class CollectivePoint:
     @property
     def time_s(self):
         """Latency plus bytes ÷ link bandwidth (per direction)."""
-        return kernels._scalar(self.latency_s + np.asarray(self.transfer_time_s))
+        return scalar(self.latency_s + np.asarray(self.transfer_time_s))
 
     @property
     def ridge_point(self) -> float:
@@ -211,7 +212,7 @@ class CollectivePoint:
     @property
     def bound(self):
         """'latency-bound' where the fixed latency exceeds the transfer time, else 'link-bandwidth-bound'."""
-        return kernels._scalar(np.where(self.latency_s >= np.asarray(self.transfer_time_s), LATENCY_BOUND, LINK_BOUND))
+        return scalar(np.where(self.latency_s >= np.asarray(self.transfer_time_s), LATENCY_BOUND, LINK_BOUND))
 
 
 def collective(kind: str, payload_bytes, devices: int, interconnect: Interconnect, peak_flop_per_s: float,
@@ -223,7 +224,7 @@ def collective(kind: str, payload_bytes, devices: int, interconnect: Interconnec
     33.8
     """
     latency = run_latency_s(kind, devices, interconnect, latency)
-    return CollectivePoint(name or kind, kind, int(devices), kernels._scalar(np.asarray(payload_bytes, float)),
+    return CollectivePoint(name or kind, kind, int(devices), scalar(np.asarray(payload_bytes, float)),
                            interconnect.bandwidth_bytes_per_s_per_direction, latency, peak_flop_per_s,
                            int(count), interconnect.link)
 
@@ -371,7 +372,9 @@ class ParallelStep:
     `stage` is one device's kernels for one micro-batch on one pipeline stage; `collectives`
     are that device's TP or EP collectives for the same work; `sends` the activations passed
     between pipeline stages. A token crosses all pp stages:
-    time = pp × (stage kernels + collectives) + sends.
+    time = pp × (stage kernels + collectives) + sends. What is one device's alone (its FLOPs, bytes,
+    formats, device, weights resident) is read from the stage: `step.stage.flops`. `record.step_record`
+    writes the whole step under one name per quantity.
     """
 
     layout: Layout
@@ -386,42 +389,6 @@ class ParallelStep:
     kv_note: str = ""
     latency: object = LATENCY_FLOOR   # the collective latency used: "floor", "ring" or seconds per collective
 
-    # the fields a KernelStep reader uses
-    @property
-    def phase(self): return self.stage.phase
-    @property
-    def device(self): return self.stage.device
-    @property
-    def formats(self): return self.stage.formats
-    @property
-    def attention(self): return self.stage.attention
-    @property
-    def context_len(self): return self.stage.context_len
-    @property
-    def tokens_per_sequence(self): return self.stage.tokens_per_sequence
-    @property
-    def matmul_dtype(self): return self.stage.matmul_dtype
-    @property
-    def ridge_point(self): return self.stage.ridge_point
-    @property
-    def runtime_reserve_bytes(self): return self.stage.runtime_reserve_bytes
-    @property
-    def flops(self): return self.stage.flops
-    @property
-    def bytes(self): return self.stage.bytes
-    @property
-    def weight_bytes(self): return self.stage.weight_bytes
-    @property
-    def kv_bytes(self): return self.stage.kv_bytes
-    @property
-    def activation_bytes(self): return self.stage.activation_bytes
-    @property
-    def arithmetic_intensity(self): return self.stage.arithmetic_intensity
-    @property
-    def weights_resident_bytes(self): return self.stage.weights_resident_bytes
-    @property
-    def activation_peak_bytes(self): return self.stage.activation_peak_bytes
-
     @property
     def ops(self) -> tuple:
         return self.stage.ops + self.collectives + ((self.sends,) if self.sends is not None else ())
@@ -432,28 +399,28 @@ class ParallelStep:
         parts = [np.asarray(c.link_bytes, float) for c in self.collectives]
         if self.sends is not None:
             parts.append(np.asarray(self.sends.link_bytes, float) / max(self.layout.pp - 1, 1))
-        return kernels._scalar(sum(parts, np.asarray(0.0)))
+        return scalar(sum(parts, np.asarray(0.0)))
 
     @property
     def collective_time_s(self):
         """One stage's collectives: Σ latency + bytes ÷ link bandwidth."""
-        return kernels._scalar(sum((np.asarray(c.time_s, float) for c in self.collectives), np.asarray(0.0)))
+        return scalar(sum((np.asarray(c.time_s, float) for c in self.collectives), np.asarray(0.0)))
 
     @property
     def kernel_time_s(self):
         """Time in the devices' own kernels per step: pp stages of one device's kernels."""
-        return kernels._scalar(self.layout.pp * np.asarray(self.stage.time_s))
+        return scalar(self.layout.pp * np.asarray(self.stage.time_s))
 
     @property
     def collective_latency_share(self):
         """Share of the collectives' time that is latency (bytes move in the rest)."""
         lat = sum(c.latency_s for c in self.collectives)
         tot = np.asarray(self.collective_time_s, float)
-        return kernels._scalar(np.where(tot > 0, lat / np.where(tot > 0, tot, 1.0), 0.0))
+        return scalar(np.where(tot > 0, lat / np.where(tot > 0, tot, 1.0), 0.0))
 
     @property
     def stage_time_s(self):
-        return kernels._scalar(np.asarray(self.stage.time_s) + self.collective_time_s)
+        return scalar(np.asarray(self.stage.time_s) + self.collective_time_s)
 
     @property
     def time_s(self):
@@ -462,7 +429,7 @@ class ParallelStep:
             self.layout.pp * np.asarray(self.stage_time_s)
         if self.sends is not None:
             t = t + np.asarray(self.sends.time_s)
-        return kernels._scalar(t)
+        return scalar(t)
 
     @property
     def time_perfect_overlap_s(self):
@@ -472,10 +439,7 @@ class ParallelStep:
         t = self.layout.pp * np.maximum(self.stage.time_perfect_overlap_s, self.collective_time_s)
         if self.sends is not None:
             t = t + np.asarray(self.sends.time_s)
-        return kernels._scalar(t)
-
-    @property
-    def compute_bound_time_s(self): return self.stage.compute_bound_time_s
+        return scalar(t)
 
     @property
     def bound(self):
@@ -484,54 +448,55 @@ class ParallelStep:
         the kernels' bound."""
         coll = np.asarray(self.collective_time_s) * 2 >= np.asarray(self.stage_time_s)
         which = np.where(np.asarray(self.collective_latency_share) >= 0.5, COLLECTIVE_LATENCY_BOUND, LINK_BANDWIDTH_BOUND)
-        return kernels._scalar(np.where(coll, which, np.asarray(self.stage.bound)))
+        return scalar(np.where(coll, which, np.asarray(self.stage.bound)))
 
     @property
     def latency_description(self) -> str:
         """Which collective latency the step's figures use (empty without collectives)."""
-        if self.layout.replica_devices == 1 or self.device.interconnect is None:
+        if self.layout.replica_devices == 1 or self.stage.device.interconnect is None:
             return ""
-        return latency_description(self.device.interconnect, self.latency)
+        return latency_description(self.stage.device.interconnect, self.latency)
 
     @property
     def tokens_per_s(self):
-        return kernels._scalar(np.asarray(self.batch) * self.tokens_per_sequence / self.time_s)
+        return scalar(np.asarray(self.batch) * self.stage.tokens_per_sequence / self.time_s)
 
     @property
     def tokens_per_s_per_sequence(self):
-        return kernels._scalar(np.asarray(self.tokens_per_sequence) / self.time_s)
+        return scalar(np.asarray(self.stage.tokens_per_sequence) / self.time_s)
 
     @property
     def tokens_per_s_per_device(self):
-        return kernels._scalar(np.asarray(self.tokens_per_s) / self.layout.devices)
+        return scalar(np.asarray(self.tokens_per_s) / self.layout.devices)
 
     @property
     def link_intensity(self):
         """A stage's FLOPs per byte its device sends over the link (compare with `link_ridge_point`)."""
         lb = np.asarray(self.link_bytes, float)
         with np.errstate(divide="ignore", invalid="ignore"):
-            return kernels._scalar(np.where(lb > 0, np.asarray(self.flops, float) / np.where(lb > 0, lb, 1.0), np.inf))
+            return scalar(np.where(lb > 0, np.asarray(self.stage.flops, float) / np.where(lb > 0, lb, 1.0), np.inf))
 
     @property
     def link_ridge_point(self):
-        if self.device.interconnect is None:
+        if self.stage.device.interconnect is None:
             return None
-        return self.device.peak_flop_per_s(self.matmul_dtype) / self.device.interconnect.bandwidth_bytes_per_s_per_direction
+        d = self.stage.device
+        return d.peak_flop_per_s(self.stage.matmul_dtype) / d.interconnect.bandwidth_bytes_per_s_per_direction
 
     @property
     def bubble_fraction(self):
         """Share of each stage's time it idles: 1 − micro-batches ÷ pp (0 without pipeline parallelism)."""
-        return kernels._scalar(1.0 - np.asarray(self.micro_batches, float) / self.layout.pp)
+        return scalar(1.0 - np.asarray(self.micro_batches, float) / self.layout.pp)
 
     @property
     def memory_required_bytes(self):
         """Per device: its weights + its sequences' KV cache + activations + the runtime reserve."""
-        return kernels._scalar(self.weights_resident_bytes + np.asarray(self.kv_resident_bytes)
-                               + self.activation_peak_bytes + self.runtime_reserve_bytes)
+        return scalar(self.stage.weights_resident_bytes + np.asarray(self.kv_resident_bytes)
+                               + self.stage.activation_peak_bytes + self.stage.runtime_reserve_bytes)
 
     @property
     def fits(self):
-        return kernels._scalar(np.asarray(self.memory_required_bytes) <= kernels.usable_memory_bytes(self.device))
+        return scalar(np.asarray(self.memory_required_bytes) <= kernels.usable_memory_bytes(self.stage.device))
 
 
 def _step(phase: str, model: Model, device: Device, layout: Layout, batch, length, formats, attention,
@@ -539,7 +504,7 @@ def _step(phase: str, model: Model, device: Device, layout: Layout, batch, lengt
     layout = layout or Layout()
     latency = check_latency(latency)
     check_layout(model, device, layout)
-    b = kernels._size("batch", batch)
+    b = kernels.check_size("batch", batch)
     # Data parallelism: each replica serves ⌈B ÷ dp⌉ sequences; EP's data-parallel attention splits them again.
     per_replica = np.ceil(b / layout.dp)
     per_device = np.ceil(per_replica / layout.ep)
@@ -564,8 +529,8 @@ def _assemble(model: Model, device: Device, layout: Layout, part: Model, stage: 
     micro-batch on this device; `logit_rows`: the positions whose logits it gathers; `whole()`:
     the whole replica's micro-batch on this stage (EP reads its experts' weights from it)."""
     if layout.is_single:
-        return ParallelStep(layout, model, stage, (), None, kernels._scalar(batch), kernels._scalar(micro),
-                            kernels._scalar(micro_batches), stage.kv_resident_bytes, latency=latency)
+        return ParallelStep(layout, model, stage, (), None, scalar(batch), scalar(micro),
+                            scalar(micro_batches), stage.kv_resident_bytes, latency=latency)
     f = stage.formats
     peak = device.peak_flop_per_s(stage.matmul_dtype)
     ic = device.interconnect
@@ -583,7 +548,7 @@ def _assemble(model: Model, device: Device, layout: Layout, part: Model, stage: 
         n = layout.ep
         # the full batch's expert weights, shared out: each device reads 1/ep of the experts the batch touches
         expert_w = {k.name: k.weight_bytes for k in whole().ops if k.name.startswith("experts_")}  # tp is 1 with ep
-        ops = tuple(dataclasses.replace(k, weight_bytes=kernels._scalar(np.asarray(expert_w[k.name]) / n))
+        ops = tuple(dataclasses.replace(k, weight_bytes=scalar(np.asarray(expert_w[k.name]) / n))
                     if k.name in expert_w else k for k in stage.ops)
         resident = stage.weights_resident_bytes - _expert_resident_bytes(part, f) * (1 - 1 / n)
         stage = dataclasses.replace(stage, ops=ops, weights_resident_bytes=resident)
@@ -599,8 +564,8 @@ def _assemble(model: Model, device: Device, layout: Layout, part: Model, stage: 
     if not model.is_bare and layout.tp > model.kv_heads:  # a bare count has no KV heads to replicate
         note = (f"{model.kv_heads} KV heads over {layout.tp} devices: each device keeps a copy of one KV head "
                 f"({layout.tp // model.kv_heads} copies of each)")
-    return ParallelStep(layout, model, stage, tuple(coll), sends, kernels._scalar(batch), kernels._scalar(micro),
-                        kernels._scalar(micro_batches), kernels._scalar(kv), note, latency)
+    return ParallelStep(layout, model, stage, tuple(coll), sends, scalar(batch), scalar(micro),
+                        scalar(micro_batches), scalar(kv), note, latency)
 
 
 def mixed(model: Model, device: Device, work: kernels.MixedWork, formats: Formats | None = None,
@@ -623,7 +588,7 @@ def mixed(model: Model, device: Device, work: kernels.MixedWork, formats: Format
     return _assemble(model, device, layout, part, stage,
                      lambda: kernels.mixed(part, device, work.scaled(1.0 / micro_batches), formats, attention),
                      np.asarray(micro.tokens, float), np.asarray(micro.head_tokens, float),
-                     kernels._scalar(work.requests), kernels._scalar(micro.requests), micro_batches,
+                     scalar(work.requests), scalar(micro.requests), micro_batches,
                      check_latency(latency))
 
 
@@ -703,7 +668,7 @@ def speed_of_light_tokens_per_s(model: Model, device: Device, formats: Formats |
     """
     layout = layout or Layout()
     one = decode(model, device, 1, 1, formats, "fused", layout)
-    return device.memory_bandwidth_bytes_per_s / (layout.pp * float(one.weight_bytes))
+    return device.memory_bandwidth_bytes_per_s / (layout.pp * float(one.stage.weight_bytes))
 
 
 def limits(model: Model, device: Device, context_len=1, formats: Formats | None = None, attention: str = "fused",
@@ -718,7 +683,7 @@ def limits(model: Model, device: Device, context_len=1, formats: Formats | None 
     """
     layout = layout or Layout()
     one = decode(model, device, 1, 1, formats, "fused", layout, latency)
-    weights = float(one.weight_bytes)
+    weights = float(one.stage.weight_bytes)
     bw = device.memory_bandwidth_bytes_per_s
     link = float(layout.pp * np.asarray(one.collective_time_s)) + (float(one.sends.time_s) if one.sends else 0.0)
     share = [what for cond, what in ((layout.tp > 1, f"1/{layout.tp} of every matrix"),

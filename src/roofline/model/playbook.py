@@ -239,7 +239,7 @@ def fusion(n_ops: int, elements: float, device: Device, dtype: str = "bf16", flo
         raise InputError(f"FLOPs per element must be a positive number, got {flops_per_element!r}")
     size = bytes_per_element(dtype)
     flops = n * e * flops_per_element
-    peak, vec_dtype = _k._vector_peak(device)
+    peak, vec_dtype = _k.vector_peak(device)
     bw = device.memory_bandwidth_bytes_per_s
 
     def point(name, passes):

@@ -17,16 +17,16 @@ from roofline.model.roofs import COMPUTE_BOUND, MEMORY_BOUND
 _BOUNDS = np.array([MEMORY_BOUND, COMPUTE_BOUND])
 
 
-def _scalar(x):
+def scalar(x):
     """A Python float (or str) for a 0-d result, the array otherwise."""
     arr = np.asarray(x)
     return arr.item() if arr.ndim == 0 else arr
 
 
-def _bound_of(compute_bound) -> object:
+def bound_of(compute_bound) -> object:
     """'compute-bound' where the mask is true, else 'memory-bound' (an index, not np.where: fast on sweeps)."""
     mask = np.asarray(compute_bound)
-    return _scalar(_BOUNDS[mask.astype(np.intp)]) if mask.ndim else (COMPUTE_BOUND if mask else MEMORY_BOUND)
+    return scalar(_BOUNDS[mask.astype(np.intp)]) if mask.ndim else (COMPUTE_BOUND if mask else MEMORY_BOUND)
 
 
 @dataclass(frozen=True)
@@ -57,20 +57,20 @@ class RooflinePoint:
 
     @property
     def bytes_read(self):
-        return _scalar(np.asarray(self.weight_bytes) + self.act_read_bytes + self.kv_read_bytes)
+        return scalar(np.asarray(self.weight_bytes) + self.act_read_bytes + self.kv_read_bytes)
 
     @property
     def bytes_written(self):
-        return _scalar(np.asarray(self.act_written_bytes) + self.kv_written_bytes)
+        return scalar(np.asarray(self.act_written_bytes) + self.kv_written_bytes)
 
     @property
     def bytes(self):
-        return _scalar(np.asarray(self.bytes_read) + self.bytes_written)
+        return scalar(np.asarray(self.bytes_read) + self.bytes_written)
 
     @property
     def arithmetic_intensity(self):
         """FLOPs per byte moved (0 for a pure copy such as the embedding lookup)."""
-        return _scalar(np.asarray(self.flops, float) / np.asarray(self.bytes, float))
+        return scalar(np.asarray(self.flops, float) / np.asarray(self.bytes, float))
 
     @property
     def ridge_point(self) -> float:
@@ -78,23 +78,23 @@ class RooflinePoint:
 
     @property
     def compute_time_s(self):
-        return _scalar(np.asarray(self.flops, float) / self.peak_flop_per_s)
+        return scalar(np.asarray(self.flops, float) / self.peak_flop_per_s)
 
     @property
     def memory_time_s(self):
-        return _scalar(np.asarray(self.bytes, float) / self.bandwidth_bytes_per_s)
+        return scalar(np.asarray(self.bytes, float) / self.bandwidth_bytes_per_s)
 
     @property
     def time_s(self):
         """Roofline time: the slower of the compute roof and the memory roof."""
-        return _scalar(np.maximum(self.compute_time_s, self.memory_time_s))
+        return scalar(np.maximum(self.compute_time_s, self.memory_time_s))
 
     @property
     def attained_flop_per_s(self):
         """FLOPs ÷ time: for one point that is min(peak, bandwidth × intensity), the roof above it."""
-        return _scalar(np.asarray(self.flops, float) / np.asarray(self.time_s, float))
+        return scalar(np.asarray(self.flops, float) / np.asarray(self.time_s, float))
 
     @property
     def bound(self):
         """'compute-bound' at or past the ridge point, 'memory-bound' below it."""
-        return _bound_of(np.asarray(self.arithmetic_intensity) >= self.ridge_point)
+        return bound_of(np.asarray(self.arithmetic_intensity) >= self.ridge_point)

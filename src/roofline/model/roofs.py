@@ -45,12 +45,6 @@ def bound(intensity_flop_per_byte: float, ridge_flop_per_byte: float) -> str:
     return COMPUTE_BOUND if intensity_flop_per_byte >= ridge_flop_per_byte else MEMORY_BOUND
 
 
-def roofline_time_s(flops, bytes_moved, peak_flop_per_s: float, bandwidth_bytes_per_s: float):
-    """Time if the slower of the two roofs sets the pace: max(FLOPs/peak, bytes/bandwidth)."""
-    return np.maximum(np.asarray(flops, float) / peak_flop_per_s,
-                      np.asarray(bytes_moved, float) / bandwidth_bytes_per_s)
-
-
 #: 2:4 structured sparsity (two of every four weights zero) lets NVIDIA tensor cores skip
 #: the zeros, so datasheets print a "with sparsity" peak at twice the dense rate.
 SPARSE_2_4_SPEEDUP = 2.0

@@ -153,8 +153,21 @@ class Workload:
 
 
 # ---------------------------------------------------------------------------- points -------
+class _Rates:
+    """What a point's rates give per device and per user (its `output_tokens_per_s`, `devices`, `tpot_s`)."""
+
+    @property
+    def output_tokens_per_s_per_device(self) -> float:
+        return self.output_tokens_per_s / self.devices
+
+    @property
+    def output_tokens_per_s_per_user(self) -> float:
+        """Tokens per second one user sees while the answer streams: 1 ÷ TPOT."""
+        return 1.0 / self.tpot_s
+
+
 @dataclass(frozen=True)
-class ServicePoint:
+class ServicePoint(_Rates):
     """One operating point of a service: a layout, a concurrency, and what the service delivers there.
 
     Every figure is a ceiling except `expected_*` (derated by measured efficiencies, an estimate).
@@ -190,15 +203,6 @@ class ServicePoint:
         return self.layout.name
 
     @property
-    def output_tokens_per_s_per_device(self) -> float:
-        return self.output_tokens_per_s / self.devices
-
-    @property
-    def output_tokens_per_s_per_user(self) -> float:
-        """Tokens per second one user sees while the answer streams: 1 ÷ TPOT."""
-        return 1.0 / self.tpot_s
-
-    @property
     def expected_output_tokens_per_s_per_device(self) -> float:
         return self.expected_output_tokens_per_s / self.devices
 
@@ -215,7 +219,7 @@ def _chunk_sums(model: Model, prompt: int, chunk: int) -> tuple[float, float]:
     Chunk i (of n = ⌈I ÷ K⌉) ends at e_i = min(i·K, I) and reads the K and V of positions
     1…e_i. The second sum is what unfused attention scores (each chunk token against e_i).
     """
-    full, n_win, window = kernels._window_layers(model)
+    full, n_win, window = kernels.window_layers(model)
     n = -(-prompt // chunk)
     last = prompt - (n - 1) * chunk
 
@@ -243,7 +247,7 @@ def _work(model: Model, wl: Workload, per_replica_slots: np.ndarray):
     chunk_bound = lam_free >= K / I  # a chunk exactly full binds too: more requests add nothing
     d, p = lam * (O - 1), lam * I
     reads, scored = _chunk_sums(model, I, K)
-    pairs = float(kernels._causal_layer_pairs(model, I)) if wl.attention == "fused" else scored
+    pairs = float(kernels.causal_layer_pairs(model, I)) if wl.attention == "fused" else scored
     decode_positions = float(kernels.layer_positions(model, I + O / 2))  # the average context, see the module doc
     running = lam * steps
     work = kernels.MixedWork(decode_tokens=d, decode_positions=d * decode_positions, prefill_tokens=p,
@@ -280,7 +284,7 @@ def memory_cap(model: Model, device: Device, layout: Layout, wl: Workload) -> in
         ok = fits(window.astype(float))
         if ok[0] and not ok[-1]:
             return int(window[int(np.argmin(ok)) - 1])
-    first = kernels._first_true(lambda b: ~fits(b), MAX_MEMORY_CAP)  # the estimate missed: search
+    first = kernels.first_true(lambda b: ~fits(b), MAX_MEMORY_CAP)  # the estimate missed: search
     return MAX_MEMORY_CAP if first is None else first - 1
 
 
@@ -480,7 +484,7 @@ def best_under_targets(points: list[ServicePoint], ttft_s: float | None = None, 
 
 # -------------------------------------------------------------------- disaggregation -------
 @dataclass(frozen=True)
-class DisaggregatedPoint:
+class DisaggregatedPoint(_Rates):
     """Prefill and decode on separate pools, in balance: the decode pool's layout and concurrency,
     the prefill pool's layout, and how many prefill devices each decode device needs.
 
@@ -507,14 +511,6 @@ class DisaggregatedPoint:
         return self.decode_layout.devices * (1 + self.prefill_devices_per_decode_device)
 
     @property
-    def output_tokens_per_s_per_device(self) -> float:
-        return self.output_tokens_per_s / self.devices
-
-    @property
-    def output_tokens_per_s_per_user(self) -> float:
-        return 1.0 / self.tpot_s
-
-    @property
     def layout_name(self) -> str:
         return f"prefill {self.prefill_layout.name} : decode {self.decode_layout.name}"
 
@@ -526,7 +522,7 @@ def _prefill_pool(model: Model, device: Device, wl: Workload, max_devices: int |
     I, K = wl.input_tokens, wl.chunk_tokens
     lam = K / I
     reads, scored = _chunk_sums(model, I, K)
-    pairs = float(kernels._causal_layer_pairs(model, I)) if wl.attention == "fused" else scored
+    pairs = float(kernels.causal_layer_pairs(model, I)) if wl.attention == "fused" else scored
     for lay in parallel.candidate_layouts(model, device, max_devices):
         if lay.dp > 1 or memory_cap(model, device, lay, wl) < 1:
             continue  # replicas of a prefill pool are the same layout again

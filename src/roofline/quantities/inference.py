@@ -351,7 +351,7 @@ def compute_bound_prompt(model, hw, batch=1, weight_format: str = "bf16", kv_dty
         s = _k.prefill(m, d, n, float(batch), f)
         return np.asarray(s.compute_bound_time_s) * 2 >= np.asarray(s.time_s)
 
-    return _prompt_length(_k._first_true(compute_bound, 1 << 20), m, d, f, batch, "turns compute-bound",
+    return _prompt_length(_k.first_true(compute_bound, 1 << 20), m, d, f, batch, "turns compute-bound",
                           "smallest prompt length at which kernels past their own ridge take at least half the prefill's time")
 
 

@@ -90,7 +90,7 @@ def measured_share(ident: str, digits: int = 2) -> Quantity:
                     (Term(float(measured(ident)), measured(ident).unit), "÷", Term(float(ref), ref.unit)))
 
 
-def _derate_inputs() -> tuple[Input, ...]:
+def derate_inputs() -> tuple[Input, ...]:
     from roofline.registry.measurements import of_kind
 
     return tuple(_pub_input(p) for p in of_kind("bandwidth"))
@@ -101,7 +101,7 @@ def bandwidth_derate() -> Quantity:
     from roofline.model.measured import bandwidth_derate as _derate
 
     return Quantity(_derate(), "%", "median share of spec bandwidth reached by published bandwidth measurements",
-                    "median of measured ÷ spec bandwidth", _derate_inputs(), 2)
+                    "median of measured ÷ spec bandwidth", derate_inputs(), 2)
 
 
 def derated_bandwidth(hw: str) -> Quantity:
@@ -110,7 +110,7 @@ def derated_bandwidth(hw: str) -> Quantity:
 
     d = as_device(hw)
     return Quantity(derated_bandwidth_bytes_per_s(d), "B/s", f"{d.name} derated bandwidth",
-                    "spec bandwidth × median measured share", (bandwidth_input(d), *_derate_inputs()))
+                    "spec bandwidth × median measured share", (bandwidth_input(d), *derate_inputs()))
 
 
 def derated_sol(model, hw, weight_dtype: str = "bf16") -> Quantity:
@@ -121,7 +121,7 @@ def derated_sol(model, hw, weight_dtype: str = "bf16") -> Quantity:
     return Quantity(derated_speed_of_light_tokens_per_s(m, d, weight_dtype), "tokens/s",
                     f"derated speed-of-light batch-1 decode of {m.name} on the {d.name}",
                     "derated bandwidth ÷ (active parameters × bytes per parameter)",
-                    (*model_inputs(m), bandwidth_input(d), *_derate_inputs()))
+                    (*model_inputs(m), bandwidth_input(d), *derate_inputs()))
 
 #: The token functions this topic adds to the namespace pages evaluate in.
 TOKENS = (measurement, measured, measured_reference, measured_expected, measured_share, bandwidth_derate, derated_bandwidth, derated_sol,)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from roofline.model import parallel as _par
+from roofline.model import record
 from roofline.model.formats import Formats
 from roofline.quantities.core import Input, Quantity, Source, as_device, as_model, bandwidth_input, model_inputs
 
@@ -119,7 +120,7 @@ def layout_decode(model, hw, batch: int = 1, context: int = 1, what: str = "toke
     unit, label = _LAYOUT_FIELDS[what]
     inputs = (*model_inputs(m), bandwidth_input(d), *(_link_inputs(d, latency) if not lay.is_single else ()))
     which = "" if lay.is_single else f", collective latency {s.latency_description}"
-    return Quantity(float(getattr(s, what)), unit,
+    return Quantity(float(record.step_record(s)[what]), unit,
                     f"{label}: {m.name} on {lay.name} of {d.name}, batch {batch}, context {context}, {weights}{which}",
                     "per device: its kernels' roofline times plus its collectives; pp stages in sequence", inputs)
 

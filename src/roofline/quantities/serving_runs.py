@@ -77,14 +77,14 @@ def serving_run_ceiling(ident: str) -> Quantity:
 
 def serving_run_expected(ident: str) -> Quantity:
     """The same point on the device derated by measured efficiencies: an estimate, never a measurement."""
-    from roofline.quantities.measured import _derate_inputs
+    from roofline.quantities.measured import derate_inputs
 
     c = _ceiling(ident)
     run = c.run
     return Quantity(c.expected_tokens_per_s / run.devices, "tokens/s",
                     f"expected output tokens/s per device (derated, an estimate): {describe(run)}; at {_point_words(c)}",
                     "the ceiling's step rerun with bandwidth, dense peaks and link bandwidth × their measured medians",
-                    (*_model_inputs(run), *_derate_inputs()), 3)
+                    (*_model_inputs(run), *derate_inputs()), 3)
 
 
 def serving_run_bound(ident: str) -> str:

@@ -224,7 +224,7 @@ def load_doc(path: Path | str, name: str | None = None) -> Any:
 def load_folder(folder: Path | str, root: Path | str | None = None) -> list[Measurement]:
     """Every *.json directly in `folder` (not its subfolders), validated, in name order.
 
-    Names in messages are relative to `root` when given (measurements/example.json).
+    Names in messages are relative to `root` when given (measurements/example-shared-2vcpu-xeon.json).
     """
     folder = Path(folder)
     out = []

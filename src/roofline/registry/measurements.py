@@ -30,6 +30,7 @@ from roofline.model.dtypes import PEAK_DTYPES, STORAGE_DTYPES
 from roofline.registry import hardware, models
 from roofline.registry.hardware import Device, get_device
 from roofline.registry.loader import SpecRegistry, load_by_id
+from roofline.registry.specfile import lookup
 from roofline.registry.models import Model, get_model
 from roofline.registry.specfile import Entry
 
@@ -151,25 +152,32 @@ def _parse(entry: Entry, kind: str) -> PublishedMeasurement:
     )
 
 
+def load_measurement_file(path: Path) -> dict[str, "PublishedMeasurement | ServingMeasurement"]:
+    """Parse and validate a measurements file once: every kind in KINDS order, then its [[serving]]
+    runs, as {id: entry}; an id is unique across all of them."""
+    return load_by_id(path, {**{kind: (lambda e, kind=kind: _parse(e, kind)) for kind in KINDS},
+                             "serving": _parse_serving})
+
+
 def load_measurements(path: Path) -> dict[str, PublishedMeasurement]:
-    """Parse and validate a measurements file into {id: PublishedMeasurement}, kinds in KINDS order."""
-    return load_by_id(path, {kind: (lambda e, kind=kind: _parse(e, kind)) for kind in KINDS})
+    """The published measurements of a measurements file (its serving runs left out), kinds in KINDS order."""
+    return {i: m for i, m in load_measurement_file(path).items() if isinstance(m, PublishedMeasurement)}
 
 
 #: Entries name devices and models: pointing either registry elsewhere rereads this file.
-REGISTRY: SpecRegistry[PublishedMeasurement] = SpecRegistry(
-    "ROOFLINE_MEASUREMENTS", "measurements.toml", "measurement", load_measurements,
+REGISTRY: SpecRegistry = SpecRegistry(
+    "ROOFLINE_MEASUREMENTS", "measurements.toml", "measurement", load_measurement_file,
     depends_on=(hardware.REGISTRY, models.REGISTRY))
 
 
 def published() -> dict[str, PublishedMeasurement]:
     """Every published measurement, in file order by kind."""
-    return dict(REGISTRY.entries())
+    return {i: m for i, m in REGISTRY.entries().items() if isinstance(m, PublishedMeasurement)}
 
 
 def get_measurement(ident: str) -> PublishedMeasurement:
     """The published measurement with this id, or an error naming the closest ids."""
-    return REGISTRY.get(ident)
+    return lookup("measurement", ident, published())
 
 
 def of_kind(kind: str) -> list[PublishedMeasurement]:
@@ -340,24 +348,15 @@ def _parse_serving(entry: Entry) -> ServingMeasurement:
 
 
 def load_serving(path: Path) -> dict[str, ServingMeasurement]:
-    """Parse and validate the [[serving]] tables of a measurements file into {id: ServingMeasurement}."""
-    items = load_by_id(path, {"serving": _parse_serving})
-    clash = next((i for i in load_measurements(path) if i in items), None)
-    if clash:
-        raise SpecError(f"{path.name}: duplicate id '{clash}' (a serving entry and a published measurement)")
-    return items
-
-
-SERVING_REGISTRY: SpecRegistry[ServingMeasurement] = SpecRegistry(
-    "ROOFLINE_MEASUREMENTS", "measurements.toml", "serving measurement", load_serving,
-    depends_on=(hardware.REGISTRY, models.REGISTRY))
+    """The [[serving]] runs of a measurements file, {id: ServingMeasurement}."""
+    return {i: m for i, m in load_measurement_file(path).items() if isinstance(m, ServingMeasurement)}
 
 
 def serving_measurements() -> dict[str, ServingMeasurement]:
     """Every published serving run, in file order."""
-    return dict(SERVING_REGISTRY.entries())
+    return {i: m for i, m in REGISTRY.entries().items() if isinstance(m, ServingMeasurement)}
 
 
 def get_serving(ident: str) -> ServingMeasurement:
     """The serving run with this id, or an error naming the closest ids."""
-    return SERVING_REGISTRY.get(ident)
+    return lookup("serving measurement", ident, serving_measurements())

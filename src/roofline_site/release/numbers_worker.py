@@ -6,8 +6,8 @@ roofline, roofline_site and figures_gen removed from sys.path), so the numbers a
 ref are computed by the code and registry of that ref. Standard library only, plus
 whatever TREE's own modules import.
 
-Each page goes through TREE's hooks.on_page_markdown when that works (so site-only
-token names such as `figure` and `table` behave as in the build); otherwise through
+Each page goes through the `on_page_markdown` of TREE's numbers hook (roofline_site.hooks.numbers_hook,
+or an older tree's roofline_site.hooks) when that works (so site-only token names such as `figure` and `table` behave as in the build); otherwise through
 TREE's tokens.expand, with any site-only name it lacks stubbed to render nothing.
 """
 

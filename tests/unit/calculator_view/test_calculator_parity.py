@@ -220,7 +220,7 @@ OUTPUT_UNITS = {"peak_flop_per_s": "FLOP/s", "attained_flop_per_s": "FLOP/s", "t
                 "max_batch_that_fits": "int",
                 "bandwidth_bytes_per_s": "B/s", "ridge_point": "FLOP/byte", "arithmetic_intensity": "FLOP/byte",
                 "flops": "FLOP", "bytes": "B", "weight_bytes": "B", "kv_bytes": "B", "activation_bytes": "B",
-                "kv_cache_bytes": "B", "weights_resident_bytes": "B", "memory_required_bytes": "B",
+                "kv_resident_bytes": "B", "weights_resident_bytes": "B", "memory_required_bytes": "B",
                 "memory_capacity_bytes": "B", "time_s": "s", "compute_time_s": "s", "memory_time_s": "s",
                 "tokens_per_s": "tokens/s", "tokens_per_s_per_sequence": "tokens/s", "total_params": "",
                 "critical_batch": "int"}
@@ -252,7 +252,7 @@ def _py_size_ok(key: str, text: str) -> float | None:
     try:
         value = float(text)
         name = {"batch": "batch", "ctx": "context length", "prompt": "prompt length"}[key]
-        return float(kernels._size(name, value))
+        return float(kernels.check_size(name, value))
     except (ValueError, InputError):
         return None
 
@@ -387,7 +387,7 @@ def test_bare_param_count_matches_the_back_of_envelope():
     r = calculate(get_device("h100-sxm5"), custom_model(8e9), "decode", 1, 1, "fp16")
     assert r["tokens_per_s"] == pytest.approx(209.375, rel=1e-12)
     assert r["time_s"] == r["time_perfect_overlap_s"] == pytest.approx(16e9 / 3.35e12, rel=1e-12)
-    assert [op["name"] for op in r["ops"]] == ["weights"] and r["kv_cache_bytes"] == 0
+    assert [op["name"] for op in r["ops"]] == ["weights"] and r["kv_resident_bytes"] == 0
 
 
 def test_headline_is_the_kernel_sum_and_overlap_is_its_lower_bound():

@@ -141,7 +141,7 @@ def test_serving_parity_on_a_grid_of_workloads(tmp_path):
         assert not bad, (case, bad[:5])
     # the grid reaches every path it claims to: a refusal, the chunk, EP and the reader's cap
     results = [_python(*c)["ok"] for c in CASES]
-    kinds = {p["bound"] for r in results for p in r["frontier"] + ([r["point"]] if r["point"] else [])}
+    kinds = {p["limited_by"] for r in results for p in r["frontier"] + ([r["point"]] if r["point"] else [])}
     assert {"chunk", "memory", "cap", "bandwidth", "compute"} <= kinds, kinds
     assert _python(*CASES[2])["ok"]["refusal"].startswith("nothing meets a TPOT of 2 ms")
 

@@ -317,7 +317,7 @@ def test_cli_json_carries_offline_frontier_targets_and_assumptions(capsys):
     code, out, _ = _cli(capsys, *BASE, "--json", "--price-per-device-hour", "2", "--tpot-ms", "20")
     assert code == 0
     doc = json.loads(out)
-    for key in ("output_tokens_per_s", "output_tokens_per_s_per_device", "concurrency", "bound", "ttft_s", "tpot_s"):
+    for key in ("output_tokens_per_s", "output_tokens_per_s_per_device", "concurrency", "limited_by", "ttft_s", "tpot_s"):
         assert key in doc["offline"]
     row = doc["frontier"][0]
     for key in ("layout", "devices", "concurrency", "output_tokens_per_s", "output_tokens_per_s_per_device",

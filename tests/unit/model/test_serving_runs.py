@@ -164,7 +164,6 @@ def test_a_run_above_its_ceiling_is_caught(tmp_path, monkeypatch):
             claim(q.serving_runs_stat("max") < 1, "no published serving run exceeds its ceiling")
     finally:
         monkeypatch.delenv("ROOFLINE_MEASUREMENTS")
-        measurements.SERVING_REGISTRY.cache_clear()
         measurements.REGISTRY.cache_clear()
 
 

@@ -3,8 +3,7 @@
 Exercise answers must be tokens equal to values derived by hand from datasheet and config.json
 numbers (the arithmetic in a comment, kernel-model steps in tests/support/hand_values.py), never
 from the package; the figures these pages add must plot what the package computes;
-from tests.conftest import ROOT
-`crossover_prompt_len` is checked against hand derivations. Figure and table checks recompute
+`kernels.crossover_prompt_len` is checked against hand derivations. Figure and table checks recompute
 from the low-level `roofline` functions by a different route (brute-force sweeps instead of the
 package's bisection), never read back from the token layer the pages use.
 """
@@ -18,13 +17,14 @@ import re
 import numpy as np
 import pytest
 
+from tests.conftest import ROOT
 from tests.support.exercise_blocks import exercise_tests
 from tests.support.hand_values import WEIGHTS_READ_PER_TOKEN, llama_8b_decode, llama_8b_prefill, step_time_s, totals
 from roofline.errors import InputError
 from roofline.examples import example
 from roofline.registry.hardware import devices, get_device
 from roofline.model import kernels
-from roofline.model.perfect_overlap import crossover_prompt_len, prefill
+from roofline.model.formats import Formats
 from roofline.registry.models import Model, get_model
 
 PAGES = ("prefill.md", "batching.md", "hardware.md", "conventions.md")
@@ -119,35 +119,38 @@ def _bare():
     return Model.from_param_count(example("bare_params"))
 
 
-@pytest.mark.parametrize("weight_dtype, batch, device_id, expected", [
+@pytest.mark.parametrize("weight_format, activation, batch, device_id, expected", [
     # Weights only, bf16: intensity = 2·P·T / (2·P) = T. H100 SXM5 ridge 989.4/3.35 = 295.34 -> T = 296.
-    ("bf16", 1, "h100-sxm5", 296),
-    # fp8 weights compute at the fp8 peak: ridge 1978.9/3.35 = 590.72; intensity 2T -> T = 296 (295.36 up).
-    ("fp8", 1, "h100-sxm5", 296),
-    # int8 is weight-only quantization, computed in bf16: ridge 295.34; intensity 2T -> T = 148 (147.67 up).
-    ("int8", 1, "h100-sxm5", 148),
+    ("bf16", "bf16", 1, "h100-sxm5", 296),
+    # fp8 weights × fp8 activations run at the fp8 peak: ridge 1978.9/3.35 = 590.72; intensity 2T -> T = 296.
+    ("fp8", "fp8", 1, "h100-sxm5", 296),
+    # int8 weights with bf16 activations are dequantized and run at the bf16 peak: ridge 295.34; intensity
+    # 2T ÷ (1 + 2/4096 per-channel scale bytes) -> T = 148 (147.74 up).
+    ("int8", "bf16", 1, "h100-sxm5", 148),
     # Four prompts at once share the weight read: intensity 4T; 295.34 / 4 = 73.84 -> T = 74.
-    ("bf16", 4, "h100-sxm5", 74),
+    ("bf16", "bf16", 4, "h100-sxm5", 74),
     # M2 Ultra: 27.2 / 0.8 = 34 exactly; reaching the ridge counts, so T = 34.
-    ("bf16", 1, "m2-ultra", 34),
+    ("bf16", "bf16", 1, "m2-ultra", 34),
 ])
-def test_crossover_prompt_len_by_hand(weight_dtype, batch, device_id, expected):
-    assert crossover_prompt_len(_bare(), get_device(device_id), batch, weight_dtype) == expected
+def test_crossover_prompt_len_by_hand(weight_format, activation, batch, device_id, expected):
+    f = Formats.of(weight_format, activation)
+    assert kernels.crossover_prompt_len(_bare(), get_device(device_id), batch, f) == expected
 
 
 @pytest.mark.parametrize("device_id", ["h100-sxm5", "a100-sxm4-80gb", "tpu-v6e", "m4-max"])
 def test_crossover_of_a_real_model_is_the_first_prompt_at_the_ridge(device_id):
     d, m = get_device(device_id), _l8b()
-    t = crossover_prompt_len(m, d)
-    assert prefill(m, d, t).arithmetic_intensity >= _ridge(d) > prefill(m, d, t - 1).arithmetic_intensity
+    t = kernels.crossover_prompt_len(m, d)
+    ai = lambda n: kernels.prefill(m, d, n).arithmetic_intensity  # noqa: E731
+    assert ai(t) >= _ridge(d) > ai(t - 1)
     # Activations and KV writes cost bytes: a real model needs at least the weights-only prompt.
-    assert t >= crossover_prompt_len(_bare(), d)
+    assert t >= kernels.crossover_prompt_len(_bare(), d)
 
 
 def test_crossover_none_and_bad_input():
-    assert crossover_prompt_len(_l8b(), get_device("tpu-v6e"), max_len=100) is None  # 100 < 560 at most
+    assert kernels.crossover_prompt_len(_l8b(), get_device("tpu-v6e"), max_len=100) is None  # 100 < 560 at most
     with pytest.raises(InputError, match="batch"):
-        crossover_prompt_len(_l8b(), _h100(), batch=0)
+        kernels.crossover_prompt_len(_l8b(), _h100(), batch=0)
 
 
 def test_capacity_as_quoted():

@@ -56,7 +56,7 @@ def _expected_share(kind: str, e: dict) -> float:
     if kind == "collective":  # bus bandwidth ÷ one direction of the link
         return e["measured_busbw_GB_per_s"] / hw["scaleup_bandwidth_GB_per_s_per_direction"]
     # Speed of light = bandwidth ÷ (weights a decode step reads × bytes per weight), the matmul
-    # weights counted by hand from each model's config (tests/hand_values.py), plus the norm
+    # weights counted by hand from each model's config (tests/support/hand_values.py), plus the norm
     # vectors (2 per layer and a final one) and the one embedding row the step looks up.
     cfg = MODELS[e["model"]]
     extra = (2 * cfg["n_layers"] + 1) * cfg["hidden_size"] + cfg["hidden_size"]
