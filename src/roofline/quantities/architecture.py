@@ -49,12 +49,14 @@ def kv_cache(model, context, kv_dtype: str = "bf16") -> Quantity:
     b = bytes_per_element(check_storage_dtype(kv_dtype, "KV dtype"))
     ctx = float(context)
     layer = Term(m.kv_elements_per_token_per_layer * b, "B")
-    full = (Term(float(m.n_full_layers)), "×", Term(ctx))
-    windowed = ("+", Term(float(m.n_window_layers)), "×", Term(min(ctx, float(m.sliding_window)))) if m.n_window_layers else ()
+    full = (Term(float(m.n_full_layers)), "×", Term(ctx)) if m.n_full_layers else ()
+    windowed = ((Term(float(m.n_window_layers)), "×", Term(min(ctx, float(m.sliding_window))))
+                if m.n_window_layers else ())
+    layers = (*full, *(("+",) if full and windowed else ()), *windowed)
     return Quantity(float(m.kv_elements_for_context(ctx)) * b, "B",
                     f"KV cache of one {m.name} sequence at {ctx:g} tokens ({kv_dtype})",
                     "per-layer bytes × (full layers × context + windowed layers × min(context, window))",
-                    model_inputs(m), arithmetic=() if m.is_bare else (layer, "×", "(", *full, *windowed, ")"))
+                    model_inputs(m), arithmetic=() if m.is_bare else (layer, "×", "(", *layers, ")"))
 
 
 def kv_cache_unwindowed(model, context, kv_dtype: str = "bf16") -> Quantity:
