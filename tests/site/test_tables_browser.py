@@ -103,7 +103,7 @@ def test_the_calculators_kernel_table_is_one_card_per_kernel_on_a_phone(chromium
     try:
         tab = ctx.new_page()
         tab.goto(f"{served_site}/calculator/", wait_until="load")
-        tab.wait_for_selector(".rl-calc[data-rl-ready] .rl-calc-kernels tbody tr td")
+        tab.wait_for_selector(".rl-calc[data-rl-ready] .rl-calc-kernels tbody tr td", state="attached")
         got = tab.evaluate("""() => { const t = document.querySelector('.rl-calc-kernels');
             const heads = [...t.tHead.rows[0].cells].map(c => c.textContent.trim());
             const wrongLabels = [...t.tBodies[0].rows].flatMap(r => [...r.cells].slice(1)
