@@ -79,6 +79,9 @@ def draw(fig, t: Table, title: str, *, arrows: bool = True, roof_names: dict | N
                     ax.annotate("", xy=(ai[j], perf[j]), xytext=(ai[first], perf[first]),
                                 arrowprops=dict(arrowstyle="-|>", color=ARROW_COLOUR, lw=1.4,
                                                 shrinkA=6, shrinkB=6))
+                    # The arrow's shaft again as an unseen line: labels are placed clear of drawn lines,
+                    # and an annotation's arrow is not one (a point's number sat on the arrow).
+                    ax.plot([ai[first], ai[j]], [perf[first], perf[j]], color=ARROW_COLOUR, alpha=0.0, lw=1.4)
         for n, j in enumerate(idx):
             before = arrows and n == 0 and len(idx) > 1
             ax.plot([ai[j]], [perf[j]], "o", ms=8, color=colour, mfc="white" if before else colour, mew=2, zorder=3)

@@ -51,7 +51,8 @@ def draw(fig, table: Table) -> None:
     ridge = table.column("ridge_flop_per_byte")[0]
     ax1, ax2 = fig.subplots(2, 1) if narrow() else fig.subplots(1, 2)  # stacked on a phone
 
-    for col, colour, label in (("mlp_matmul_intensity_flop_per_byte", "#3f51b5", "MLP matmul (gate/up)"),
+    # Two lines: on one, the label reached the critical batch's line.
+    for col, colour, label in (("mlp_matmul_intensity_flop_per_byte", "#3f51b5", "MLP matmul\n(gate/up)"),
                                ("whole_step_intensity_flop_per_byte", "#00897b", "whole step"),
                                ("attention_intensity_flop_per_byte", "#ef6c00", "attention")):
         y = np.array(table.column(col))
@@ -72,6 +73,10 @@ def draw(fig, table: Table) -> None:
     ax1.set_xlabel("batch (sequences, log)")
     ax1.set_ylabel("intensity (FLOP/byte, log)")
     ax1.set_title("Kernel intensity")
+    # Headroom over the curves (the grey MLP tail climbs to the ridge's ten-fold): the legend sits above
+    # them all (a phone's legends go under the figure instead).
+    if not narrow():
+        ax1.set_ylim(top=ax1.get_ylim()[1] * 8)
     ax1.legend(loc="upper left", frameon=False, fontsize=8.5)
 
     tps = np.array(table.column("tokens_per_s"))
@@ -97,8 +102,11 @@ def draw(fig, table: Table) -> None:
     # The two named curves (the critical-batch line and the grey past-the-wall segments are unnamed,
     # "_child…" to matplotlib: never a legend entry).
     lines = [l for l in ax2.get_lines() + ax3.get_lines() if not l.get_label().startswith("_")]
+    if not narrow():
+        ax2.set_ylim(top=ax2.get_ylim()[1] * 4)  # the legend above the flat grey tail of tokens/s
     ax2.legend(lines, [l.get_label() for l in lines], loc="upper left", frameon=False, fontsize=8.5)
-    fig.suptitle(f"Decode of {m.name} on the {d.name}, bf16, {fmt.sig(float(ctx), 6)} tokens cached; "
+    # Two lines: on one, the title ran past the wide figure's edge.
+    fig.suptitle(f"Decode of {m.name} on the {d.name}, bf16, {fmt.sig(float(ctx), 6)} tokens cached;\n"
                  "grey: does not fit", fontsize=10)
 
 

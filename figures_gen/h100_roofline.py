@@ -21,7 +21,7 @@ def _points():
 
 def data() -> Table:
     d, _, _ = _points()
-    ai = np.logspace(-1, 4, 121)
+    ai = np.logspace(-1, 5, 145)  # to 1e5: room right of the ridge for the compute side's labels
     perf = attainable_flop_per_s(ai, d.peak_flop_per_s(), d.memory_bandwidth_bytes_per_s)
     return Table(("arithmetic_intensity_flop_per_byte", "attainable_flop_per_s"),
                  tuple(zip(ai.tolist(), perf.tolist())))
@@ -40,12 +40,16 @@ def draw(fig, table: Table) -> None:
     ax.set_xlim(xs[0], xs[-1])
     ax.text(0.02, 0.80 if narrow() else 0.96, "memory-bound", transform=ax.transAxes, color="#ad1457", va="top")
     ax.text(0.98, 0.62, "compute-bound", transform=ax.transAxes, color="#00695c", va="top", ha="right")
-    ax.annotate(f"bandwidth roof: {fmt.bytes_per_s(d.memory_bandwidth_bytes_per_s)} × intensity", (1.0, d.memory_bandwidth_bytes_per_s / 1e12), xytext=(8, 18),
-                textcoords="offset points", color="#3f51b5", fontsize=9)
-    # On a phone the compute-bound side is narrow: two lines, so the label stays right of the ridge.
-    ax.annotate(f"compute roof:{chr(10) if narrow() else ' '}{fmt.flop_per_s(d.peak_flop_per_s())}",
-                (xs[-1], d.peak_flop_per_s() / 1e12),
-                xytext=(-2, -6), textcoords="offset points", ha="right", va="top", color="#3f51b5", fontsize=9)
+    roofs = (f"bandwidth roof: {fmt.bytes_per_s(d.memory_bandwidth_bytes_per_s)} × intensity",
+             f"compute roof: {fmt.flop_per_s(d.peak_flop_per_s())}")
+    if narrow():  # no room beside the roofs on a phone that no line crosses: the roofs are named in the legend
+        for words in roofs:
+            ax.plot([], [], color="#3f51b5", lw=2.2, label=words)
+    else:  # under the rising roof (it climbs away from the text) and under the flat one, right of the ridge
+        ax.annotate(roofs[0], (0.3, 0.3 * d.memory_bandwidth_bytes_per_s / 1e12), xytext=(10, -10),
+                    textcoords="offset points", va="top", color="#3f51b5", fontsize=9)
+        ax.annotate(roofs[1], (xs[-1], d.peak_flop_per_s() / 1e12),
+                    xytext=(-2, -6), textcoords="offset points", ha="right", va="top", color="#3f51b5", fontsize=9)
     ax.annotate(f"ridge {fmt.intensity(ridge)}", (ridge, d.peak_flop_per_s() / 1e12 * 0.12), ha="left",
                 xytext=(4, 0), textcoords="offset points", color="#555")
     for step, colour, label in ((dec, "#d81b60", "batch-1 decode"), (pre, "#00897b", f"{int(pre.tokens_per_sequence)}-token prefill")):
@@ -57,7 +61,8 @@ def draw(fig, table: Table) -> None:
     ax.set_title(f"{d.name}, dense {d.sixteen_bit_dtype}")
     log_ticks(ax, "x", [])
     log_ticks(ax, "y", [])
-    ax.legend(loc="lower right", frameon=False)
+    # Under the axes, where neither the roofline nor the ridge's line crosses it (a phone stacks it below too).
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.15), ncol=3, frameon=False, fontsize=8)
 
 
 def alt() -> str:

@@ -162,7 +162,7 @@ def render(value: float, unit: str, digits: int = 3) -> str:
 
 _PARSE_PREFIX = {"P": 15, "T": 12, "G": 9, "M": 6, "k": 3, "": 0, "m": -3, "µ": -6, "n": -9}
 _PARSE_WORD = {"trillion": 12, "billion": 9, "million": 6, "%": -2, "TOP/s": 12}
-_PARSE = re.compile(r"\s*(-?[\d,]*\.?\d+)\s*(.*?)\s*")
+_PARSE = re.compile(r"\s*\$?(-?[\d,]*\.?\d+)\s*(.*?)\s*")  # "$1.50": dollars, as render writes USD
 
 
 def parse(text: str) -> float:
@@ -172,6 +172,8 @@ def parse(text: str) -> float:
     (3350000000000.0, 15000000000.0, 0.00448, 8030000000.0, 0.86, 1.87)
     >>> parse("8,830 tokens/s"), parse("61.2 FLOP/byte"), parse("624 TOP/s"), parse("1 GiB")
     (8830.0, 61.2, 624000000000000.0, 1073741824.0)
+    >>> parse("$1,230"), parse("700 W"), parse("12.3 mJ")
+    (1230.0, 700.0, 0.0123)
     """
     m = _PARSE.fullmatch(str(text))
     if m is None:
@@ -182,7 +184,7 @@ def parse(text: str) -> float:
     if unit in ("", "×", "tokens/s", "FLOP/byte"):
         return float(digits)
     exponent = _PARSE_WORD.get(unit)
-    for base in ("FLOP/s", "B/s", "FLOP", "B", "s"):
+    for base in ("FLOP/s", "B/s", "FLOP", "B", "s", "W", "J"):
         prefix = unit[: len(unit) - len(base)]
         if exponent is None and unit.endswith(base) and prefix in _PARSE_PREFIX:
             exponent = _PARSE_PREFIX[prefix]

@@ -50,6 +50,34 @@ OVERLAPS = """() => {
 }"""
 
 
+# Every text box against every drawn line (curves, roofs, guides, leader lines and arrows: stroked
+# paths outside the axes' ticks and grid, the legends' own handles and the marker definitions), sampled
+# every pixel along each path. A box is shrunk by 2 px each side: a line that only grazes the font's
+# line box (the descent under a digit, about a seventh of its height) does not cross the glyphs.
+TEXT_ON_LINES = """() => {
+  const inset = 2;
+  const boxes = [...document.querySelectorAll('text')].filter(t => t.textContent.trim()).map(t => {
+    const r = t.getBoundingClientRect();
+    return {s: t.textContent.trim().slice(0, 40), l: r.left + inset, t: r.top + inset, r: r.right - inset, b: r.bottom - inset};
+  });
+  const drawn = [...document.querySelectorAll('path')].filter(p => {
+    if (p.closest('defs, [id^="matplotlib.axis"], [id^="legend"]')) return false;
+    const cs = getComputedStyle(p);
+    return cs.stroke !== 'none' && parseFloat(cs.strokeOpacity) > 0.35 && parseFloat(cs.strokeWidth) > 0
+      && parseFloat(cs.opacity) > 0.35;
+  });
+  const hits = new Set();
+  for (const p of drawn) {
+    const m = p.getScreenCTM(), n = p.getTotalLength(), name = (p.closest('g[id]') || {}).id || 'a path';
+    for (let d = 0; d <= n; d += 1) {
+      const q = p.getPointAtLength(d), x = m.a * q.x + m.c * q.y + m.e, y = m.b * q.x + m.d * q.y + m.f;
+      for (const b of boxes) if (x > b.l && x < b.r && y > b.t && y < b.b) hits.add(`'${b.s}' crossed by ${name}`);
+    }
+  }
+  return [...hits];
+}"""
+
+
 def figure_pages(site_pages) -> list[str]:
     return sorted(p.removesuffix("index.html") for p, html in site_pages.items() if 'class="rl-fig"' in html)
 
@@ -142,6 +170,42 @@ def test_no_two_labels_overlap_in_any_figure(chromium, served_site, site_dir):
             tab.goto(f"{served_site}/figures/{svg.name}", wait_until="load")
             collisions += [f"{svg.name}: {hit}" for hit in tab.evaluate(OVERLAPS)]
         assert not collisions, "\n".join(collisions[:20])
+    finally:
+        ctx.close()
+
+
+def test_no_label_crosses_a_drawn_line_in_any_figure(chromium, served_site, site_dir):
+    """Leader lines, roofs, curves and guides pass beside a label, never through it (issue 22, item 12):
+    the number line's leaders crossed labels, the home roofline's ridge ran through its legend."""
+    svgs = sorted((site_dir / "figures").glob("*.svg"))
+    assert len(svgs) >= 4 * 10, "expected four variants of every figure"
+    ctx = chromium.new_context()
+    try:
+        tab = ctx.new_page()
+        crossed = []
+        for svg in svgs:
+            tab.goto(f"{served_site}/figures/{svg.name}", wait_until="load")
+            crossed += [f"{svg.name}: {hit}" for hit in tab.evaluate(TEXT_ON_LINES)]
+        assert not crossed, "\n".join(crossed[:20])
+    finally:
+        ctx.close()
+
+
+def test_the_line_check_sees_a_crossing_and_passes_a_near_miss(chromium):
+    # By hand: the label's box spans about x 10-70, y 28-42 (font 12 px, baseline 40). A line at y 35
+    # runs through its middle; a line at y 60 passes 18 px below it; a grid line (inside an axis group)
+    # and a legend's own handle through the text are not drawn lines of the plot.
+    svg = ('<svg xmlns="http://www.w3.org/2000/svg" width="200" height="100"><g id="text_1"><text x="10" y="40" '
+           'style="font-size: 12px">ridge label</text></g><g id="line2d_1"><path d="M 0 {y} L 200 {y}" '
+           'style="fill: none; stroke: #000; stroke-width: 1"/></g><g id="matplotlib.axis_1"><path d="M 0 35 L 200 35" '
+           'style="stroke: #000"/></g><g id="legend_1"><path d="M 0 36 L 200 36" style="stroke: #000"/></g></svg>')
+    ctx = chromium.new_context()
+    try:
+        tab = ctx.new_page()
+        tab.set_content(svg.format(y=35))
+        assert tab.evaluate(TEXT_ON_LINES) == ["'ridge label' crossed by line2d_1"]
+        tab.set_content(svg.format(y=60))
+        assert tab.evaluate(TEXT_ON_LINES) == []
     finally:
         ctx.close()
 

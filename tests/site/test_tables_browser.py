@@ -94,3 +94,59 @@ def test_a_header_sorts_the_rows_both_ways_by_click_and_by_keyboard(tab, served_
         cells = tab.evaluate("""(i) => Array.from(document.querySelector('table[data-rl-sort]').tBodies[0].rows,
                                 r => r.cells[i].getAttribute('data-v') !== null)""", fp4)
         assert cells == sorted(cells, reverse=True), "a dash sorted among the numbers"
+
+
+def test_the_calculators_kernel_table_is_one_card_per_kernel_on_a_phone(chromium, served_site):
+    """At 390 px the calculator's kernel-by-kernel table scrolled sideways (a 30rem minimum width): it is
+    now the site's phone cards, each value under its column's name, and nothing scrolls sideways."""
+    ctx = chromium.new_context(**PHONE)
+    try:
+        tab = ctx.new_page()
+        tab.goto(f"{served_site}/calculator/", wait_until="load")
+        tab.wait_for_selector(".rl-calc[data-rl-ready] .rl-calc-kernels tbody tr td", state="attached")
+        got = tab.evaluate("""() => { const t = document.querySelector('.rl-calc-kernels');
+            const heads = [...t.tHead.rows[0].cells].map(c => c.textContent.trim());
+            const wrongLabels = [...t.tBodies[0].rows].flatMap(r => [...r.cells].slice(1)
+                .filter((c, i) => c.getAttribute('data-label') !== heads[i + 1]).map(c => r.cells[0].textContent));
+            const wrap = t.closest('.rl-calc-table-wrap'), cell = t.tBodies[0].rows[0].cells[4];
+            return {rows: t.tBodies[0].rows.length, wrongLabels, scroll: wrap.scrollWidth, room: wrap.clientWidth,
+                    page: document.documentElement.scrollWidth, view: window.innerWidth,
+                    label: getComputedStyle(cell, '::before').content, headShown: getComputedStyle(t.tHead).display}; }""")
+        assert got["rows"] > 5, "the kernel table has no kernels: this test would prove nothing"
+        assert got["wrongLabels"] == [], "cells whose data-label is not their column's name"
+        assert got["scroll"] <= got["room"] + 1, f"the kernel table scrolls sideways: {got['scroll']} px in {got['room']}"
+        assert got["page"] <= got["view"], f"the page is {got['page']} px wide in a {got['view']} px window"
+        assert got["label"] == '"Time"' and got["headShown"] == "none", "a card shows each value under its column's name"
+    finally:
+        ctx.close()
+
+
+def test_a_long_tables_header_stays_in_view_while_the_page_scrolls_through_it(chromium, served_site):
+    """Without the old 85vh box, a long table's header row scrolled away with the page. Scrolled to its
+    middle row at 1280 × 900, the header row sits right under Material's header, on top, and no row is
+    clipped (the table box is as tall as the table)."""
+    ctx = chromium.new_context(**LAPTOP)
+    try:
+        tab = ctx.new_page()
+        tab.goto(f"{served_site}/hardware/", wait_until="load")  # every device: about two windows tall
+        tab.wait_for_selector(".md-typeset__scrollwrap[data-rl-sticky-head] table thead th")
+        got = tab.evaluate("""() => new Promise(done => {
+            const box = document.querySelector('.md-typeset__scrollwrap[data-rl-sticky-head]'), t = box.querySelector('table');
+            const rows = t.tBodies[0].rows, mid = rows[Math.floor(rows.length / 2)];
+            window.scrollTo(0, mid.getBoundingClientRect().top + window.scrollY - window.innerHeight / 2);
+            requestAnimationFrame(() => requestAnimationFrame(() => {
+              const th = t.tHead.rows[0].cells[1], r = th.getBoundingClientRect();
+              const bar = document.querySelector('.md-header').getBoundingClientRect();
+              const onTop = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+              done({head: r.top, bar: bar.bottom, tableTop: t.getBoundingClientRect().top, onTop: th.contains(onTop),
+                    boxHeight: box.getBoundingClientRect().height, tableHeight: t.getBoundingClientRect().height,
+                    rows: rows.length, window: window.innerHeight});
+            }));
+        })""")
+        assert got["tableHeight"] > got["window"], f"the table fits the window ({got['rows']} rows): nothing to prove"
+        assert got["tableTop"] < got["bar"], "the page did not scroll past the table's top"
+        assert abs(got["head"] - got["bar"]) <= 2, f"the header row is at {got['head']:.0f} px, Material's ends at {got['bar']:.0f}"
+        assert got["onTop"], "something covers the header row"
+        assert got["boxHeight"] >= got["tableHeight"] - 1, "the table box clips rows"
+    finally:
+        ctx.close()

@@ -416,12 +416,14 @@ function memoryWall(o, cfg) {
 
 // ---------------------------------------------------------------- kernel by kernel
 // Configuration A as the kernels a serving engine runs (kernels.js, the package's per-kernel model).
+// Each body cell carries its column's name (data-label): under 720 px the table is one card per kernel.
+const KERNEL_COLUMNS = ["Kernel", "Runs", "FLOP/byte", "Bound", "Time", "Share"];
 function kernelTable(uid) {
   const table = h("table", { class: "rl-calc-results rl-calc-kernels", id: `${uid}-kernels` });
   const caption = h("caption", { text: "Configuration A, kernel by kernel" });
   table.appendChild(caption);
   const head = h("tr");
-  for (const t of ["Kernel", "Runs", "FLOP/byte", "Bound", "Time", "Share"]) head.appendChild(h("th", { scope: "col", text: t }));
+  for (const t of KERNEL_COLUMNS) head.appendChild(h("th", { scope: "col", text: t }));
   table.appendChild(h("thead", {}, head));
   const body = h("tbody");
   table.appendChild(body);
@@ -453,7 +455,7 @@ function fillKernels(kt, last) {
     let tr = trs[r];
     if (!tr) {
       tr = h("tr");
-      cells.forEach((_, i) => tr.appendChild(h(i === 0 ? "th" : "td", i === 0 ? { scope: "row" } : {})));
+      cells.forEach((_, i) => tr.appendChild(h(i === 0 ? "th" : "td", i === 0 ? { scope: "row" } : { "data-label": KERNEL_COLUMNS[i] })));
       kt.body.appendChild(tr);
     }
     cells.forEach((c, i) => { if (tr.children[i].textContent !== c) tr.children[i].textContent = c; });

@@ -66,8 +66,15 @@ def evaluate_line(left: str) -> float:
     return float(eval(" ".join(expr), {"__builtins__": {}}, {}))  # noqa: S307 — numbers and operators only
 
 
+def _term_text(t: Term, digits: int) -> str:
+    # A count (a context length, layers, a window) prints whole: "131,072", never "131,100".
+    if not t.unit and float(t.value).is_integer() and abs(t.value) < 1e9:
+        digits = max(digits, len(str(int(abs(t.value)))))
+    return render(t.value, t.unit, digits)
+
+
 def _line(parts: tuple, digits: int) -> str:
-    text = " ".join(p if isinstance(p, str) else render(p.value, p.unit, digits) for p in parts)
+    text = " ".join(p if isinstance(p, str) else _term_text(p, digits) for p in parts)
     return text.replace("( ", "(").replace(" )", ")")
 
 

@@ -230,7 +230,8 @@ def energy_per_token(model, hw, batch=1, context=1, weight_format: str = "bf16")
                     f"energy per token at rated power, decode of {s.model.name} on the {s.device.name}, "
                     f"batch {float(s.batch):g}, {float(s.context_len):g} tokens cached, {weight_format} weights",
                     "rated board power × roofline step time ÷ batch (assumes the device draws its TDP)",
-                    (*view._inputs(), power_input(s.device)))
+                    (*view._inputs(), power_input(s.device)),
+                    arithmetic=(Term(watts, "W"), "×", Term(float(s.time_s), "s"), "÷", Term(float(s.batch))))
 
 
 # Pages ask for the same crossing several times; each is a search. Keyed on the objects
@@ -286,9 +287,16 @@ def whole_step_reaches_ridge(model, hw, context, weight_format: str = "bf16", kv
 def attention_intensity(model, kv_dtype: str = "bf16") -> Quantity:
     """Decode attention's FLOP/byte as the context grows; no batch changes it."""
     m = as_model(model)
-    return Quantity(_k.attention_intensity_limit(m, _formats(kv_dtype=kv_dtype)), "FLOP/byte",
+    f = _formats(kv_dtype=kv_dtype)
+    line = ()
+    if not m.is_bare:  # per cached position and layer: QKᵀ and P·V FLOPs plus softmax's, ÷ the KV bytes read
+        qk, pv, _, _ = _k._attention_dims(m)
+        line = ("(", Term(2.0 * (qk + pv)), "+", Term(float(_k.SOFTMAX_FLOPS_PER_SCORE)), ")", "×", Term(float(m.n_heads)),
+                "÷", "(", Term(float(m.kv_elements_per_token_per_layer)), "×", Term(float(f.kv_bytes)), ")")
+    return Quantity(_k.attention_intensity_limit(m, f), "FLOP/byte",
                     f"decode attention intensity of {m.name} ({kv_dtype} KV cache)",
-                    "(4 × head_dim + 5) × query heads ÷ (2 × KV heads × head_dim × KV bytes)", model_inputs(m))
+                    "(4 × head_dim + 5) × query heads ÷ (2 × KV heads × head_dim × KV bytes)", model_inputs(m),
+                    arithmetic=line)
 
 
 def max_batch(model, hw, context, weight_format: str = "bf16", kv_dtype: str = "bf16") -> Quantity:
@@ -382,9 +390,15 @@ def bound_on_every_device(bound: str, phase: str, model, n=1, weight_dtype: str 
 
 def kv_per_token(model, kv_dtype: str = "bf16") -> Quantity:
     m = as_model(model)
-    return Quantity(kv_bytes_per_token(m, kv_dtype), "B", f"KV-cache bytes per token of {m.name} ({kv_dtype})",
+    value = kv_bytes_per_token(m, kv_dtype)
+    size = Term(value / m.kv_elements_per_token()) if m.kv_elements_per_token() else None
+    line = (() if size is None else
+            (Term(float(m.n_layers)), "×", "(", Term(float(m.kv_lora_rank)), "+", Term(float(m.qk_rope_head_dim)), ")", "×", size)
+            if m.is_mla else
+            (Term(2.0), "×", Term(float(m.n_layers)), "×", Term(float(m.kv_heads)), "×", Term(float(m.head_dim)), "×", size))
+    return Quantity(value, "B", f"KV-cache bytes per token of {m.name} ({kv_dtype})",
                     "layers × (kv_lora_rank + qk_rope_head_dim) × bytes per element" if m.is_mla
-                    else "2 × layers × KV heads × head_dim × bytes per element", model_inputs(m))
+                    else "2 × layers × KV heads × head_dim × bytes per element", model_inputs(m), arithmetic=line)
 
 
 def params(model) -> Quantity:
@@ -424,9 +438,13 @@ def sol(model, hw, weight_format: str = "bf16") -> Quantity:
 def weight_bits(weight_format: str) -> Quantity:
     """Bits a weight costs in `weight_format`, its share of the block scales included: {{ weight_bits("nvfp4") }} bits."""
     w = parse_weight_format(weight_format)
+    extra = w.bytes_per_weight() - w.element_bytes  # the block's scale (and zero point) shared by its weights
+    line = ((Term(8.0), "×", "(", Term(w.element_bytes), "+", Term(extra * w.group_size), "÷", Term(float(w.group_size)), ")")
+            if w.group_size else (Term(8.0), "×", Term(w.element_bytes)))
     return Quantity(8 * w.bytes_per_weight(), "", f"bits per weight in {w.name}",
                     "8 × (element bytes + scale bytes ÷ block size)",
-                    (Input("block size", float(w.group_size)), Input("scale bytes per block", w.scale_bytes)))
+                    (Input("block size", float(w.group_size)), Input("scale bytes per block", w.scale_bytes)),
+                    arithmetic=line)
 
 
 #: The token functions this topic adds to the namespace pages evaluate in.

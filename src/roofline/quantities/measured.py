@@ -108,20 +108,29 @@ def derated_bandwidth(hw: str) -> Quantity:
     """Spec bandwidth × the published median share: what a well-tuned kernel can expect."""
     from roofline.model.measured import derated_bandwidth_bytes_per_s
 
+    from roofline.model.measured import bandwidth_derate as _derate
+
     d = as_device(hw)
     return Quantity(derated_bandwidth_bytes_per_s(d), "B/s", f"{d.name} derated bandwidth",
-                    "spec bandwidth × median measured share", (bandwidth_input(d), *derate_inputs()))
+                    "spec bandwidth × median measured share", (bandwidth_input(d), *derate_inputs()),
+                    arithmetic=(Term(d.memory_bandwidth_bytes_per_s, "B/s"), "×", Term(_derate(), "%")))
 
 
 def derated_sol(model, hw, weight_dtype: str = "bf16") -> Quantity:
     """The speed of light at the derated bandwidth."""
     from roofline.model.measured import derated_speed_of_light_tokens_per_s
 
+    from roofline.model.measured import bandwidth_derate as _derate, derated_bandwidth_bytes_per_s
+
     m, d = as_model(model), as_device(hw)
-    return Quantity(derated_speed_of_light_tokens_per_s(m, d, weight_dtype), "tokens/s",
+    value = derated_speed_of_light_tokens_per_s(m, d, weight_dtype)
+    read = derated_bandwidth_bytes_per_s(d) / value  # the weight bytes a batch-1 step reads, as sol() divides by
+    return Quantity(value, "tokens/s",
                     f"derated speed-of-light batch-1 decode of {m.name} on the {d.name}",
-                    "derated bandwidth ÷ (active parameters × bytes per parameter)",
-                    (*model_inputs(m), bandwidth_input(d), *derate_inputs()))
+                    "spec bandwidth × median measured share ÷ weight bytes a decode step reads",
+                    (*model_inputs(m), bandwidth_input(d), *derate_inputs()),
+                    arithmetic=(Term(d.memory_bandwidth_bytes_per_s, "B/s"), "×", Term(_derate(), "%"), "÷",
+                                Term(read, "B")))
 
 #: The token functions this topic adds to the namespace pages evaluate in.
 TOKENS = (measurement, measured, measured_reference, measured_expected, measured_share, bandwidth_derate, derated_bandwidth, derated_sol,)

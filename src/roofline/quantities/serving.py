@@ -11,7 +11,7 @@ from roofline.model import measured as _meas
 from roofline.model import serving as _srv
 from roofline.model.formats import Formats
 from roofline.model.parallel import Layout
-from roofline.quantities.core import Input, Quantity, Source, as_device, as_model, bandwidth_input, model_inputs
+from roofline.quantities.core import Input, Quantity, Source, Term, as_device, as_model, bandwidth_input, model_inputs
 
 _FIELDS = {
     "output_tokens_per_s": ("tokens/s", "output tokens/s, all devices"),
@@ -56,6 +56,44 @@ def _inputs(m, d, wl) -> tuple[Input, ...]:
     return out
 
 
+def _line(p, what: str, wl) -> tuple:
+    """The arithmetic of one service figure from the point's own values (empty for a step time, a sum
+    over kernels, or a count found by a search).
+
+    In steady state the engine finishes running ÷ steps-per-request requests a step, so output tokens/s
+    is running × O ÷ (steps × step time); TTFT is (prompt steps + queueing steps) × step time.
+    """
+    per_device = {"output_tokens_per_s_per_device": "output_tokens_per_s",
+                  "expected_output_tokens_per_s_per_device": "expected_output_tokens_per_s"}
+    if what in per_device:
+        return (Term(float(getattr(p, per_device[what])), "tokens/s"), "÷", Term(float(p.devices)))
+    if what == "output_tokens_per_s_per_user":
+        return (Term(1.0), "÷", Term(p.tpot_s, "s"))
+    if isinstance(p, _srv.DisaggregatedPoint):
+        # The prompt's chunks on the prefill pool, then its KV cache over the link; the rates come
+        # from two pools in balance, no one line.
+        prefill_step = (p.ttft_s - p.kv_transfer_s) / wl.prefill_steps
+        return ((Term(float(wl.prefill_steps)), "×", Term(prefill_step, "s"), "+", Term(p.kv_transfer_s, "s"))
+                if what == "ttft_s" else ())
+    t, steps = Term(p.step_time_s, "s"), Term(float(wl.steps_in_engine))
+    if what in ("output_tokens_per_s", "input_tokens_per_s", "expected_output_tokens_per_s"):
+        tokens = wl.input_tokens if what == "input_tokens_per_s" else wl.output_tokens
+        step = Term(p.expected_step_time_s, "s") if what.startswith("expected") else t
+        return (Term(p.running), "×", Term(float(tokens)), "÷", "(", steps, "×", step, ")")
+    wait = p.ttft_s / p.step_time_s - wl.prefill_steps  # Little's law: steps a request queues before its prompt
+    ttft = ((Term(float(wl.prefill_steps)),) if wait < 1e-9 else
+            ("(", Term(float(wl.prefill_steps)), "+", Term(wait), ")"))
+    if what == "ttft_s":
+        return (*ttft, "×", t)
+    if what == "request_latency_s":
+        return (Term(p.ttft_s, "s"), "+", Term(float(wl.output_tokens - 1)), "×", t)
+    if what in ("usd_per_million_output_tokens", "usd_per_million_input_tokens") and wl.usd_per_device_hour:
+        rate = p.output_tokens_per_s if "output" in what else p.input_tokens_per_s
+        return (Term(wl.usd_per_device_hour, "USD"), "×", Term(float(p.devices)), "÷", Term(3600.0), "÷",
+                Term(rate, "tokens/s"), "×", Term(1e6))
+    return ()
+
+
 def _quantity(p, what: str, m, d, wl, where: str) -> Quantity | str:
     if what in _TEXT:
         return str(getattr(p, what))
@@ -69,7 +107,8 @@ def _quantity(p, what: str, m, d, wl, where: str) -> Quantity | str:
                     f"weights {f.weights.name}, activations {f.activation}, KV {f.kv}",
                     "continuous batching with chunked prefill in steady state; one engine step through the "
                     "per-kernel model (a ceiling unless labelled expected)", _inputs(m, d, wl),
-                    6 if unit == "" else 3)  # counts of requests print whole
+                    6 if unit == "" else 3,  # counts of requests print whole
+                    _line(p, what, wl))
 
 
 @lru_cache(maxsize=256)

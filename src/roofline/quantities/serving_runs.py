@@ -6,7 +6,7 @@ Every figure is per device (the run's total ÷ its devices), so runs on one GPU 
 
 from __future__ import annotations
 
-from roofline.quantities.core import Input, Quantity, Source, bandwidth_input, model_inputs, peak_input
+from roofline.quantities.core import Input, Quantity, Source, Term, bandwidth_input, model_inputs, peak_input
 
 _STATS = ("median", "q1", "q3", "min", "max")
 _STAT_WORDS = {"median": "median", "q1": "lower quartile", "q3": "upper quartile", "min": "lowest", "max": "highest"}
@@ -54,7 +54,9 @@ def serving_run_published(ident: str) -> Quantity:
     return Quantity(run.output_tokens_per_s_per_device, "tokens/s",
                     f"published output tokens/s per device: {describe(run)}",
                     f"as published ÷ {run.devices} devices" if not run.stated_per_device else "as published (per device)",
-                    (_published_input(run),), 4)
+                    (_published_input(run),), 4,
+                    () if run.stated_per_device or run.devices == 1 else
+                    (Term(run.output_tokens_per_s, "tokens/s"), "÷", Term(float(run.devices))))
 
 
 def _point_words(c) -> str:
@@ -92,18 +94,25 @@ def serving_run_bound(ident: str) -> str:
     return _ceiling(ident).point.bound
 
 
+def _per_device_ratio(run, model_tokens_per_s: float) -> tuple:
+    """Published ÷ the model's figure, both per device as the table prints them."""
+    return (Term(run.output_tokens_per_s_per_device, "tokens/s"), "÷", Term(model_tokens_per_s / run.devices, "tokens/s"))
+
+
 def serving_run_share(ident: str, digits: int = 2) -> Quantity:
     """Published ÷ ceiling for one run."""
     c = _ceiling(ident)
     return Quantity(c.share, "%", f"published as a share of the ceiling: {describe(c.run)}", "published ÷ ceiling",
-                    (_published_input(c.run), *_model_inputs(c.run)), digits)
+                    (_published_input(c.run), *_model_inputs(c.run)), digits,
+                    _per_device_ratio(c.run, c.ceiling_tokens_per_s))
 
 
 def serving_run_expected_share(ident: str, digits: int = 2) -> Quantity:
     """Published ÷ expected for one run."""
     c = _ceiling(ident)
     return Quantity(c.expected_share, "%", f"published as a share of the expected figure: {describe(c.run)}",
-                    "published ÷ expected (derated ceiling)", (_published_input(c.run), *_model_inputs(c.run)), digits)
+                    "published ÷ expected (derated ceiling)", (_published_input(c.run), *_model_inputs(c.run)), digits,
+                    _per_device_ratio(c.run, c.expected_tokens_per_s))
 
 
 def serving_runs_stat(stat: str = "median", engine: str | None = None, expected: bool = False,

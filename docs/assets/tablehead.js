@@ -1,0 +1,42 @@
+/* A long table's header row stays in view under Material's header while the page scrolls past it.
+ *
+ * Sticking to the page needs a table box that does not scroll: Material wraps every table in a box
+ * that scrolls sideways (.md-typeset__scrollwrap), and a sticky header would stick inside that box.
+ * So a table taller than the window, whose box does not need its sideways scroll at this width, gets
+ * data-rl-sticky-head on its box; tables.css then lets the box overflow (nothing clips, no row hides)
+ * and makes the header row sticky. A table wider than its column keeps its sideways scroll (and its
+ * sticky first column) instead. Phones show tables as cards, with no header row to keep.
+ * Measured again when the window's size changes and after each instant navigation. Offline: no request.
+ */
+(function () {
+  "use strict";
+  if (window.__rlStickyHead) return;  // loaded twice: one set of listeners
+  window.__rlStickyHead = true;
+  var WIDE = window.matchMedia("(min-width: 45em)");  // tables.css's cards begin below 720 px
+  var queued = 0;
+
+  function mark() {
+    queued = 0;
+    var boxes = document.querySelectorAll(".md-typeset__scrollwrap");
+    for (var i = 0; i < boxes.length; i++) {
+      var box = boxes[i], table = box.querySelector("table:not([class])");
+      if (!table || !table.tHead) continue;
+      box.removeAttribute("data-rl-sticky-head");  // measured as Material lays it out, scrolling sideways
+      var long = table.getBoundingClientRect().height > window.innerHeight;
+      var fits = box.scrollWidth <= box.clientWidth + 1;
+      if (WIDE.matches && long && fits) box.setAttribute("data-rl-sticky-head", "");
+    }
+  }
+
+  function soon() {
+    if (!queued) queued = window.requestAnimationFrame(mark);
+  }
+
+  window.addEventListener("resize", soon);
+  window.addEventListener("load", soon);
+  if (window.document$ && typeof window.document$.subscribe === "function") {
+    window.document$.subscribe(function () { window.setTimeout(soon, 0); });  // after Material wraps the tables
+  } else {
+    document.addEventListener("DOMContentLoaded", soon);
+  }
+})();
