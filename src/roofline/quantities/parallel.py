@@ -165,7 +165,7 @@ def layout_decode(model, hw, batch: int = 1, context: int = 1, what: str = "toke
         return str(s.bound)
     if what == "speed_of_light_tokens_per_s":
         lim = _par.speed_of_light_tokens_per_s(m, d, Formats.of(weights), lay)
-        read = float(_par.decode(m, d, 1, 1, Formats.of(weights), "fused", lay).weight_bytes)  # as the limit divides
+        read = float(_par.decode(m, d, 1, 1, Formats.of(weights), "fused", lay).stage.weight_bytes)  # as the limit divides
         stages = (Term(float(lay.pp)), "×") if lay.pp > 1 else ()
         return Quantity(lim, "tokens/s", f"speed of light: {m.name} on {lay.name} of {d.name}, batch 1, {weights}",
                         "bandwidth ÷ (stages × the weight bytes one device reads per token)",
