@@ -106,7 +106,10 @@ render = figure_files
 
 
 def workers() -> int:
-    """Processes to render figures in: one per core this process may run on."""
+    """Processes to render figures in: one per core this process may run on, or ROOFLINE_FIGURE_WORKERS
+    (1 renders in the build's own process, as a profile of it wants)."""
+    if (asked := os.environ.get("ROOFLINE_FIGURE_WORKERS", "").strip()).isdigit() and int(asked) > 0:
+        return int(asked)
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
