@@ -78,3 +78,27 @@ def test_a_figure_rendered_a_third_time_fails_the_build_and_the_counts_are_writt
     assert counts.read_text() == '{"kv_context": 3, "ridge_overlay": 2}'
     monkeypatch.setattr(gen, "RENDERS", {"ridge_overlay": 2})
     gen._check_renders()  # two is the most, and allowed
+
+
+def test_a_figure_failing_in_a_worker_process_is_named_in_one_line(monkeypatch):
+    """The build's pool (two workers, forked so the stand-in below reaches them): the failing figure is
+    named with its error on one line, as when figures rendered in the build's own process."""
+    from mkdocs.exceptions import PluginError
+
+    import figures_gen._render
+
+    gen = _gen_script(monkeypatch)
+    monkeypatch.setenv("ROOFLINE_FIGURE_WORKERS", "2")
+    monkeypatch.setattr(gen.threading, "active_count", lambda: 1)  # fork: the workers see the stand-in
+
+    def stand_in(name):
+        if name == "kv_context":
+            raise ZeroDivisionError("division by zero")
+        return {"": b"<svg/>"}, "x,y\n1,2\n"
+
+    monkeypatch.setattr(figures_gen._render, "figure_files", stand_in)
+    assert gen.render_all(["ridge_overlay", "h100_roofline"]) == {
+        name: ({"": b"<svg/>"}, "x,y\n1,2\n") for name in ("ridge_overlay", "h100_roofline")}
+    with pytest.raises(PluginError) as err:
+        gen.render_all(["ridge_overlay", "kv_context"])
+    assert str(err.value) == "figure module figures_gen/kv_context.py failed: ZeroDivisionError: division by zero"

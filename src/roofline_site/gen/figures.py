@@ -115,7 +115,8 @@ def workers() -> int:
 
 def render_all(names) -> dict[str, tuple[dict[str, bytes], str]]:
     """{figure: (variants, csv)}, each figure in a worker process (one per core) where there are two
-    or more of each, else here; a failure is the one-line build error `_render` gives."""
+    figures or more and two cores or more, else here; a failure is the one-line build error `_render`
+    gives, and the figures not yet started are not rendered."""
     names = list(names)
     if len(names) < 2 or workers() < 2:
         return {name: _render(name) for name in names}
@@ -124,7 +125,11 @@ def render_all(names) -> dict[str, tuple[dict[str, bytes], str]]:
     context = multiprocessing.get_context("fork" if threading.active_count() == 1 else "forkserver")
     with ProcessPoolExecutor(min(workers(), len(names)), mp_context=context) as pool:
         futures = {name: pool.submit(figure_files_counted, name) for name in names}
-        return {name: _render(name, lambda f=futures[name], n=name: _collect(n, f)) for name in names}
+        try:
+            return {name: _render(name, lambda f=futures[name], n=name: _collect(n, f)) for name in names}
+        finally:
+            for future in futures.values():
+                future.cancel()  # (after a failure: nothing more to wait for)
 
 
 def _collect(name: str, future) -> tuple[dict[str, bytes], str]:
