@@ -16,8 +16,10 @@ import re
 DARK_BG, DARK_FG = "#1e2129", "#e2e4e9"
 
 # A colour as matplotlib's SVG backend writes one: in a style (`fill: #1f77b4`) or an attribute
-# (`stroke="#000000"`, in hatch patterns), always six hex digits.
+# (`stroke="#000000"`, in hatch patterns), always six hex digits; looked for inside tags only (the
+# backend escapes '<' and '>' in text and attributes), so a label that reads "fill: #000000" stays.
 _COLOUR = re.compile(rb'\b(fill|stroke)(:\s*|=")#([0-9a-fA-F]{6})\b')
+_TAG = re.compile(rb"<[^>]*>")
 
 
 def luminance(rgb) -> float:
@@ -61,5 +63,5 @@ def dark_svg(light: bytes) -> bytes:
     def swap(m: re.Match) -> bytes:
         return m[1] + m[2] + dark_colour(m[1].decode(), m[3].decode()).encode()
 
-    out = _COLOUR.sub(swap, light)
+    out = _TAG.sub(lambda tag: _COLOUR.sub(swap, tag[0]), light)
     return re.sub(rb"<svg\b", b'<svg fill="' + DARK_FG.encode() + b'"', out, count=1)

@@ -37,11 +37,13 @@ def test_dark_colour_follows_the_rule(prop, light, dark):
 def test_dark_svg_maps_styles_and_attributes_and_names_the_default_fill():
     light = (b'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10">'
              b'<path style="fill: #ffffff; stroke: #000000; stroke-width: 0.8"/>'
-             b'<pattern><path fill="#0072b2" stroke="#000000"/></pattern><text>black by default</text></svg>')
+             b'<pattern><path fill="#0072b2" stroke="#000000"/></pattern><text>black by default</text>'
+             b'<text style="fill: #0072b2">a device named fill: #000000</text></svg>')
     assert dark_svg(light) == (
         b'<svg fill="#e2e4e9" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10">'
         b'<path style="fill: #1e2129; stroke: #e2e4e9; stroke-width: 0.8"/>'
-        b'<pattern><path fill="#6eafd3" stroke="#e2e4e9"/></pattern><text>black by default</text></svg>')
+        b'<pattern><path fill="#6eafd3" stroke="#e2e4e9"/></pattern><text>black by default</text>'
+        b'<text style="fill: #6eafd3">a device named fill: #000000</text></svg>')
 
 
 def test_each_layout_of_a_figure_is_rendered_once_and_its_dark_variant_mapped():
