@@ -10,6 +10,9 @@ STAMP := $(VENV)/.synced
 export NO_MKDOCS_2_WARNING := 1
 export DISABLE_MKDOCS_2_WARNING := true
 export UV_PROJECT_ENVIRONMENT := $(VENV)
+# Bytecode is kept (a shell that sets PYTHONDONTWRITEBYTECODE would have every build, test worker and
+# figure process compile the same few hundred modules from source at each start: seconds each here).
+unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: site test test-fast serve bench numbers-diff changelog screenshots env clean help
 
@@ -29,8 +32,8 @@ $(UV):
 	@echo "bootstrapping uv $(UV_VERSION) into .tools/"
 	@$(PYTHON) -m venv .tools && .tools/bin/pip install --quiet --disable-pip-version-check "uv==$(UV_VERSION)"
 
-$(STAMP): $(UV) uv.lock pyproject.toml
-	@$(UV) sync --frozen --quiet
+$(STAMP): $(UV) uv.lock pyproject.toml Makefile
+	@$(UV) sync --frozen --quiet --compile-bytecode
 	@touch $(STAMP)
 
 # Node tools for the test suite (Lighthouse), installed from package-lock.json when npm exists;

@@ -31,7 +31,10 @@ REPORTS = ROOT / "reports"
 CHROMIUM = os.environ.get("CHROME_PATH", "/usr/bin/chromium")
 LIGHTHOUSE = ROOT / "node_modules" / ".bin" / "lighthouse"
 CATEGORIES = ("performance", "accessibility", "best-practices", "seo")
-TARGETS = {"scale_ms_per_device_max": 10.0, "clean_build_ratio_max": 3.0, "clean_build_s_max": 20.0, "serve_edit_s_max": 3.0,
+# Builds against stock Material building the same Markdown, in the same run (#26): a spec change (every
+# figure rendered, "cold") at most 6x, a warm clean build and a no-change rebuild at most 2x.
+TARGETS = {"scale_ms_per_device_max": 10.0, "cold_build_ratio_max": 6.0, "clean_build_ratio_max": 2.0,
+           "rebuild_ratio_max": 2.0, "clean_build_s_max": 20.0, "serve_edit_s_max": 1.0,
            "page_bytes_max": 300_000, "svg_bytes_max": 40_000,
            "lighthouse_min": {"performance": 95, "accessibility": 100, "best-practices": 100, "seo": 95}}
 QUIET_ENV = {"NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true"}
@@ -283,9 +286,9 @@ def markdown_report(bench: dict, lh: dict) -> str:
              f"{b['runs_count']} runs each; medians. Raw figures: `bench.json`, `lighthouse.json`.", "",
              "## Build speed", "",
              "| build | ours (s) | stock Material (s) | ratio | target |", "|---|---|---|---|---|",
-             f"| clean, figures rendered (cold cache) | {b['ours_cold_clean_median_s']} | {b['stock_clean_median_s']} | {b['cold_clean_ratio_vs_stock']}× | |",
-             f"| clean, figure cache warm | {b['ours_clean_median_s']} | {b['stock_clean_median_s']} | {b['clean_ratio_vs_stock']}× | ≤ 3× and ≤ 20 s |",
-             f"| no-change rebuild | {b['ours_rebuild_median_s']} | {b['stock_rebuild_median_s']} | {b['rebuild_ratio_vs_stock']}× | |",
+             f"| clean, figures rendered (cold cache: a spec change) | {b['ours_cold_clean_median_s']} | {b['stock_clean_median_s']} | {b['cold_clean_ratio_vs_stock']}× | ≤ {TARGETS['cold_build_ratio_max']:g}× |",
+             f"| clean, figure cache warm | {b['ours_clean_median_s']} | {b['stock_clean_median_s']} | {b['clean_ratio_vs_stock']}× | ≤ {TARGETS['clean_build_ratio_max']:g}× |",
+             f"| no-change rebuild | {b['ours_rebuild_median_s']} | {b['stock_rebuild_median_s']} | {b['rebuild_ratio_vs_stock']}× | ≤ {TARGETS['rebuild_ratio_max']:g}× |",
              ""]
     if sc := b.get("scale"):
         lines += [f"With {sc['extra_devices']} generated devices added to the registry "
@@ -296,7 +299,7 @@ def markdown_report(bench: dict, lh: dict) -> str:
                   f"{sc['cpu_ms_per_extra_device']} ms per extra device.", ""]
     if s.get("dirty"):
         lines += [f"An edit to `docs/{s['dirty']['page']}` shows in `make serve` (`mkdocs serve --dirty`, which "
-                  f"re-renders only what the edit touches) after {s['dirty']['median_s']} s (median; target ≤ 3 s)."]
+                  f"re-renders only what the edit touches) after {s['dirty']['median_s']} s (median; target ≤ {TARGETS['serve_edit_s_max']:g} s)."]
     if s.get("full"):
         lines += [f"In a plain `mkdocs serve`, which renders every page on every edit, it takes "
                   f"{s['full']['median_s']} s."]

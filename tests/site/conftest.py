@@ -68,12 +68,9 @@ def playwright_session():
 
 
 @pytest.fixture(scope="session")
-def browser(tmp_path_factory, playwright_session):
-    """A headless Debian Chromium driven by Playwright, with a fresh profile."""
-    profile = tmp_path_factory.mktemp("chromium-profile")
-    ctx = playwright_session.chromium.launch_persistent_context(
-        str(profile), executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS,
-        viewport=LAPTOP["viewport"])
+def browser(chromium):
+    """The session's browser context at laptop size (a fresh profile), on the worker's one Chromium."""
+    ctx = chromium.new_context(viewport=LAPTOP["viewport"])
     yield ctx
     ctx.close()
 
@@ -91,8 +88,8 @@ def page(browser, served_site):
 
 @pytest.fixture(scope="session")
 def chromium(playwright_session):
-    """One headless Debian Chromium for the reading tests; each test opens its own context
-    (viewport, touch, colour scheme) on it."""
+    """The one headless Debian Chromium of a test worker; each test (or the session's `browser`)
+    opens its own context (viewport, touch, colour scheme) on it."""
     b = playwright_session.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS)
     yield b
     b.close()

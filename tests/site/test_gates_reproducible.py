@@ -7,8 +7,10 @@ already holds a stale site, and is compared file by file with the session's buil
 from __future__ import annotations
 
 import difflib
+import json
 from pathlib import Path
 
+from figures_gen import FIGURES
 from roofline_site import build
 from tools import sitecheck
 
@@ -41,10 +43,17 @@ def test_tree_differences_sees_a_changed_byte(tmp_path):
 def test_two_clean_builds_are_byte_identical(site_dir, tmp_path, capsys, monkeypatch):
     # Render the figures afresh (no figure cache), so matplotlib's output itself is compared.
     monkeypatch.setenv("ROOFLINE_FIGURE_CACHE", "0")
+    renders = tmp_path / "renders.json"
+    monkeypatch.setenv("ROOFLINE_FIGURE_RENDERS", str(renders))  # the build's count of renders per figure
     second = tmp_path / "site"
     second.mkdir()
     (second / "stale.html").write_text("from an older build")
     assert build.build(second) == 0, capsys.readouterr().err
+    # Each figure rendered at most twice in the build (wide, narrow; the dark variants are mapped from
+    # those): before, every figure was saved four times.
+    counts = json.loads(renders.read_text())
+    assert set(counts) == set(FIGURES), f"renders counted for {sorted(counts)}"
+    assert {name: n for name, n in counts.items() if not 1 <= n <= 2} == {}  # wide and narrow (#26)
     assert not (second / "stale.html").exists(), "the successful build was not swapped in"
     assert not second.with_name("site.tmp").exists() and not second.with_name("site.old").exists()
     diffs = tree_differences(site_dir, second)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.browser import CHROMIUM, CHROMIUM_FLAGS, LAPTOP, build_site
+from tests.support.browser import LAPTOP, build_site
 from tests.support.hostile import PAGE_PAYLOADS, PAYLOADS, plant
 from tools.server import serve
 
@@ -115,11 +115,9 @@ def hostile_url(hostile_site):
 
 
 @pytest.fixture(scope="module")
-def tab(tmp_path_factory, hostile_url, playwright_session):
-    # The session's one Playwright driver (conftest): Playwright refuses a second sync driver.
-    ctx = playwright_session.chromium.launch_persistent_context(
-        str(tmp_path_factory.mktemp("profile")), executable_path=CHROMIUM, headless=True,
-        args=CHROMIUM_FLAGS, viewport=LAPTOP["viewport"])
+def tab(hostile_url, chromium):
+    # A fresh context on the worker's one Chromium (conftest).
+    ctx = chromium.new_context(viewport=LAPTOP["viewport"])
     page = ctx.new_page()
     page.ran = []
     page.on("dialog", lambda d: (page.ran.append(f"dialog: {d.message}"), d.dismiss()))

@@ -167,7 +167,7 @@ function vectorPeak(C, device) {
 }
 
 // ------------------------------------------------------------------------- kernels
-/** kernels._attention_dims: [QKᵀ width, P·V width, query width read, output width written];
+/** kernels.attention_dims: [QKᵀ width, P·V width, query width read, output width written];
  *  MLA absorbed at decode, expanded (per-head K and V from the latent) at prefill. */
 function attentionDims(m, expanded = false) {
   if (isMla(m) && expanded) {

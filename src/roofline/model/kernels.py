@@ -270,7 +270,7 @@ def causal_layer_pairs(model: Model, n) -> np.ndarray:
     return out
 
 
-def _attention_dims(model: Model, expanded: bool = False) -> tuple[int, int, int, int]:
+def attention_dims(model: Model, expanded: bool = False) -> tuple[int, int, int, int]:
     """(QKᵀ width, P·V width, query width read, output width written) per head-score, per token.
 
     Ordinary attention: head_dim for both. MLA runs in the form engines use for each phase.
@@ -378,7 +378,7 @@ def _kernels(model: Model, device: Device, formats: Formats, attention: str, bat
     attn_peak = device.peak_flop_per_s(attn_dtype)
     scores = B * pairs_layers * s.heads            # scores in all layers
     expanded = bool(mla_expanded and model.is_mla)
-    qk_dim, pv_dim, q_in, q_out = _attention_dims(model, expanded)
+    qk_dim, pv_dim, q_in, q_out = attention_dims(model, expanded)
     kv_read_qk = B * attended_layers * (kv_per_layer if model.is_mla else s.kv) * kvb  # K (MLA: the latent)
     kv_read_pv = 0 * kv_read_qk if model.is_mla else B * attended_layers * s.kv * kvb  # V (MLA: the same latent)
     # Expanded MLA reads the per-head K and V kv_b_proj wrote (activations), not the cached latent.
@@ -729,7 +729,7 @@ def attention_intensity_limit(model: Model, formats: Formats | None = None) -> f
     formats = formats or Formats.of()
     if model.is_bare:
         raise InputError("a bare parameter count has no attention")
-    qk_dim, pv_dim, _, _ = _attention_dims(model)
+    qk_dim, pv_dim, _, _ = attention_dims(model)
     flops = (2 * (qk_dim + pv_dim) + SOFTMAX_FLOPS_PER_SCORE) * model.n_heads
     return flops / (model.kv_elements_per_token_per_layer * formats.kv_bytes)
 

@@ -37,7 +37,7 @@ def _formats(weight_format: str = "bf16", kv_dtype: str = "bf16", activation: st
     return Formats.of(weight_format, activation, kv_dtype)
 
 
-def _time_terms(ops) -> tuple:
+def time_terms(ops) -> tuple:
     """A sum of roofline times as arithmetic: memory-bound kernels' bytes ÷ their bandwidth, plus
     compute-bound kernels' FLOPs ÷ their peak, grouped by rate (each kernel counts on its own roof)."""
     groups: dict[tuple, float] = {}
@@ -78,7 +78,7 @@ class OpView:
                        (Term(self.op.peak_flop_per_s, peak_unit(self.op.compute_dtype)), "÷", Term(self.op.bandwidth_bytes_per_s, "B/s")))
     @property
     def time(self):
-        return self._q(self.op.time_s, "s", "roofline time", "max(FLOPs ÷ peak, bytes ÷ bandwidth)", True, _time_terms((self.op,)))
+        return self._q(self.op.time_s, "s", "roofline time", "max(FLOPs ÷ peak, bytes ÷ bandwidth)", True, time_terms((self.op,)))
     @property
     def share(self):
         return self._q(self.op.time_s / self.view.step.time_s, "%", "share of the step's time", "kernel time ÷ step time", True,
@@ -146,7 +146,7 @@ class StepView:
     @property
     def time(self):
         return self._q(self.step.time_s, "s", "time per step", "sum over kernels of max(FLOPs ÷ peak, bytes ÷ bandwidth)",
-                       True, _time_terms(self.step.ops))
+                       True, time_terms(self.step.ops))
     @property
     def time_overlap(self):
         s = self.step
@@ -157,7 +157,7 @@ class StepView:
     @property
     def ttft(self):
         return self._q(self.step.time_s, "s", "time to first token", "prefill time: sum of the kernels' roofline times",
-                       True, _time_terms(self.step.ops))
+                       True, time_terms(self.step.ops))
     @property
     def tokens_per_s(self):
         s = self.step
@@ -290,7 +290,7 @@ def attention_intensity(model, kv_dtype: str = "bf16") -> Quantity:
     f = _formats(kv_dtype=kv_dtype)
     line = ()
     if not m.is_bare:  # per cached position and layer: QKᵀ and P·V FLOPs plus softmax's, ÷ the KV bytes read
-        qk, pv, _, _ = _k._attention_dims(m)
+        qk, pv, _, _ = _k.attention_dims(m)
         line = ("(", Term(2.0 * (qk + pv)), "+", Term(float(_k.SOFTMAX_FLOPS_PER_SCORE)), ")", "×", Term(float(m.n_heads)),
                 "÷", "(", Term(float(m.kv_elements_per_token_per_layer)), "×", Term(float(f.kv_bytes)), ")")
     return Quantity(_k.attention_intensity_limit(m, f), "FLOP/byte",

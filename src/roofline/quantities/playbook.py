@@ -16,7 +16,7 @@ from roofline.quantities.core import (
     peak_input,
     Term,
 )
-from roofline.quantities.inference import _time_terms
+from roofline.quantities.inference import time_terms
 from roofline.registry.hardware import Device
 from roofline.registry.models import Model
 
@@ -50,7 +50,7 @@ def _ib(p) -> tuple:
 
 def _t(p) -> tuple:
     """A kernel's or a step's roofline time as arithmetic: each kernel's bytes ÷ bandwidth or FLOPs ÷ peak."""
-    return _time_terms(p.ops if hasattr(p, "ops") else (p,))
+    return time_terms(p.ops if hasattr(p, "ops") else (p,))
 
 
 def _div(a, a_unit: str, b, b_unit: str = "") -> tuple:

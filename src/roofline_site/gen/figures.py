@@ -4,28 +4,36 @@ Rendering the figures with matplotlib is most of a build's time, so the output i
 in .cache/figures/<key>/, where the key hashes everything a figure can depend on: the
 figure modules, the roofline package and the spec files it reads (including any
 ROOFLINE_HARDWARE / ROOFLINE_MODELS override), the measurement JSON files, and the
-matplotlib version. Any change to those renders every figure afresh. The key names files by
-their place in the project, not their absolute path, so a copy of the project (the tests build
+matplotlib version. Any change to those renders every figure afresh, in parallel on the machine's
+cores (one worker process per core), each layout (wide, narrow) once: the dark variants are mapped
+from the light SVGs (figures_gen._dark), and the build fails if any figure took more renders.
+The key names files by their place in the project, not their absolute path, so a copy of the project (the tests build
 several) finds the figures its sources produce; the last few generations are kept, so a build
 against an edited spec does not evict the one for the real spec.
 Set ROOFLINE_FIGURE_CACHE=0 to bypass the cache (the reproducibility test and the cold
-build benchmark do).
+build benchmark do); ROOFLINE_FIGURE_RENDERS=<file> writes {figure: renders} of this build there
+(the reproducibility test reads it).
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
+import multiprocessing
 import os
+import threading
 import re
 import shutil
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from importlib.metadata import version
 from pathlib import Path
 
 import mkdocs_gen_files
 from mkdocs.exceptions import PluginError
 
-from figures_gen import FIGURES, VARIANTS, module, render_variants
+from figures_gen import FIGURES, MAX_RENDERS, RENDERS, VARIANTS, figure_files, figure_files_counted, module
 from roofline.registry import hardware, measurements, models
 from roofline.registry.machine import measurements_dir
 
@@ -72,7 +80,9 @@ def rendered() -> dict[str, tuple[dict[str, bytes], str]]:
         except OSError as err:  # a read-only or unreadable cache: render, and say so
             _without_cache(err)
             use_cache = False
-    out = {stems[name]: _render(name) for name in FIGURES}
+    RENDERS.clear()  # this build's renders (a `mkdocs serve` process builds many times)
+    out = {stems[name]: files for name, files in render_all(FIGURES).items()}
+    _check_renders()
     if use_cache:
         _store(folder, out)
     return out
@@ -91,15 +101,63 @@ def _without_cache(err: OSError) -> None:
 NON_FINITE = re.compile(r"(?im)(?:^|,)\s*\"?[-+]?(?:nan|inf|infinity)\"?\s*(?=,|$)")
 
 
-def render(name: str) -> tuple[dict[str, bytes], str]:
-    """({variant suffix: svg}, csv) of one figure."""
-    return render_variants(name), module(name).data().to_csv()
+#: ({variant suffix: svg}, csv) of one figure.
+render = figure_files
 
 
-def _render(name: str) -> tuple[dict[str, bytes], str]:
-    """One figure's variants and CSV, or a one-line build error naming its module."""
+def workers() -> int:
+    """Processes to render figures in: one per core this process may run on, or ROOFLINE_FIGURE_WORKERS
+    (1 renders in the build's own process, as a profile of it wants)."""
+    if (asked := os.environ.get("ROOFLINE_FIGURE_WORKERS", "").strip()).isdigit() and int(asked) > 0:
+        return int(asked)
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def render_all(names) -> dict[str, tuple[dict[str, bytes], str]]:
+    """{figure: (variants, csv)}, each figure in a worker process (one per core) where there are two
+    figures or more and two cores or more, else here; a failure is the one-line build error `_render`
+    gives, and the figures not yet started are not rendered."""
+    names = list(names)
+    if len(names) < 2 or workers() < 2:
+        return {name: _render(name) for name in names}
+    # fork shares what this process imported (matplotlib, roofline, the registry read); a process
+    # with threads (mkdocs serve's) gets a fresh interpreter per worker instead, as fork is unsafe there.
+    context = multiprocessing.get_context("fork" if threading.active_count() == 1 else "forkserver")
+    with ProcessPoolExecutor(min(workers(), len(names)), mp_context=context) as pool:
+        futures = {name: pool.submit(figure_files_counted, name) for name in names}
+        try:
+            return {name: _render(name, lambda f=futures[name], n=name: _collect(n, f)) for name in names}
+        finally:
+            for future in futures.values():
+                future.cancel()  # (after a failure: nothing more to wait for)
+
+
+def _collect(name: str, future) -> tuple[dict[str, bytes], str]:
+    """A worker's figure, its renders counted here; rendered here if the worker could not run."""
     try:
-        svg, csv_text = render(name)
+        svgs, csv_text, renders = future.result()
+    except BrokenProcessPool:  # (a host that cannot start workers): the same figure, drawn here
+        return render(name)
+    RENDERS[name] += renders
+    return svgs, csv_text
+
+
+def _check_renders() -> None:
+    """Fail the build when a figure took more than MAX_RENDERS renders; write the counts where asked."""
+    if target := os.environ.get("ROOFLINE_FIGURE_RENDERS"):
+        Path(target).write_text(json.dumps(dict(sorted(RENDERS.items()))))
+    over = {name: n for name, n in RENDERS.items() if n > MAX_RENDERS}
+    if over:
+        name, n = next(iter(over.items()))
+        raise PluginError(f"figure module figures_gen/{name}.py was rendered {n} times in one build "
+                          f"(at most {MAX_RENDERS}: the wide and the narrow layout)")
+
+
+def _render(name: str, produce=None) -> tuple[dict[str, bytes], str]:
+    """One figure's variants and CSV (from `produce()`, else rendered here), or a one-line build error
+    naming its module."""
+    try:
+        svg, csv_text = produce() if produce is not None else render(name)
     except Exception as err:  # noqa: BLE001 — any failure is reported against the module
         raise PluginError(f"figure module figures_gen/{name}.py failed: {type(err).__name__}: {err}") from None
     if (bad := NON_FINITE.search(csv_text)) is not None:

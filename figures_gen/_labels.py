@@ -1,0 +1,98 @@
+"""Point labels placed where they collide with nothing, and the key under a figure for those that
+found no spot."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from figures_gen._narrow import wrap
+
+
+def key_labels(fig, lines: Sequence[str]) -> None:
+    """Lines listed under the figure once it is laid out (with any labels that found no spot), for a
+    figure that names its points by number: "1  Llama 3.1 8B decode, batch 1: 0.999 FLOP/byte"."""
+    fig.__dict__.setdefault("_rl_key_lines", []).extend(lines)
+
+
+def point_labels(ax, points, *, fontsize: float = 8, colour: str = "#424242") -> None:
+    """Label data points without collisions: each (x, y, text[, colour]) is placed after layout, at the first
+    of eight spots around its point that overlaps no other label, marker or the axes' edge; a label
+    with no free spot is left off (the CSV and the table beside the figure name every point)."""
+    ax.figure.__dict__.setdefault("_rl_labels", []).append((ax, list(points), fontsize, colour))
+
+
+_SPOTS = ((5, 0, "left", "center"), (-5, 0, "right", "center"), (0, 5, "center", "bottom"),
+          (0, -5, "center", "top"), (4, 4, "left", "bottom"), (-4, 4, "right", "bottom"),
+          (4, -4, "left", "top"), (-4, -4, "right", "top"))
+
+
+def place_labels(fig, min_font: float) -> None:
+    """Place every label `point_labels` asked for (see there); at least `min_font` on a phone."""
+    from matplotlib.transforms import Bbox
+
+    renderer = fig.canvas.get_renderer()
+    taken = []  # display-space boxes: markers first, then each placed label
+    # Every drawn line (curves, roofs, guides) as display-space paths: a label crosses none of them.
+    paths = [line.get_transform().transform_path(line.get_path()) for ax in fig.axes for line in ax.get_lines()
+             if line.get_visible() and line.get_linestyle() not in ("None", "none", "", " ") and len(line.get_xydata())]
+
+    def clear(box):
+        return all(not box.overlaps(t) for t in taken) and not any(p.intersects_bbox(box, filled=False) for p in paths)
+
+    for ax, points, _, _ in fig.__dict__.get("_rl_labels", []):
+        for x, y, *_ in points:
+            px, py = ax.transData.transform((x, y))
+            taken.append(Bbox.from_extents(px - 4, py - 4, px + 4, py + 4))
+    for ax in fig.axes:  # every marker, labelled or not
+        for line in ax.get_lines():
+            if line.get_visible() and line.get_marker() not in (None, "None", "none", "", " "):
+                r = line.get_markersize() / 2 * fig.dpi / 72
+                for px, py in line.get_transform().transform(line.get_xydata()):
+                    taken.append(Bbox.from_extents(px - r, py - r, px + r, py + r))
+    for t in fig.findobj(lambda a: hasattr(a, "get_window_extent") and a.__class__.__name__ == "Text"):
+        if t.get_text() and t.get_visible() and t.figure is fig:
+            try:
+                taken.append(t.get_window_extent(renderer).expanded(1.02, 1.05))
+            except Exception:  # noqa: BLE001  (text without a position yet)
+                pass
+    def place(ax, x, y, text, fontsize, colour, spots=_SPOTS) -> bool:
+        frame = ax.get_window_extent(renderer)
+        for dx, dy, ha, va in spots:
+            t = ax.annotate(text, (x, y), xytext=(dx, dy), textcoords="offset points", ha=ha, va=va,
+                            fontsize=fontsize, color=colour, annotation_clip=False)
+            box = t.get_window_extent(renderer).expanded(1.04, 1.1)
+            inside = frame.x0 <= box.x0 and box.x1 <= frame.x1 and frame.y0 <= box.y0 and box.y1 <= frame.y1
+            if inside and clear(box):
+                taken.append(box)
+                return True
+            t.remove()
+        return False
+
+    unplaced = []
+    for ax, points, fontsize, colour in fig.__dict__.get("_rl_labels", []):
+        for x, y, text, *own in points:
+            shown = wrap(text, 22) if min_font else text  # a phone's labels: two short lines fit more spots
+            if not place(ax, x, y, shown, max(fontsize, min_font), own[0] if own else colour):
+                unplaced.append((ax, x, y, text, max(fontsize, min_font), own[0] if own else colour))
+    fig.__dict__.pop("_rl_labels", None)
+    key = fig.__dict__.pop("_rl_key_lines", [])
+    if unplaced:  # every label is kept: by number at its point, in words under the figure
+        far = tuple((dx * k, dy * k, ha, va) for k in (1, 2, 3) for dx, dy, ha, va in _SPOTS)
+        for n, (ax, x, y, text, size, colour) in enumerate(unplaced, len(key) + 1):
+            marked = place(ax, x, y, str(n), size, colour, far)
+            key.append(f"{n}  {text}" if marked else text)
+    if key:
+        _key_below(fig, key, min_font or 9)
+
+
+def _key_below(fig, lines: list[str], fontsize: float) -> None:
+    """The labels that found no free spot beside their points, as a list under everything drawn (the
+    narrow variant's legends included), left-aligned with the first axes. The figure grows to hold it
+    (the saved SVG keeps everything drawn)."""
+    renderer = fig.canvas.get_renderer()
+    bottom = fig.get_tightbbox(renderer).y0 * fig.dpi
+    left = min(ax.get_tightbbox(renderer).x0 for ax in fig.axes)
+    x, y = fig.transFigure.inverted().transform((left, bottom - 6))
+    fig.text(x, y, "\n".join(wrap(line, 40) for line in lines), ha="left", va="top", fontsize=fontsize,
+             color="#424242", linespacing=1.4)
+    fig._rl_key = True

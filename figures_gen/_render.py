@@ -1,0 +1,103 @@
+"""Drawing a figure: its two layouts (wide, narrow) rendered by matplotlib once each, the dark
+variants mapped from them (_dark), the SVG's display size, and a count of every render."""
+
+from __future__ import annotations
+
+import io
+import re
+from collections import Counter
+
+from figures_gen._dark import dark_svg
+from figures_gen._labels import place_labels
+from figures_gen._narrow import drawing, fit_phone_width, narrow_layout
+from figures_gen._registry import module
+from figures_gen._style import FIG_SIZE_IN, NARROW_MIN_FONT, NARROW_SIZE_IN, PAD_IN, enough_ticks, style
+
+#: The variants every figure is shown in: file-stem suffix -> (narrow, dark). The page shows the narrow
+#: ones below 720 px (text at least 11 px as displayed on a 390 px phone) and the dark ones under the
+#: reader's dark scheme (Material's palette, which follows prefers-color-scheme until toggled).
+VARIANTS: dict[str, tuple[bool, bool]] = {"": (False, False), "-dark": (False, True),
+                                           "-narrow": (True, False), "-narrow-dark": (True, True)}
+#: At most this many matplotlib renders of one figure per build: the wide layout and the narrow one.
+MAX_RENDERS = 2
+#: matplotlib renders (savefig) per figure in this process; the build reads it (and adds its workers').
+RENDERS: Counter[str] = Counter()
+
+
+def _save(fig, narrow: bool) -> bytes:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None}, transparent=False,
+                facecolor=fig.get_facecolor(), bbox_inches="tight" if narrow or getattr(fig, "_rl_key", False) else None, pad_inches=PAD_IN)
+    return buf.getvalue()
+
+
+def _draw(name: str, table, narrow: bool) -> bytes:
+    """The light SVG of one layout of a figure: drawn, laid out for its width, labels placed, rendered."""
+    mod = module(name)
+    plt = style(narrow)
+    fig = plt.figure(figsize=getattr(mod, "NARROW_SIZE_IN", NARROW_SIZE_IN) if narrow else FIG_SIZE_IN)
+    drawing(narrow)
+    try:
+        mod.draw(fig, table)
+        if narrow:
+            narrow_layout(fig)
+        enough_ticks(fig)
+        fig.tight_layout()
+        if narrow:
+            fit_phone_width(fig)
+        place_labels(fig, NARROW_MIN_FONT if narrow else 0)
+        RENDERS[name] += 1
+        return _save(fig, narrow)
+    finally:
+        drawing(False)
+        plt.close(fig)
+
+
+def _variants(name: str, table) -> dict[str, bytes]:
+    out = {}
+    for narrow in (False, True):
+        base = "-narrow" if narrow else ""
+        out[base] = _draw(name, table, narrow)
+        out[base + "-dark"] = dark_svg(out[base])
+    return {k: out[k] for k in VARIANTS}
+
+
+def render_variants(name: str) -> dict[str, bytes]:
+    """{suffix: SVG bytes} of every variant of a figure (see VARIANTS), deterministic: each layout
+    rendered once, its dark variant mapped from the light SVG."""
+    return _variants(name, module(name).data())
+
+
+def figure_files(name: str) -> tuple[dict[str, bytes], str]:
+    """({suffix: SVG bytes}, CSV text) of a figure: what the build publishes, from one call of data()."""
+    table = module(name).data()
+    return _variants(name, table), table.to_csv()
+
+
+def figure_files_counted(name: str) -> tuple[dict[str, bytes], str, int]:
+    """`figure_files` and the renders it took: what a worker process of the build returns."""
+    before = RENDERS[name]
+    svgs, csv_text = figure_files(name)
+    return svgs, csv_text, RENDERS[name] - before
+
+
+def render(name: str) -> tuple[bytes, str]:
+    """(SVG bytes, CSV text) of one figure's wide light variant, deterministic (one render)."""
+    table = module(name).data()
+    return _draw(name, table, False), table.to_csv()
+
+
+#: The width a figure is declared at on the page (the content column); each variant's height follows
+#: from its own aspect ratio, so the box the browser reserves is the box the SVG fills (no shift).
+DISPLAY_WIDTH_PX = 700
+
+
+def display_size(svg: bytes, width_px: int = DISPLAY_WIDTH_PX) -> tuple[int, int]:
+    """(width, height) to declare for an SVG shown `width_px` wide: its viewBox's aspect ratio.
+
+    display_size(b'<svg viewBox="0 0 504 302.4">') == (700, 420)
+    """
+    m = re.search(rb"<svg\b[^>]*?\bviewBox=\"\s*[-\d.]+[\s,]+[-\d.]+[\s,]+([\d.]+)[\s,]+([\d.]+)\s*\"", svg)
+    if m is None or float(m.group(1)) <= 0:
+        raise ValueError("the SVG has no viewBox with a positive width")
+    return width_px, round(width_px * float(m.group(2)) / float(m.group(1)))
