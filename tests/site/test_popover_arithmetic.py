@@ -9,9 +9,11 @@ from decimal import Decimal
 
 import pytest
 
+from tests.support.site_helpers import page_popovers
+
 pytestmark = pytest.mark.site
 
-NUM = re.compile(r'<span class="rl-num"[^>]*>(.*?)<span class="rl-prov"', re.S)
+NUM = re.compile(r'<span class="rl-num"[^>]*>(.*?)<span class="rl-prov" id="([\w-]+)"', re.S)
 ARITH = re.compile(r'<span class="rl-prov-arith">(.*?)</span>')
 # Units as the site prints them, to the power of ten (or two) each stands for.
 SCALE = {"": 1, "×": 1, "tokens/s": 1, "FLOP/byte": 1, "%": Decimal("0.01"), "GiB": 2**30,
@@ -54,12 +56,12 @@ def evaluate(left: str) -> Decimal:
     return eval(" ".join(out[:-1]), {"Decimal": Decimal})  # noqa: S307 — the test's own string
 
 
-def popovers(site_pages):
+def popovers(site_dir, site_pages):
+    """(page, number as shown, its popover's arithmetic line): the body read from the page's provenance.json."""
     for page, text in site_pages.items():
+        bodies = page_popovers(site_dir, page)
         for m in NUM.finditer(text):
-            rest = text[m.end(): m.end() + 6000]
-            end = rest.find("</template>")
-            arith = ARITH.search(rest[:end])
+            arith = ARITH.search(bodies[m.group(2)])
             if arith:
                 yield page, html.unescape(m.group(1)).strip(), html.unescape(arith.group(1))
 
@@ -72,8 +74,8 @@ def test_the_parser_reads_what_the_site_prints():
     assert evaluate("(2 + 2) × 3") == 12
 
 
-def test_every_popovers_arithmetic_gives_its_number_as_shown(site_pages):
-    lines = list(popovers(site_pages))
+def test_every_popovers_arithmetic_gives_its_number_as_shown(site_dir, site_pages):
+    lines = list(popovers(site_dir, site_pages))
     assert len(lines) > 200, "popovers with an arithmetic line are missing"
     wrong = []
     for page, shown, line in lines:
@@ -88,18 +90,17 @@ def test_every_popovers_arithmetic_gives_its_number_as_shown(site_pages):
     assert wrong == [], "\n".join(wrong[:20])
 
 
-def test_the_speed_of_light_popover_names_the_bytes_a_step_reads(site_pages):
+def test_the_speed_of_light_popover_names_the_bytes_a_step_reads(opened_pages):
     # Start here's speed of light: bandwidth ÷ the weight bytes a batch-1 step reads. With 8.03
     # billion parameters × 2 bytes (16.06 GB) it would give 208.6 tokens/s, not the 223 shown: the
     # embedding table (128,256 × 4,096 × 2 bytes = 1.05 GB) is not read, 16.06 − 1.05 = 15.0 GB.
-    page = site_pages["start-here/index.html"]
+    page = opened_pages["start-here/index.html"]
     assert "3.35 TB/s ÷ 15 GB = 223 tokens/s" in page
     assert "the embedding table itself is not read" in page
 
 
-def test_an_intensity_popover_lists_no_peak_or_bandwidth(site_pages):
+def test_an_intensity_popover_lists_no_peak_or_bandwidth(site_dir):
     # An intensity is FLOPs ÷ bytes: the device's roofs do not enter it, so its popover lists neither.
-    page = site_pages["start-here/index.html"]
-    i = page.index("whole-step arithmetic intensity")
-    body = page[i: page.index("</template>", i)]
+    body = next(b for b in page_popovers(site_dir, "start-here/index.html").values()
+                if "whole-step arithmetic intensity" in b)
     assert "memory bandwidth" not in body and "dense bf16 peak" not in body

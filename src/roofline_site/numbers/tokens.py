@@ -122,6 +122,35 @@ def fill_popovers(html_text: str, store: dict[str, str]) -> str:
         raise TokenError(f"a number's provenance popover {err} was never rendered") from None
 
 
+# On demand (issue 26): a built page carries each popover empty, and its body goes into one JSON per
+# page (PROVENANCE_FILE, beside the page's index.html) that provenance.js fetches when a reader first
+# reaches for a number. The bodies were 60 % of the heaviest page's HTML, sent whether read or not.
+PROVENANCE_FILE = "provenance.json"
+_TEMPLATE_OPEN, _TEMPLATE_CLOSE = "<template>", "</template></span>"
+
+
+def popovers_on_demand(html_text: str, store: dict[str, str]) -> tuple[str, dict[str, str]]:
+    """The page with each held popover left empty, and {id: body} of those popovers, in page order.
+
+    A slot with no popover is a bug, so it raises, as `fill_popovers` does.
+    """
+    bodies: dict[str, str] = {}
+
+    def empty(m: re.Match) -> str:
+        ident = m.group(1)
+        try:
+            markup = store[ident]
+        except KeyError:
+            raise TokenError(f"a number's provenance popover {ident!r} was never rendered") from None
+        shell, _, rest = markup.partition(_TEMPLATE_OPEN)
+        bodies[ident] = rest.removesuffix(_TEMPLATE_CLOSE)
+        return shell + "</span>"
+
+    if "<span data-rl-prov=" not in html_text:
+        return html_text, bodies
+    return POPOVER_SLOT.sub(empty, html_text), bodies
+
+
 def _popover_or_slot(q, ident: str) -> str:
     markup = _popover(q, ident)
     if _deferred is None:
