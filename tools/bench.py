@@ -335,7 +335,8 @@ def run_lighthouse(site_dir: Path, port: int, runs: int, work: Path) -> dict:
         for role, path in lighthouse_pages(site_dir).items():
             print(f"lighthouse: {role} ({path}), {runs} runs ...", flush=True)
             url = base + path.removesuffix("index.html")
-            lh["pages"][role] = {"path": path, **median_lighthouse([lighthouse(url, workdir=work) for _ in range(runs)])}
+            lh["pages"][role] = r = {"path": path, **median_lighthouse([lighthouse(url, workdir=work) for _ in range(runs)])}
+            print(f"  {role}: {r['scores']} (performance runs {[x['performance'] for x in r['runs']]})", flush=True)
     return lh
 
 

@@ -18,6 +18,14 @@ from tools import sitecheck
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE_BUDGET_BYTES = 100_000  # issue 26: what a reader who scrolls a whole page downloads, gzip
+# Pages still over the budget, each held to a ceiling (bytes) a little above what it downloads now, so
+# it cannot grow unnoticed; lower a ceiling as the page gets lighter, and drop the line once it is under
+# the budget. Most of each is Material (its bundle 35 KB, search worker 12 KB, stylesheets 15 KB).
+OVER_BUDGET = {
+    "calculator/index.html": 146_000,  # the calculator's modules (44 KB) and its registry.json (8 KB)
+    "playbook/index.html": 131_000,  # seven figures (25 KB) and 29 KB of HTML
+    "real-systems/index.html": 107_000,  # six tables of published runs (26 KB of HTML)
+}
 SVG_BUDGET_BYTES = 40_000
 
 
