@@ -218,3 +218,99 @@ def page_resources(site_dir: Path, page_rel: str, site_url: str = "",
 def page_weight(site_dir: Path, page_rel: str, site_url: str = "") -> int:
     """Transferred bytes to show one page: its HTML plus every asset it loads (search index excluded)."""
     return sum(transfer_bytes(site_dir / r) for r in page_resources(site_dir, page_rel, site_url))
+
+
+# --- what a reader downloads (issue 26) -------------------------------------------------------------
+
+# A script's own relative URL: `new URL("./calculator.css", import.meta.url)` (or an alias of it).
+JS_RELATIVE_URL = re.compile(r"""\bnew URL\(\s*["'`]([^"'`\s$]+)["'`]\s*,""")
+
+
+class _Alternatives(HTMLParser):
+    """Loaded images grouped by what a reader sees one of: a <figure>'s pictures (light and dark,
+    wide and narrow) are alternatives, and so are the sources of a <picture> outside a figure."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.groups: dict[str, list[str]] = {}
+        self._figure: list[int] = []
+        self._picture: list[int] = []
+        self._n = 0
+
+    def handle_starttag(self, tag, attrs):
+        if tag in ("figure", "picture"):
+            self._n += 1
+            (self._figure if tag == "figure" else self._picture).append(self._n)
+            return
+        if tag not in ("img", "source") or not self._picture:
+            return
+        key = f"figure-{self._figure[0]}" if self._figure else f"picture-{self._picture[-1]}"
+        for attr, value in attrs:
+            if attr in ("src", "srcset") and value:
+                urls = [u.strip().split()[0] for u in value.split(",") if u.strip()] if attr == "srcset" else [value]
+                self.groups.setdefault(key, []).extend(urls)
+
+    def handle_endtag(self, tag):
+        stack = self._figure if tag == "figure" else self._picture if tag == "picture" else None
+        if stack:
+            stack.pop()
+
+
+@dataclass(frozen=True)
+class Download:
+    """What a reader who scrolls a whole page downloads: its HTML, every stylesheet and script it
+    loads (with their imports and url()s), every other file it loads, and each figure in one
+    variant (the largest: a reader sees one of light or dark, wide or narrow). Bytes as transferred."""
+
+    html_bytes: int
+    css_bytes: int
+    js_bytes: int
+    figure_bytes: int
+    other_bytes: int
+    files: tuple[str, ...]
+
+    @property
+    def total_bytes(self) -> int:
+        return self.html_bytes + self.css_bytes + self.js_bytes + self.figure_bytes + self.other_bytes
+
+
+def page_download(site_dir: Path, page_rel: str, site_url: str = "",
+                  exclude: tuple[str, ...] = ("search/search_index.json",)) -> Download:
+    """The bytes a reader who scrolls the whole page downloads (see Download); no server needed.
+
+    Not counted: the search index (fetched when a reader searches) and each page's provenance.json
+    (fetched when a reader opens a number), neither of which a reader who only reads downloads.
+    """
+    html = (site_dir / page_rel).read_text(encoding="utf-8", errors="replace")
+    alt = _Alternatives()
+    alt.feed(html)
+    in_groups = {resolve(page_rel, u, site_url) for urls in alt.groups.values() for u in urls}
+    figures = 0
+    for urls in alt.groups.values():
+        sizes = [transfer_bytes(site_dir / t[0]) for u in urls if (t := resolve(page_rel, u, site_url))
+                 and (site_dir / t[0]).is_file()]
+        figures += max(sizes, default=0)
+    seen: list[str] = [page_rel]
+    queue = [(page_rel, ref) for ref in parse_file(site_dir, page_rel).refs
+             if ref.loaded and resolve(page_rel, ref.url, site_url) not in in_groups]
+    while queue:
+        base, ref = queue.pop(0)
+        target = resolve(base, ref.url, site_url)
+        if not target or target[0] in seen or target[0] in exclude or not (site_dir / target[0]).is_file():
+            continue
+        rel = target[0]
+        seen.append(rel)
+        suffix = Path(rel).suffix.lower()
+        if suffix == ".css":
+            queue += [(rel, r) for r in parse_file(site_dir, rel).refs if r.loaded]
+        elif suffix in (".js", ".mjs"):
+            text = (site_dir / rel).read_text(encoding="utf-8", errors="replace")
+            queue += [(rel, Ref(rel, "js", "load", u, True))
+                      for u in js_loaded_urls(text) + JS_RELATIVE_URL.findall(text) if u.startswith((".", "/"))]
+    by_kind = {"css": 0, "js": 0, "other": 0}
+    for rel in seen[1:]:
+        suffix = Path(rel).suffix.lower()
+        kind = "css" if suffix == ".css" else "js" if suffix in (".js", ".mjs") else "other"
+        by_kind[kind] += transfer_bytes(site_dir / rel)
+    return Download(transfer_bytes(site_dir / page_rel), by_kind["css"], by_kind["js"], figures,
+                    by_kind["other"], tuple(seen))

@@ -6,7 +6,10 @@
  * the inputs and every source. It always lies inside the viewport (placed by popover.js, shared with
  * the glossary cards): below the number or above it, shifted sideways; on narrow screens a sheet at
  * the bottom, with the page scrolled so the tapped number stays visible above it. Listeners sit on
- * the document, so pages swapped in by Material's instant navigation work too. Offline: no dependency, no request.
+ * the document, so pages swapped in by Material's instant navigation work too. No dependency; one
+ * request, to the same origin: the page's provenance.json (every popover's body, keyed by its id),
+ * fetched when a reader first points at, focuses or taps a number, then kept. Where it cannot come
+ * (the page opened from a file, the connection gone), the popover says so in one sentence.
  */
 (function () {
   "use strict";
@@ -26,14 +29,28 @@
   function inPopover(node) {
     return !!(node && node.closest && node.closest(".rl-prov"));
   }
-  // A popover's body waits in a <template> (inert: no styles, no layout, unseen by other scripts)
-  // and moves in the first time its number is hovered, focused or tapped, before it shows; the
-  // focus handler runs before assistive technology reads the description, so it finds it filled.
-  // The compact first view hides the inputs and all sources but the first behind "More".
-  function fill(prov) {
-    if (!prov || prov.classList.contains("rl-filled")) return;
-    var t = prov.firstElementChild;
-    if (t && t.tagName === "TEMPLATE") prov.replaceChildren(t.content);
+  // A popover's body waits in the page's provenance.json (or, in markup built without it, in a
+  // <template>) and moves in the first time its number is hovered, focused or tapped. Until it
+  // arrives the popover says it is loading; aria-live announces the body when it comes, since a
+  // screen reader has already read the description on focus. The compact first view hides the
+  // inputs and all sources but the first behind "More".
+  var bodies = {};  // provenance.json URL -> Promise of {popover id: body HTML}
+  var FROM_FILE = "Opened from a file, the browser keeps this number's details (provenance.json beside the page) from loading: serve the folder over HTTP to read them.";
+  var FAILED = "This number's details (provenance.json) did not load; reload the page to try again.";
+
+  function load() {
+    var url = new URL("provenance.json", location.href).href;  // beside the page's index.html
+    if (!bodies[url]) {
+      bodies[url] = location.protocol === "file:" ? Promise.reject(new Error("file"))
+        : fetch(url).then(function (r) { if (!r.ok) throw new Error("HTTP " + r.status); return r.json(); });
+      bodies[url].catch(function () { delete bodies[url]; });  // the next open tries again
+    }
+    return bodies[url];
+  }
+
+  function finish(prov, content) {
+    prov.classList.remove("rl-loading", "rl-failed");
+    prov.replaceChildren(content);
     prov.insertBefore(P.button("rl-sheet-close", "Close", "\u00d7"), prov.firstChild);
     var extra = prov.querySelector(".rl-prov-inputs") || prov.querySelectorAll(".rl-prov-src").length > 1;
     if (extra) {
@@ -41,6 +58,30 @@
       prov.appendChild(P.button("rl-prov-more", null, "More: inputs and sources"));
     }
     prov.classList.add("rl-filled");
+  }
+
+  function fill(prov) {
+    if (!prov || prov.classList.contains("rl-filled") || prov.classList.contains("rl-loading")) return;
+    var t = prov.firstElementChild;
+    if (t && t.tagName === "TEMPLATE") { finish(prov, t.content); return; }
+    prov.classList.remove("rl-failed");
+    prov.classList.add("rl-loading");
+    prov.setAttribute("aria-live", "polite");
+    prov.textContent = "Loading where this number comes from\u2026";
+    load().then(function (all) {
+      if (typeof all[prov.id] !== "string") throw new Error("not in provenance.json");
+      var body = document.createElement("template");
+      body.innerHTML = all[prov.id];  // built by the site from escaped text: no reader or file text
+      finish(prov, body.content);
+    }).catch(function () {
+      prov.classList.remove("rl-loading");
+      prov.classList.add("rl-failed");
+      prov.textContent = location.protocol === "file:" ? FROM_FILE : FAILED;
+      prov.insertBefore(P.button("rl-sheet-close", "Close", "\u00d7"), prov.firstChild);
+    }).then(function () {
+      var num = numberOf(prov);
+      if (num && num.classList.contains("rl-open")) place(num);
+    });
   }
 
   function place(num) {
@@ -68,6 +109,7 @@
 
   document.addEventListener("pointerdown", function (e) {
     var num = numberOf(e.target);
+    if (num) load().catch(function () {});
     pointerOn = num && !inPopover(e.target) ? num : null;
     if (!num) closeAll(null);  // a tap elsewhere closes
   }, true);
@@ -101,6 +143,7 @@
   document.addEventListener("mouseover", function (e) {
     var num = numberOf(e.target);
     if (!num || num.contains(e.relatedTarget)) return;
+    load().catch(function () {});  // the body is on its way while the hover delay runs
     clearTimeout(hideTimer);
     if (num.classList.contains("rl-open")) return;
     clearTimeout(showTimer);

@@ -44,6 +44,14 @@ def site_pages(site_dir) -> dict[str, str]:
 
 
 @pytest.fixture(scope="session")
+def opened_pages(site_dir, site_pages) -> dict[str, str]:
+    """{path: html} with every number's popover opened: its body read from the page's provenance.json."""
+    from tests.support.site_helpers import opened, page_popovers
+
+    return {path: opened(html, page_popovers(site_dir, path), path) for path, html in site_pages.items()}
+
+
+@pytest.fixture(scope="session")
 def served_site(site_dir):
     """Base URL (no trailing slash) of the built site served on 127.0.0.1 by tools/server.py."""
     with serve(site_dir) as base:

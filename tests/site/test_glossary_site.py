@@ -154,10 +154,10 @@ def glossary():
 
 
 @pytest.fixture(scope="module")
-def pages(site_pages, glossary) -> dict[str, Article]:
-    """Every content page except redirect stubs and the glossary index, parsed."""
+def pages(opened_pages, glossary) -> dict[str, Article]:
+    """Every content page except redirect stubs and the glossary index, parsed (popovers opened)."""
     out = {}
-    for path, html in site_pages.items():
+    for path, html in opened_pages.items():
         if path == "glossary/index.html" or path == "404.html" or "md-content__inner" not in html:
             continue
         out[path] = parse(html)

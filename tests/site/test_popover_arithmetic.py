@@ -9,9 +9,11 @@ from decimal import Decimal
 
 import pytest
 
+from tests.support.site_helpers import page_popovers
+
 pytestmark = pytest.mark.site
 
-NUM = re.compile(r'<span class="rl-num"[^>]*>(.*?)<span class="rl-prov"', re.S)
+NUM = re.compile(r'<span class="rl-num"[^>]*>(.*?)<span class="rl-prov" id="([\w-]+)"', re.S)
 ARITH = re.compile(r'<span class="rl-prov-arith">(.*?)</span>')
 LABEL = re.compile(r'<strong class="rl-prov-label">(.*?)</strong>')
 # Units as the site prints them, to the power of ten (or two) each stands for.
@@ -55,19 +57,20 @@ def evaluate(left: str) -> Decimal:
     return eval(" ".join(out[:-1]), {"Decimal": Decimal})  # noqa: S307 — the test's own string
 
 
-def every_popover(site_pages):
-    """(page, number as shown, popover label, arithmetic line or None) for every number of the site."""
+def every_popover(site_dir, site_pages):
+    """(page, number as shown, popover label, arithmetic line or None) for every number of the site:
+    the body read from the page's provenance.json."""
     for page, text in site_pages.items():
+        bodies = page_popovers(site_dir, page)
         for m in NUM.finditer(text):
-            rest = text[m.end(): m.end() + 6000]
-            body = rest[:rest.find("</template>")]
+            body = bodies[m.group(2)]
             arith, label = ARITH.search(body), LABEL.search(body)
             yield (page, html.unescape(m.group(1)).strip(), html.unescape(label.group(1)) if label else "",
                    html.unescape(arith.group(1)) if arith else None)
 
 
-def popovers(site_pages):
-    for page, shown, _, line in every_popover(site_pages):
+def popovers(site_dir, site_pages):
+    for page, shown, _, line in every_popover(site_dir, site_pages):
         if line is not None:
             yield page, shown, line
 
@@ -108,8 +111,8 @@ def test_the_parser_reads_what_the_site_prints():
     assert evaluate("(2 + 2) × 3") == 12
 
 
-def test_every_popovers_arithmetic_gives_its_number_as_shown(site_pages):
-    lines = list(popovers(site_pages))
+def test_every_popovers_arithmetic_gives_its_number_as_shown(site_dir, site_pages):
+    lines = list(popovers(site_dir, site_pages))
     # 402 of the built site's 1,451 numbers carried a line before issue 22's item 7 was finished.
     assert len(lines) > 600, "popovers with an arithmetic line are missing"
     wrong = []
@@ -125,9 +128,9 @@ def test_every_popovers_arithmetic_gives_its_number_as_shown(site_pages):
     assert wrong == [], "\n".join(wrong[:20])
 
 
-def test_every_kind_that_must_carry_a_line_does(site_pages):
+def test_every_kind_that_must_carry_a_line_does(site_dir, site_pages):
     seen, missing = dict.fromkeys(MUST_CARRY_A_LINE, 0), []
-    for page, shown, label, line in every_popover(site_pages):
+    for page, shown, label, line in every_popover(site_dir, site_pages):
         for kind, pattern in MUST_CARRY_A_LINE.items():
             if re.search(pattern, label):
                 seen[kind] += 1
@@ -138,25 +141,24 @@ def test_every_kind_that_must_carry_a_line_does(site_pages):
     assert missing == [], "popovers without their arithmetic:\n" + "\n".join(missing[:20])
 
 
-def test_a_link_popover_halves_the_vendors_two_way_figure(site_pages):
+def test_a_link_popover_halves_the_vendors_two_way_figure(site_dir, site_pages):
     # NVIDIA's H100 SXM5 datasheet gives NVLink 4 at 900 GB/s per GPU, both directions together;
     # one direction is half of it: 900 ÷ 2 = 450 GB/s.
-    page = site_pages["many-chips/index.html"]
-    assert "900 GB/s ÷ 2 = 450 GB/s" in page
+    lines = {line for page, _, line in popovers(site_dir, site_pages) if page == "many-chips/index.html"}
+    assert "900 GB/s ÷ 2 = 450 GB/s" in lines
 
 
-def test_the_speed_of_light_popover_names_the_bytes_a_step_reads(site_pages):
+def test_the_speed_of_light_popover_names_the_bytes_a_step_reads(opened_pages):
     # Start here's speed of light: bandwidth ÷ the weight bytes a batch-1 step reads. With 8.03
     # billion parameters × 2 bytes (16.06 GB) it would give 208.6 tokens/s, not the 223 shown: the
     # embedding table (128,256 × 4,096 × 2 bytes = 1.05 GB) is not read, 16.06 − 1.05 = 15.0 GB.
-    page = site_pages["start-here/index.html"]
+    page = opened_pages["start-here/index.html"]
     assert "3.35 TB/s ÷ 15 GB = 223 tokens/s" in page
     assert "the embedding table itself is not read" in page
 
 
-def test_an_intensity_popover_lists_no_peak_or_bandwidth(site_pages):
+def test_an_intensity_popover_lists_no_peak_or_bandwidth(site_dir):
     # An intensity is FLOPs ÷ bytes: the device's roofs do not enter it, so its popover lists neither.
-    page = site_pages["start-here/index.html"]
-    i = page.index("whole-step arithmetic intensity")
-    body = page[i: page.index("</template>", i)]
+    body = next(b for b in page_popovers(site_dir, "start-here/index.html").values()
+                if "whole-step arithmetic intensity" in b)
     assert "memory bandwidth" not in body and "dense bf16 peak" not in body

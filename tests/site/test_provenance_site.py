@@ -10,7 +10,7 @@ import re
 import tomllib
 
 import pytest
-from tests.support.site_helpers import tab_until
+from tests.support.site_helpers import EMPTY_POPOVER, page_popovers, tab_until, wait_for_popover
 from bs4 import BeautifulSoup
 from tests.conftest import ROOT
 
@@ -21,21 +21,21 @@ WORDS = {"trillion": 1e12, "billion": 1e9, "million": 1e6, "": 1.0}
 
 
 def _opened(html: str) -> BeautifulSoup:
-    """A built page with each popover's body moved out of its <template>, as provenance.js does."""
-    return BeautifulSoup(re.sub(r"</?template>", "", html), "html.parser")
+    """A page from `opened_pages`: each popover's body in place, read from its provenance.json."""
+    return BeautifulSoup(html, "html.parser")
 
 
-def numbers(site_pages) -> list[tuple[str, object]]:
+def numbers(opened_pages) -> list[tuple[str, object]]:
     out = []
-    for path, html in sorted(site_pages.items()):
+    for path, html in sorted(opened_pages.items()):
         if "rl-num" in html:
             out += [(path, n) for n in _opened(html).select("span.rl-num")]
     return out
 
 
 @pytest.fixture(scope="module")
-def site_numbers(site_pages):
-    found = numbers(site_pages)
+def site_numbers(opened_pages):
+    found = numbers(opened_pages)
     assert found, "no number rendered from a token anywhere on the site"
     return found
 
@@ -137,16 +137,34 @@ def test_inputs_shown_equal_the_registry(site_numbers):
     assert checked > 0, "no popover input could be matched to a registry entry"
 
 
-def test_h100_bandwidth_shown_is_the_one_in_hardware_toml(site_pages):
+def test_h100_bandwidth_shown_is_the_one_in_hardware_toml(opened_pages):
     spec = tomllib.loads((ROOT / "src" / "roofline" / "data" / "hardware.toml").read_text())
     h100 = next(d for d in spec["device"] if d["id"] == "h100-sxm5")
     expected = f"{h100['memory_bandwidth_TB_per_s']:g} TB/s"  # 3.35 -> "3.35 TB/s"
-    soup = _opened(site_pages["index.html"])
+    soup = _opened(opened_pages["index.html"])
     shown = [row.find("b").get_text() for row in soup.select(".rl-prov-in")
              if row.find(class_="rl-prov-in-label").get_text() == f"{h100['name']} memory bandwidth"]
     assert shown and set(shown) == {expected}
     ridge = next(p for p in soup.select(".rl-prov") if p.find(class_="rl-prov-label").get_text().startswith("ridge point"))
     assert h100["source_url"] in [a["href"] for a in ridge.select("a.rl-prov-src")]
+
+
+def test_popovers_ship_empty_with_their_bodies_in_one_json_per_page(site_dir, site_pages):
+    # The HTML carries the number and an empty popover; the body (label, formula, inputs, sources)
+    # is in provenance.json beside the page, once per popover, and nothing else is there.
+    checked = 0
+    for path, html in site_pages.items():
+        ids = [m.group(2) for m in EMPTY_POPOVER.finditer(html)]
+        assert "<template>" not in html, f"{path}: a popover body still ships in the page"
+        assert len(ids) == html.count('class="rl-prov"'), f"{path}: a popover is not empty"
+        if not path.endswith("index.html"):  # 404.html shares the home page's folder: it has no numbers
+            assert not ids, f"{path}: numbers on a page with no provenance.json of its own"
+            continue
+        bodies = page_popovers(site_dir, path)
+        assert sorted(bodies) == sorted(set(ids)), f"{path}: provenance.json does not hold exactly its popovers"
+        assert all('class="rl-prov-label"' in body for body in bodies.values()), path
+        checked += len(ids)
+    assert checked > 500, "too few popovers found: the empty-popover pattern no longer matches"
 
 
 def test_provenance_script_is_shipped_and_needs_nothing_online(site_dir, site_pages):
@@ -170,6 +188,7 @@ def test_click_opens_a_number_and_escape_closes_it(page):
     num.click()
     page.mouse.move(0, 0)  # off the number: the click pinned it open
     assert prov.is_visible()
+    wait_for_popover(page)
     assert "inputs" in prov.inner_text().lower() and "sources" in prov.inner_text().lower()
     page.keyboard.press("Escape")
     assert not prov.is_visible()
@@ -185,14 +204,49 @@ def test_click_opens_a_number_and_escape_closes_it(page):
 
 @pytest.mark.browser
 def test_a_focused_number_has_its_description_in_place(page):
-    # Popover bodies wait in a <template> until first use; the focus handler must move the body
-    # in, or a screen reader announces an empty description.
+    # Popover bodies wait in the page's provenance.json until a reader reaches for a number: no page
+    # loads it before. Focus then fills the description (a loading sentence first, announced politely,
+    # then the body), or a screen reader would announce an empty description.
     page.goto(page.base_url + "/hardware/")
-    assert page.evaluate("document.querySelectorAll('.rl-prov > template').length") > 0, "bodies are not deferred"
+    page.wait_for_load_state("networkidle")
+    assert not [u for u in page.requests_seen if u.endswith("provenance.json")], "bodies are not deferred"
     page.locator(".rl-num").nth(3).focus()
+    prov = page.evaluate("document.getElementById(document.activeElement.getAttribute('aria-describedby')).id")
+    assert page.evaluate(f"document.getElementById('{prov}').textContent.length") > 0, "an empty description on focus"
+    assert page.evaluate(f"document.getElementById('{prov}').getAttribute('aria-live')") == "polite"
+    wait_for_popover(page)
     described = page.evaluate("""() => { const n = document.activeElement;
         return n.classList.contains('rl-num') ? document.getElementById(n.getAttribute('aria-describedby')).textContent : null; }""")
     assert described and "Inputs" in described or "No registry inputs" in (described or "")
+    assert [u for u in page.requests_seen if u.endswith("provenance.json")] == [page.base_url + "/hardware/provenance.json"]
+
+
+@pytest.mark.browser
+def test_a_number_whose_details_cannot_load_says_so(page):
+    # The connection gone: one sentence in the popover, which still opens and closes as before;
+    # the next open tries again.
+    page.route("**/provenance.json", lambda route: route.abort())
+    num, prov = _first_number(page)
+    num.click()
+    wait_for_popover(page)
+    assert prov.is_visible() and "did not load; reload the page" in prov.inner_text()
+    page.keyboard.press("Escape")
+    assert not prov.is_visible()
+    page.unroute("**/provenance.json")
+    num.click()
+    wait_for_popover(page)
+    assert prov.locator(".rl-prov-label").count() == 1 and "did not load" not in prov.inner_text()
+
+
+@pytest.mark.browser
+def test_a_page_opened_from_a_file_says_where_the_details_are(page, site_dir):
+    # From file:// the browser refuses to fetch provenance.json: the popover says so in one sentence.
+    page.goto((site_dir / "index.html").as_uri())
+    num = page.locator(".rl-num").first
+    num.click()
+    wait_for_popover(page)
+    text = num.locator(".rl-prov").inner_text()
+    assert "Opened from a file" in text and "serve the folder over HTTP" in text
 
 
 @pytest.mark.browser

@@ -17,7 +17,15 @@ import yaml
 from tools import sitecheck
 from tests.conftest import ROOT
 
-PAGE_BUDGET_BYTES = 300_000
+PAGE_BUDGET_BYTES = 100_000  # issue 26: what a reader who scrolls a whole page downloads, gzip
+# Pages still over the budget, each held to a ceiling (bytes) a little above what it downloads now, so
+# it cannot grow unnoticed; lower a ceiling as the page gets lighter, and drop the line once it is under
+# the budget. Most of each is Material (its bundle 35 KB, search worker 12 KB, stylesheets 15 KB).
+OVER_BUDGET = {
+    "calculator/index.html": 146_000,  # the calculator's modules (44 KB) and its registry.json (8 KB)
+    "playbook/index.html": 131_000,  # seven figures (25 KB) and 29 KB of HTML
+    "real-systems/index.html": 107_000,  # six tables of published runs (26 KB of HTML)
+}
 SVG_BUDGET_BYTES = 40_000
 
 
@@ -154,10 +162,38 @@ def test_sitemap_is_pinned_and_its_gzip_is_deterministic(site_dir):
 
 # --- gate 5: weight -----------------------------------------------------------------------------
 
-def test_each_page_weighs_at_most_300_KB(site_dir, site_pages):
-    weights = {p: sitecheck.page_weight(site_dir, p, SITE_URL) for p in site_pages}
-    heavy = {p: w for p, w in weights.items() if w > PAGE_BUDGET_BYTES}
-    assert heavy == {}, f"pages over {PAGE_BUDGET_BYTES} bytes transferred: {heavy}"
+def test_download_counts_each_figure_once_and_follows_imports(tmp_path):
+    # By hand: a figure offered in four variants (two <picture>s, each a <source> and an <img>) costs
+    # its largest variant, once; a module's import and its new URL(..., import.meta.url) count; the
+    # search index and provenance.json (fetched on a search, on opening a number) do not. Every text
+    # file counts gzip'd, so the expected total adds transfer_bytes of exactly the files named below;
+    # the variants are random letters (gzip cannot fold them), so the longest is the largest.
+    import random
+
+    rng = random.Random(26)
+    (tmp_path / "f").mkdir()
+    for name, size in (("w.svg", 900), ("n.svg", 400), ("w-dark.svg", 1400), ("n-dark.svg", 420)):
+        (tmp_path / "f" / name).write_text("<svg>" + "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(size)) + "</svg>")
+    (tmp_path / "m.js").write_text('import {x} from "./dep.js"; const u = new URL("./data.json", import.meta.url);')
+    (tmp_path / "dep.js").write_text("export const x = 1;")
+    (tmp_path / "data.json").write_text('{"a": 1}')
+    (tmp_path / "provenance.json").write_text('{"p": "body"}')
+    (tmp_path / "index.html").write_text(
+        '<figure class="rl-fig"><picture><source media="(max-width: 10px)" srcset="f/n.svg"><img src="f/w.svg"></picture>'
+        '<picture><source srcset="f/n-dark.svg"><img src="f/w-dark.svg"></picture></figure>'
+        '<script type="module" src="m.js"></script>')
+    d = sitecheck.page_download(tmp_path, "index.html")
+    t = lambda rel: sitecheck.transfer_bytes(tmp_path / rel)  # noqa: E731
+    assert d.figure_bytes == max(t(f"f/{n}") for n in ("w.svg", "n.svg", "w-dark.svg", "n-dark.svg"))
+    assert d.figure_bytes == t("f/w-dark.svg") > t("f/w.svg")  # the largest variant, once
+    assert set(d.files) == {"index.html", "m.js", "dep.js", "data.json"}
+    assert d.total_bytes == t("index.html") + t("m.js") + t("dep.js") + t("data.json") + t("f/w-dark.svg")
+
+
+def test_each_page_downloads_at_most_100_KB(site_dir, site_pages):
+    weights = {p: sitecheck.page_download(site_dir, p, SITE_URL).total_bytes for p in _content_pages(site_pages)}
+    heavy = {p: w for p, w in weights.items() if w > OVER_BUDGET.get(p, PAGE_BUDGET_BYTES)}
+    assert heavy == {}, f"pages over {PAGE_BUDGET_BYTES} bytes downloaded (or over their recorded ceiling): {heavy}"
 
 
 def test_page_weight_counts_the_shared_assets(site_dir):

@@ -15,6 +15,7 @@ import re
 
 import pytest
 from tests.support.browser import LAPTOP, PHONE
+from tests.support.site_helpers import wait_for_popover
 
 pytestmark = [pytest.mark.browser, pytest.mark.site]
 
@@ -74,6 +75,7 @@ def walk(context, base: str, urls: list[str], touch: bool) -> dict:
                     tab.touchscreen.tap(x, y)
                 else:  # keyboard focus opens at once, through the same placement as a hover
                     el.focus()
+                wait_for_popover(tab)  # a number's body comes from provenance.json, then is placed again
                 m = tab.evaluate(MEASURE, [sel, i])
                 what = f"{url or '/'} {sel.split()[-1]} #{i}"
                 if not m["shown"]:
@@ -152,6 +154,8 @@ def test_a_number_first_shows_value_formula_and_one_source_then_more(chromium, s
         num.click()
         prov = num.locator(".rl-prov")
         assert prov.is_visible()
+        wait_for_popover(tab)
+        assert prov.locator(".rl-prov-label").is_visible()
         assert not prov.locator(".rl-prov-inputs").is_visible()
         assert prov.locator(".rl-prov-src:visible").count() <= 1
         prov.locator(".rl-prov-more").click()

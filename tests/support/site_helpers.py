@@ -1,8 +1,11 @@
-"""Helpers shared by the built-site tests: a spec edit, a page's visible text, keyboard travel."""
+"""Helpers shared by the built-site tests: a spec edit, a page's visible text, keyboard travel,
+popovers opened from each page's provenance.json."""
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 
 import pytest
 
@@ -32,3 +35,26 @@ def tab_until(page, css_class: str, what: str, limit: int = 200) -> None:
         if page.evaluate(f"document.activeElement.classList.contains('{css_class}')"):
             return
     pytest.fail(f"Tab never reached {what}")
+
+
+# A built page carries each number's popover empty: <span class="rl-prov" id="..." ...></span>.
+EMPTY_POPOVER = re.compile(r'(<span class="rl-prov" id="([\w-]+)"[^>]*>)</span>')
+
+
+def page_popovers(site_dir: Path, page: str) -> dict[str, str]:
+    """{popover id: body HTML} from the provenance.json beside `page` ({} where there is none)."""
+    path = (site_dir / page).parent / "provenance.json"
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+
+
+def opened(html: str, bodies: dict[str, str], page: str = "page") -> str:
+    """The page as a reader finds it with every popover opened: each body from provenance.json in its
+    popover, as provenance.js puts it there. A popover whose body is missing fails the test."""
+    missing = [m.group(2) for m in EMPTY_POPOVER.finditer(html) if m.group(2) not in bodies]
+    assert not missing, f"{page}: popovers with no body in provenance.json: {missing[:5]}"
+    return EMPTY_POPOVER.sub(lambda m: m.group(1) + bodies[m.group(2)] + "</span>", html)
+
+
+def wait_for_popover(tab) -> None:
+    """Wait until no open popover is still loading its body (provenance.json, fetched on first use)."""
+    tab.wait_for_function("!document.querySelector('.rl-num.rl-open .rl-prov.rl-loading')", timeout=10_000)

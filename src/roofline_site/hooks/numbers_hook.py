@@ -20,7 +20,8 @@ from roofline_site.html.values import non_finite_text
 from roofline_site.release.changelog import changelog as _changelog
 from roofline_site.numbers.table_base import phone_layout
 from roofline_site.numbers.tables import table as _table
-from roofline_site.numbers.tokens import Raw, Rendered, TokenError, defer_popovers, expand, fill_popovers
+from roofline_site.numbers.tokens import (PROVENANCE_FILE, Raw, Rendered, TokenError, defer_popovers, expand,
+                                          popovers_on_demand)
 
 from roofline_site.paths import ROOT
 _records = serve_state.page_results("numbers")  # page -> its rendered numbers (numbers.json)
@@ -138,10 +139,15 @@ def on_page_content(html, page, config, files, **kwargs):
 
 @event_priority(-100)  # last: every other hook has seen the page without its popovers
 def on_post_page(output, page, config, **kwargs):
+    # Each popover ships empty; its body goes into the page's provenance.json, fetched on first use.
     try:
-        output = fill_popovers(output, _popovers)
+        output, bodies = popovers_on_demand(output, _popovers)
     except TokenError as err:
         raise PluginError(f"{page.file.src_uri}: {err}") from None
+    target = Path(config["site_dir"]) / Path(page.file.dest_path).parent / PROVENANCE_FILE
+    if bodies:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(json.dumps(bodies, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
     return output
 
 

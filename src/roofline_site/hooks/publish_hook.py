@@ -29,6 +29,7 @@ from roofline_site import serve_state
 from roofline_site.html import escape as esc
 from roofline_site.html.description import derived_description, shorten
 from roofline_site.html.markdown_copy import CopyWriter, article_html, markdown_path
+from roofline_site.html.slim import slim_site
 
 
 @dataclass(frozen=True)
@@ -213,3 +214,15 @@ def on_post_build(config, **kwargs):
         sitemap = f"\nSitemap: {site_url}sitemap.xml\n" if site_url else ""
         robots.write_text(f"User-agent: *\nAllow: /\n{sitemap}", encoding="utf-8")
     deterministic_sitemap(site_dir)
+    slim_site(site_dir, _theme_stylesheets(config, site_dir))
+
+
+def _theme_stylesheets(config, site_dir: Path) -> dict[str, Path]:
+    """Material's stylesheets in the built site (assets/stylesheets/*.css) -> the theme's own copies."""
+    found = {}
+    for css in sorted((site_dir / "assets" / "stylesheets").glob("*.css")):
+        rel = css.relative_to(site_dir).as_posix()
+        source = next((Path(d) / rel for d in config["theme"].dirs if (Path(d) / rel).is_file()), None)
+        if source is not None:
+            found[rel] = source
+    return found

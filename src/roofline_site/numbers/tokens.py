@@ -58,7 +58,7 @@ def evaluate(expr: str, namespace: dict | None = None, where: str = "<token>"):
 _ids = itertools.count(1)
 # While a build runs, popovers wait in this store and the page carries a comment in their place:
 # Markdown, the glossary pass, search indexing and the Markdown copies then skip about half of
-# each page's bytes. `fill_popovers` puts them back as the last step of each page.
+# each page's bytes. `popovers_on_demand` puts them back, empty, as the last step of each page.
 _deferred: dict[str, str] | None = None
 # The slot is an empty element, not an HTML comment: Python-Markdown looks, for every comment inside
 # an open inline tag, for its closing tag in the rest of the paragraph, and a registry table is one
@@ -112,14 +112,33 @@ def defer_popovers(store: dict[str, str] | None) -> None:
     _deferred = store
 
 
-def fill_popovers(html_text: str, store: dict[str, str]) -> str:
-    """Put each held popover back in its slot; a slot with no popover is a bug, so it raises."""
+# On demand (issue 26): a built page carries each popover empty, and its body goes into one JSON per
+# page (PROVENANCE_FILE, beside the page's index.html) that provenance.js fetches when a reader first
+# reaches for a number. The bodies were 60 % of the heaviest page's HTML, sent whether read or not.
+PROVENANCE_FILE = "provenance.json"
+_TEMPLATE_OPEN, _TEMPLATE_CLOSE = "<template>", "</template></span>"
+
+
+def popovers_on_demand(html_text: str, store: dict[str, str]) -> tuple[str, dict[str, str]]:
+    """The page with each held popover left empty, and {id: body} of those popovers, in page order.
+
+    A slot with no popover is a bug, so it raises.
+    """
+    bodies: dict[str, str] = {}
+
+    def empty(m: re.Match) -> str:
+        ident = m.group(1)
+        try:
+            markup = store[ident]
+        except KeyError:
+            raise TokenError(f"a number's provenance popover {ident!r} was never rendered") from None
+        shell, _, rest = markup.partition(_TEMPLATE_OPEN)
+        bodies[ident] = rest.removesuffix(_TEMPLATE_CLOSE)
+        return shell + "</span>"
+
     if "<span data-rl-prov=" not in html_text:
-        return html_text
-    try:
-        return POPOVER_SLOT.sub(lambda m: store[m.group(1)], html_text)
-    except KeyError as err:
-        raise TokenError(f"a number's provenance popover {err} was never rendered") from None
+        return html_text, bodies
+    return POPOVER_SLOT.sub(empty, html_text), bodies
 
 
 def _popover_or_slot(q, ident: str) -> str:

@@ -119,3 +119,27 @@ def test_popovers_show_only_the_inputs_that_enter_the_number():
     assert "bandwidth" not in labels(step.intensity) and "peak" not in labels(step.intensity)
     assert "time per step" in labels(step.tokens_per_s)  # Batching's tokens/s names its step time
     assert step.tokens_per_s.arithmetic_line().startswith("64 ÷ ")
+
+
+def test_a_built_page_carries_its_popovers_empty_and_their_bodies_apart():
+    # Issue 26: the page keeps the number and an empty popover (id, role, aria link intact); the body
+    # (label, formula, inputs, sources) goes to the page's provenance.json, keyed by the popover's id.
+    from roofline_site.numbers.tokens import TokenError, defer_popovers, popovers_on_demand
+
+    store: dict[str, str] = {}
+    defer_popovers(store)
+    try:
+        page = expand('Ridge: {{ ridge("h100-sxm5") }}.', "p.md")
+    finally:
+        defer_popovers(None)
+    built, bodies = popovers_on_demand(page, store)
+    prov = soup(built, opened=False).select_one(".rl-num > .rl-prov")
+    assert prov is not None and prov.get_text() == "" and not prov.find(True), "the popover ships with a body"
+    assert prov["role"] == "tooltip" and prov.parent["aria-describedby"] == prov["id"]
+    assert list(bodies) == [prov["id"]]
+    body = BeautifulSoup(bodies[prov["id"]], "html.parser")
+    assert body.select_one(".rl-prov-label").get_text().startswith("ridge point")
+    assert body.select_one("a.rl-prov-src")["href"] == get_device("h100-sxm5").source_url
+    assert "template" not in bodies[prov["id"]]
+    with pytest.raises(TokenError, match="never rendered"):
+        popovers_on_demand('<span data-rl-prov="rl-p-missing"></span>', {})

@@ -1,0 +1,231 @@
+"""Lighter stylesheets for every page (issue 26): Material's CSS without the rules no page can use, ours minified.
+
+Material ships one stylesheet for every feature it has (versions, annotations, tabs, blog, a dozen
+admonition icons as data URIs): 23 KB gzip on every page, most of it never matched here. After the
+build, `purge` keeps a selector only if each class, id and attribute it requires appears somewhere a
+browser could meet it: a class, id or attribute in a built page, or a word in a built script (which
+covers what Material's JavaScript adds: search results, tooltips, the palette). What a `:not()`,
+`:is()`, `:where()` or `:has()` holds is never required, so such selectors are kept as they are.
+A custom property no remaining rule, script or page reads is dropped with its value.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+_FUNCTIONAL = re.compile(r":(?:not|is|where|has|matches|-webkit-any|-moz-any)\(")
+_ATTRIBUTE = re.compile(r"\[\s*([\w:-]+)[^\]]*\]")
+_CLASS = re.compile(r"\.(-?[_a-zA-Z][\w-]*)")
+_ID = re.compile(r"#(-?[_a-zA-Z][\w-]*)")
+
+
+@dataclass(frozen=True)
+class Used:
+    """What the built site can match: names in its pages' markup, words in its scripts."""
+
+    classes: frozenset[str]
+    ids: frozenset[str]
+    attributes: frozenset[str]
+    words: frozenset[str]  # every word of every script, custom properties (--x) included
+
+
+def used_names(pages: list[str], scripts: list[str]) -> Used:
+    """The classes, ids and attribute names in `pages` (HTML) and the words of `scripts` (JS).
+
+    >>> u = used_names(['<p class="a b" id="c" data-x="1">'], ['el.classList.add("md-d")'])
+    >>> sorted(u.classes), sorted(u.ids), "data-x" in u.attributes, "md-d" in u.words
+    (['a', 'b'], ['c'], True, True)
+    """
+    classes, ids, attributes, words = set(), set(), set(), set()
+    for html in pages:
+        for m in re.finditer(r"""\sclass=["']([^"']*)["']""", html):
+            classes.update(m.group(1).split())
+        ids.update(re.findall(r"""\sid=["']([^"']+)["']""", html))
+        for tag in re.findall(r"<[a-zA-Z][^<>]*>", html):
+            attributes.update(a.lower() for a in re.findall(r"\s([a-zA-Z][\w:-]*)", tag))
+        words.update(re.findall(r"--[\w-]+", html))  # custom properties set in style attributes
+    for js in scripts:
+        words.update(re.findall(r"[\w-]+", js))
+    return Used(frozenset(classes), frozenset(ids), frozenset(attributes), frozenset(words))
+
+
+def _split(text: str, sep: str) -> list[str]:
+    """`text` split at `sep` outside brackets, parentheses and strings."""
+    parts, depth, quote, start = [], 0, None, 0
+    for i, c in enumerate(text):
+        if quote:
+            quote = None if c == quote else quote
+        elif c in "\"'":
+            quote = c
+        elif c in "([":
+            depth += 1
+        elif c in ")]":
+            depth -= 1
+        elif c == sep and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    return parts + [text[start:]]
+
+
+def _blocks(css: str) -> list[tuple[str, str | None]]:
+    """A stylesheet's top-level items as (prelude, body): body None for a statement such as @charset."""
+    out, i, n = [], 0, len(css)
+    while i < n:
+        j, depth, quote = i, 0, None
+        while j < n:
+            c = css[j]
+            if quote:
+                j += c == "\\"
+                quote = None if c == quote else quote
+            elif c in "\"'":
+                quote = c
+            elif c == "(":
+                depth += 1
+            elif c == ")":
+                depth -= 1
+            elif depth == 0 and c in ";{":
+                break
+            j += 1
+        if j >= n or css[j] == ";":
+            if css[i:j].strip():
+                out.append((css[i:j], None))
+            i = j + 1
+            continue
+        k, level, quote = j + 1, 1, None
+        while k < n:
+            c = css[k]
+            if quote:
+                k += c == "\\"
+                quote = None if c == quote else quote
+            elif c in "\"'":
+                quote = c
+            elif c == "{":
+                level += 1
+            elif c == "}":
+                level -= 1
+                if level == 0:
+                    break
+            k += 1
+        out.append((css[i:j], css[j + 1:k]))
+        i = k + 1
+    return out
+
+
+def _required(selector: str) -> tuple[set[str], set[str], set[str]]:
+    """The classes, ids and attribute names a selector cannot match without (functional pseudo-classes skipped)."""
+    text, i = "", 0
+    while m := _FUNCTIONAL.search(selector, i):
+        text += selector[i:m.start()]
+        depth, k = 1, m.end()
+        while k < len(selector) and depth:
+            depth += {"(": 1, ")": -1}.get(selector[k], 0)
+            k += 1
+        i = k
+    text += selector[i:]
+    attributes = {a.lower() for a in _ATTRIBUTE.findall(text)}
+    text = _ATTRIBUTE.sub(" ", text)
+    return set(_CLASS.findall(text)), set(_ID.findall(text)), attributes
+
+
+def _camel(attribute: str) -> str:
+    """data-md-state -> mdState, as a script reaches it through `dataset`."""
+    head, *rest = attribute.removeprefix("data-").split("-")
+    return head + "".join(p.title() for p in rest)
+
+
+def can_match(selector: str, used: Used) -> bool:
+    """False when the selector requires a class, id or attribute the site never has."""
+    classes, ids, attributes = _required(selector)
+    return (all(c in used.classes or c in used.words for c in classes)
+            and all(i in used.ids or i in used.words for i in ids)
+            and all(a in used.attributes or a in used.words or _camel(a) in used.words for a in attributes))
+
+
+def purge(css: str, used: Used, elsewhere: str = "") -> str:
+    """`css` without the selectors that cannot match on this site, then without the custom properties
+    that neither it, `elsewhere` (the site's other stylesheets) nor a script or page reads.
+
+    >>> u = used_names(['<p class="a">'], [])
+    >>> purge(".a{color:red}.b,.a .c{x:1}.a:not(.b){y:2}@media print{.b{z:3}}", u)
+    '.a{color:red}.a:not(.b){y:2}'
+    >>> purge(":root{--kept:1;--gone:url(x);--theirs:2}.a{color:var(--kept)}", u, ".b{color:var(--theirs)}")
+    ':root{--kept:1;--theirs:2}.a{color:var(--kept)}'
+    """
+    css = re.sub(r"/\*.*?\*/", "", css, flags=re.S)
+    kept = _rules(css, used)
+    others = set(re.findall(r"var\(\s*(--[\w-]+)", elsewhere)) | {w for w in used.words if w.startswith("--")}
+    for _ in range(3):  # a property read only by a dropped property goes on the next pass
+        pruned = _properties(kept, others | set(re.findall(r"var\(\s*(--[\w-]+)", kept)))
+        if pruned == kept:
+            break
+        kept = pruned
+    return kept
+
+
+def _rules(css: str, used: Used) -> str:
+    out = []
+    for prelude, body in _blocks(css):
+        head = prelude.strip()
+        if body is None:
+            out.append(head + ";")
+        elif head.startswith(("@media", "@supports", "@layer", "@container")):
+            inner = _rules(body, used)
+            if inner:
+                out.append(f"{head}{{{inner}}}")
+        elif head.startswith("@"):
+            out.append(f"{head}{{{body}}}")  # @keyframes, @font-face, @page: kept whole
+        else:
+            selectors = [s for s in _split(head, ",") if can_match(s, used)]
+            if selectors:
+                out.append(f"{','.join(selectors)}{{{body}}}")
+    return "".join(out)
+
+
+def _properties(css: str, read: set[str]) -> str:
+    out = []
+    for prelude, body in _blocks(css):
+        head = prelude.strip()
+        if body is None:
+            out.append(head + ";")
+        elif head.startswith(("@media", "@supports", "@layer", "@container")):
+            inner = _properties(body, read)
+            if inner:
+                out.append(f"{head}{{{inner}}}")
+        elif head.startswith("@"):
+            out.append(f"{head}{{{body}}}")
+        else:
+            decls = [d for d in _split(body, ";")
+                     if not (d.strip().startswith("--") and d.split(":", 1)[0].strip() not in read)]
+            if any(d.strip() for d in decls):
+                out.append(f"{head}{{{';'.join(decls)}}}")
+    return "".join(out)
+
+
+def minify_css(css: str) -> str:
+    """Our stylesheets without comments and spare whitespace (never inside strings: ours have none that matter).
+
+    >>> minify_css("a > b { color: red; }  /* why */\\n.c , .d{margin:calc(1px + 2px)}")
+    'a > b{color: red}.c,.d{margin:calc(1px + 2px)}'
+    """
+    css = re.sub(r"/\*.*?\*/", "", css, flags=re.S)
+    css = re.sub(r"\s+", " ", css)
+    css = re.sub(r"\s*([{};,])\s*", r"\1", css)
+    return css.replace(";}", "}").strip()
+
+
+def slim_site(site_dir: Path, theme_css: dict[str, Path]) -> None:
+    """Purge Material's stylesheets in `site_dir` (from `theme_css`: site path -> the theme's own copy, so a
+    dirty rebuild purges afresh) against every built page and script, and minify our own stylesheets."""
+    pages = [p.read_text(encoding="utf-8", errors="replace") for p in site_dir.rglob("*.html")]
+    scripts = [p.read_text(encoding="utf-8", errors="replace") for p in site_dir.rglob("*.js")]
+    used = used_names(pages, scripts)
+    sources = {rel: source.read_text(encoding="utf-8") for rel, source in theme_css.items()}
+    ours = [p.read_text(encoding="utf-8") for p in site_dir.rglob("*.css") if p.relative_to(site_dir).as_posix() not in sources]
+    for rel, css in sources.items():  # a property one sheet sets may be read in another (palette, ours)
+        elsewhere = "".join(ours) + "".join(c for r, c in sources.items() if r != rel)
+        (site_dir / rel).write_text(purge(css, used, elsewhere), encoding="utf-8")
+    for css in (site_dir / "assets").rglob("*.css"):
+        if not css.name.endswith(".min.css"):
+            css.write_text(minify_css(css.read_text(encoding="utf-8")), encoding="utf-8")
