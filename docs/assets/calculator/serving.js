@@ -6,7 +6,7 @@
 
 import { CalcError } from "./calc.js";
 import { bytesPerWeight, causalLayerPairs, check, formatsOf, isBare, layerPositions } from "./kernels.js";
-import { candidateLayouts, checkLayout, layoutWithDp, maxBatchThatFits, mixedParallelStep } from "./parallel.js";
+import { candidateLayouts, checkLatency, checkLayout, layoutWithDp, maxBatchThatFits, mixedParallelStep } from "./parallel.js";
 import * as fmt from "./format.js";
 
 function whole(option, value, low, high) {
@@ -25,9 +25,10 @@ function positive(option, value, high) {
   return value;
 }
 
-/** serving.Workload: I, O, the caps, the chunk, formats, attention and the reader's price, checked. */
+/** serving.Workload: I, O, the caps, the chunk, formats, attention, the reader's price and the collective
+ *  latency ("floor", "ring" or seconds per collective), checked. */
 export function workloadOf(C, K, input, output, { maxConcurrency = null, chunk = null, weightFormat = "bf16",
-  activation = "bf16", kvDtype = "bf16", attention = "fused", price = null } = {}) {
+  activation = "bf16", kvDtype = "bf16", attention = "fused", price = null, latency = "floor" } = {}) {
   const S = C.serving;
   const wl = {
     I: whole("--input-tokens", input, 1, S.max_tokens),
@@ -38,6 +39,7 @@ export function workloadOf(C, K, input, output, { maxConcurrency = null, chunk =
     price: price === null ? null : positive("--price-per-device-hour", price, S.max_usd_per_device_hour),
     f: formatsOf(K, weightFormat, activation, kvDtype),
     attention,
+    latency: checkLatency(K, latency),
   };
   if (!K.attention_variants.includes(attention)) throw new CalcError(`--attention must be one of fused, unfused`);
   wl.prefillSteps = Math.ceil(wl.I / wl.K);
@@ -107,6 +109,20 @@ export function deratedDevice(C, device) {
            dense_peak_flop_per_s: peaks, interconnect: ic };
 }
 
+/** The step's time on the derated device (deratedDevice): the same kernels and collectives, each
+ *  re-timed at the derated peak, bandwidth and link (latencies unchanged), summed as parallel.js's
+ *  finish sums them. Equal to rerunning the step on the derated device, at half the cost. */
+function deratedTime(C, step, lay) {
+  const D = C.serving.derates;
+  let stageS = 0;
+  for (const o of step.stage.ops) stageS += Math.max(o.flops / (o.peak * D.gemm), o.bytes / (o.bandwidth * D.bandwidth));
+  const link = (c) => c.latency_s + c.bytes / (c.linkBandwidth * D.collective);
+  let collS = 0;
+  for (const c of step.collectives) collS += link(c);
+  const single = !step.collectives.length && lay.pp === 1;
+  return (single ? stageS : lay.pp * (stageS + collS)) + (step.sends ? link(step.sends) : 0);
+}
+
 /** serving._classify: which limit binds, in the order chunk, memory or cap, link, compute or bandwidth. */
 function classify(C, step, chunkBound, slotsShort, memBinds) {
   if (chunkBound) return "chunk";
@@ -126,9 +142,9 @@ function points(C, K, m, device, lay, wl, concurrencies, cap, expDevice) {
   return concurrencies.map((c) => {
     const slots = Math.min(c, Math.min(cap, readerCap));
     const { w, lam, chunkBound } = work(m, wl, slots / lay.dp);
-    const step = mixedParallelStep(C, K, m, device, wl.f, wl.attention, w, lay, bpw);
+    const step = mixedParallelStep(C, K, m, device, wl.f, wl.attention, w, lay, bpw, wl.latency);
     const t = step.timeS;
-    const tExp = mixedParallelStep(C, K, m, expDevice, wl.f, wl.attention, w, lay, bpw).timeS;
+    const tExp = deratedTime(C, step, lay);
     const waitSteps = Math.max((c / lay.dp) / lam - wl.steps, 0.0);
     const ttft = (wl.prefillSteps + waitSteps) * t;
     const outTps = lay.dp * lam * wl.O / t, inTps = lay.dp * lam * wl.I / t;
