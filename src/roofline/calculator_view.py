@@ -263,7 +263,8 @@ def _serving_constants() -> dict[str, Any]:
 def serving(device: Device, model: Model, input_tokens, output_tokens, weight_format: str = "bf16",
             kv_dtype: str = "bf16", activation: str = "bf16", attention: str = "fused", chunk_tokens=None,
             max_concurrency=None, usd_per_device_hour=None, ttft_s=None, tpot_s=None, concurrency=None,
-            tp: int = 1, pp: int = 1, ep: int = 1, dp: int = 1, collective_latency="floor") -> dict[str, Any]:
+            tp: int = 1, pp: int = 1, ep: int = 1, dp: int = 1, collective_latency="floor",
+            weight_scope: str = "linear") -> dict[str, Any]:
     """The calculator's Serving mode from roofline.model.serving: every frontier point (the envelope
     marked), the best point under the targets or the sentence saying none meets them, and with
     `concurrency` the point the reader chose on the layout tp × pp × ep × dp. The reference
@@ -274,8 +275,8 @@ def serving(device: Device, model: Model, input_tokens, output_tokens, weight_fo
 
     wl = S.Workload(input_tokens, output_tokens, None, max_concurrency,
                     S.DEFAULT_CHUNK_TOKENS if chunk_tokens is None else chunk_tokens,
-                    Formats.of(weight_format, activation, kv_dtype), attention, usd_per_device_hour,
-                    collective_latency)
+                    Formats.of(weight_format, activation, kv_dtype, scope=weight_scope), attention,
+                    usd_per_device_hour, collective_latency)
     pts = S.frontier(model, device, wl)
     env = {id(p) for p in S.pareto(pts)}
 

@@ -5,7 +5,7 @@
 // (constants.serving), never typed here.
 
 import { CalcError } from "./calc.js";
-import { bytesPerWeight, causalLayerPairs, check, formatsOf, isBare, layerPositions } from "./kernels.js";
+import { bytesPerWeight, causalLayerPairs, check, formatsOf, isBare, layerPositions, weightsFor } from "./kernels.js";
 import { candidateLayouts, checkLatency, checkLayout, layoutWithDp, maxBatchThatFits, mixedParallelStep } from "./parallel.js";
 import * as fmt from "./format.js";
 
@@ -25,10 +25,10 @@ function positive(option, value, high) {
   return value;
 }
 
-/** serving.Workload: I, O, the caps, the chunk, formats, attention, the reader's price and the collective
- *  latency ("floor", "ring" or seconds per collective), checked. */
+/** serving.Workload: I, O, the caps, the chunk, formats (weights over `weightScope`'s tensors), attention,
+ *  the reader's price and the collective latency ("floor", "ring" or seconds per collective), checked. */
 export function workloadOf(C, K, input, output, { maxConcurrency = null, chunk = null, weightFormat = "bf16",
-  activation = "bf16", kvDtype = "bf16", attention = "fused", price = null, latency = "floor" } = {}) {
+  activation = "bf16", kvDtype = "bf16", attention = "fused", price = null, latency = "floor", weightScope = "linear" } = {}) {
   const S = C.serving;
   const wl = {
     I: whole("--input-tokens", input, 1, S.max_tokens),
@@ -37,7 +37,7 @@ export function workloadOf(C, K, input, output, { maxConcurrency = null, chunk =
     maxConcurrency: maxConcurrency === null ? null : whole("--max-concurrency", maxConcurrency, 1, S.max_concurrency),
     K: whole("--chunk-tokens", chunk === null ? S.default_chunk_tokens : chunk, 1, S.max_tokens),
     price: price === null ? null : positive("--price-per-device-hour", price, S.max_usd_per_device_hour),
-    f: formatsOf(K, weightFormat, activation, kvDtype),
+    f: formatsOf(K, weightFormat, activation, kvDtype, weightScope),
     attention,
     latency: checkLatency(K, latency),
   };
@@ -92,7 +92,7 @@ export function memoryCap(C, K, m, device, lay, wl) {
   if (!capCache.has(key)) {
     if (capCache.size > 256) capCache.clear();
     capCache.set(key, maxBatchThatFits(C, K, m, device, wl.f, wl.attention, wl.I + wl.O - 1, lay,
-      (x) => bytesPerWeight(K, wl.f.weights, x)));
+      (x) => bytesPerWeight(K, weightsFor(wl.f, "experts"), x)));
   }
   return capCache.get(key);
 }
@@ -138,7 +138,7 @@ function classify(C, step, chunkBound, slotsShort, memBinds) {
 /** serving._points: one service point per client concurrency. */
 function points(C, K, m, device, lay, wl, concurrencies, cap, expDevice) {
   const readerCap = wl.maxConcurrency || C.serving.max_concurrency;
-  const bpw = (x) => bytesPerWeight(K, wl.f.weights, x);
+  const bpw = (x) => bytesPerWeight(K, weightsFor(wl.f, "experts"), x);
   return concurrencies.map((c) => {
     const slots = Math.min(c, Math.min(cap, readerCap));
     const { w, lam, chunkBound } = work(m, wl, slots / lay.dp);
