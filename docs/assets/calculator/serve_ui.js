@@ -258,7 +258,8 @@ export function servingSection(registry, uid, search, stepBase) {
     } else {
       const o = res.out;
       const which = o.point ? "Your point" : o.best ? "Best under your targets" : "Most output tokens/s per device";
-      text = `${which} (ceilings): ${p.layout} with ${fmt.integer(p.concurrency)} requests in flight gives TTFT `
+      text = `${which} (ceilings): ${p.layout} with ${fmt.integer(p.concurrency)} request${p.concurrency === 1 ? "" : "s"} `
+        + `in flight gives TTFT `
         + `${fmt.seconds(p.ttft_s)}, TPOT ${fmt.seconds(p.tpot_s)}, ${fmt.tokensPerS(p.output_tokens_per_s_per_user)} per user `
         + `and ${fmt.tokensPerS(p.output_tokens_per_s_per_device)} per device (expected, derated: `
         + `${fmt.tokensPerS(p.expected_output_tokens_per_s / p.devices)}); limit: `
