@@ -5,8 +5,10 @@
 // (constants.serving), never typed here.
 
 import { CalcError } from "./calc.js";
-import { bytesPerWeight, causalLayerPairs, check, formatsOf, isBare, layerPositions, weightsFor } from "./kernels.js";
-import { candidateLayouts, checkLatency, checkLayout, layoutWithDp, maxBatchThatFits, mixedParallelStep } from "./parallel.js";
+import { bytesPerWeight, causalLayerPairs, check, formatsOf, isBare, layerPositions, usableMemory,
+  weightsFor } from "./kernels.js";
+import { candidateLayouts, checkLatency, checkLayout, layoutWithDp, maxBatchThatFits, mixedParallelStep,
+  parallelStep } from "./parallel.js";
 import * as fmt from "./format.js";
 
 function whole(option, value, low, high) {
@@ -91,10 +93,32 @@ export function memoryCap(C, K, m, device, lay, wl) {
   const key = JSON.stringify([device, m, wl.f, wl.attention, wl.I + wl.O, lay.name]);
   if (!capCache.has(key)) {
     if (capCache.size > 256) capCache.clear();
-    capCache.set(key, maxBatchThatFits(C, K, m, device, wl.f, wl.attention, wl.I + wl.O - 1, lay,
-      (x) => bytesPerWeight(K, weightsFor(wl.f, "experts"), x)));
+    capCache.set(key, capSearch(C, K, m, device, lay, wl));
   }
   return capCache.get(key);
+}
+
+/** serving.memory_cap's search: memory is affine in the requests at multiples of g = dp·ep·pp, so two
+ *  steps estimate the cap and a bisection inside a window of ±2g around the estimate confirms it (a
+ *  few steps where a search from one request takes dozens); where the window misses, the full search. */
+function capSearch(C, K, m, device, lay, wl) {
+  const ctx = wl.I + wl.O - 1; // a decode at context L holds L + 1 positions: I + O
+  const bpw = (x) => bytesPerWeight(K, weightsFor(wl.f, "experts"), x);
+  const at = (b) => parallelStep(C, K, m, device, wl.f, wl.attention, "decode", b, ctx, lay, bpw);
+  const g = lay.dp * lay.ep * lay.pp;
+  const top = K.max_batch_limit;
+  const m1 = at(g).memory, m2 = at(2 * g).memory;
+  const slope = (m2 - m1) / g;
+  const guess = slope > 0 ? Math.floor((usableMemory(device) - (m1 - slope * g)) / slope) : 0;
+  let lo = Math.max(guess - 2 * g, 1), hi = Math.min(guess + 2 * g, top);
+  if (hi > lo && at(lo).fits && !at(hi).fits) {
+    while (hi - lo > 1) {
+      const mid = Math.floor((lo + hi) / 2);
+      if (at(mid).fits) lo = mid; else hi = mid;
+    }
+    return lo;
+  }
+  return maxBatchThatFits(C, K, m, device, wl.f, wl.attention, ctx, lay, bpw);
 }
 
 /** measured.derated_device: bandwidth, every peak and the link times the registry's measured derates. */
