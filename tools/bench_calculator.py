@@ -1,4 +1,5 @@
-"""Benchmark of the calculator: median time of one recompute + redraw in Chromium.
+"""Benchmark of the calculator: median time of one recompute + redraw in Chromium, for one step
+and for the Serving mode's full frontier.
 
 `measure_recompute(page)` drives an open calculator page (Playwright) with input events and
 times each with performance.now(): the input handler recomputes both configurations, rewrites
@@ -35,6 +36,46 @@ _BENCH_JS = """
 """
 
 
+#: The Serving mode: n input events on its input-tokens field. Each new I moves the memory caps, so
+#: every event recomputes a full frontier (every layout within the device's scale-up domain ×
+#: concurrency 1…each layout's memory cap, caps included) and redraws its chart, table and legend.
+_SERVE_JS = """
+(n) => {
+  const root = document.querySelector('.rl-calc[data-rl-ready]');
+  const section = root.querySelector('.rl-calc-serve');
+  const input = section.querySelector('[name=in]');
+  const chart = section.querySelector('.rl-calc-fchart');
+  const times = [];
+  for (let i = 0; i < n; i++) {
+    input.value = String(1000 + i);
+    const t0 = performance.now();
+    input.dispatchEvent(new Event('input', { bubbles: true }));
+    chart.getBoundingClientRect();
+    section.querySelector('.rl-calc-sresults').getBoundingClientRect();
+    times.push(performance.now() - t0);
+  }
+  const lines = [...chart.querySelectorAll('polyline[data-layout]')];
+  return { times, layouts: lines.length, points: lines.reduce((n, l) => n + l.points.numberOfItems, 0) };
+}
+"""
+
+#: The frontier the Serving benchmark opens: Llama 3.1 70B in FP8 on the H100 SXM5 (I 1024, O 256),
+#: the package benchmark's (tools/bench.py serving_frontier).
+SERVE_QUERY = "?mode=serve&s_model=llama-3.1-70b&s_hw=h100-sxm5&s_in=1024&s_out=256&s_wd=fp8&s_act=fp8&s_kvd=fp8"
+
+
+def measure_serving(page, events: int = 100) -> dict:
+    """Median, 95th percentile and max (ms) of one Serving-mode recompute + redraw of a full frontier."""
+    page.wait_for_selector(".rl-calc-serve:not([hidden]) .rl-calc-fchart polyline")
+    out = page.evaluate(_SERVE_JS, events)
+    times = out["times"]
+    ordered = sorted(times)
+    return {"events": len(times), "median_ms": statistics.median(times), "min_ms": ordered[0],
+            "p95_ms": ordered[int(0.95 * (len(ordered) - 1))], "max_ms": ordered[-1], "layouts": out["layouts"],
+            "points": out["points"],
+            "target_median_ms": 16}
+
+
 def measure_recompute(page, events: int = 200) -> dict:
     """Median, 95th percentile and max (ms) of one recompute + redraw over `events` input events."""
     page.wait_for_selector(".rl-calc[data-rl-ready]")
@@ -62,8 +103,10 @@ def main(argv: list[str] | None = None) -> int:
             page = ctx.new_page()
             page.goto(f"{base}calculator/")
             result = measure_recompute(page)
+            page.goto(f"{base}calculator/{SERVE_QUERY}")
+            serve_result = measure_serving(page)
             ctx.close()
-    print(json.dumps({"calculator_recompute": result}, indent=2))
+    print(json.dumps({"calculator_recompute": result, "serving_frontier_recompute": serve_result}, indent=2))
     return 0
 
 

@@ -23,6 +23,7 @@ from roofline.registry.hardware import GIGA, SIXTEEN_BIT, TERA, Device, devices,
 from roofline.model import kernels, parallel
 from roofline.model import record as step_record
 from roofline.model.dtypes import BYTES_PER_ELEMENT
+from roofline.model import serving as _serving
 from roofline.model.formats import Formats
 from roofline.registry.models import Model, get_model, models
 from roofline.registry.specfile import PLAUSIBLE
@@ -44,11 +45,18 @@ LIMITS = MappingProxyType({
     "params_billions": (*PLAUSIBLE["published_params_B"][:2], False, True),  # get_model: 1e3 to 1e15 parameters
     "degree": (1, parallel.MAX_DEGREE, True, True),  # --tp, --pp, --ep and --devices
     "collective_latency_us": (0, parallel.MAX_LATENCY_S * 1e6, False, True),  # --collective-latency-us
+    # Serving mode: roofline serve's options, with serving.py's bounds
+    "input_tokens": (1, _serving.MAX_TOKENS, True, True),
+    "output_tokens": (2, _serving.MAX_TOKENS, True, True),  # TPOT needs a second token
+    "concurrency": (1, _serving.MAX_CONCURRENCY, True, True),
+    "chunk_tokens": (1, _serving.MAX_TOKENS, True, True),
+    "target_ms": (0, 1e9, False, False),  # --ttft-ms, --tpot-ms: positive
+    "usd_per_device_hour": (0, _serving.MAX_USD_PER_DEVICE_HOUR, False, False),  # positive, at most $1,000
 })
 
 #: Base-unit multipliers for the calculator's custom fields (vendor units in, SI base units out).
 FIELD_SCALES = MappingProxyType({"peak_TFLOP_per_s": TERA, "bandwidth_TB_per_s": TERA, "memory_GB": GIGA,
-                          "params_billions": GIGA, "collective_latency_us": 1e-6})
+                          "params_billions": GIGA, "collective_latency_us": 1e-6, "target_ms": 1e-3})
 
 
 # ------------------------------------------------------------------ custom entries ---------
@@ -235,7 +243,8 @@ def _serving_constants() -> dict[str, Any]:
 def serving(device: Device, model: Model, input_tokens, output_tokens, weight_format: str = "bf16",
             kv_dtype: str = "bf16", activation: str = "bf16", attention: str = "fused", chunk_tokens=None,
             max_concurrency=None, usd_per_device_hour=None, ttft_s=None, tpot_s=None, concurrency=None,
-            tp: int = 1, pp: int = 1, ep: int = 1, dp: int = 1) -> dict[str, Any]:
+            tp: int = 1, pp: int = 1, ep: int = 1, dp: int = 1, collective_latency="floor",
+            weight_scope: str = "linear") -> dict[str, Any]:
     """The calculator's Serving mode from roofline.model.serving: every frontier point (the envelope
     marked), the best point under the targets or the sentence saying none meets them, and with
     `concurrency` the point the reader chose on the layout tp × pp × ep × dp. The reference
@@ -246,7 +255,8 @@ def serving(device: Device, model: Model, input_tokens, output_tokens, weight_fo
 
     wl = S.Workload(input_tokens, output_tokens, None, max_concurrency,
                     S.DEFAULT_CHUNK_TOKENS if chunk_tokens is None else chunk_tokens,
-                    Formats.of(weight_format, activation, kv_dtype), attention, usd_per_device_hour)
+                    Formats.of(weight_format, activation, kv_dtype, scope=weight_scope), attention,
+                    usd_per_device_hour, collective_latency)
     pts = S.frontier(model, device, wl)
     env = {id(p) for p in S.pareto(pts)}
 
@@ -292,6 +302,8 @@ def registry_json() -> dict[str, Any]:
             "weight_format": F.CHECKPOINT, "kv_dtype": "bf16", "activation": "bf16", "attention": "fused",
             "collective_latency": "floor", "params": example("bare_params"),
             "compare_batch": example("batch_mid"),
+            # the Serving mode starts at the Serving page's workload (docs/serving.md)
+            "input_tokens": example("serve_input"), "output_tokens": example("serve_output"),
         },
         "devices": [_device_record(d) for d in devices().values()],
         "models": [_model_record(m) for m in models().values()],

@@ -690,7 +690,7 @@ def cmd_serve(args) -> None:
     lay = _layout(args, m, d)
     f, choice = _formats(args, m)
     wl = serving.Workload(args.input_tokens, args.output_tokens, args.concurrency, args.max_concurrency,
-                          args.chunk_tokens, f, args.attention, args.price_per_device_hour)
+                          args.chunk_tokens, f, args.attention, args.price_per_device_hour, _latency(args))
     targets = {"ttft_s": None if args.ttft_ms is None else args.ttft_ms / 1e3,
                "tpot_s": None if args.tpot_ms is None else args.tpot_ms / 1e3}
     payload: dict[str, Any] = {
@@ -700,15 +700,18 @@ def cmd_serve(args) -> None:
                      "chunk_tokens": wl.chunk_tokens, "weight_format": wl.formats.weights.name,
                      "weight_scope": f.scope, "weight_format_source": choice.source,
                      "activation_dtype": wl.formats.activation, "kv_dtype": wl.formats.kv,
-                     "attention": wl.attention, "usd_per_device_hour": wl.usd_per_device_hour},
+                     "attention": wl.attention, "usd_per_device_hour": wl.usd_per_device_hour,
+                     "collective_latency": wl.collective_latency},
         "targets": targets, "ceiling": "every figure but expected_* is a ceiling: datasheet peaks, each kernel at its "
                                        "roofline time; expected_* is derated by measured efficiencies, not measured",
     }
     lines = [f"serve · {m.name} on {d.name} · {wl.description}"]
+    # a latency other than the link's floor makes the figures estimates at that latency, not ceilings
+    kind = "ceiling" if wl.collective_latency == parallel.LATENCY_FLOOR else "at the collective latency set, not a ceiling"
     if wl.concurrency is not None:
         point = serving.serve_point(m, d, lay, wl)
         payload["point"] = _service_payload(point)
-        lines.append(_point_line("ceiling at this concurrency", point))
+        lines.append(_point_line(f"{kind} at this concurrency", point))
         lines.append(f"  expected (derated, not measured): {fmt.sig(point.expected_output_tokens_per_s)} output "
                      f"tokens/s; request latency {fmt.seconds(point.request_latency_s)}"
                      + ("" if point.usd_per_million_output_tokens is None else
@@ -726,7 +729,7 @@ def cmd_serve(args) -> None:
         env = serving.pareto(points)
         on_env = {id(p) for p in env}
         payload["frontier"] = [{**_service_payload(p), "on_envelope": id(p) in on_env} for p in points]
-        lines.append(_point_line("offline maximum (ceiling)", offline)
+        lines.append(_point_line(f"offline maximum ({kind})", offline)
                      + ("" if explicit else " (the layout with the most per device)"))
         lines.append(f"envelope of {len(points)} points over every layout within one scale-up domain (ceilings; "
                      "expected is derated):")
@@ -746,7 +749,8 @@ def cmd_serve(args) -> None:
     payload["assumptions"] = {**serving.assumptions(wl), "weight_format": f"{f.weights.name} on {f.scope_words} ({choice.source})"}
     payload.update(limit)
     a = payload["assumptions"]
-    lines.append(f"weights {f.weights.name} on {f.scope_words} ({choice.source})")
+    lines.append(f"weights {f.weights.name} on {f.scope_words} ({choice.source}); collective latency "
+                 f"{a['collective_latency']}")
     lines.append(f"assumed: chunk of {wl.chunk_tokens} prompt tokens a step (SGLang's and vLLM's default on H100-class "
                  f"GPUs); runtime reserve {fmt.nbytes(a['runtime_reserve_bytes'])} a device; KV cache of every "
                  f"request at I + O tokens; decode attends to I + O/2 positions on average")

@@ -57,6 +57,16 @@ function runLatency(kind, n, ic, latency) {
   return latency;
 }
 
+// A link's latency in words, kept per link and latency: formatting it on every step was a tenth of a
+// serving frontier's time.
+const latencyWords = new WeakMap();
+function latencyText(ic, latency) {
+  if (!latencyWords.has(ic)) latencyWords.set(ic, new Map());
+  const words = latencyWords.get(ic);
+  if (!words.has(latency)) words.set(latency, latencyDescription(ic, latency));
+  return words.get(latency);
+}
+
 /** parallel.latency_description: which collective latency a figure uses. */
 export function latencyDescription(ic, latency) {
   if (latency === "floor") {
@@ -74,6 +84,7 @@ function collective(C, kind, payload, n, ic, peak, name, count, latency) {
   const bw = ic.bandwidth_bytes_per_s_per_direction;
   const lat = count * latencyRun, transfer = linkBytes / bw;
   return { name, kind, count, collective: true, flops: 0, bytes: linkBytes, time_s: lat + transfer, latency_s: lat,
+           linkBandwidth: bw,
            arithmetic_intensity: 0, ridge_point: peak / bw, dtype: "link",
            bound: lat >= transfer ? C.kernels.latency_bound : C.kernels.link_bound };
 }
@@ -279,10 +290,14 @@ function finish(C, device, p) {
   let linkBytes = collectives.reduce((acc, c) => acc + c.bytes, 0);
   if (sends) linkBytes += sends.bytes / Math.max(lay.pp - 1, 1);
   const memory = stage.weightsResident + p.kvResident + stage.activationPeak + C.kernels.runtime_reserve_bytes;
-  return { ...p, collectiveS, stageS, timeS, overlapS, linkBytes, memory, fits: memory <= usableMemory(device),
-           ops: [...stage.ops, ...collectives, ...(sends ? [sends] : [])],
+  // One literal of fixed shape (no spread, no properties added later): a serving frontier builds
+  // hundreds of these, and V8 keeps such objects fast.
+  return { lay, stage, collectives, sends, batch: p.batch, micro: p.micro, microBatches: p.microBatches,
+           kvResident: p.kvResident, kvNote: p.kvNote, latency: p.latency,
+           collectiveS, stageS, timeS, overlapS, linkBytes, memory, fits: memory <= usableMemory(device),
+           ops: sends ? stage.ops.concat(collectives, [sends]) : stage.ops.concat(collectives),
            bound: collectiveS * 2 >= stageS ? boundOnTheLink(C, collectives, collectiveS) : stage.bound,
-           latencyText: lay.devices > 1 && device.interconnect ? latencyDescription(device.interconnect, p.latency) : "",
+           latencyText: lay.devices > 1 && device.interconnect ? latencyText(device.interconnect, p.latency) : "",
            bubble: 1.0 - p.microBatches / lay.pp };
 }
 

@@ -5,8 +5,10 @@
 // (constants.serving), never typed here.
 
 import { CalcError } from "./calc.js";
-import { bytesPerWeight, causalLayerPairs, check, formatsOf, isBare, layerPositions } from "./kernels.js";
-import { candidateLayouts, checkLayout, layoutWithDp, maxBatchThatFits, mixedParallelStep } from "./parallel.js";
+import { bytesPerWeight, causalLayerPairs, check, formatsOf, isBare, layerPositions, usableMemory,
+  weightsFor } from "./kernels.js";
+import { candidateLayouts, checkLatency, checkLayout, layoutWithDp, maxBatchThatFits, mixedParallelStep,
+  parallelStep } from "./parallel.js";
 import * as fmt from "./format.js";
 
 function whole(option, value, low, high) {
@@ -25,9 +27,10 @@ function positive(option, value, high) {
   return value;
 }
 
-/** serving.Workload: I, O, the caps, the chunk, formats, attention and the reader's price, checked. */
+/** serving.Workload: I, O, the caps, the chunk, formats (weights over `weightScope`'s tensors), attention,
+ *  the reader's price and the collective latency ("floor", "ring" or seconds per collective), checked. */
 export function workloadOf(C, K, input, output, { maxConcurrency = null, chunk = null, weightFormat = "bf16",
-  activation = "bf16", kvDtype = "bf16", attention = "fused", price = null } = {}) {
+  activation = "bf16", kvDtype = "bf16", attention = "fused", price = null, latency = "floor", weightScope = "linear" } = {}) {
   const S = C.serving;
   const wl = {
     I: whole("--input-tokens", input, 1, S.max_tokens),
@@ -36,8 +39,9 @@ export function workloadOf(C, K, input, output, { maxConcurrency = null, chunk =
     maxConcurrency: maxConcurrency === null ? null : whole("--max-concurrency", maxConcurrency, 1, S.max_concurrency),
     K: whole("--chunk-tokens", chunk === null ? S.default_chunk_tokens : chunk, 1, S.max_tokens),
     price: price === null ? null : positive("--price-per-device-hour", price, S.max_usd_per_device_hour),
-    f: formatsOf(K, weightFormat, activation, kvDtype),
+    f: formatsOf(K, weightFormat, activation, kvDtype, weightScope),
     attention,
+    latency: checkLatency(K, latency),
   };
   if (!K.attention_variants.includes(attention)) throw new CalcError(`--attention must be one of fused, unfused`);
   wl.prefillSteps = Math.ceil(wl.I / wl.K);
@@ -89,10 +93,32 @@ export function memoryCap(C, K, m, device, lay, wl) {
   const key = JSON.stringify([device, m, wl.f, wl.attention, wl.I + wl.O, lay.name]);
   if (!capCache.has(key)) {
     if (capCache.size > 256) capCache.clear();
-    capCache.set(key, maxBatchThatFits(C, K, m, device, wl.f, wl.attention, wl.I + wl.O - 1, lay,
-      (x) => bytesPerWeight(K, wl.f.weights, x)));
+    capCache.set(key, capSearch(C, K, m, device, lay, wl));
   }
   return capCache.get(key);
+}
+
+/** serving.memory_cap's search: memory is affine in the requests at multiples of g = dp·ep·pp, so two
+ *  steps estimate the cap and a bisection inside a window of ±2g around the estimate confirms it (a
+ *  few steps where a search from one request takes dozens); where the window misses, the full search. */
+function capSearch(C, K, m, device, lay, wl) {
+  const ctx = wl.I + wl.O - 1; // a decode at context L holds L + 1 positions: I + O
+  const bpw = (x) => bytesPerWeight(K, weightsFor(wl.f, "experts"), x);
+  const at = (b) => parallelStep(C, K, m, device, wl.f, wl.attention, "decode", b, ctx, lay, bpw);
+  const g = lay.dp * lay.ep * lay.pp;
+  const top = K.max_batch_limit;
+  const m1 = at(g).memory, m2 = at(2 * g).memory;
+  const slope = (m2 - m1) / g;
+  const guess = slope > 0 ? Math.floor((usableMemory(device) - (m1 - slope * g)) / slope) : 0;
+  let lo = Math.max(guess - 2 * g, 1), hi = Math.min(guess + 2 * g, top);
+  if (hi > lo && at(lo).fits && !at(hi).fits) {
+    while (hi - lo > 1) {
+      const mid = Math.floor((lo + hi) / 2);
+      if (at(mid).fits) lo = mid; else hi = mid;
+    }
+    return lo;
+  }
+  return maxBatchThatFits(C, K, m, device, wl.f, wl.attention, ctx, lay, bpw);
 }
 
 /** measured.derated_device: bandwidth, every peak and the link times the registry's measured derates. */
@@ -105,6 +131,20 @@ export function deratedDevice(C, device) {
     : device.interconnect;
   return { ...device, memory_bandwidth_bytes_per_s: device.memory_bandwidth_bytes_per_s * D.bandwidth,
            dense_peak_flop_per_s: peaks, interconnect: ic };
+}
+
+/** The step's time on the derated device (deratedDevice): the same kernels and collectives, each
+ *  re-timed at the derated peak, bandwidth and link (latencies unchanged), summed as parallel.js's
+ *  finish sums them. Equal to rerunning the step on the derated device, at half the cost. */
+function deratedTime(C, step, lay) {
+  const D = C.serving.derates;
+  let stageS = 0;
+  for (const o of step.stage.ops) stageS += Math.max(o.flops / (o.peak * D.gemm), o.bytes / (o.bandwidth * D.bandwidth));
+  const link = (c) => c.latency_s + c.bytes / (c.linkBandwidth * D.collective);
+  let collS = 0;
+  for (const c of step.collectives) collS += link(c);
+  const single = !step.collectives.length && lay.pp === 1;
+  return (single ? stageS : lay.pp * (stageS + collS)) + (step.sends ? link(step.sends) : 0);
 }
 
 /** serving._classify: which limit binds, in the order chunk, memory or cap, link, compute or bandwidth. */
@@ -122,13 +162,13 @@ function classify(C, step, chunkBound, slotsShort, memBinds) {
 /** serving._points: one service point per client concurrency. */
 function points(C, K, m, device, lay, wl, concurrencies, cap, expDevice) {
   const readerCap = wl.maxConcurrency || C.serving.max_concurrency;
-  const bpw = (x) => bytesPerWeight(K, wl.f.weights, x);
+  const bpw = (x) => bytesPerWeight(K, weightsFor(wl.f, "experts"), x);
   return concurrencies.map((c) => {
     const slots = Math.min(c, Math.min(cap, readerCap));
     const { w, lam, chunkBound } = work(m, wl, slots / lay.dp);
-    const step = mixedParallelStep(C, K, m, device, wl.f, wl.attention, w, lay, bpw);
+    const step = mixedParallelStep(C, K, m, device, wl.f, wl.attention, w, lay, bpw, wl.latency);
     const t = step.timeS;
-    const tExp = mixedParallelStep(C, K, m, expDevice, wl.f, wl.attention, w, lay, bpw).timeS;
+    const tExp = deratedTime(C, step, lay);
     const waitSteps = Math.max((c / lay.dp) / lam - wl.steps, 0.0);
     const ttft = (wl.prefillSteps + waitSteps) * t;
     const outTps = lay.dp * lam * wl.O / t, inTps = lay.dp * lam * wl.I / t;

@@ -172,11 +172,12 @@ function keysFor(raw) {
     ...(raw.lat === "custom" ? ["latus"] : [])];
 }
 
-/** Query string for the views: the first configuration's keys bare, the others prefixed ("b_"). */
+/** Query string for the views: the first configuration's keys bare, the others prefixed ("b_", and
+ *  "s_" for the Serving mode). */
 export function encodeState(configs) {
   const params = new URLSearchParams();
-  configs.forEach(({ raw, prefix }) => {
-    for (const key of keysFor(raw)) {
+  configs.forEach(({ raw, prefix, keys = keysFor }) => { // `keys`: which of raw's keys a link carries
+    for (const key of keys(raw)) {
       const v = String(raw[key] ?? "").trim();
       if (v !== "") params.set(prefix + key, v);
     }
@@ -186,13 +187,14 @@ export function encodeState(configs) {
 
 /**
  * Read one configuration from a query string over its defaults. Returns {raw, notices}: a
- * notice names a link value that could not be used (an unknown device, say).
+ * notice names a link value that could not be used (an unknown device, say). `fields`: the keys
+ * the configuration has (the Serving mode's are serve_state.js's).
  */
-export function decodeState(registry, search, prefix, base) {
+export function decodeState(registry, search, prefix, base, fields = FIELDS) {
   const params = new URLSearchParams(search);
   const raw = { ...base };
   const notices = {};
-  for (const key of Object.keys(FIELDS)) {
+  for (const key of Object.keys(fields)) {
     if (!params.has(prefix + key)) continue;
     const v = params.get(prefix + key).slice(0, key === "cfg" ? 2000 : 200); // a pasted essay is not a value
     raw[key] = v;

@@ -111,6 +111,7 @@ class Workload:
     formats: Formats = field(default_factory=Formats.of)
     attention: str = "fused"
     usd_per_device_hour: float | None = None
+    collective_latency: str | float = parallel.LATENCY_FLOOR  # the floor (ceilings), "ring" or seconds each
 
     def __post_init__(self):
         set_ = lambda k, v: object.__setattr__(self, k, v)  # noqa: E731 (frozen)
@@ -131,6 +132,7 @@ class Workload:
         if self.attention not in kernels.ATTENTION_VARIANTS:
             raise InputError(f"--attention must be one of {', '.join(kernels.ATTENTION_VARIANTS)}, "
                              f"got {self.attention!r}")
+        set_("collective_latency", parallel.check_latency(self.collective_latency))
         if not isinstance(self.formats, Formats):
             raise InputError(f"formats must be a Formats (Formats.of(...)), got {self.formats!r}")
 
@@ -311,10 +313,11 @@ def _points(model: Model, device: Device, layout: Layout, wl: Workload, concurre
     per_replica = slots / layout.dp
     work, lam, chunk_bound = _work(model, wl, per_replica)
     f, a = wl.formats, wl.attention
-    step = parallel.mixed(model, device, work, f, a, layout)
+    lat = wl.collective_latency
+    step = parallel.mixed(model, device, work, f, a, layout, lat)
     t = np.atleast_1d(np.asarray(step.time_s, float))
     exp_dev = expected_device or measured.derated_device(device)
-    t_exp = np.atleast_1d(np.asarray(parallel.mixed(model, exp_dev, work, f, a, layout).time_s, float))
+    t_exp = np.atleast_1d(np.asarray(parallel.mixed(model, exp_dev, work, f, a, layout, lat).time_s, float))
     steps = wl.steps_in_engine
     in_system_steps = (c / layout.dp) / lam          # Little's law: the client's whole wait, in steps
     wait_steps = np.maximum(in_system_steps - steps, 0.0)
@@ -394,7 +397,7 @@ def offline_max(model: Model, device: Device, layout: Layout, workload: Workload
     slots = np.minimum(c, top) / layout.dp
     work, lam, _ = _work(model, workload, slots)
     t = np.atleast_1d(np.asarray(parallel.mixed(model, device, work, workload.formats, workload.attention,
-                                                layout).time_s, float))
+                                                layout, workload.collective_latency).time_s, float))
     tps = lam * workload.output_tokens / t
     best = int(grid[int(np.argmax(tps))])
     point = _points(model, device, layout, workload, [best], cap)[0]
@@ -530,7 +533,7 @@ def _prefill_pool(model: Model, device: Device, wl: Workload, max_devices: int |
                                  prefill_positions=lam * reads, prefill_pairs=lam * pairs, head_tokens=lam,
                                  requests=max(lam * wl.prefill_steps, 1.0),
                                  kv_positions=lam * float(kernels.layer_positions(model, I)))
-        t = float(parallel.mixed(model, device, work, wl.formats, wl.attention, lay).time_s)
+        t = float(parallel.mixed(model, device, work, wl.formats, wl.attention, lay, wl.collective_latency).time_s)
         rate = lam / t / lay.devices
         if best is None or rate > best[1]:
             best = (lay, rate, t)
@@ -554,7 +557,8 @@ def disaggregated(model: Model, device: Device, workload: Workload,
     p_lay, p_rate, p_step = pool
     kv_bytes = wl.input_tokens * model.kv_elements_per_token() * wl.formats.kv_bytes
     ic = device.interconnect
-    send = (parallel.collective("send", kv_bytes, 2, ic, device.peak_flop_per_s()).time_s if ic is not None else 0.0)
+    send = (parallel.collective("send", kv_bytes, 2, ic, device.peak_flop_per_s(),
+                                  latency=wl.collective_latency).time_s if ic is not None else 0.0)
     ttft = wl.prefill_steps * p_step + send
     positions = float(kernels.layer_positions(model, wl.input_tokens + wl.output_tokens / 2))
     out: list[DisaggregatedPoint] = []
@@ -568,7 +572,7 @@ def disaggregated(model: Model, device: Device, workload: Workload,
         work = kernels.MixedWork(decode_tokens=s, decode_positions=s * positions, prefill_tokens=0 * s,
                                  prefill_positions=0 * s, prefill_pairs=0 * s, head_tokens=s, requests=s,
                                  kv_positions=s * float(kernels.layer_positions(model, wl.input_tokens + wl.output_tokens)))
-        step = parallel.mixed(model, device, work, wl.formats, wl.attention, lay)
+        step = parallel.mixed(model, device, work, wl.formats, wl.attention, lay, wl.collective_latency)
         t = np.atleast_1d(np.asarray(step.time_s, float))
         req_per_s = lay.dp * (s / (wl.output_tokens - 1)) / t
         ratio = req_per_s / lay.devices / p_rate
@@ -585,6 +589,11 @@ def assumptions(workload: Workload) -> dict:
     """Every assumption a serving figure rests on, with its value and source: for JSON and pages."""
     return {
         "chunk_tokens": workload.chunk_tokens,
+        "collective_latency": ("floor: the link's fastest published small-message all-reduce per collective (a ceiling)"
+                               if workload.collective_latency == parallel.LATENCY_FLOOR else
+                               "NCCL ring: a ring's base latency plus one per ring step (expected, not a ceiling)"
+                               if workload.collective_latency == parallel.LATENCY_RING else
+                               f"set: {workload.collective_latency * 1e6:g} µs per collective"),
         "chunk_default_sources": [{"title": t, "url": u} for t, u in CHUNK_SOURCES],
         "chunk_meaning": "prompt tokens per engine step; the decode tokens of the requests in flight ride beside them",
         "runtime_reserve_bytes": kernels.RUNTIME_RESERVE_BYTES,

@@ -65,6 +65,13 @@ CASES = [
     ("h100-sxm5", "llama-3.1-8b", 1024, 256, {"concurrency": 300, "maxConcurrency": 100, "tp": 2}),  # the cap
     ("h200-sxm", "mixtral-8x7b", 2048, 128, {"concurrency": 64, "ep": 4, "dp": 2, "price": 3.0}),
     ("h100-sxm5", "llama-3.1-70b", 1024, 256, {"concurrency": 16, "pp": 4}),
+    # what the calculator's Serving mode adds: the collective latency, the checkpoint's own scope, FP4
+    ("h100-sxm5", "llama-3.1-70b", 2048, 512, {"latency": "ring", "tpotS": 0.02, "concurrency": 32, "tp": 8}),
+    ("h100-sxm5", "mixtral-8x7b", 1024, 256, {"latency": 2e-5, "ttftS": 0.05}),
+    ("h100-sxm5", "gpt-oss-120b", 1024, 1024, {"weightFormat": "mxfp4", "weightScope": "experts", "price": 4.0}),
+    ("b200", "llama-3.1-70b", 1024, 256, {"weightFormat": "nvfp4", "activation": "fp4", "kvDtype": "fp8",
+                                          "ttftS": 10.0, "tpotS": 0.001}),  # FP4 peak; a TPOT nothing meets
+    ("h200-sxm", "qwen3-235b-a22b", 4096, 1024, {"weightFormat": "fp8", "activation": "fp8", "maxConcurrency": 256}),
 ]
 
 REFUSED = [
@@ -79,12 +86,16 @@ REFUSED = [
     ("h100-sxm5", "llama-3.1-70b", 1024, 256, {"concurrency": 1}),             # one device does not hold it
     ("h100-sxm5", "llama-3.1-8b", 1024, 256, {"concurrency": 0}),
     ("h100-sxm5", "llama-3.1-8b", 1024, 256, {"concurrency": 4, "tp": 3}),       # 3 does not divide the heads
+    ("h100-sxm5", "llama-3.1-8b", 1024, 256, {"latency": -1e-6}),
+    ("h100-sxm5", "llama-3.1-8b", 1024, 256, {"weightScope": "heads"}),
+    ("b200", "llama-3.1-8b", 1024, 256, {"ttftS": -1.0}),
 ]
 
 _PY_NAMES = {"weightFormat": "weight_format", "activation": "activation", "kvDtype": "kv_dtype",
              "attention": "attention", "chunk": "chunk_tokens", "maxConcurrency": "max_concurrency",
              "price": "usd_per_device_hour", "ttftS": "ttft_s", "tpotS": "tpot_s", "concurrency": "concurrency",
-             "tp": "tp", "pp": "pp", "ep": "ep", "dp": "dp"}
+             "tp": "tp", "pp": "pp", "ep": "ep", "dp": "dp",
+             "latency": "collective_latency", "weightScope": "weight_scope"}
 
 
 def _python(device, model, I, O, opts):

@@ -360,6 +360,23 @@ def test_cli_bad_input_one_line_exit_2(capsys, extra, option):
     assert len(err.strip().splitlines()) == 1 and option in err
 
 
+def test_cli_collective_latency_reaches_every_step(capsys):
+    # Llama 3.1 8B (32 layers) at TP2 runs 2 × 32 + 2 = 66 collectives a step: an embedding all-reduce,
+    # two all-reduces per layer and the logits' all-gather. Each pays the latency set once, so 10 µs
+    # against 0 µs adds 66 × 10 µs = 0.66 ms to the step, that is to TPOT, at any concurrency.
+    def tpot(*extra):
+        code, out, _ = _cli(capsys, *BASE, "--concurrency", "1", "--tp", "2", "--json", *extra)
+        assert code == 0
+        return json.loads(out)["point"]["tpot_s"]
+
+    assert tpot("--collective-latency-us", "10") - tpot("--collective-latency-us", "0") == pytest.approx(66 * 10e-6)
+    assert tpot() == tpot("--collective-latency", "floor") < tpot("--collective-latency", "ring")
+    code, out, _ = _cli(capsys, *BASE, "--tp", "2", "--collective-latency", "ring", "--json")
+    assert json.loads(out)["workload"]["collective_latency"] == "ring"
+    code, _, err = _cli(capsys, *BASE, "--collective-latency", "ring", "--collective-latency-us", "3")
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "--collective-latency-us" in err
+
+
 def test_cli_layout_that_does_not_fit(capsys):
     code, out, err = _cli(capsys, "serve", "--model", "llama-3.1-70b", "--hardware", "h100-sxm5",
                           "--input-tokens", "1024", "--output-tokens", "256", "--concurrency", "1")

@@ -1,0 +1,69 @@
+// The Serving mode's inputs: its fields, parsing what the reader typed into roofline serve's
+// options (one sentence per bad field), and which keys its link carries. Pure (no DOM), so node
+// can import it. The device, model, formats, layout and collective latency are the step
+// calculator's own fields (state.js FIELDS), resolved by the same code.
+
+import { FIELDS, parseNumber, resolveConfig } from "./state.js";
+
+/** The Serving mode's fields: the shared ones, then roofline serve's own (limits from registry.json). */
+export const SERVE_FIELDS = {
+  hw: FIELDS.hw, peak: FIELDS.peak, bw: FIELDS.bw, mem: FIELDS.mem,
+  model: FIELDS.model, params: FIELDS.params, cfg: FIELDS.cfg,
+  in: { label: "Input tokens per request (I, the prompt)", limit: "input_tokens" },
+  out: { label: "Output tokens per request (O)", limit: "output_tokens" },
+  conc: { label: "Concurrency (requests in flight; blank: the whole frontier)", limit: "concurrency", optional: true },
+  ttft: { label: "TTFT target (ms; blank: none)", limit: "target_ms", optional: true },
+  tpot: { label: "TPOT target (ms; blank: none)", limit: "target_ms", optional: true },
+  price: { label: "Price per device-hour (USD; blank: no cost)", limit: "usd_per_device_hour", optional: true },
+  chunk: { label: "Prefill chunk (prompt tokens per engine step)", limit: "chunk_tokens" },
+  wd: FIELDS.wd, act: FIELDS.act, kvd: FIELDS.kvd, attn: FIELDS.attn,
+  dev: FIELDS.dev, tp: FIELDS.tp, pp: FIELDS.pp, ep: FIELDS.ep,
+  dp: { label: "Data-parallel replicas (DP)", limit: "degree", group: "layout" },
+  lat: FIELDS.lat, latus: FIELDS.latus,
+};
+
+/** What the step fields a Serving configuration lacks are set to, so resolveConfig can read the rest. */
+export const STEP_FILLER = { phase: "decode", batch: "1", ctx: "1", prompt: "1" };
+
+/** The Serving mode's starting point: the step calculator's defaults, the Serving page's workload. */
+export function defaultServeRaw(registry, stepBase) {
+  const d = registry.defaults, S = registry.constants.serving;
+  return { ...stepBase, ...STEP_FILLER, in: String(d.input_tokens), out: String(d.output_tokens), conc: "", ttft: "",
+    tpot: "", price: "", chunk: String(S.default_chunk_tokens), dp: "1" };
+}
+
+/** The keys a Serving link carries (custom fields only when custom is chosen; blank optional ones dropped). */
+export function serveKeys(raw) {
+  return ["hw", ...(raw.hw === "custom" ? ["peak", "bw", "mem"] : []), "model",
+    ...(raw.model === "custom" ? ["params"] : []), ...(raw.model === "config" ? ["cfg"] : []),
+    "in", "out", "conc", "ttft", "tpot", "price", "chunk", "wd", "act", "kvd", "attn", "tp", "pp", "ep", "dp", "lat",
+    ...(raw.lat === "custom" ? ["latus"] : [])];
+}
+
+/**
+ * One Serving configuration's raw strings as calculateServing's arguments:
+ * {device, model, I, O, opts} or {errors: {key: sentence}}. `choice` is the weight format chosen
+ * (format, scope, source) as the step calculator resolves it.
+ */
+export function resolveServing(registry, raw) {
+  const { limits, units } = registry;
+  const base = resolveConfig(registry, { ...raw, ...STEP_FILLER });
+  const errors = { ...base.errors };
+  const num = (key) => {
+    const f = SERVE_FIELDS[key];
+    const r = parseNumber(raw[key], f.label, limits[f.limit], f.optional);
+    if (r.message) errors[key] = r.message;
+    return r.value;
+  };
+  const I = num("in"), O = num("out"), conc = num("conc"), ttft = num("ttft"), tpot = num("tpot"), price = num("price");
+  const chunk = num("chunk"), dp = num("dp");
+  if (Object.keys(errors).length) return { errors };
+  return {
+    device: base.device, model: base.model, I, O, choice: { format: base.wd, scope: base.ws, source: base.wsource },
+    cfg: base, errors: {},
+    opts: { weightFormat: base.wd, weightScope: base.ws, activation: base.act, kvDtype: base.kvd, attention: base.attn,
+      chunk, price, latency: base.latency, ttftS: ttft === null ? null : ttft * units.target_ms,
+      tpotS: tpot === null ? null : tpot * units.target_ms, concurrency: conc,
+      tp: base.tp, pp: base.pp, ep: base.ep, dp },
+  };
+}

@@ -1,0 +1,301 @@
+// The calculator's Serving mode: roofline serve in the page. One workload (I, O, concurrency or
+// none, targets, price, the chunk) on the step calculator's device, model, formats, layout and
+// collective latency fields; the frontier over every layout within one scale-up domain drawn
+// with its envelope and the chosen point; TTFT, TPOT, tokens/s per user and per device, cost
+// and the binding limit, each labelled a ceiling, with what it assumed. State in the link
+// under "s_" keys. Reader text reaches the page through form values or textContent only.
+
+import { CalcError } from "./calc.js";
+import * as fmt from "./format.js";
+import { encodeModel, readConfigText } from "./config.js";
+import { latencyDescription } from "./parallel.js";
+import { calculateServing } from "./serving.js";
+import { decodeState, encodeState } from "./state.js";
+import { SERVE_FIELDS, STEP_FILLER, defaultServeRaw, resolveServing, serveKeys } from "./serve_state.js";
+import { DASH, configPanel, h, noteWeights, readRaw, seedCustom, show, showErrors, syncDevices, syncVisibility,
+  writeRaw } from "./dom.js";
+import { drawFrontier, layoutStyle } from "./frontier_chart.js";
+
+const PREFIX = "s_";
+const usd = (v) => `$${fmt.sig(v)}`;
+const devicesText = (n) => `${fmt.integer(n)} device${n > 1 ? "s" : ""}`;
+
+/** The chosen point's rows: every figure a ceiling unless the label says expected. */
+const ROWS = [
+  { key: "layout", label: "Layout", f: (v, p) => `${v} (${devicesText(p.devices)})` },
+  { key: "concurrency", label: "Requests in flight (the clients')", f: fmt.integer },
+  { key: "running", label: "Requests the engine holds (steady state)", f: (v) => fmt.sig(v) },
+  { key: "memory_cap", label: "Memory cap: requests whose KV cache at I + O tokens fits", f: fmt.integer },
+  { key: "limited_by", label: "Binding limit", f: null },
+  { key: "ttft_s", label: "Time to first token, TTFT (ceiling)", f: fmt.seconds },
+  { key: "tpot_s", label: "Time per output token, TPOT (ceiling)", f: fmt.seconds },
+  { key: "output_tokens_per_s_per_user", label: "Tokens/s per user, 1 ÷ TPOT (ceiling)", f: fmt.tokensPerS },
+  { key: "output_tokens_per_s", label: "Output tokens/s, all devices (ceiling)", f: fmt.tokensPerS },
+  { key: "output_tokens_per_s_per_device", label: "Output tokens/s per device (ceiling)", f: fmt.tokensPerS },
+  { key: "expected_output_tokens_per_s_per_device", label: "Output tokens/s per device, expected (derated, not a measurement)",
+    f: fmt.tokensPerS },
+  { key: "usd_per_million_output_tokens", label: "$ per million output tokens (at the ceiling)", f: usd, none: "no price given" },
+  { key: "usd_per_million_input_tokens", label: "$ per million input tokens (at the ceiling)", f: usd, none: "no price given" },
+  { key: "request_latency_s", label: "Request latency, TTFT + (O − 1) × TPOT (ceiling)", f: fmt.seconds },
+];
+
+/** The field a refusal belongs beside, from the option its sentence names. */
+function fieldOf(message) {
+  if (/^--tp\/--pp\/--ep\/--dp\b/.test(message)) return "dev";
+  const opt = /^--(input-tokens|output-tokens|concurrency|max-concurrency|chunk-tokens|price-per-device-hour|ttft-ms|tpot-ms|tp|pp|ep|dp|devices)\b/
+    .exec(message);
+  if (opt) {
+    return { "input-tokens": "in", "output-tokens": "out", concurrency: "conc", "max-concurrency": "conc",
+      "chunk-tokens": "chunk", "price-per-device-hour": "price", "ttft-ms": "ttft", "tpot-ms": "tpot", devices: "dev" }[opt[1]]
+      || opt[1];
+  }
+  if (/has no published \w+ peak/.test(message)) return "act";
+  if (/bare parameter count|^--model/.test(message)) return "model";
+  return "in"; // no layout holds one request of I + O tokens
+}
+
+/** A package sentence as one sentence beside a field: a capital first, a full stop last. */
+const sentence = (msg) => {
+  const s = String(msg).trim();
+  return (s.charAt(0).toUpperCase() + s.slice(1)).replace(/([^.])$/, "$1.");
+};
+
+function valueOf(row, p) {
+  if (row.key === "expected_output_tokens_per_s_per_device") return p.expected_output_tokens_per_s / p.devices;
+  return p[row.key];
+}
+
+/** The largest output tokens/s per device on the frontier (fewer devices on a tie), as best_under_targets picks. */
+function mostPerDevice(points) {
+  let best = null;
+  for (const p of points) {
+    if (best === null || p.output_tokens_per_s_per_device > best.output_tokens_per_s_per_device
+        || (p.output_tokens_per_s_per_device === best.output_tokens_per_s_per_device && p.devices < best.devices)) best = p;
+  }
+  return best;
+}
+
+/** What the figures assume, in one paragraph (serving.assumptions). */
+function assumptions(registry, r) {
+  const C = registry.constants, S = C.serving, D = S.derates;
+  const ic = r.device.interconnect;
+  const lat = ic ? latencyDescription(ic, r.opts.latency) : "none (one device: no link)";
+  return `Assumed: a prefill chunk of ${fmt.integer(r.opts.chunk)} prompt tokens an engine step (SGLang's and vLLM's `
+    + `default on H100-class GPUs); a runtime reserve of ${fmt.nbytes(C.kernels.runtime_reserve_bytes)} a device; every `
+    + `request's KV cache at its full I + O tokens caps the requests in flight; a decoding request attends to I + O/2 `
+    + `positions on average; continuous batching in steady state (a fluid average step); collective latency: ${lat}. `
+    + `Every figure is a ceiling (datasheet peaks, each kernel at its roofline time), never a measurement. `
+    + `Expected reruns the step derated by the registry's measured efficiencies: bandwidth ×${fmt.sig(D.bandwidth)}, `
+    + `GEMM ×${fmt.sig(D.gemm)}, link ×${fmt.sig(D.collective)}; it does not capture ${S.derate_misses}.`;
+}
+
+/**
+ * The Serving section: its form, results, chart and legend. `search` is the page's query (its s_ keys),
+ * `stepBase` the step calculator's defaults. Returns {el, recompute, query, ensureDrawn}.
+ */
+export function servingSection(registry, uid, search, stepBase) {
+  const base = defaultServeRaw(registry, stepBase);
+  const state = decodeState(registry, search, PREFIX, base, SERVE_FIELDS);
+  let raw = state.raw, notices = state.notices, last = null, lastRaw = null, cfgError = null, size = null, legendKey = "";
+  const keys = Object.keys(SERVE_FIELDS);
+  const panel = configPanel(registry, `${uid}-s`, "Your service", keys, SERVE_FIELDS);
+  writeRaw(panel, raw);
+  syncVisibility(panel, raw);
+  panel.wraps.conc.appendChild(h("span", { class: "rl-calc-wdnote", text: "Blank: the whole frontier, marking the point "
+    + "with the most output tokens/s per device (or the best under your targets). A number: that many requests in flight "
+    + "on the layout below." }));
+  const form = h("form", { class: "rl-calc-form rl-calc-serveform", novalidate: true, "aria-label": "Serving calculator" },
+    panel.el);
+  form.addEventListener("submit", (e) => e.preventDefault());
+  // Classes of its own (rl-calc-ssummary, rl-calc-sresults, rl-calc-fchart): the step mode's stay one per page.
+  const summary = h("p", { class: "rl-calc-ssummary", role: "status", id: `${uid}-s-summary` });
+  const assumed = h("p", { class: "rl-calc-assume", id: `${uid}-s-assumed` });
+  const table = h("table", { class: "rl-calc-sresults" });
+  table.appendChild(h("thead", {}, h("tr", {}, h("th", { scope: "col", text: "Output" }),
+    h("th", { scope: "col", text: "Chosen point" }))));
+  const body = h("tbody");
+  const cells = {};
+  for (const row of ROWS) {
+    const td = h("td", { "data-config": "s", "data-output": row.key, text: DASH });
+    cells[row.key] = td;
+    body.appendChild(h("tr", { "data-row": row.key }, h("th", { scope: "row", text: row.label }), td));
+  }
+  table.appendChild(body);
+  const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+  svg.setAttribute("class", "rl-calc-fchart");
+  svg.setAttribute("role", "img");
+  svg.setAttribute("aria-labelledby", `${uid}-s-caption`);
+  const legend = h("ul", { class: "rl-calc-legend", "aria-label": "Layouts on the chart" });
+  const caption = h("figcaption", { id: `${uid}-s-caption` });
+  const figure = h("figure", { class: "rl-calc-figure" }, svg, legend, caption);
+  const el = h("section", { class: "rl-calc-serve", "aria-label": "Serving" }, form,
+    h("div", { class: "rl-calc-panel" }, h("div", { class: "rl-calc-out" }, summary,
+      h("div", { class: "rl-calc-table-wrap" }, table), assumed), figure));
+
+  const compute = (values) => {
+    const r = resolveServing(registry, values);
+    if (Object.keys(r.errors).length) return { errors: r.errors };
+    try {
+      return { r, out: calculateServing(registry.constants, r.device, r.model, r.I, r.O, r.opts), errors: {} };
+    } catch (err) {
+      if (!(err instanceof CalcError)) throw err;
+      return { errors: { [fieldOf(err.message)]: sentence(err.message) } };
+    }
+  };
+
+  const syncLayout = (source) => {
+    // Devices picks the engine's layout (one replica); TP × PP × EP × DP otherwise says how many devices.
+    const inp = panel.inputs;
+    if (source === inp.dev) {
+      const msg = syncDevices(registry, panel, source, STEP_FILLER);
+      if (!msg) inp.dp.value = "1";
+      return msg;
+    }
+    const d = [inp.tp, inp.pp, inp.ep, inp.dp].map((x) => Number(String(x.value).trim()));
+    if (d.every((v) => Number.isInteger(v) && v >= 1)) inp.dev.value = String(d[0] * d[1] * d[2] * d[3]);
+    return null;
+  };
+
+  const draw = () => {
+    if (!last) return;
+    if (!size) {
+      // The section's width, not the figure's: Material sizes a figure to its content.
+      const room = Math.round(el.clientWidth || 640);
+      if (!room) return;
+      const width = Math.max(300, Math.min(640, room));
+      size = { width, height: Math.round(width * (width < 480 ? 0.8 : 0.5625)) };
+    }
+    const { r, out } = last;
+    const marks = [];
+    const at = (p) => `${p.layout}, ${fmt.integer(p.concurrency)} in flight`;
+    if (out.point) marks.push({ point: out.point, label: `yours: ${at(out.point)}`, words: `your point (${at(out.point)})` });
+    if (out.best) {
+      marks.push({ point: out.best, label: `best: ${out.best.layout}`, words: `the best under your targets (${at(out.best)})` });
+    }
+    if (!marks.length) {
+      const top = mostPerDevice(out.frontier);
+      marks.push({ point: top, label: `top per device: ${top.layout}`,
+        words: `the most output tokens/s per device (${at(top)})` });
+    }
+    const title = "Serving frontier: output tokens/s per device against tokens/s per user (ceilings)";
+    if (drawFrontier(svg, out.frontier, marks, size, title)) {
+      const layouts = [...new Map(out.frontier.map((p) => [p.layout, p])).values()];
+      const key = layouts.map((p) => p.layout).join("|");
+      if (key !== legendKey) {
+        legendKey = key;
+        legend.replaceChildren(...layouts.map((p) => {
+          const sw = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+          sw.setAttribute("viewBox", "0 0 28 10");
+          sw.setAttribute("aria-hidden", "true");
+          const line = document.createElementNS("http://www.w3.org/2000/svg", "line");
+          for (const [k, v] of Object.entries({ x1: 1, x2: 27, y1: 5, y2: 5, class: `rl-calc-fline ${layoutStyle(p)}` })) {
+            line.setAttribute(k, String(v));
+          }
+          sw.appendChild(line);
+          const li = h("li", {}, sw);
+          li.appendChild(document.createTextNode(p.layout));
+          return li;
+        }), h("li", { class: "rl-calc-legend-env", text: "thick: the envelope (Pareto frontier)" }));
+      }
+      const cap = `${r.model.name} on the ${r.device.name}: I ${fmt.integer(r.I)}, O ${fmt.integer(r.O)}, `
+        + `${r.opts.weightFormat.toUpperCase()} weights, ${r.opts.activation.toUpperCase()} activations, `
+        + `${r.opts.kvDtype.toUpperCase()} KV cache, ${r.opts.attention} attention; ${fmt.integer(out.frontier.length)} `
+        + `points over ${fmt.integer(layouts.length)} layouts within one scale-up domain, concurrency from 1 to each `
+        + `layout's memory cap. Every point is a ceiling. Ringed: ${marks.map((mk) => mk.words).join("; ")}.`;
+      if (caption.textContent !== cap) caption.textContent = cap;
+    }
+  };
+
+  const readPasted = (text) => {
+    cfgError = null;
+    try {
+      panel.inputs.cfg.value = encodeModel(readConfigText(registry.config_reader, text, "config.json"));
+    } catch (err) {
+      if (!(err instanceof CalcError)) throw err;
+      cfgError = err.message;
+    }
+  };
+
+  const recompute = (source) => {
+    const previous = raw;
+    if (source) seedCustom(registry, panel, previous);
+    if (source && source.classList && source.classList.contains("rl-calc-cfgtext")) readPasted(source.value);
+    const devError = syncLayout(source);
+    raw = readRaw(panel, base);
+    syncVisibility(panel, raw);
+    const res = compute(raw);
+    if (devError) res.errors = { ...res.errors, dev: devError };
+    if (cfgError && raw.model === "config") res.errors = { ...res.errors, cfg: cfgError };
+    if (source) notices = {};
+    const fieldErrors = { ...res.errors };
+    if (!Object.keys(res.errors).length) {
+      last = { r: res.r, out: res.out };
+      lastRaw = { ...raw };
+      // A target nothing meets: its sentence beside the target that is out of reach; the frontier stays.
+      if (res.out.refusal) fieldErrors[/a TTFT of/.test(res.out.refusal.split(":")[0]) ? "ttft" : "tpot"] = sentence(res.out.refusal);
+    }
+    showErrors(panel, fieldErrors, notices);
+    noteWeights(registry, panel, res.r ? res.r.cfg : null);
+    const stale = Boolean(Object.keys(res.errors).length);
+    const p = last ? (last.out.point || last.out.best || mostPerDevice(last.out.frontier)) : null;
+    for (const row of ROWS) {
+      const v = p ? valueOf(row, p) : null;
+      let text = DASH;
+      if (p) {
+        if (row.key === "limited_by") text = registry.constants.serving.bound_meaning[v] || String(v);
+        else text = v === null || v === undefined ? row.none || DASH : show(v, row.key === "layout" ? (x) => row.f(x, p) : row.f);
+      }
+      const td = cells[row.key];
+      if (td.textContent !== text) td.textContent = text;
+      const value = typeof v === "number" && Number.isFinite(v) ? String(v) : v === null || v === undefined ? "" : String(v);
+      if (td.dataset.value !== value) td.dataset.value = value;
+      td.classList.toggle("rl-calc-stale", stale);
+    }
+    let text;
+    if (stale) {
+      const [, msg] = Object.entries(res.errors)[0];
+      text = `${msg}${last ? " Showing the last valid result." : ""}`;
+    } else {
+      const o = res.out;
+      const which = o.point ? "Your point" : o.best ? "Best under your targets" : "Most output tokens/s per device";
+      text = `${which} (ceilings): ${p.layout} with ${fmt.integer(p.concurrency)} request${p.concurrency === 1 ? "" : "s"} `
+        + `in flight gives TTFT `
+        + `${fmt.seconds(p.ttft_s)}, TPOT ${fmt.seconds(p.tpot_s)}, ${fmt.tokensPerS(p.output_tokens_per_s_per_user)} per user `
+        + `and ${fmt.tokensPerS(p.output_tokens_per_s_per_device)} per device (expected, derated: `
+        + `${fmt.tokensPerS(p.expected_output_tokens_per_s / p.devices)}); limit: `
+        + `${registry.constants.serving.bound_meaning[p.limited_by]}.`
+        + (p.usd_per_million_output_tokens === null ? "" : ` ${usd(p.usd_per_million_output_tokens)} per million output tokens.`)
+        + (o.refusal ? ` Targets: ${sentence(o.refusal)}` : "");
+      const a = assumptions(registry, res.r);
+      if (assumed.textContent !== a) assumed.textContent = a;
+    }
+    if (summary.textContent !== text) summary.textContent = text;
+    draw();
+  };
+
+  form.addEventListener("input", (e) => recompute(e.target));
+  form.addEventListener("change", (e) => {
+    const t = e.target;
+    if (t.classList && t.classList.contains("rl-calc-cfgfile")) {
+      const f = t.files && t.files[0];
+      const area = t.parentNode.querySelector(".rl-calc-cfgtext");
+      if (!f || !area) return;
+      if (f.size > registry.config_reader.max_bytes) {
+        cfgError = `${f.name}: ${Math.round(f.size / 1e6)} MB is too large for a config.json (at most 10 MB)`;
+        recompute(null);
+        return;
+      }
+      const reader = new FileReader(); // read in the browser; nothing is sent anywhere
+      reader.onload = () => { area.value = String(reader.result); recompute(area); };
+      reader.onerror = () => { cfgError = `${f.name}: could not be read`; recompute(null); };
+      reader.readAsText(f);
+      return;
+    }
+    recompute(t);
+  });
+  return {
+    el, recompute,
+    query: () => encodeState([{ raw: lastRaw || base, prefix: PREFIX, keys: serveKeys }]),
+    ensureDrawn: () => { if (!svg.firstChild) draw(); },
+  };
+}

@@ -1,0 +1,206 @@
+"""The calculator's Serving mode in Debian Chromium: a hand-derived TPOT, the package's numbers,
+the link round trip, junk in the link, bad input and a target nothing meets (one sentence beside
+the field each), and a phone at 390 px with touch.
+
+The hand-derived case is derived from datasheet values in its comment; the other expected numbers
+come from `roofline.calculator_view.serving` (the package), never from the page.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from roofline import format as fmt
+from roofline.calculator_view import registry_json, serving
+from roofline.registry.hardware import get_device
+from roofline.registry.models import get_model
+from tests.support.browser import PHONE
+
+pytestmark = pytest.mark.browser
+
+BAD_WORDS = ("NaN", "Infinity", "undefined", "null", "Traceback")
+
+
+def open_serve(page, query: str = ""):
+    page.goto(f"{page.base_url}/calculator/?mode=serve{'&' + query if query else ''}")
+    page.wait_for_selector(".rl-calc[data-rl-ready]")
+    page.wait_for_selector(".rl-calc-serve:not([hidden]) .rl-calc-fchart polyline")
+
+
+def field(page, key: str):
+    return page.locator(f".rl-calc-serve [name={key}]")
+
+
+def message(page, key: str) -> str:
+    msg_id = field(page, key).get_attribute("aria-describedby")
+    return page.locator(f"[id='{msg_id}']").inner_text().strip()
+
+
+def cells(page) -> dict:
+    return page.evaluate("""() => Object.fromEntries([...document.querySelectorAll('.rl-calc-serve td[data-output]')]
+        .map((td) => [td.dataset.output, {text: td.textContent, value: td.dataset.value}]))""")
+
+
+def no_bad_words(page):
+    text = page.locator(".rl-calc-serve").inner_text() + page.locator(".rl-calc-serve .rl-calc-fchart").inner_html()
+    for word in BAD_WORDS:
+        assert word not in text, f"{word!r} on the page"
+
+
+def test_a_tpot_where_the_weights_dominate_matches_the_datasheet(page):
+    # Llama 3.1 8B on one H100 SXM5 in BF16, one request in flight, I = 16, O = 64. A request spends
+    # ⌈16 ÷ 8192⌉ + 63 = 64 steps in the engine, so the average step carries 63/64 decode tokens and
+    # 16/64 prompt tokens: about one token. Every weight matmul then reads its weights once and is
+    # bandwidth-bound, and the step reads every weight but the embedding table (a lookup reads one row):
+    #   8,030,261,248 parameters (Meta's model card) − 128,256 × 4,096 embedding = 7,504,924,672
+    #   × 2 bytes (BF16) = 15.0098 GB ÷ 3.35 TB/s (H100 SXM5 datasheet) = 4.4805 ms.
+    # The KV cache read (≈48 positions × 128 KiB) and the activations add well under 1 %.
+    open_serve(page, "s_model=llama-3.1-8b&s_hw=h100-sxm5&s_in=16&s_out=64&s_conc=1&s_wd=bf16")
+    c = cells(page)
+    weights_only_s = 7_504_924_672 * 2 / 3.35e12
+    tpot = float(c["tpot_s"]["value"])
+    assert 1.0 <= tpot / weights_only_s <= 1.01, (tpot, weights_only_s)
+    assert c["bound"]["text"].startswith("memory bandwidth")
+    assert math.isclose(float(c["output_tokens_per_s_per_user"]["value"]), 1 / tpot, rel_tol=1e-12)
+    assert "(ceiling)" in page.locator(".rl-calc-serve tr[data-row=tpot_s] th").inner_text()
+    assert c["layout"]["text"] == "1 device (1 device)"
+    no_bad_words(page)
+
+
+def test_the_chosen_point_and_frontier_are_the_packages(page):
+    open_serve(page, "s_model=llama-3.1-70b&s_in=1024&s_out=256&s_wd=fp8&s_act=fp8&s_kvd=fp8&s_price=2.5&s_tpot=30")
+    want = serving(get_device("h100-sxm5"), get_model("llama-3.1-70b"), 1024, 256, "fp8", "fp8", "fp8",
+                   usd_per_device_hour=2.5, tpot_s=0.03)
+    best, c = want["best"], cells(page)
+    for key in ("ttft_s", "tpot_s", "output_tokens_per_s_per_device", "usd_per_million_output_tokens", "memory_cap"):
+        assert math.isclose(float(c[key]["value"]), best[key], rel_tol=1e-9), key
+    assert c["layout"]["value"] == best["layout"]
+    assert c["tpot_s"]["text"] == fmt.seconds(best["tpot_s"])
+    # one line per layout on the chart, the envelope drawn, the chosen point ringed and named
+    layouts = {p["layout"] for p in want["frontier"]}
+    assert page.locator(".rl-calc-serve .rl-calc-fline[data-layout]").count() == len(layouts)
+    assert page.locator(".rl-calc-serve .rl-calc-fenvdot").count() == sum(p["on_envelope"] for p in want["frontier"])
+    assert f"best: {best['layout']}" in page.locator(".rl-calc-serve .rl-calc-fmark text").text_content()
+    assumed = page.locator(".rl-calc-serve .rl-calc-assume").inner_text()
+    assert "prefill chunk of 8,192" in assumed and "ceiling" in assumed and "Expected" in assumed
+    no_bad_words(page)
+
+
+def test_a_link_restores_the_serving_view(page):
+    open_serve(page, "s_model=mixtral-8x7b&s_hw=h200-sxm&s_in=2048&s_out=128&s_conc=64&s_ep=4&s_dp=2&s_price=3")
+    assert field(page, "dev").input_value() == "8"
+    field(page, "out").fill("300")
+    page.wait_for_function("new URLSearchParams(location.search).get('s_out') === '300'")
+    params = page.evaluate("Object.fromEntries(new URLSearchParams(location.search))")
+    assert params["mode"] == "serve" and params["s_ep"] == "4" and params["s_dp"] == "2" and params["s_conc"] == "64"
+    before = cells(page)
+    tab = page.context.new_page()
+    try:
+        tab.goto(page.url)
+        tab.wait_for_selector(".rl-calc-serve:not([hidden]) .rl-calc-fchart polyline")
+        assert cells(tab) == before
+    finally:
+        tab.close()
+    want = serving(get_device("h200-sxm"), get_model("mixtral-8x7b"), 2048, 300, concurrency=64, ep=4, dp=2,
+                   usd_per_device_hour=3.0)["point"]
+    assert math.isclose(float(before["output_tokens_per_s"]["value"]), want["output_tokens_per_s"], rel_tol=1e-9)
+
+
+def test_junk_in_the_link_gets_one_sentence_beside_the_field(page):
+    page.goto(f"{page.base_url}/calculator/?mode=serve&s_in=<img src=x onerror=alert(1)>&s_hw=<b>h900</b>&s_conc=1e400")
+    page.wait_for_selector(".rl-calc[data-rl-ready]")
+    assert "must be a number" in message(page, "in")
+    assert "does not list" in message(page, "hw") and "<b>h900</b>" in message(page, "hw")  # text, not markup
+    assert "at most" in message(page, "conc")
+    assert page.locator(".rl-calc-serve b, .rl-calc-serve img").count() == 0
+    page.goto(f"{page.base_url}/calculator/?mode=<i>x</i>")
+    page.wait_for_selector(".rl-calc[data-rl-ready]")
+    assert "is not step or serve" in page.locator(".rl-calc-modes .rl-calc-msg").inner_text()
+    assert page.locator(".rl-calc-modes i").count() == 0
+
+
+BAD = [
+    # (link, field, words of the sentence beside it)
+    ("s_in=0", "in", "at least 1"),
+    ("s_in=1.5", "in", "whole number"),
+    ("s_out=1", "out", "at least 2"),
+    ("s_out=-4", "out", "cannot be negative"),
+    ("s_in=1e12", "in", "at most"),
+    ("s_conc=2.5", "conc", "whole number"),
+    ("s_conc=0", "conc", "at least 1"),
+    ("s_price=0", "price", "greater than 0"),
+    ("s_price=5000", "price", "at most"),
+    ("s_ttft=-1", "ttft", "cannot be negative"),
+    ("s_wd=mxfp4&s_act=fp4", "act", "has no published fp4 peak"),           # FP4 on an H100
+    ("s_model=llama-3.1-70b&s_conc=1", "dev", "does not fit one device"),   # a layout that does not fit
+    ("s_model=llama-3.1-8b&s_conc=4&s_tp=3", "tp", "does not divide"),
+]
+
+
+@pytest.mark.parametrize("query, key, words", BAD, ids=[q for q, _, _ in BAD])
+def test_bad_input_gets_one_sentence_beside_the_field(page, query, key, words):
+    page.goto(f"{page.base_url}/calculator/?mode=serve&{query}")
+    page.wait_for_selector(".rl-calc[data-rl-ready]")
+    text = message(page, key)
+    assert words in text, text
+    assert text.count(". ") == 0 and text.endswith("."), text  # one sentence
+    assert field(page, key).get_attribute("aria-invalid") == "true"
+    no_bad_words(page)
+
+
+def test_typing_a_bad_value_keeps_the_last_valid_result(page):
+    open_serve(page)
+    before = cells(page)["tpot_s"]["text"]
+    field(page, "in").fill("abc")
+    assert "must be a number" in message(page, "in")
+    assert cells(page)["tpot_s"]["text"] == before
+    assert "rl-calc-stale" in page.locator(".rl-calc-serve td[data-output=tpot_s]").get_attribute("class")
+    field(page, "in").fill("2048")
+    assert message(page, "in") == ""
+
+
+def test_a_target_nothing_meets_names_the_limit_out_of_reach(page):
+    # 70B on H100s: no layout within one NVLink domain of eight reaches a 2 ms TPOT.
+    open_serve(page, "s_model=llama-3.1-70b&s_wd=fp8&s_act=fp8&s_kvd=fp8&s_tpot=2")
+    text = message(page, "tpot")
+    assert text.startswith("Nothing meets a TPOT of 2 ms: the shortest is"), text
+    assert "within 8 devices" in text and text.endswith(".")
+    assert message(page, "ttft") == ""
+    assert page.locator(".rl-calc-serve .rl-calc-fchart polyline").count() > 1  # the frontier stays
+    no_bad_words(page)
+
+
+def test_a_phone_at_390_px_with_touch(chromium, served_site):
+    ctx = chromium.new_context(**PHONE)
+    tab = ctx.new_page()
+    try:
+        tab.goto(f"{served_site}/calculator/?mode=serve&s_model=llama-3.1-70b&s_tpot=30&s_price=2")
+        tab.wait_for_selector(".rl-calc-serve:not([hidden]) .rl-calc-fchart polyline")
+        width = PHONE["viewport"]["width"]
+        assert tab.evaluate("document.documentElement.scrollWidth") <= width
+        # nothing inside the Serving section reaches past the screen's edge
+        right = tab.evaluate("""() => Math.max(...[...document.querySelectorAll('.rl-calc-serve *')]
+            .filter((e) => e.getClientRects().length && !e.closest('.rl-calc-table-wrap'))
+            .map((e) => e.getBoundingClientRect().right))""")
+        assert right <= width + 0.5, right
+        # the chart is drawn at its width, not shrunk: its text at least 11 px as shown
+        sizes = tab.evaluate("""() => { const svg = document.querySelector('.rl-calc-serve .rl-calc-fchart');
+            const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+            return [...svg.querySelectorAll('text')].map((t) => parseFloat(getComputedStyle(t).fontSize) * scale); }""")
+        assert sizes and min(sizes) >= 11, min(sizes)
+        # the chosen point's label stays inside the chart
+        box = tab.locator(".rl-calc-serve .rl-calc-fmark text").bounding_box()
+        chart = tab.locator(".rl-calc-serve .rl-calc-fchart").bounding_box()
+        assert box["x"] >= chart["x"] - 0.5 and box["x"] + box["width"] <= chart["x"] + chart["width"] + 0.5
+        # the mode switch takes a tap
+        tab.locator("label[for$='-mode-step']").tap()
+        assert tab.locator(".rl-calc-serve").is_hidden() and tab.locator(".rl-calc-step").is_visible()
+    finally:
+        ctx.close()
+
+
+def test_the_registry_gives_the_serving_fields_their_limits():
+    reg = registry_json()
+    assert reg["limits"]["output_tokens"]["min"] == 2 and reg["limits"]["usd_per_device_hour"]["min_inclusive"] is False
