@@ -5,7 +5,7 @@ Every build goes into a temporary folder; the serve measurement edits a temporar
 project, never the real tree. BENCH_RUNS (default 3) sets the number of timed runs and
 BENCH_LIGHTHOUSE_RUNS (default 3) the Lighthouse runs per page, reported as the median run.
 `python -m tools.bench lighthouse [SITE_DIR]` measures only page weights and Lighthouse, on a built
-site (default site/), into reports/weights-lighthouse.json.
+site (default site/), into the reports folder (weights-lighthouse.json).
 """
 
 from __future__ import annotations

@@ -701,7 +701,12 @@ def cmd_serve(args) -> None:
                      "weight_scope": f.scope, "weight_format_source": choice.source,
                      "activation_dtype": wl.formats.activation, "kv_dtype": wl.formats.kv,
                      "attention": wl.attention, "usd_per_device_hour": wl.usd_per_device_hour,
-                     "collective_latency": wl.collective_latency},
+                     # one name, one meaning across commands: `collective_latency` is a sentence in decode
+                     "collective_latency_used": wl.collective_latency if isinstance(wl.collective_latency, str) else "set",
+                     "collective_latency_per_collective_s":
+                         (d.interconnect.latency_floor_s if d.interconnect else None)
+                         if wl.collective_latency == parallel.LATENCY_FLOOR else
+                         None if wl.collective_latency == parallel.LATENCY_RING else wl.collective_latency},
         "targets": targets, "ceiling": "every figure but expected_* is a ceiling: datasheet peaks, each kernel at its "
                                        "roofline time; expected_* is derated by measured efficiencies, not measured",
     }

@@ -372,7 +372,7 @@ def test_cli_collective_latency_reaches_every_step(capsys):
     assert tpot("--collective-latency-us", "10") - tpot("--collective-latency-us", "0") == pytest.approx(66 * 10e-6)
     assert tpot() == tpot("--collective-latency", "floor") < tpot("--collective-latency", "ring")
     code, out, _ = _cli(capsys, *BASE, "--tp", "2", "--collective-latency", "ring", "--json")
-    assert json.loads(out)["workload"]["collective_latency"] == "ring"
+    assert json.loads(out)["workload"]["collective_latency_used"] == "ring"
     code, _, err = _cli(capsys, *BASE, "--collective-latency", "ring", "--collective-latency-us", "3")
     assert code == 2 and len(err.strip().splitlines()) == 1 and "--collective-latency-us" in err
 
