@@ -38,7 +38,6 @@ PENDING = {
     "docs/index.md",
     "docs/many-chips.md",
     "docs/memory-bandwidth.md",
-    "docs/prefill.md",
     "docs/real-systems.md",
     "docs/ridge-point.md",
     "docs/serving.md",
