@@ -33,7 +33,6 @@ PENDING = {
     "docs/batching.md",
     "docs/calculator.md",
     "docs/conventions.md",
-    "docs/decode.md",
     "docs/hardware.md",
     "docs/index.md",
     "docs/many-chips.md",
