@@ -38,7 +38,6 @@ PENDING = {
     "docs/many-chips.md",
     "docs/memory-bandwidth.md",
     "docs/real-systems.md",
-    "docs/ridge-point.md",
     "docs/serving.md",
     "docs/start-here.md",
     "docs/your-model.md",
