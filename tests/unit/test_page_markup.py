@@ -34,7 +34,6 @@ PENDING = {
     "docs/calculator.md",
     "docs/conventions.md",
     "docs/hardware.md",
-    "docs/index.md",
     "docs/many-chips.md",
     "docs/memory-bandwidth.md",
     "docs/real-systems.md",
