@@ -39,7 +39,6 @@ PENDING = {
     "docs/real-systems.md",
     "docs/serving.md",
     "docs/start-here.md",
-    "docs/your-model.md",
     "glossary/execution/cuda-graphs.md",
     "glossary/execution/littles-law.md",
     "glossary/hardware/dram.md",
