@@ -35,7 +35,6 @@ PENDING = {
     "docs/conventions.md",
     "docs/hardware.md",
     "docs/many-chips.md",
-    "docs/memory-bandwidth.md",
     "docs/real-systems.md",
     "docs/serving.md",
     "docs/start-here.md",
