@@ -36,7 +36,6 @@ PENDING = {
     "docs/hardware.md",
     "docs/many-chips.md",
     "docs/real-systems.md",
-    "docs/start-here.md",
     "glossary/execution/cuda-graphs.md",
     "glossary/execution/littles-law.md",
     "glossary/hardware/dram.md",
