@@ -32,7 +32,6 @@ PENDING = {
     "docs/arithmetic-intensity.md",
     "docs/batching.md",
     "docs/calculator.md",
-    "docs/hardware.md",
     "docs/many-chips.md",
     "docs/real-systems.md",
     "glossary/execution/cuda-graphs.md",
