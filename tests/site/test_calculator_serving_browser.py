@@ -62,7 +62,7 @@ def test_a_tpot_where_the_weights_dominate_matches_the_datasheet(page):
     weights_only_s = 7_504_924_672 * 2 / 3.35e12
     tpot = float(c["tpot_s"]["value"])
     assert 1.0 <= tpot / weights_only_s <= 1.01, (tpot, weights_only_s)
-    assert c["bound"]["text"].startswith("memory bandwidth")
+    assert c["limited_by"]["text"].startswith("memory bandwidth")
     assert math.isclose(float(c["output_tokens_per_s_per_user"]["value"]), 1 / tpot, rel_tol=1e-12)
     assert "(ceiling)" in page.locator(".rl-calc-serve tr[data-row=tpot_s] th").inner_text()
     assert c["layout"]["text"] == "1 device (1 device)"

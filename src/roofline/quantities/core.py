@@ -108,7 +108,10 @@ class Quantity:
         for digits in range(3, 7):
             left = _line(self.arithmetic, digits)
             try:
-                if render(evaluate_line(left), self.unit, self.digits) == shown:
+                got = evaluate_line(left)
+                # A line that lands exactly on a rounding tie (7,572 ÷ 8 = 946.5, shown 947) reproduces
+                # the value as a reader rounds: accept either side of the tie, as the site test does.
+                if shown in {render(got * (1 + s * 1e-12), self.unit, self.digits) for s in (0, 1, -1)}:
                     return f"{left} = {shown}"
             except (InputError, ZeroDivisionError):
                 break

@@ -109,6 +109,14 @@ def test_an_arithmetic_line_reproduces_its_number_or_is_refused():
     wrong = Quantity(3.35e12 / 15.0e9, "tokens/s", "speed of light", "", arithmetic=(Term(3.35e12, "B/s"), "÷", Term(16.06e9, "B")))
     with pytest.raises(InputError, match="does not give 223"):
         wrong.arithmetic_line()
+    # A line on a rounding tie: a TP8 step at 7,572 tokens/s (printed whole at every precision) ÷ 8
+    # devices = 946.5, which a reader rounds to 947; the value itself, 7,572.48 ÷ 8 = 946.56, shows 947.
+    # Python's round-half-even would print 946, so only an exact tie is let through, not a wrong formula.
+    tie = Quantity(7572.48 / 8, "tokens/s", "per device", "", arithmetic=(Term(7572.0, "tokens/s"), "÷", Term(8.0)))
+    assert tie.arithmetic_line() == "7,572 tokens/s ÷ 8 = 947 tokens/s"
+    off = Quantity(950.0, "tokens/s", "per device", "", arithmetic=(Term(7572.0, "tokens/s"), "÷", Term(8.0)))
+    with pytest.raises(InputError, match="does not give 950"):
+        off.arithmetic_line()
 
 
 def test_popovers_show_only_the_inputs_that_enter_the_number():
