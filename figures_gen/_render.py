@@ -28,7 +28,40 @@ def _save(fig, narrow: bool) -> bytes:
     buf = io.BytesIO()
     fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None}, transparent=False,
                 facecolor=fig.get_facecolor(), bbox_inches="tight" if narrow or getattr(fig, "_rl_key", False) else None, pad_inches=PAD_IN)
-    return buf.getvalue()
+    return compact_svg(buf.getvalue())
+
+
+_METADATA = re.compile(rb"\s*<metadata>.*?</metadata>", re.S)
+# Geometry attributes of the drawing (the root <svg>'s size and viewBox are left exact).
+_GEOMETRY = re.compile(rb'(\s(?:d|x|y|x1|y1|x2|y2|cx|cy|r|width|height|points|transform)=")([^"]*)"')
+_LONG_DECIMAL = re.compile(rb"-?\d+\.\d{3,}")
+
+
+def compact_svg(svg: bytes) -> bytes:
+    """matplotlib's SVG with its RDF <metadata> dropped and the drawing's coordinates rounded to 0.01 pt
+    (0.014 px at the 700 px a figure is shown: no visible change), which a reader downloads ~15 % fewer
+    bytes of (issue 26). Text (labels, tick values) and styles are left as they are.
+
+    >>> compact_svg(b'<svg viewBox="0 0 494.554453 359.3"><metadata>x</metadata><path d="M 53.002344 254.916094 L 1.5 0"/>'
+    ...             b'<text x="10.123456">0.999 FLOP/byte</text></svg>')
+    b'<svg viewBox="0 0 494.554453 359.3"><path d="M 53 254.92 L 1.5 0"/><text x="10.12">0.999 FLOP/byte</text></svg>'
+    """
+    svg = _METADATA.sub(b"", svg, count=1)
+    root_end = svg.find(b">", svg.find(b"<svg")) + 1
+
+    def rounded(m: re.Match) -> bytes:
+        return _short(float(m.group()))
+
+    def attr(m: re.Match) -> bytes:
+        return m.group(1) + _LONG_DECIMAL.sub(rounded, m.group(2)) + b'"'
+
+    return svg[:root_end] + _GEOMETRY.sub(attr, svg[root_end:])
+
+
+def _short(value: float) -> bytes:
+    """`value` to two decimals, without trailing zeros: 53.002344 -> b"53", 254.916094 -> b"254.92"."""
+    text = (b"%.2f" % value).rstrip(b"0").rstrip(b".")
+    return b"0" if text in (b"-0", b"") else text
 
 
 def _draw(name: str, table, narrow: bool) -> bytes:

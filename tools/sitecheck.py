@@ -35,7 +35,8 @@ JS_LOAD = re.compile(
     rf"""(?:\bfetch|\bimportScripts|\bimport|\bsendBeacon|\bEventSource|\bWebSocket|\bWorker|\bSharedWorker|\bloadScript)\s*\(\s*{_Q}([^"'`\s]+)"""
     rf"""|\.open\s*\(\s*{_Q}[A-Za-z]+{_Q}\s*,\s*{_Q}([^"'`\s]+)"""
     rf"""|\.(?:src|href)\s*=\s*{_Q}([^"'`\s]+)"""
-    rf"""|\bimport\s[^;'"`]*?\bfrom\s*{_Q}([^"'`\s]+)""")
+    rf"""|\b(?:import|export)(?=[\s{{*])[^;'"`]*?\bfrom\s*{_Q}([^"'`\s]+)"""  # minified: import{a}from"./b.js"
+    rf"""|\bimport\s*{_Q}([^"'`\s]+)""")  # a module imported for its effects
 # A string literal in an inline script naming a local asset (Material's search worker in __config).
 JS_ASSET_LITERAL = re.compile(r"""["']([^"'\s]+\.(?:js|css|woff2?|svg|png|jpe?g|webp|json))["']""")
 

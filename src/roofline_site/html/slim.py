@@ -1,4 +1,5 @@
-"""Lighter stylesheets for every page (issue 26): Material's CSS without the rules no page can use, ours minified.
+"""Lighter stylesheets and scripts for every page (issue 26): Material's CSS without the rules no page can use,
+our CSS and JavaScript minified.
 
 Material ships one stylesheet for every feature it has (versions, annotations, tabs, blog, a dozen
 admonition icons as data URIs): 23 KB gzip on every page, most of it never matched here. After the
@@ -7,6 +8,10 @@ browser could meet it: a class, id or attribute in a built page, or a word in a 
 covers what Material's JavaScript adds: search results, tooltips, the palette). What a `:not()`,
 `:is()`, `:where()` or `:has()` holds is never required, so such selectors are kept as they are.
 A custom property no remaining rule, script or page reads is dropped with its value.
+
+Our scripts (docs/assets, the calculator's modules among them) are written for a reader, with long
+comments; only the built copies in site/ are minified (rjsmin), so the parity grid under node keeps
+testing the sources, and the browser tests test what a reader downloads.
 """
 
 from __future__ import annotations
@@ -14,6 +19,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+
+import rjsmin
 
 _FUNCTIONAL = re.compile(r":(?:not|is|where|has|matches|-webkit-any|-moz-any)\(")
 _ATTRIBUTE = re.compile(r"\[\s*([\w:-]+)[^\]]*\]")
@@ -215,9 +222,18 @@ def minify_css(css: str) -> str:
     return css.replace(";}", "}").strip()
 
 
+def minify_js(js: str) -> str:
+    r"""`js` without its comments and spare whitespace; a `/*! ... */` comment (a licence) is kept.
+
+    >>> minify_js('import { a } from "./a.js";  // why\nconst b = a + 1; /* note */ export { b };\n')
+    'import{a}from"./a.js";const b=a+1;export{b};'
+    """
+    return rjsmin.jsmin(js, keep_bang_comments=True)
+
+
 def slim_site(site_dir: Path, theme_css: dict[str, Path]) -> None:
     """Purge Material's stylesheets in `site_dir` (from `theme_css`: site path -> the theme's own copy, so a
-    dirty rebuild purges afresh) against every built page and script, and minify our own stylesheets."""
+    dirty rebuild purges afresh) against every built page and script, and minify our own stylesheets and scripts."""
     pages = [p.read_text(encoding="utf-8", errors="replace") for p in site_dir.rglob("*.html")]
     scripts = [p.read_text(encoding="utf-8", errors="replace") for p in site_dir.rglob("*.js")]
     used = used_names(pages, scripts)
@@ -229,3 +245,6 @@ def slim_site(site_dir: Path, theme_css: dict[str, Path]) -> None:
     for css in (site_dir / "assets").rglob("*.css"):
         if not css.name.endswith(".min.css"):
             css.write_text(minify_css(css.read_text(encoding="utf-8")), encoding="utf-8")
+    for js in (site_dir / "assets").rglob("*.js"):  # Material's own (assets/javascripts) are minified already
+        if not js.name.endswith(".min.js") and "javascripts" not in js.relative_to(site_dir).parts:
+            js.write_text(minify_js(js.read_text(encoding="utf-8")), encoding="utf-8")
