@@ -36,7 +36,7 @@ def test_audited_pages_include_home_and_calculator(site_dir):
         assert pages["calculator"] == "calculator/index.html"
 
 
-@pytest.mark.parametrize("role", ["home", "figure-heavy", "calculator", "glossary entry"])
+@pytest.mark.parametrize("role", ["home", "playbook", "calculator", "glossary entry"])  # playbook: the most figures
 def test_lighthouse_accessibility_and_best_practices(role, lighthouse_ready, site_dir, served_site, tmp_path):
     pages = bench.lighthouse_pages(site_dir)
     if role not in pages:

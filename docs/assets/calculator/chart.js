@@ -8,7 +8,8 @@ import { si, sig } from "./format.js";
 
 const NS = "http://www.w3.org/2000/svg";
 
-function el(name, attrs = {}, text = null) {
+/** One SVG element with its attributes and text (textContent only): both charts draw with it. */
+export function el(name, attrs = {}, text = null) {
   const node = document.createElementNS(NS, name);
   for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
   if (text !== null) node.textContent = text;

@@ -4,16 +4,8 @@
 // on it is a ceiling. Text goes in through textContent only; the legend is HTML beside it, so it
 // wraps on a phone instead of shrinking.
 
+import { el } from "./chart.js";
 import { si, sig } from "./format.js";
-
-const NS = "http://www.w3.org/2000/svg";
-
-function el(name, attrs = {}, text = null) {
-  const node = document.createElementNS(NS, name);
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
-  if (text !== null) node.textContent = text;
-  return node;
-}
 
 const log10 = Math.log10;
 const positive = (v) => typeof v === "number" && Number.isFinite(v) && v > 0;
