@@ -188,7 +188,9 @@ def measure_serve_edit(work: Path, runs: int, page: str = "ridge-point.md", time
     port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", *(["--dirty"] if dirty else []),
                              "--dev-addr", f"127.0.0.1:{port}"],
-                            cwd=root, env={**os.environ, **QUIET_ENV}, stdout=subprocess.DEVNULL,
+                            # served at the root, as `make serve` does: the default site_url has a path
+                            cwd=root, env={**os.environ, **QUIET_ENV, "SITE_URL": f"http://127.0.0.1:{port}/"},
+                            stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, start_new_session=True)
     url = f"http://127.0.0.1:{port}/{url_path}"
     latencies = []
