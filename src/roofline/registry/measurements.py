@@ -48,8 +48,25 @@ VALUE_FIELDS = {
 }
 
 
+class _RunOnRegistry:
+    """A published run's registry device and model, looked up from its ids (both record kinds)."""
+
+    @property
+    def device(self) -> Device:
+        return get_device(self.device_id)
+
+    @property
+    def model(self) -> Model:
+        return get_model(self.model_id)
+
+    @property
+    def model_name(self) -> str:
+        """The model as it was run (Llama 3 8B), else the registry model's name ('' with no model)."""
+        return self.measured_model or (self.model.name if self.model_id else "")
+
+
 @dataclass(frozen=True)
-class PublishedMeasurement:
+class PublishedMeasurement(_RunOnRegistry):
     """One measured figure from a cited source, tied to a registry device (and model)."""
 
     id: str
@@ -78,19 +95,6 @@ class PublishedMeasurement:
     #: symmetric-memory kernel) or "" where the source does not say. Only a latency-optimal run may come
     #: within 10 % of a ceiling taken at the link's latency floor (tests/unit/model/test_measured_parallel.py).
     allreduce: str = ""
-
-    @property
-    def device(self) -> Device:
-        return get_device(self.device_id)
-
-    @property
-    def model(self) -> Model:
-        return get_model(self.model_id)
-
-    @property
-    def model_name(self) -> str:
-        """The model as it was run (Llama 3 8B), else the registry model's name."""
-        return self.measured_model or (self.model.name if self.model_id else "")
 
 
 def _parse(entry: Entry, kind: str) -> PublishedMeasurement:
@@ -202,7 +206,7 @@ _LAYOUT_ORDER = ("tp", "ep", "pp", "dp")
 
 
 @dataclass(frozen=True)
-class ServingMeasurement:
+class ServingMeasurement(_RunOnRegistry):
     """One published serving run: output tokens/s for requests of fixed input and output length."""
 
     id: str
@@ -230,19 +234,6 @@ class ServingMeasurement:
     measured_model: str = ""      # the model it ran, where a registry model stands in for it
     measured_on: str = ""         # the chip it ran on, where a registry device stands in for it
     mapping: str = ""             # why the stand-in is fair
-
-    @property
-    def device(self) -> Device:
-        return get_device(self.device_id)
-
-    @property
-    def model(self) -> Model:
-        return get_model(self.model_id)
-
-    @property
-    def model_name(self) -> str:
-        """The model as it was run (Llama 3.3 70B), else the registry model's name."""
-        return self.measured_model or self.model.name
 
     @property
     def output_tokens_per_s_per_device(self) -> float:
