@@ -10,9 +10,6 @@ The measure, per page (docs/*.md and glossary entries):
   import block, and keeping them out of the sentences is the point of them.
 Targets (issue 23): no token over 120 characters; under 15 % markup on every page; tokens average
 under 35 characters on a teaching page (docs/).
-
-Pages not yet converted to bindings are listed in PENDING; a listed page that already meets the
-targets fails, so the list only shrinks.
 """
 
 from __future__ import annotations
@@ -26,21 +23,6 @@ from tests.conftest import ROOT
 MAX_TOKEN_CHARS = 120
 MAX_MARKUP_SHARE = 0.15
 MAX_AVERAGE_CHARS = 35
-
-# Pages still written with spelled-out tokens (issue 23): each leaves this list when converted.
-PENDING = {
-    "docs/calculator.md",
-    "glossary/execution/cuda-graphs.md",
-    "glossary/hardware/gddr.md",
-    "glossary/hardware/hbm.md",
-    "glossary/hardware/lpddr.md",
-    "glossary/hardware/nvlink.md",
-    "glossary/hardware/scale-up-domain.md",
-    "glossary/hardware/sustained-bandwidth.md",
-    "glossary/performance-model/ridge-point.md",
-    "glossary/software/llama-cpp.md",
-}
-
 
 def pages() -> list[str]:
     docs = sorted(p for p in (ROOT / "docs").glob("*.md") if "{{" in p.read_text(encoding="utf-8"))
@@ -83,11 +65,4 @@ def test_the_measure_counts_what_an_author_reads():
 def test_page_markup_meets_the_targets(path):
     m = measure((ROOT / path).read_text(encoding="utf-8"))
     found = failures(path, m)
-    if path in PENDING:
-        assert found, f"{path} meets the markup targets now: remove it from PENDING"
-        pytest.xfail(f"{path} not converted to bindings yet: {'; '.join(found)}")
     assert not found, f"{path}: {'; '.join(found)} (name workloads once in front-matter bindings)"
-
-
-def test_pending_pages_exist():
-    assert PENDING <= set(pages()), sorted(PENDING - set(pages()))
