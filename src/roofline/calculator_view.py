@@ -155,7 +155,7 @@ def calculate(device: Device, model: Model, phase: str = "decode", batch=1, leng
         "ops": [{k: op[k] for k in OP_KEYS} for op in rec["ops"]],
         "total_params": model.total_params,
         "time_to_first_token_s": rec["time_s"] if phase == "prefill" else None,
-        "attained_flop_per_s": float(step.stage.flops / step.stage_time_s),
+        "attained_flop_per_s": rec["attained_flop_per_s"],
         "tokens_per_s_perfect_overlap": float(step.batch * step.stage.tokens_per_sequence
                                               / step.time_perfect_overlap_s),
         "critical_batch": kernels.critical_batch(model, device, f),

@@ -499,6 +499,14 @@ class ParallelStep:
         return scalar(np.asarray(self.memory_required_bytes) <= kernels.usable_memory_bytes(self.stage.device))
 
 
+def on_one_device(stage: kernels.KernelStep) -> ParallelStep:
+    """A step of `kernels.decode` or `kernels.prefill` as the one-device layout's step (no collectives,
+    one micro-batch of the whole batch), so that `record.step_record` reads it as it reads any layout's."""
+    batch = np.asarray(stage.batch, float)
+    return ParallelStep(Layout(), stage.model, stage, (), None, scalar(batch), scalar(np.ceil(batch)),
+                        scalar(np.minimum(np.ceil(batch), 1)), stage.kv_resident_bytes)
+
+
 def _step(phase: str, model: Model, device: Device, layout: Layout, batch, length, formats, attention,
           latency="floor") -> ParallelStep:
     layout = layout or Layout()

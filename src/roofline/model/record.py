@@ -55,9 +55,13 @@ def op_record(k) -> dict[str, Any]:
     return out
 
 
-def step_record(step: parallel.ParallelStep) -> dict[str, Any]:
-    """Every figure of a step under its one name (see the module docstring)."""
+def step_record(step: parallel.ParallelStep | kernels.KernelStep) -> dict[str, Any]:
+    """Every figure of a step under its one name (see the module docstring); a `kernels` step is read
+    as the one-device layout's."""
+    if isinstance(step, kernels.KernelStep):
+        step = parallel.on_one_device(step)
     s, lay, d = step.stage, step.layout, step.stage.device
+    attained = np.asarray(s.flops, float) / np.asarray(step.stage_time_s, float)
     f = s.formats
     return {
         "phase": s.phase, "model": step.model.id, "hardware": d.id, "batch": _num(step.batch),
@@ -73,6 +77,7 @@ def step_record(step: parallel.ParallelStep) -> dict[str, Any]:
         "arithmetic_intensity": _num(s.arithmetic_intensity), "bound": str(step.bound),
         "time_s": _num(step.time_s), "time_perfect_overlap_s": _num(step.time_perfect_overlap_s),
         "compute_time_s": _num(s.compute_time_s), "memory_time_s": _num(s.memory_time_s),
+        "attained_flop_per_s": _num(attained), "flop_utilization": _num(attained / s.peak_flop_per_s),
         "kernel_time_s": _num(step.kernel_time_s), "stage_time_s": _num(step.stage_time_s),
         "collective_time_s": _num(step.collective_time_s),
         "collective_latency_share": _num(step.collective_latency_share),

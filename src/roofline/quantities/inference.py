@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 from roofline.errors import InputError
 from roofline.model.accounting import kv_bytes_per_token
 from roofline.model import kernels as _k
+from roofline.model import record as _record
 from roofline.model.dtypes import peak_unit
 from roofline.model.formats import CHECKPOINT, Formats, choose_weight_format, parse_weight_format
 from roofline.quantities.core import (
@@ -54,44 +56,76 @@ def time_terms(ops) -> tuple:
     return tuple(parts)
 
 
+#: The pages' token names for a step's quantities, each read from the step's one record
+#: (`record.step_record`) under the record's name: token attribute -> record key. A name a page
+#: uses that differs from the record's (`intensity`, `time`, `tokens_per_s_per_seq`) is an alias
+#: here and nowhere else; a StepView computes none of these itself.
+STEP_TOKENS = {"flops": "flops", "bytes": "bytes", "weight_bytes": "weight_bytes", "kv_bytes": "kv_bytes",
+               "intensity": "arithmetic_intensity", "time": "time_s", "ttft": "time_s",
+               "time_overlap": "time_perfect_overlap_s", "tokens_per_s": "tokens_per_s",
+               "tokens_per_s_per_seq": "tokens_per_s_per_sequence", "attained": "attained_flop_per_s",
+               "utilization": "flop_utilization", "memory_required": "memory_required_bytes",
+               "ridge": "ridge_point", "bound": "bound", "fits": "fits"}
+#: The same for one kernel (`record.op_record`); `share` (its time ÷ the step's) is the view's own.
+OP_TOKENS = {"flops": "flops", "bytes": "bytes", "intensity": "arithmetic_intensity", "ridge": "ridge_point",
+             "time": "time_s", "bound": "bound"}
+
+
 @dataclass(frozen=True)
 class OpView:
     """One kernel of a step as Quantities: {{ decode("llama-3.1-8b", "h100-sxm5", 64, 4096).op("attention").intensity }}."""
 
     view: "StepView"
-    op: _k.RooflinePoint
+    index: int  # the kernel's place in the step's ops (and in its record's)
+
+    @property
+    def op(self) -> _k.RooflinePoint:
+        return self.view.step.ops[self.index]
+
+    def _r(self, token: str):
+        return self.view.record["ops"][self.index][OP_TOKENS[token]]
 
     def _q(self, value, unit, what, formula, device=True, arithmetic=()) -> Quantity:
         return self.view._q(value, unit, f"{self.op.name}: {what}", formula, device, arithmetic)
 
     @property
-    def flops(self): return self._q(self.op.flops, "FLOP", "FLOPs per step", "the kernel's FLOPs over all layers", False)
+    def flops(self): return self._q(self._r("flops"), "FLOP", "FLOPs per step", "the kernel's FLOPs over all layers", False)
     @property
-    def bytes(self): return self._q(self.op.bytes, "B", "bytes per step", "weights + activations + KV cache read and written", False)
+    def bytes(self): return self._q(self._r("bytes"), "B", "bytes per step", "weights + activations + KV cache read and written", False)
     @property
     def intensity(self):
-        return self._q(self.op.arithmetic_intensity, "FLOP/byte", "arithmetic intensity", "FLOPs ÷ bytes", False,
-                       (Term(self.op.flops, "FLOP"), "÷", Term(self.op.bytes, "B")))
+        return self._q(self._r("intensity"), "FLOP/byte", "arithmetic intensity", "FLOPs ÷ bytes", False,
+                       (Term(self._r("flops"), "FLOP"), "÷", Term(self._r("bytes"), "B")))
     @property
     def ridge(self):
-        return self._q(self.op.ridge_point, "FLOP/byte", "ridge point at its peak", "peak ÷ bandwidth", True,
+        return self._q(self._r("ridge"), "FLOP/byte", "ridge point at its peak", "peak ÷ bandwidth", True,
                        (Term(self.op.peak_flop_per_s, peak_unit(self.op.compute_dtype)), "÷", Term(self.op.bandwidth_bytes_per_s, "B/s")))
     @property
     def time(self):
-        return self._q(self.op.time_s, "s", "roofline time", "max(FLOPs ÷ peak, bytes ÷ bandwidth)", True, time_terms((self.op,)))
+        return self._q(self._r("time"), "s", "roofline time", "max(FLOPs ÷ peak, bytes ÷ bandwidth)", True, time_terms((self.op,)))
     @property
     def share(self):
-        return self._q(self.op.time_s / self.view.step.time_s, "%", "share of the step's time", "kernel time ÷ step time", True,
-                       (Term(self.op.time_s, "s"), "÷", Term(self.view.step.time_s, "s")))
+        op_s, step_s = self._r("time"), self.view._r("time")
+        return self._q(op_s / step_s, "%", "share of the step's time", "kernel time ÷ step time", True,
+                       (Term(op_s, "s"), "÷", Term(step_s, "s")))
     @property
-    def bound(self) -> str: return str(self.op.bound)
+    def bound(self) -> str: return self._r("bound")
 
 
 @dataclass(frozen=True)
 class StepView:
-    """A decode step or prefill as Quantities; `.step` is the underlying `kernels.KernelStep`."""
+    """A decode step or prefill as Quantities, read from its one record (`record.step_record`, under
+    the names `STEP_TOKENS` maps); `.step` is the underlying `kernels.KernelStep`."""
 
     step: _k.KernelStep
+
+    @cached_property
+    def record(self) -> dict:
+        """The step's one record: what `roofline decode --json` prints for it."""
+        return _record.step_record(self.step)
+
+    def _r(self, token: str):
+        return self.record[STEP_TOKENS[token]]
 
     def _inputs(self, device: bool = True) -> tuple[Input, ...]:
         """The workload (model, batch, context, formats), and the device's roofs where they enter."""
@@ -119,85 +153,87 @@ class StepView:
                         arithmetic=arithmetic)
 
     def _time_input(self) -> Input:
-        return Input("time per step (sum of the kernels' roofline times)", float(self.step.time_s), "s")
+        return Input("time per step (sum of the kernels' roofline times)", self._r("time"), "s")
 
     def op(self, name: str) -> OpView:
         """One kernel by name (qkv_proj, attention, o_proj, gate_up_proj, down_proj, lm_head, ...)."""
-        for k in self.step.ops:
+        for i, k in enumerate(self.step.ops):
             if k.name == name:
-                return OpView(self, k)
+                return OpView(self, i)
         raise InputError(f"no kernel {name!r} in this step; it has {', '.join(k.name for k in self.step.ops)}")
 
     @property
-    def flops(self): return self._q(self.step.flops, "FLOP", "FLOPs per step", "sum of the kernels' FLOPs", False)
+    def flops(self): return self._q(self._r("flops"), "FLOP", "FLOPs per step", "sum of the kernels' FLOPs", False)
     @property
     def bytes(self):
-        s = self.step
-        return self._q(s.bytes, "B", "bytes per step", "weights + KV cache + activations, every kernel", False,
-                       (Term(s.weight_bytes, "B"), "+", Term(s.kv_bytes, "B"), "+", Term(s.activation_bytes, "B")))
+        r = self.record
+        return self._q(self._r("bytes"), "B", "bytes per step", "weights + KV cache + activations, every kernel", False,
+                       (Term(r["weight_bytes"], "B"), "+", Term(r["kv_bytes"], "B"), "+", Term(r["activation_bytes"], "B")))
     @property
-    def weight_bytes(self): return self._q(self.step.weight_bytes, "B", "weight bytes per step", "weights read once per step", False)
+    def weight_bytes(self): return self._q(self._r("weight_bytes"), "B", "weight bytes per step", "weights read once per step", False)
     @property
-    def kv_bytes(self): return self._q(self.step.kv_bytes, "B", "KV-cache bytes per step", "K and V read for every cached position, plus the new entries written", False)
+    def kv_bytes(self): return self._q(self._r("kv_bytes"), "B", "KV-cache bytes per step", "K and V read for every cached position, plus the new entries written", False)
     @property
     def intensity(self):
-        return self._q(self.step.arithmetic_intensity, "FLOP/byte", "whole-step arithmetic intensity", "FLOPs ÷ bytes", False,
-                       (Term(self.step.flops, "FLOP"), "÷", Term(self.step.bytes, "B")))
+        r = self.record
+        return self._q(self._r("intensity"), "FLOP/byte", "whole-step arithmetic intensity", "FLOPs ÷ bytes", False,
+                       (Term(r["flops"], "FLOP"), "÷", Term(r["bytes"], "B")))
     @property
     def time(self):
-        return self._q(self.step.time_s, "s", "time per step", "sum over kernels of max(FLOPs ÷ peak, bytes ÷ bandwidth)",
+        return self._q(self._r("time"), "s", "time per step", "sum over kernels of max(FLOPs ÷ peak, bytes ÷ bandwidth)",
                        True, time_terms(self.step.ops))
     @property
     def time_overlap(self):
-        s = self.step
-        line = ((Term(s.bytes, "B"), "÷", Term(s.bandwidth_bytes_per_s, "B/s")) if s.memory_time_s >= s.compute_time_s
+        r = self.record
+        line = ((Term(r["bytes"], "B"), "÷", Term(r["bandwidth_bytes_per_s"], "B/s"))
+                if r["memory_time_s"] >= r["compute_time_s"]
                 else ())  # compute side: kernels run at different peaks, so no single quotient
-        return self._q(s.time_perfect_overlap_s, "s", "perfect-overlap time per step (a lower bound)",
+        return self._q(self._r("time_overlap"), "s", "perfect-overlap time per step (a lower bound)",
                        "max(Σ FLOPs ÷ peak, Σ bytes ÷ bandwidth)", True, line)
     @property
     def ttft(self):
-        return self._q(self.step.time_s, "s", "time to first token", "prefill time: sum of the kernels' roofline times",
+        return self._q(self._r("ttft"), "s", "time to first token", "prefill time: sum of the kernels' roofline times",
                        True, time_terms(self.step.ops))
     @property
     def tokens_per_s(self):
-        s = self.step
-        line = ((Term(float(s.batch)), "÷", Term(s.time_s, "s")) if s.phase == "decode" else
-                (Term(float(s.batch)), "×", Term(float(s.tokens_per_sequence)), "÷", Term(s.time_s, "s")))
-        return self._q(s.tokens_per_s, "tokens/s", "tokens/s (whole batch)", "batch × tokens per step ÷ time",
+        r = self.record
+        line = ((Term(r["batch"]), "÷", Term(r["time_s"], "s")) if r["phase"] == "decode" else
+                (Term(r["batch"]), "×", Term(r["tokens_per_sequence"]), "÷", Term(r["time_s"], "s")))
+        return self._q(self._r("tokens_per_s"), "tokens/s", "tokens/s (whole batch)", "batch × tokens per step ÷ time",
                        True, line, (self._time_input(),))
     @property
     def tokens_per_s_per_seq(self):
-        s = self.step
-        return self._q(s.tokens_per_s_per_sequence, "tokens/s", "tokens/s per sequence", "tokens per step ÷ time",
-                       True, (Term(float(s.tokens_per_sequence)), "÷", Term(s.time_s, "s")), (self._time_input(),))
+        r = self.record
+        return self._q(self._r("tokens_per_s_per_seq"), "tokens/s", "tokens/s per sequence", "tokens per step ÷ time",
+                       True, (Term(r["tokens_per_sequence"]), "÷", Term(r["time_s"], "s")), (self._time_input(),))
     @property
     def attained(self):
-        s = self.step
-        return self._q(s.flops / s.time_s, "FLOP/s", "FLOP/s attained", "FLOPs ÷ time", True,
-                       (Term(s.flops, "FLOP"), "÷", Term(s.time_s, "s")), (self._time_input(),))
+        r = self.record
+        return self._q(self._r("attained"), "FLOP/s", "FLOP/s attained", "FLOPs ÷ time", True,
+                       (Term(r["flops"], "FLOP"), "÷", Term(r["time_s"], "s")), (self._time_input(),))
     @property
     def utilization(self):
-        s = self.step
-        peak = s.device.peak_flop_per_s(s.matmul_dtype)
-        return self._q(s.flops / s.time_s / peak, "%", "share of peak FLOP/s", "attained ÷ peak", True,
-                       (Term(s.flops, "FLOP"), "÷", Term(s.time_s, "s"), "÷", Term(peak, peak_unit(s.matmul_dtype))),
+        r = self.record
+        return self._q(self._r("utilization"), "%", "share of peak FLOP/s", "attained ÷ peak", True,
+                       (Term(r["flops"], "FLOP"), "÷", Term(r["time_s"], "s"), "÷",
+                        Term(r["peak_flop_per_s"], peak_unit(r["compute_dtype"]))),
                        (self._time_input(),))
     @property
     def memory_required(self):
-        s = self.step
-        return self._q(s.memory_required_bytes, "B", "memory for weights, KV cache, activations and runtime reserve",
+        r = self.record
+        return self._q(self._r("memory_required"), "B", "memory for weights, KV cache, activations and runtime reserve",
                        "all weights + batch × cached tokens × KV bytes per token + activations + reserve", False,
-                       (Term(s.weights_resident_bytes, "B"), "+", Term(float(s.kv_resident_bytes), "B"), "+",
-                        Term(float(s.activation_peak_bytes), "B"), "+", Term(s.runtime_reserve_bytes, "B")))
+                       (Term(r["weights_resident_bytes"], "B"), "+", Term(r["kv_resident_bytes"], "B"), "+",
+                        Term(r["activation_peak_bytes"], "B"), "+", Term(r["runtime_reserve_bytes"], "B")))
     @property
     def ridge(self):
-        s = self.step
-        return self._q(s.ridge_point, "FLOP/byte", "ridge point of the weight matmuls", "peak ÷ bandwidth", True,
-                       (Term(s.peak_flop_per_s, peak_unit(s.matmul_dtype)), "÷", Term(s.bandwidth_bytes_per_s, "B/s")))
+        r = self.record
+        return self._q(self._r("ridge"), "FLOP/byte", "ridge point of the weight matmuls", "peak ÷ bandwidth", True,
+                       (Term(r["peak_flop_per_s"], peak_unit(r["compute_dtype"])), "÷", Term(r["bandwidth_bytes_per_s"], "B/s")))
     @property
-    def bound(self) -> str: return str(self.step.bound)
+    def bound(self) -> str: return self._r("bound")
     @property
-    def fits(self) -> bool: return bool(self.step.fits)
+    def fits(self) -> bool: return self._r("fits")
 
 
 def decode(model, hw, batch=1, context=1, weight_format: str = "bf16", kv_dtype: str = "bf16",
