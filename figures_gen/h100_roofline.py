@@ -7,7 +7,7 @@ import numpy as np
 from figures_gen import Table, log_ticks, narrow
 from roofline import (
     attainable_flop_per_s, decode as decode_step, device_ridge_point, example, format as fmt,
-    get_device, get_model, prefill,
+    get_device, get_model, prefill, step_record,
 )
 
 NAME = "h100-roofline"
@@ -15,8 +15,9 @@ DEVICE, MODEL = "h100-sxm5", "llama-3.1-8b"
 
 
 def _points():
+    """The device, and the records of batch-1 decode and the example prefill (`step_record`'s names)."""
     d, m = get_device(DEVICE), get_model(MODEL)
-    return d, decode_step(m, d), prefill(m, d, example("prompt_len"))
+    return d, step_record(decode_step(m, d)), step_record(prefill(m, d, example("prompt_len")))
 
 
 def data() -> Table:
@@ -52,10 +53,11 @@ def draw(fig, table: Table) -> None:
                     xytext=(-2, -6), textcoords="offset points", ha="right", va="top", color="#3f51b5", fontsize=9)
     ax.annotate(f"ridge {fmt.intensity(ridge)}", (ridge, d.peak_flop_per_s() / 1e12 * 0.12), ha="left",
                 xytext=(4, 0), textcoords="offset points", color="#555")
-    for step, colour, label in ((dec, "#d81b60", "batch-1 decode"), (pre, "#00897b", f"{int(pre.tokens_per_sequence)}-token prefill")):
-        y = attainable_flop_per_s(step.arithmetic_intensity, step.peak_flop_per_s, step.bandwidth_bytes_per_s) / 1e12
+    for step, colour, label in ((dec, "#d81b60", "batch-1 decode"), (pre, "#00897b", f"{int(pre['tokens_per_sequence'])}-token prefill")):
+        ai = step["arithmetic_intensity"]
+        y = attainable_flop_per_s(ai, step["peak_flop_per_s"], step["bandwidth_bytes_per_s"]) / 1e12
         # Small enough that the prefill, a short way past the ridge, sits clear of the ridge's line and the corner.
-        ax.plot([step.arithmetic_intensity], [y], "o", color=colour, ms=6, zorder=3, label=f"{label} ({fmt.intensity(step.arithmetic_intensity)})")
+        ax.plot([ai], [y], "o", color=colour, ms=6, zorder=3, label=f"{label} ({fmt.intensity(ai)})")
     ax.set_xlabel("arithmetic intensity (FLOP/byte, log)")
     ax.set_ylabel("attainable TFLOP/s (log)")
     ax.set_title(f"{d.name}, dense {d.sixteen_bit_dtype}")
@@ -70,15 +72,15 @@ def alt() -> str:
     return (f"Log-log roofline of the {d.name}: a bandwidth roof of {fmt.bytes_per_s(d.memory_bandwidth_bytes_per_s)} "
             f"rises until it meets the {fmt.flop_per_s(d.peak_flop_per_s())} compute roof at a ridge of "
             f"{fmt.intensity(device_ridge_point(d))}. Batch-1 decode of {get_model(MODEL).name} with "
-            f"{fmt.sig(float(dec.context_len), 6)} token cached sits at "
-            f"{fmt.intensity(dec.arithmetic_intensity)}, far left in the memory-bound region; a "
-            f"{fmt.sig(pre.tokens_per_sequence)}-token prefill sits at {fmt.intensity(pre.arithmetic_intensity)}, "
+            f"{fmt.sig(dec['context_len'], 6)} token cached sits at "
+            f"{fmt.intensity(dec['arithmetic_intensity'])}, far left in the memory-bound region; a "
+            f"{fmt.sig(pre['tokens_per_sequence'])}-token prefill sits at {fmt.intensity(pre['arithmetic_intensity'])}, "
             f"past the ridge.")
 
 
 def caption() -> str:
     d, dec, pre = _points()
     return (f"The {d.name} roofline at its dense bf16 peak and spec bandwidth, with {get_model(MODEL).name} in bf16. "
-            f"Batch-1 decode with {fmt.sig(float(dec.context_len), 6)} token cached uses "
-            f"{fmt.percent(dec.attained_flop_per_s / dec.peak_flop_per_s)} of peak compute; the "
-            f"{fmt.sig(float(pre.tokens_per_sequence), 6)}-token prefill is {pre.bound}.")
+            f"Batch-1 decode with {fmt.sig(dec['context_len'], 6)} token cached uses "
+            f"{fmt.percent(dec['flop_utilization'])} of peak compute; the "
+            f"{fmt.sig(pre['tokens_per_sequence'], 6)}-token prefill is {pre['bound']}.")

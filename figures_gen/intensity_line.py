@@ -5,7 +5,7 @@ from __future__ import annotations
 from figures_gen import Table, key_labels, log_ticks, narrow
 from roofline import (
     decode as decode_step, device_ridge_point, example, format as fmt, get_device, get_model,
-    matmul_cost, matmul_cost_intro_convention, prefill,
+    matmul_cost, matmul_cost_intro_convention, prefill, step_record,
 )
 
 NAME = "intensity-line"
@@ -19,16 +19,16 @@ def _points() -> list[tuple[str, str, float]]:
     sm, sk, sn = (int(example(k)) for k in ("intro_m", "intro_k", "intro_n"))
     sq = int(example("square_n"))
     batch, prompt = example("batch_mid"), example("prompt_len")
+    one, mid = step_record(decode_step(m, d)), step_record(decode_step(m, d, batch))
     pts = [
         ("op", f"Visual Guide's {sm}×{sk}·{sk}×{sn}", matmul_cost_intro_convention(sm, sn, sk, "fp16").arithmetic_intensity),
         # Every decode label names its batch and context: at 4,096 cached the batch-64 point sits far lower.
-        ("decode", f"{m.name} decode\nbatch 1, {fmt.sig(decode_step(m, d).context_len)} token cached",
-         decode_step(m, d).arithmetic_intensity),
-        ("decode", f"{m.name} decode\nbatch {fmt.sig(batch)}, {fmt.sig(decode_step(m, d, batch).context_len)} token cached",
-         decode_step(m, d, batch).arithmetic_intensity),
+        ("decode", f"{m.name} decode\nbatch 1, {fmt.sig(one['context_len'])} token cached", one["arithmetic_intensity"]),
+        ("decode", f"{m.name} decode\nbatch {fmt.sig(batch)}, {fmt.sig(mid['context_len'])} token cached",
+         mid["arithmetic_intensity"]),
         ("ridge", f"{d.name} ridge", device_ridge_point(d)),
         ("op", f"{sq}×{sq} squared (2·m·n·k)", matmul_cost(sq, sq, sq, "bf16").arithmetic_intensity),
-        ("prefill", f"{m.name} {fmt.sig(prompt)}-token prefill", prefill(m, d, prompt).arithmetic_intensity),
+        ("prefill", f"{m.name} {fmt.sig(prompt)}-token prefill", step_record(prefill(m, d, prompt))["arithmetic_intensity"]),
     ]
     return sorted(pts, key=lambda p: p[2])
 
@@ -135,7 +135,7 @@ def alt() -> str:
 
 def caption() -> str:
     d = get_device(DEVICE)
-    dec = decode_step(get_model(MODEL), d)
+    dec = step_record(decode_step(get_model(MODEL), d))
     return (f"Where common operations sit against the {d.name} ridge (dense bf16 peak, spec bandwidth). "
-            f"Batch-1 decode of {get_model(MODEL).name} in bf16, with {fmt.sig(float(dec.context_len), 6)} token cached, is "
-            f"{fmt.sig(device_ridge_point(d) / dec.arithmetic_intensity)}× below it.")
+            f"Batch-1 decode of {get_model(MODEL).name} in bf16, with {fmt.sig(dec['context_len'], 6)} token cached, is "
+            f"{fmt.sig(device_ridge_point(d) / dec['arithmetic_intensity'])}× below it.")

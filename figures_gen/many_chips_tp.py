@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from figures_gen import Table, log_ticks
-from roofline import example, format as fmt, get_device, get_model, parallel
+from roofline import example, format as fmt, get_device, get_model, parallel, step_record
 
 NAME = "many-chips-tp"
 DEVICE, MODEL = "h200-sxm", "llama-3.1-70b"
@@ -13,17 +13,18 @@ DEVICES = (1, 2, 4, 8)                    # TP degrees within one HGX H200
 COLOURS = ("#3f51b5", "#d81b60")
 
 
-def _step(batch: int, n: int):
-    return parallel.decode(get_model(MODEL), get_device(DEVICE), batch, CONTEXT, layout=parallel.Layout(tp=n))
+def _step(batch: int, n: int) -> dict:
+    """The record (`step_record`) of a decode step at `batch` on TP `n`."""
+    return step_record(parallel.decode(get_model(MODEL), get_device(DEVICE), batch, CONTEXT, layout=parallel.Layout(tp=n)))
 
 
 def data() -> Table:
     """Only layouts that fit: where the weights and KV cache exceed a GPU, there is no point to plot."""
     rows = []
     for b in BATCHES:
-        fitting = [n for n in DEVICES if bool(_step(b, n).fits)]
-        base_n, base = fitting[0], float(_step(b, fitting[0]).tokens_per_s)
-        rows += [(b, n, float(_step(b, n).tokens_per_s), base * n / base_n) for n in fitting]
+        fitting = [n for n in DEVICES if bool(_step(b, n)["fits"])]
+        base_n, base = fitting[0], float(_step(b, fitting[0])["tokens_per_s"])
+        rows += [(b, n, float(_step(b, n)["tokens_per_s"]), base * n / base_n) for n in fitting]
     return Table(("batch", "devices", "tokens_per_s", "linear_tokens_per_s"), tuple(rows))
 
 
@@ -55,8 +56,8 @@ def draw(fig, table: Table) -> None:
 
 
 def _summary(b: int) -> str:
-    fitting = [n for n in DEVICES if bool(_step(b, n).fits)]
-    return ", ".join(f"{fmt.tokens_per_s(float(_step(b, n).tokens_per_s))} on {n}" for n in fitting)
+    fitting = [n for n in DEVICES if bool(_step(b, n)["fits"])]
+    return ", ".join(f"{fmt.tokens_per_s(float(_step(b, n)['tokens_per_s']))} on {n}" for n in fitting)
 
 
 def alt() -> str:
@@ -66,7 +67,7 @@ def alt() -> str:
 
 
 def caption() -> str:
-    b1 = [float(_step(BATCHES[0], n).tokens_per_s) for n in (DEVICES[0], DEVICES[-1])]
+    b1 = [float(_step(BATCHES[0], n)["tokens_per_s"]) for n in (DEVICES[0], DEVICES[-1])]
     m, d = get_model(MODEL), get_device(DEVICE)
     return (f"{m.name} in bf16 on the {d.name}, tensor-parallel, {fmt.sig(float(CONTEXT), 6)} tokens cached per "
             f"sequence. Ceilings from the per-kernel model plus the all-reduces over NVLink (dense bf16 peak, spec bandwidth, "

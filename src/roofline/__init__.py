@@ -35,6 +35,7 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "Formats": ("roofline.model.formats", "Formats"),
     "decode": ("roofline.model.kernels", "decode"),
     "prefill": ("roofline.model.kernels", "prefill"),
+    "step_record": ("roofline.model.record", "step_record"),
     "critical_batch": ("roofline.model.kernels", "critical_batch"),
     "crossover_prompt_len": ("roofline.model.kernels", "crossover_prompt_len"),
     "max_batch_that_fits": ("roofline.model.kernels", "max_batch_that_fits"),
