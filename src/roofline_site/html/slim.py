@@ -58,63 +58,50 @@ def used_names(pages: list[str], scripts: list[str]) -> Used:
     return Used(frozenset(classes), frozenset(ids), frozenset(attributes), frozenset(words))
 
 
-def _split(text: str, sep: str) -> list[str]:
-    """`text` split at `sep` outside brackets, parentheses and strings."""
-    parts, depth, quote, start = [], 0, None, 0
-    for i, c in enumerate(text):
+def _scan(text: str, i: int, opens: str, closes: str, stop: str) -> int:
+    """The index of the first character of `stop` from `i` that is outside strings and outside what
+    `opens` and `closes` nest (len(text) if none). The one scanner for a rule's prelude, its body and
+    a list's items."""
+    depth, quote, n = 0, None, len(text)
+    while i < n:
+        c = text[i]
         if quote:
+            i += c == "\\"  # an escaped character cannot close the string
             quote = None if c == quote else quote
         elif c in "\"'":
             quote = c
-        elif c in "([":
+        elif depth == 0 and c in stop:
+            return i
+        elif c in opens:
             depth += 1
-        elif c in ")]":
+        elif c in closes:
             depth -= 1
-        elif c == sep and depth == 0:
-            parts.append(text[start:i])
-            start = i + 1
-    return parts + [text[start:]]
+        i += 1
+    return n
+
+
+def _split(text: str, sep: str) -> list[str]:
+    """`text` split at `sep` outside brackets, parentheses and strings."""
+    parts, start = [], 0
+    while True:
+        i = _scan(text, start, "([", ")]", sep)
+        parts.append(text[start:i])
+        if i >= len(text):
+            return parts
+        start = i + 1
 
 
 def _blocks(css: str) -> list[tuple[str, str | None]]:
     """A stylesheet's top-level items as (prelude, body): body None for a statement such as @charset."""
     out, i, n = [], 0, len(css)
     while i < n:
-        j, depth, quote = i, 0, None
-        while j < n:
-            c = css[j]
-            if quote:
-                j += c == "\\"
-                quote = None if c == quote else quote
-            elif c in "\"'":
-                quote = c
-            elif c == "(":
-                depth += 1
-            elif c == ")":
-                depth -= 1
-            elif depth == 0 and c in ";{":
-                break
-            j += 1
+        j = _scan(css, i, "(", ")", ";{")  # the prelude ends at `;` (a statement) or `{` (a block)
         if j >= n or css[j] == ";":
             if css[i:j].strip():
                 out.append((css[i:j], None))
             i = j + 1
             continue
-        k, level, quote = j + 1, 1, None
-        while k < n:
-            c = css[k]
-            if quote:
-                k += c == "\\"
-                quote = None if c == quote else quote
-            elif c in "\"'":
-                quote = c
-            elif c == "{":
-                level += 1
-            elif c == "}":
-                level -= 1
-                if level == 0:
-                    break
-            k += 1
+        k = _scan(css, j + 1, "{", "}", "}")  # the body ends at the `}` its nested blocks leave unmatched
         out.append((css[i:j], css[j + 1:k]))
         i = k + 1
     return out
