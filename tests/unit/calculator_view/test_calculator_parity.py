@@ -17,12 +17,11 @@ import itertools
 import json
 import math
 import random
-import shutil
 from pathlib import Path
 
 import pytest
 
-from tests.support.node import requires_node, run_harness
+from tests.support.node import CALC_DIR, REL, case_harness, mutated_calculator, requires_node, run_harness
 
 from roofline import format as fmt
 from roofline.calculator_view import _model_record, calculate, custom_device, custom_model, registry_json
@@ -33,41 +32,28 @@ from roofline.registry.hardware import devices, get_device
 from roofline.registry.models import get_model, models
 from tests.conftest import ROOT
 
-CALC_DIR = ROOT / "docs" / "assets" / "calculator"
 FIXTURES = ROOT / "tests" / "fixtures" / "configs"
-REL = 1e-9
-
 pytestmark = requires_node
 
-HARNESS = r"""
-import * as calc from "./calc.js";
+HARNESS = case_harness("""
 import * as view from "./view.js";
 import * as fmt from "./format.js";
 import * as state from "./state.js";
-import { readFileSync } from "node:fs";
-const input = JSON.parse(readFileSync(0, "utf8"));
-const registry = input.registry, C = registry.constants;
-const results = input.cases.map((c) => {
-  try {
-    const device = c.device.custom ? calc.customDevice(...c.device.custom)
-      : registry.devices.find((d) => d.id === c.device.id);
-    const model = c.model.custom ? calc.customModel(...c.model.custom)
-      : c.model.record || registry.models.find((m) => m.id === c.model.id);
-    const [tp, pp, ep, latency = "floor"] = c.layout;
-    return { ok: view.calculate(C, device, model, c.phase, c.batch, c.length, c.wf, c.kvd, c.act, c.attn,
-                               tp, pp, ep, latency, c.scope) };
-  } catch (err) {
-    if (!(err instanceof calc.CalcError)) throw err;
-    return { error: err.message };
-  }
-});
+""", """view.calculate(C, ...calcArgs(c))""", after=r"""
+function calcArgs(c) {
+  const device = c.device.custom ? calc.customDevice(...c.device.custom)
+    : registry.devices.find((d) => d.id === c.device.id);
+  const model = c.model.custom ? calc.customModel(...c.model.custom)
+    : c.model.record || registry.models.find((m) => m.id === c.model.id);
+  const [tp, pp, ep, latency = "floor"] = c.layout;
+  return [device, model, c.phase, c.batch, c.length, c.wf, c.kvd, c.act, c.attn, tp, pp, ep, latency, c.scope];
+}
 const formats = input.formats.map(([unit, v]) => fmt.UNITS[unit](v));
 const parses = input.parses.map(([key, raw]) => {
   const f = state.FIELDS[key];
   return state.parseNumber(raw, f.label, registry.limits[f.limit], f.optional);
 });
-process.stdout.write(JSON.stringify({ results, formats, parses }));
-"""
+""", output="{ results, formats, parses }")
 
 
 # --------------------------------------------------------------------------- the grid
@@ -361,12 +347,9 @@ def test_typed_sizes_are_refused_exactly_where_the_package_refuses_them(parity):
 
 
 def test_a_formula_changed_in_javascript_only_fails(tmp_path):
-    mutant = tmp_path / "mutant"
-    shutil.copytree(CALC_DIR, mutant)
-    src = (mutant / "kernels.js").read_text()
-    target = "2.0 * (qkDim + pvDim) * scores + K.softmax_flops_per_score * scores"
-    assert target in src, "the mutation target moved: update this test"
-    (mutant / "kernels.js").write_text(src.replace(target, "2.0 * (qkDim + pvDim) * scores + 4 * scores", 1))
+    mutant = mutated_calculator(tmp_path / "mutant", "kernels.js",
+                                "2.0 * (qkDim + pvDim) * scores + K.softmax_flops_per_score * scores",
+                                "2.0 * (qkDim + pvDim) * scores + 4 * scores")
     cases = [_case(*EXTRA[3])]  # fused attention: the mutated line
     js = run_node(mutant, cases, [], [], tmp_path)
     assert any(": ops:" in b for b in mismatches(cases, [package_result(c) for c in cases], js["results"]))

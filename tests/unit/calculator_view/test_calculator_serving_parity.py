@@ -12,41 +12,22 @@ side only fails the comparison.
 from __future__ import annotations
 
 import math
-import shutil
 
 import pytest
 
-from tests.support.node import requires_node, run_harness
+from tests.support.node import CALC_DIR, REL, case_harness, mutated_calculator, requires_node, run_harness
 
 from roofline.calculator_view import _model_record, registry_json, serving
 from roofline.errors import RooflineError
 from roofline.registry.hardware import get_device
 from roofline.registry.models import get_model
-from tests.conftest import ROOT
 
-CALC_DIR = ROOT / "docs" / "assets" / "calculator"
-REL = 1e-9
 
 pytestmark = requires_node
 
-HARNESS = r"""
-import * as calc from "./calc.js";
-import * as serving from "./serving.js";
-import { readFileSync } from "node:fs";
-const input = JSON.parse(readFileSync(0, "utf8"));
-const registry = input.registry, C = registry.constants;
-const results = input.cases.map((c) => {
-  try {
-    const device = registry.devices.find((d) => d.id === c.device);
-    const model = c.model_record || registry.models.find((m) => m.id === c.model);
-    return { ok: serving.calculateServing(C, device, model, c.I, c.O, c.opts) };
-  } catch (err) {
-    if (!(err instanceof calc.CalcError)) throw err;
-    return { error: err.message };
-  }
-});
-process.stdout.write(JSON.stringify({ results }));
-"""
+HARNESS = case_harness('import * as serving from "./serving.js";', """
+serving.calculateServing(C, registry.devices.find((d) => d.id === c.device),
+                         c.model_record || registry.models.find((m) => m.id === c.model), c.I, c.O, c.opts)""")
 
 # (device, model, I, O, options): each exercises a path of the model.
 CASES = [
@@ -165,11 +146,7 @@ def test_both_sides_refuse_the_same_inputs(tmp_path):
 
 
 def test_a_formula_changed_on_one_side_fails(tmp_path):
-    mutated = tmp_path / "mutated"
-    shutil.copytree(CALC_DIR, mutated)
-    src = (mutated / "serving.js").read_text(encoding="utf-8")
-    assert "layerPositions(m, I + O / 2)" in src
-    (mutated / "serving.js").write_text(src.replace("layerPositions(m, I + O / 2)", "layerPositions(m, I + O)"),
-                                        encoding="utf-8")
+    mutated = mutated_calculator(tmp_path / "mutated", "serving.js", "layerPositions(m, I + O / 2)",
+                                 "layerPositions(m, I + O)")
     js = _run(CASES[:1], calc_dir=mutated, tmp=tmp_path / "run")
     assert _mismatches(_python(*CASES[0]), js[0])

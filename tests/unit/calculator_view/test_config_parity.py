@@ -8,11 +8,10 @@ sentence. Then calc.js runs on the records and totals and KV bytes must match th
 from __future__ import annotations
 
 import json
-import shutil
 
 import pytest
 
-from tests.support.node import requires_node, run_harness
+from tests.support.node import CALC_DIR, mutated_calculator, requires_node, run_harness
 
 from roofline.calculator_view import _model_record, registry_json
 from roofline.configs import read_config_doc
@@ -20,7 +19,6 @@ from roofline.errors import InputError
 from roofline.model.formats import choose_weight_format
 from tests.conftest import ROOT
 
-CALC_DIR = ROOT / "docs" / "assets" / "calculator"
 FIXTURES = ROOT / "tests" / "fixtures" / "configs"
 
 pytestmark = requires_node
@@ -148,12 +146,8 @@ def test_the_fixtures_cover_refusals_and_every_family(results):
 
 
 def test_a_rule_changed_in_javascript_only_fails(tmp_path):
-    mutant = tmp_path / "calc"
-    shutil.copytree(CALC_DIR, mutant)
-    src = (mutant / "config.js").read_text()
-    changed = src.replace("(i) => Boolean((i + 1) % v.sliding_window_pattern)", "(i) => Boolean(i % v.sliding_window_pattern)")
-    assert changed != src, "the mutation target moved: update this test"
-    (mutant / "config.js").write_text(changed)
+    mutant = mutated_calculator(tmp_path / "calc", "config.js", "(i) => Boolean((i + 1) % v.sliding_window_pattern)",
+                                "(i) => Boolean(i % v.sliding_window_pattern)")
     text = (FIXTURES / "gemma-3-27b.json").read_text()
     got = run_harness(mutant, HARNESS, {"registry": registry_json(), "cases": [["g.json", text]]}, tmp_path / "run",
                       timeout=60)[0]["record"]["n_window_layers"]
