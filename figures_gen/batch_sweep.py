@@ -6,7 +6,7 @@ import numpy as np
 
 from figures_gen import Table, log_ticks, narrow
 from roofline import (
-    critical_batch, decode, example, format as fmt, get_device, get_model, max_batch_that_fits,
+    critical_batch, decode, example, format as fmt, get_device, get_model, max_batch_that_fits, step_record,
 )
 
 NAME = "batch-sweep"
@@ -20,27 +20,28 @@ def batches() -> np.ndarray:
 
 
 def _steps():
+    """The device, model, batches and context, each batch's step record (`step_record`), the critical batch
+    and the largest batch that fits."""
     d, m = get_device(DEVICE), get_model(MODEL)
     b = batches()
     ctx = example("medium_context")
-    step = decode(m, d, b, ctx)
-    return d, m, b, ctx, step, critical_batch(m, d), int(max_batch_that_fits(m, d, ctx))
+    steps = tuple(step_record(decode(m, d, bi, ctx)) for bi in b)
+    return d, m, b, ctx, steps, critical_batch(m, d), int(max_batch_that_fits(m, d, ctx))
 
 
-def _op(step, name):
-    return next(k for k in step.ops if k.name == name)
+def _op(step: dict, name: str) -> dict:
+    return next(k for k in step["ops"] if k["name"] == name)
 
 
 def data() -> Table:
-    _, _, b, _, s, _, _ = _steps()
-    mlp, attn = _op(s, "gate_up_proj"), _op(s, "attention")
+    _, _, b, _, steps, _, _ = _steps()
     cols = ("batch", "mlp_matmul_intensity_flop_per_byte", "attention_intensity_flop_per_byte",
             "whole_step_intensity_flop_per_byte", "fits", "time_per_step_s", "time_perfect_overlap_s",
             "tokens_per_s", "ridge_flop_per_byte")
-    rows = zip(b, mlp.arithmetic_intensity, attn.arithmetic_intensity, s.arithmetic_intensity, s.fits, s.time_s,
-               s.time_perfect_overlap_s, s.tokens_per_s)
-    return Table(cols, tuple((int(bi), float(i1), float(i2), float(i3), bool(f), float(t), float(t0), float(tps),
-                              float(s.ridge_point)) for bi, i1, i2, i3, f, t, t0, tps in rows))
+    return Table(cols, tuple((int(bi), _op(s, "gate_up_proj")["arithmetic_intensity"],
+                              _op(s, "attention")["arithmetic_intensity"], s["arithmetic_intensity"], s["fits"],
+                              s["time_s"], s["time_perfect_overlap_s"], s["tokens_per_s"], s["ridge_point"])
+                             for bi, s in zip(b, steps)))
 
 
 def draw(fig, table: Table) -> None:
@@ -111,20 +112,20 @@ def draw(fig, table: Table) -> None:
 
 
 def alt() -> str:
-    d, m, b, ctx, s, crit, wall = _steps()
-    mlp, attn = _op(s, "gate_up_proj"), _op(s, "attention")
+    d, m, b, ctx, steps, crit, wall = _steps()
+    first, last = steps[0], steps[-1]
     return (f"Two log-log panels for decode of {m.name} on the {d.name} in bf16 with {fmt.sig(float(ctx), 6)} tokens "
             f"cached, batch from one to {fmt.sig(float(b[-1]), 6)}. Left: the MLP matmul's intensity rises with batch "
-            f"from {fmt.intensity(mlp.arithmetic_intensity[0])} and crosses the ridge of {fmt.intensity(s.ridge_point)} "
+            f"from {fmt.intensity(_op(first, 'gate_up_proj')['arithmetic_intensity'])} and crosses the ridge of {fmt.intensity(first['ridge_point'])} "
             f"near the critical batch of {fmt.sig(float(crit), 6)}; attention stays near "
-            f"{fmt.intensity(attn.arithmetic_intensity[-1])} at every batch; the whole step levels off near "
-            f"{fmt.intensity(s.arithmetic_intensity[-1])}. Past the largest batch that fits, {fmt.sig(float(wall), 6)}, the "
+            f"{fmt.intensity(_op(last, 'attention')['arithmetic_intensity'])} at every batch; the whole step levels off near "
+            f"{fmt.intensity(last['arithmetic_intensity'])}. Past the largest batch that fits, {fmt.sig(float(wall), 6)}, the "
             f"curves are grey: weights and KV cache no longer fit. Right: whole-batch throughput climbs from "
-            f"{fmt.tokens_per_s(s.tokens_per_s[0])} at batch one, and time per step from {fmt.seconds(s.time_s[0])}.")
+            f"{fmt.tokens_per_s(first['tokens_per_s'])} at batch one, and time per step from {fmt.seconds(first['time_s'])}.")
 
 
 def caption() -> str:
-    d, m, b, ctx, s, crit, wall = _steps()
+    d, m, b, ctx, _, crit, wall = _steps()
     return (f"Decode of {m.name} in bf16 on the {d.name}, dense bf16 peak and spec bandwidth. "
             f"The weight matmuls cross the ridge near the critical batch ({fmt.sig(float(crit), 6)}); attention never "
             f"does. With {fmt.sig(float(ctx), 6)} tokens cached, memory runs out first: at most "

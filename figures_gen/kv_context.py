@@ -7,7 +7,7 @@ import numpy as np
 from figures_gen import Table, log_ticks
 from roofline import (
     decode, example, format as fmt, get_device, get_model, kv_bytes_per_token, usable_memory_bytes,
-    weight_bytes_per_token,
+    step_record, weight_bytes_per_token,
 )
 
 NAME = "kv-context"
@@ -20,12 +20,16 @@ def batches() -> tuple[int, ...]:
     return (1, 8, int(example("batch_mid")))
 
 
+def _kv_read(m, batch, context) -> float:
+    """The KV-cache bytes one decode step reads (its record's `kv_read_bytes`)."""
+    return step_record(decode(m, get_device(DEVICE), batch, context))["kv_read_bytes"]
+
+
 def data() -> Table:
-    m, d = get_model(MODEL), get_device(DEVICE)
+    m = get_model(MODEL)
     rows = []
     for b in batches():
-        kv = decode(m, d, b, CONTEXTS).kv_read_bytes
-        rows += [(b, int(c), float(k)) for c, k in zip(CONTEXTS, kv)]
+        rows += [(b, int(c), _kv_read(m, b, c)) for c in CONTEXTS]
     return Table(("batch", "context_tokens", "kv_cache_bytes_read_per_step"), tuple(rows))
 
 
@@ -52,8 +56,8 @@ def alt() -> str:
     m = get_model(MODEL)
     lo, hi = int(CONTEXTS[0]), int(CONTEXTS[-1])
     ends = "; ".join(
-        f"batch {b}: {fmt.nbytes(decode(m, get_device(DEVICE), b, lo).kv_read_bytes)} at {fmt.sig(lo, 6)} tokens, "
-        f"{fmt.nbytes(decode(m, get_device(DEVICE), b, hi).kv_read_bytes)} at {fmt.sig(hi, 6)}" for b in batches())
+        f"batch {b}: {fmt.nbytes(_kv_read(m, b, lo))} at {fmt.sig(lo, 6)} tokens, "
+        f"{fmt.nbytes(_kv_read(m, b, hi))} at {fmt.sig(hi, 6)}" for b in batches())
     return (f"Log-log lines of the KV-cache bytes one decode step of {m.name} reads against the tokens cached, "
             f"one straight line per batch size, each rising in proportion to context: {ends}. Dashed lines mark "
             f"the weight bytes a step reads and the {get_device(DEVICE).name} usable memory: above it the "

@@ -73,7 +73,7 @@ def step_record(step: parallel.ParallelStep | kernels.KernelStep) -> dict[str, A
         "peak_flop_per_s": s.peak_flop_per_s, "bandwidth_bytes_per_s": s.bandwidth_bytes_per_s,
         "ridge_point": s.ridge_point,
         "flops": _num(s.flops), "bytes": _num(s.bytes), "weight_bytes": _num(s.weight_bytes),
-        "kv_bytes": _num(s.kv_bytes), "activation_bytes": _num(s.activation_bytes),
+        "kv_bytes": _num(s.kv_bytes), "kv_read_bytes": _num(s.kv_read_bytes), "activation_bytes": _num(s.activation_bytes),
         "arithmetic_intensity": _num(s.arithmetic_intensity), "bound": str(step.bound),
         "time_s": _num(step.time_s), "time_perfect_overlap_s": _num(step.time_perfect_overlap_s),
         "compute_time_s": _num(s.compute_time_s), "memory_time_s": _num(s.memory_time_s),
