@@ -1,5 +1,5 @@
 """One record of a step, one name per quantity: what the CLI's `--json`, the calculator's reference
-export and the layout tokens read.
+export, the tokens (`quantities.inference.StepView`, `layout_decode`) and the figures read.
 
 A step is a `parallel.ParallelStep`: its `stage` (one device's kernels for one micro-batch, a
 `kernels.KernelStep`), its collectives and pipeline sends, and the totals, memory and link figures
