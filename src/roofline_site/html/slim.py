@@ -158,43 +158,40 @@ def purge(css: str, used: Used, elsewhere: str = "") -> str:
     return kept
 
 
-def _rules(css: str, used: Used) -> str:
+def _walk(css: str, rule) -> str:
+    """`css` with each style rule replaced by `rule(selectors, body)` ('' drops it), inside conditional group
+    rules too (a group left empty goes); statements and other at-rules (@keyframes, @font-face, @page) kept whole."""
     out = []
     for prelude, body in _blocks(css):
         head = prelude.strip()
         if body is None:
             out.append(head + ";")
         elif head.startswith(("@media", "@supports", "@layer", "@container")):
-            inner = _rules(body, used)
-            if inner:
-                out.append(f"{head}{{{inner}}}")
-        elif head.startswith("@"):
-            out.append(f"{head}{{{body}}}")  # @keyframes, @font-face, @page: kept whole
-        else:
-            selectors = [s for s in _split(head, ",") if can_match(s, used)]
-            if selectors:
-                out.append(f"{','.join(selectors)}{{{body}}}")
-    return "".join(out)
-
-
-def _properties(css: str, read: set[str]) -> str:
-    out = []
-    for prelude, body in _blocks(css):
-        head = prelude.strip()
-        if body is None:
-            out.append(head + ";")
-        elif head.startswith(("@media", "@supports", "@layer", "@container")):
-            inner = _properties(body, read)
+            inner = _walk(body, rule)
             if inner:
                 out.append(f"{head}{{{inner}}}")
         elif head.startswith("@"):
             out.append(f"{head}{{{body}}}")
         else:
-            decls = [d for d in _split(body, ";")
-                     if not (d.strip().startswith("--") and d.split(":", 1)[0].strip() not in read)]
-            if any(d.strip() for d in decls):
-                out.append(f"{head}{{{';'.join(decls)}}}")
+            out.append(rule(head, body))
     return "".join(out)
+
+
+def _rules(css: str, used: Used) -> str:
+    """`css` without the selectors that cannot match (a rule left with none goes)."""
+    def keep(head: str, body: str) -> str:
+        selectors = [s for s in _split(head, ",") if can_match(s, used)]
+        return f"{','.join(selectors)}{{{body}}}" if selectors else ""
+    return _walk(css, keep)
+
+
+def _properties(css: str, read: set[str]) -> str:
+    """`css` without the custom properties nothing in `read` reads (a rule left with no declaration goes)."""
+    def keep(head: str, body: str) -> str:
+        decls = [d for d in _split(body, ";")
+                 if not (d.strip().startswith("--") and d.split(":", 1)[0].strip() not in read)]
+        return f"{head}{{{';'.join(decls)}}}" if any(d.strip() for d in decls) else ""
+    return _walk(css, keep)
 
 
 def minify_css(css: str) -> str:
