@@ -229,8 +229,8 @@ def test_the_weight_gate_sees_a_page_over_the_budget(tmp_path):
 
 
 def test_a_module_loaded_on_demand_counts_only_when_asked(tmp_path):
-    # By hand: ui.js imports a.js at load and serve.js on demand (`import("./serve.js")`), which imports
-    # b.js; a reader who never opens it downloads index.html, ui.js and a.js; one who does, all five.
+    # By hand: the page's module imports one module at load and one on demand (`import(...)`), which
+    # imports a fourth; a reader who never opens it downloads the page and the first two; one who does, all five.
     (tmp_path / "ui.js").write_text('import{a}from"./a.js";const m=()=>import("./serve.js");')
     (tmp_path / "a.js").write_text("export const a=1;")
     (tmp_path / "serve.js").write_text('import{b}from"./b.js";export const s=b;')
