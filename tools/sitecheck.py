@@ -225,6 +225,8 @@ def page_weight(site_dir: Path, page_rel: str, site_url: str = "") -> int:
 
 # A script's own relative URL: `new URL("./calculator.css", import.meta.url)` (or an alias of it).
 JS_RELATIVE_URL = re.compile(r"""\bnew URL\(\s*["'`]([^"'`\s$]+)["'`]\s*,""")
+# A module loaded on demand (`import("./serve_ui.js")`): when a reader asks for what it does.
+JS_DYNAMIC_IMPORT = re.compile(r"""\bimport\s*\(\s*["'`]([^"'`\s]+)""")
 
 
 class _Alternatives(HTMLParser):
@@ -276,11 +278,16 @@ class Download:
 
 
 def page_download(site_dir: Path, page_rel: str, site_url: str = "",
-                  exclude: tuple[str, ...] = ("search/search_index.json",)) -> Download:
+                  exclude: tuple[str, ...] = ("search/search_index.json",), on_demand: bool = False) -> Download:
     """The bytes a reader who scrolls the whole page downloads (see Download); no server needed.
 
-    Not counted: the search index (fetched when a reader searches) and each page's provenance.json
-    (fetched when a reader opens a number), neither of which a reader who only reads downloads.
+    Not counted: each page's provenance.json (fetched when a reader opens a number); Material's search
+    worker (assets/search_worker.js, a stand-in, imports it when a reader opens search); modules a
+    script loads on demand with `import("...")` (the calculator's Serving mode: serve_ui.js and what it
+    imports, loaded when a reader switches to it or opens a link that does), unless `on_demand`, which
+    counts them as a reader who opens them downloads them. Nor the search index, which is outside this
+    budget: Material 9.8 fetches it as the first page loads over HTTP (not from a file), and the browser
+    keeps it for every later page.
     """
     html = (site_dir / page_rel).read_text(encoding="utf-8", errors="replace")
     alt = _Alternatives()
@@ -306,8 +313,10 @@ def page_download(site_dir: Path, page_rel: str, site_url: str = "",
             queue += [(rel, r) for r in parse_file(site_dir, rel).refs if r.loaded]
         elif suffix in (".js", ".mjs"):
             text = (site_dir / rel).read_text(encoding="utf-8", errors="replace")
+            later = set() if on_demand else set(JS_DYNAMIC_IMPORT.findall(text))
             queue += [(rel, Ref(rel, "js", "load", u, True))
-                      for u in js_loaded_urls(text) + JS_RELATIVE_URL.findall(text) if u.startswith((".", "/"))]
+                      for u in js_loaded_urls(text) + JS_RELATIVE_URL.findall(text)
+                      if u.startswith((".", "/")) and u not in later]
     by_kind = {"css": 0, "js": 0, "other": 0}
     for rel in seen[1:]:
         suffix = Path(rel).suffix.lower()

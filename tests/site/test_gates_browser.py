@@ -60,6 +60,9 @@ def test_hovering_a_glossary_card_stays_on_localhost(page, site_pages, errors):
 
 def test_search_finds_a_page_and_stays_on_localhost(page, errors):
     page.goto(page.base_url + "/", wait_until="networkidle")
+    # Material's search worker (12 KB) waits for a reader who opens search (assets/search_worker.js).
+    material_worker = lambda: [u for u in page.requests_seen if "/javascripts/workers/search." in u]  # noqa: E731
+    assert material_worker() == [], "Material's search worker loaded before anyone opened search"
     box = page.locator("input.md-search__input")
     if not box.is_visible():  # narrow screens hide the box behind the header's search button
         page.locator("label.md-header__button[for=__search]").first.click()
@@ -68,6 +71,7 @@ def test_search_finds_a_page_and_stays_on_localhost(page, errors):
     results = page.locator(".md-search-result__item")
     results.first.wait_for(state="visible", timeout=45000)  # the worker indexes the site first
     assert results.count() >= 1
+    assert len(material_worker()) == 1, page.requests_seen
     results.first.locator("a").first.click()
     page.wait_for_load_state("networkidle")
     assert _foreign(page) == []

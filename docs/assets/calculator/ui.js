@@ -15,7 +15,20 @@ import { DASH, configPanel, firstCustomKey, h, noteWeights, readRaw, seedCustom,
 import { MINI_ROWS, ROWS, cellText, fillKernels, kernelTable, resultsTable } from "./tables.js";
 import { describe, linkBinds, memoryWall } from "./words.js";
 import { scheduleUrl } from "./url.js";
-import { servingSection } from "./serve_ui.js";
+
+// Serving mode's modules (serve_ui.js and what only it imports: serving.js, serve_state.js,
+// frontier_chart.js) load when a reader first opens the mode or a link that restores it, from the
+// same origin: a reader who stays with one step never downloads them.
+let serveModule = null;
+function loadServing() {
+  if (!serveModule) {
+    serveModule = import("./serve_ui.js");
+    serveModule.catch(() => { serveModule = null; }); // the next switch tries again
+  }
+  return serveModule;
+}
+const SERVE_FROM_FILE = "Opened from a file, the browser keeps the Serving mode's scripts from loading: serve the folder over HTTP to use it.";
+const SERVE_FAILED = "The Serving mode's scripts did not load; switch again or reload the page to try again.";
 
 const HERE = import.meta.url;
 const registries = new Map();
@@ -123,28 +136,53 @@ function initWidget(root, registry) {
   const stepSection = h("div", { class: "rl-calc-step" }, form, h("div", { class: "rl-calc-panel" }, results, figure));
   // The full calculator has a second mode, Serving (serve_ui.js): its section beside the step's, one shown at a time.
   const modes = mini ? null : modeSwitch(uid, useUrl ? window.location.search : "");
-  const serving = mini ? null : servingSection(registry, uid, useUrl ? window.location.search : "", defaultRaw(registry));
+  // Its section is built once its modules arrive (loadServing); until then one line says it is loading.
+  const search0 = useUrl ? window.location.search : "";
+  let serving = null;
+  const waiting = mini ? null : h("p", { class: "rl-calc-serve-wait", role: "status" });
+  if (waiting) waiting.hidden = true;
   if (mini) root.append(stepSection, linkline);
-  else root.append(modes.el, stepSection, serving.el, linkline, bar);
+  else root.append(modes.el, stepSection, waiting, linkline, bar);
   let stepQuery = "";
+  // The link's s_ keys while the Serving mode loads: the ones the page was opened with.
+  const asked = () => new URLSearchParams([...new URLSearchParams(search0)].filter(([k]) => k.startsWith("s_"))).toString();
   // The link: the step's view, and with the Serving mode shown, "mode=serve" and its s_ keys.
   const publish = () => {
-    const query = modes && modes.value() === "serve" ? `${stepQuery}&mode=serve&${serving.query()}` : stepQuery;
+    const serveKeys = serving ? serving.query() : asked();
+    const query = modes && modes.value() === "serve" ? `${stepQuery}&mode=serve${serveKeys ? `&${serveKeys}` : ""}` : stepQuery;
     link.href = `?${query}`;
     if (useUrl) scheduleUrl(root, query);
   };
   if (modes) {
+    const build = (m) => {
+      if (serving) return;
+      serving = m.servingSection(registry, uid, search0, defaultRaw(registry));
+      serving.el.hidden = true;
+      waiting.before(serving.el);
+      serving.el.addEventListener("input", publish); // after the section's own recompute (its form is inside)
+      serving.el.addEventListener("change", publish);
+      root.rlServeRecompute = serving.recompute;
+    };
     let computed = false;
     modes.show = () => {
       const serve = modes.value() === "serve";
       stepSection.hidden = serve;
       bar.hidden = serve;
-      serving.el.hidden = !serve;
-      if (serve && !computed) { computed = true; serving.recompute(null); } else if (serve) serving.ensureDrawn();
+      if (serving) serving.el.hidden = !serve;
+      waiting.hidden = !serve || Boolean(serving);
+      if (!serve) return;
+      if (serving) {
+        if (!computed) { computed = true; serving.recompute(null); } else serving.ensureDrawn();
+        return;
+      }
+      waiting.classList.remove("rl-calc-failed");
+      waiting.textContent = "Loading the Serving mode\u2026";
+      return loadServing().then((m) => { build(m); modes.show(); publish(); }, () => {
+        waiting.classList.add("rl-calc-failed");
+        waiting.textContent = window.location.protocol === "file:" ? SERVE_FROM_FILE : SERVE_FAILED;
+      });
     };
     modes.el.addEventListener("change", () => { modes.show(); publish(); });
-    serving.el.addEventListener("input", publish); // after the section's own recompute (its form is inside)
-    serving.el.addEventListener("change", publish);
   }
 
   const readPasted = (c, text) => {
@@ -277,14 +315,15 @@ function initWidget(root, registry) {
     recompute(t);
   });
   root.rlRecompute = recompute; // for the benchmark
-  if (serving) root.rlServeRecompute = serving.recompute;
   // The first results and chart in a task of their own: a slow phone then never runs one long
   // task for the whole widget (Lighthouse counts every millisecond past 50 as blocking).
+  // Ready once a link's Serving mode has loaded (or said it could not).
   return nextTask().then(() => {
     recompute(null);
-    if (modes) { modes.show(); publish(); }
-    root.dataset.rlReady = "true";
-  });
+    const shown = modes ? modes.show() : null;
+    if (modes) publish();
+    return shown;
+  }).then(() => { root.dataset.rlReady = "true"; });
 }
 
 /** Copy link (and Share, where the browser has it) beside the link, with what happened said in words. */
