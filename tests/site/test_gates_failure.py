@@ -71,26 +71,32 @@ def test_bad_spec_names_the_file_entry_and_field(project_copy, tmp_path):
 
 
 def test_raising_block_names_the_page_and_the_exception(project_copy):
-    _append(project_copy / "docs" / "ridge-point.md",
+    _append(project_copy / "docs" / "index.md",
             '\n\n```python exec="on"\nraise ValueError("a deliberately broken block")\n```\n')
     proc = run_build(project_copy)
-    lines = (project_copy / "docs" / "ridge-point.md").read_text().splitlines()
+    lines = (project_copy / "docs" / "index.md").read_text().splitlines()
     raising = lines.index('raise ValueError("a deliberately broken block")') + 1
-    assert_failed_cleanly(project_copy, proc, f"docs/ridge-point.md:{raising}:", "ValueError: a deliberately broken block")
+    assert_failed_cleanly(project_copy, proc, f"docs/index.md:{raising}:", "ValueError: a deliberately broken block")
 
 
 def test_a_block_printing_nan_fails_the_build_naming_the_page(project_copy):
     # Source that mentions float("nan") is fine; the printed nan is what a reader would see.
-    _append(project_copy / "docs" / "ridge-point.md",
+    _append(project_copy / "docs" / "index.md",
             '\n\n```python exec="on" source="above" result="text"\nprint(float("nan"))\n```\n')
     proc = run_build(project_copy)
-    assert_failed_cleanly(project_copy, proc, "ridge-point.md", "non-finite value", "nan")
+    assert_failed_cleanly(project_copy, proc, "index.md", "non-finite value", "nan")
 
 
 def test_broken_link_names_the_page_and_the_link(project_copy):
     _append(project_copy / "docs" / "index.md", "\n\nSee [this page](no-such-page.md).\n")
+    _append(project_copy / "docs" / "ridge-point.md", "\n\nSee [that page](no-such-other-page.md).\n")
     proc = run_build(project_copy)
     assert_failed_cleanly(project_copy, proc, "index.md", "no-such-page.md")
+    # The build stops at the first warning (hooks/build_hook.py, StopAtFirstWarning): the home page
+    # is rendered first, so the later page's broken link is never reached.
+    log = (project_copy / ".cache" / "last-build.log").read_text()
+    assert "Aborted: --strict stops at the first warning above" in log
+    assert "no-such-other-page.md" not in log
 
 
 def test_stale_claim_names_the_page_and_the_statement(project_copy):

@@ -295,7 +295,32 @@ def on_config(config, **kwargs):
         # MkDocs' own counter, as --strict uses it: a build that will abort is not swapped in.
         _state["warnings"] = CountHandler(level=logging.WARNING)
         logging.getLogger("mkdocs").addHandler(_state["warnings"])
+        if _state["child"]:
+            logging.getLogger("mkdocs").addHandler(StopAtFirstWarning(real.name))
     return config
+
+
+class StopAtFirstWarning(logging.Handler):
+    """In the building child under --strict: the first warning ends the build at once.
+
+    Strict MkDocs would render every other page before aborting on it, so a broken block or link
+    cost a whole build to report. Added after MkDocs' console handler, so the warning (and any
+    traceback in it) is printed first; the parent then keeps site/ and exits 1, as for the abort.
+    An error is left to MkDocs: it raises at once, and its cause is logged after the first line.
+    """
+
+    def __init__(self, site_name: str):
+        super().__init__(level=logging.WARNING)
+        self.site_name = site_name
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.levelno != logging.WARNING:
+            return
+        sys.stdout.flush()
+        print(f"Aborted: --strict stops at the first warning above; {self.site_name}/ left as it was.",
+              file=sys.stderr, flush=True)
+        _note("reported")
+        os._exit(1)
 
 
 @event_priority(100)
