@@ -159,36 +159,34 @@ def test_figures_do_not_move_the_page_as_they_load(chromium, served_site, site_p
         ctx.close()
 
 
-def test_no_two_labels_overlap_in_any_figure(chromium, served_site, site_dir):
+@pytest.fixture(scope="module")
+def figure_text_hits(chromium, served_site, site_dir) -> dict[str, dict[str, list[str]]]:
+    """{svg name: {"overlaps": [...], "crossings": [...]}} for every figure variant, each SVG opened once
+    and both checks run on it (they read the same text boxes)."""
     svgs = sorted((site_dir / "figures").glob("*.svg"))
     assert len(svgs) >= 4 * 10, "expected four variants of every figure"
     ctx = chromium.new_context()
     try:
         tab = ctx.new_page()
-        collisions = []
+        hits = {}
         for svg in svgs:
             tab.goto(f"{served_site}/figures/{svg.name}", wait_until="load")
-            collisions += [f"{svg.name}: {hit}" for hit in tab.evaluate(OVERLAPS)]
-        assert not collisions, "\n".join(collisions[:20])
+            hits[svg.name] = {"overlaps": tab.evaluate(OVERLAPS), "crossings": tab.evaluate(TEXT_ON_LINES)}
+        return hits
     finally:
         ctx.close()
 
 
-def test_no_label_crosses_a_drawn_line_in_any_figure(chromium, served_site, site_dir):
+def test_no_two_labels_overlap_in_any_figure(figure_text_hits):
+    collisions = [f"{name}: {hit}" for name, found in figure_text_hits.items() for hit in found["overlaps"]]
+    assert not collisions, "\n".join(collisions[:20])
+
+
+def test_no_label_crosses_a_drawn_line_in_any_figure(figure_text_hits):
     """Leader lines, roofs, curves and guides pass beside a label, never through it (issue 22, item 12):
     the number line's leaders crossed labels, the home roofline's ridge ran through its legend."""
-    svgs = sorted((site_dir / "figures").glob("*.svg"))
-    assert len(svgs) >= 4 * 10, "expected four variants of every figure"
-    ctx = chromium.new_context()
-    try:
-        tab = ctx.new_page()
-        crossed = []
-        for svg in svgs:
-            tab.goto(f"{served_site}/figures/{svg.name}", wait_until="load")
-            crossed += [f"{svg.name}: {hit}" for hit in tab.evaluate(TEXT_ON_LINES)]
-        assert not crossed, "\n".join(crossed[:20])
-    finally:
-        ctx.close()
+    crossed = [f"{name}: {hit}" for name, found in figure_text_hits.items() for hit in found["crossings"]]
+    assert not crossed, "\n".join(crossed[:20])
 
 
 def test_the_line_check_sees_a_crossing_and_passes_a_near_miss(chromium):
