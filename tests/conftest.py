@@ -9,6 +9,19 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@pytest.hookimpl(trylast=True)  # after the tmp_path plugin has set up the run's temporary folder
+def pytest_configure(config):
+    """In the pytest-xdist controller of a run that collects tests/site: start the session's site
+    build now, in the background, so the workers run the unit tests (collected first) meanwhile
+    instead of one building and the other waiting on it (tests/support/session_site.py)."""
+    if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None):
+        return
+    from tests.support.session_site import start_in_background, wants_site
+
+    if wants_site(config.args, Path(config.rootpath)):
+        start_in_background(config._tmp_path_factory.getbasetemp())
+
+
 @pytest.fixture
 def run_cli(capsys):
     """Run `roofline ...` in-process; return (exit status, stdout, stderr)."""

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.browser import CHROMIUM, CHROMIUM_FLAGS, LAPTOP, browser_missing, build_site
+from tests.support.browser import CHROMIUM, CHROMIUM_FLAGS, LAPTOP, browser_missing
+from tests.support.session_site import build_once
 from tools.server import serve
 from tests.conftest import ROOT
 
@@ -18,20 +19,13 @@ from tests.conftest import ROOT
 
 @pytest.fixture(scope="session")
 def site_dir(tmp_path_factory, worker_id) -> Path:
-    """The site, built once per session with `mkdocs build --strict`.
+    """The site, built once per session with `mkdocs build --strict` (tests/support/session_site.py).
 
-    Under pytest-xdist every worker asks for it: the first builds it into the run's shared
-    temporary folder, the others wait on the lock and read the same tree (or its failure).
+    Under pytest-xdist the controller starts the build as the run begins, into the run's shared
+    temporary folder; every worker waits on its lock and reads the same tree (or its failure).
     """
-    from filelock import FileLock
-
     shared = tmp_path_factory.getbasetemp() if worker_id == "master" else tmp_path_factory.getbasetemp().parent
-    dest, failed = shared / "session-site", shared / "session-site.failed"
-    with FileLock(str(shared / "session-site.lock")):
-        if not dest.exists() and not failed.exists():
-            proc = build_site(dest)
-            if proc.returncode != 0:
-                failed.write_text(proc.stderr[-4000:])
+    dest, failed = build_once(shared)
     if failed.exists():
         pytest.fail(f"strict build failed:\n{failed.read_text()}", pytrace=False)
     return dest
