@@ -5,17 +5,14 @@ Two strict builds against edited copies of hardware.toml (ROOFLINE_HARDWARE poin
 
 from __future__ import annotations
 
-import importlib.util
 import re
 from pathlib import Path
 
 import pytest
+from tests.conftest import ROOT
+from tests.support.browser import build_site
 from tests.support.site_helpers import visible_text, with_h100_bandwidth
 
-_spec = importlib.util.spec_from_file_location("built_conftest", Path(__file__).with_name("conftest.py"))
-_conftest = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_conftest)
-ROOT, build_site = _conftest.ROOT, _conftest.build_site
 
 
 
