@@ -41,7 +41,14 @@ _BOOKKEEPING_ID = re.compile(rb' id="(?:figure|axes|patch|text|line2d)_\d+"')
 _INDENT = re.compile(rb">\s*\n\s*<")
 _PATH_DATA = re.compile(rb' d="([^"]*)"')
 # A group with no attribute around elements (matplotlib wraps every artist in one): drawn the same unwrapped.
-_BARE_GROUP = re.compile(rb"<g>((?:<(?:path|use|text)\b[^>]*?/>|<text\b[^>]*>[^<]*</text>)*)</g>")
+_LEAVES = rb"<(?:path|use|text)\b[^>]*?/>|<text\b[^>]*>[^<]*</text>|<defs>(?:<path\b[^>]*?/>)*</defs>"
+_BARE_GROUP = re.compile(rb"<g>((?:" + _LEAVES + rb")*)</g>")
+# A tick with no label (a log axis' minor ticks): its id named nothing a check reads (labels are found by
+# their tick's id), and a numbered id per tick is what compresses worst in a figure.
+_UNLABELLED_TICK = re.compile(rb'<g id="[xy]tick_\d+">((?:<defs>(?:<path\b[^>]*?/>)*</defs>|<(?:path|use)\b[^>]*?/>)*)</g>')
+# A marker's definition and its uses each carry the same style: on the definition it already wins.
+_MARKER_STYLE = re.compile(rb'<path id="([^"]+)" d="[^"]*" style="([^"]*)"/>')
+_USE_STYLE = re.compile(rb'(<use xlink:href="#([^"]+)"[^>]*?) style="([^"]*)"')
 # A text's zero rotation about its own anchor (matplotlib writes one on every label).
 _NO_ROTATION = re.compile(rb' transform="rotate\(-?0 [-\d. ]+\)"')
 _FONT_FAMILY = re.compile(rb"(; )?font-family: ([^;\"]+)(; )?")
@@ -76,16 +83,21 @@ def compact_svg(svg: bytes) -> bytes:
 
 def _tidy(svg: bytes) -> bytes:
     r"""`svg` drawn the same in fewer bytes: indentation and path-data line breaks dropped, bare groups
-    unwrapped, zero rotations dropped, and a font family every text shares said once, in the <style>.
+    and unlabelled ticks unwrapped, a marker's style said on its definition only, zero rotations
+    dropped, and a font family every text shares said once, in the <style>.
 
     >>> _tidy(b'<svg><defs><style type="text/css">*{a: b}</style></defs>\n <g>\n  <path d="M 0 0 \nL 1 1 \nz\n"/>\n </g>\n'
     ...       b' <g id="xtick_1"><g><text style="font-size: 10px; font-family: \'DejaVu Sans\', sans-serif; text-anchor: middle"'
-    ...       b' x="1" y="2" transform="rotate(-0 1 2)">0.1</text></g></g></svg>')
-    b'<svg><defs><style type="text/css">text{font-family:\'DejaVu Sans\', sans-serif}*{a: b}</style></defs><path d="M 0 0 L 1 1 z"/><g id="xtick_1"><text style="font-size: 10px; text-anchor: middle" x="1" y="2">0.1</text></g></svg>'
+    ...       b' x="1" y="2" transform="rotate(-0 1 2)">0.1</text></g></g><g id="xtick_2"><g><defs><path id="m1" d="M 0 0"'
+    ...       b' style="stroke: red"/></defs><use xlink:href="#m1" x="3" y="4" style="stroke: red"/></g></g></svg>')
+    b'<svg><defs><style type="text/css">text{font-family:\'DejaVu Sans\', sans-serif}*{a: b}</style></defs><path d="M 0 0 L 1 1 z"/><g id="xtick_1"><text style="font-size: 10px; text-anchor: middle" x="1" y="2">0.1</text></g><defs><path id="m1" d="M 0 0" style="stroke: red"/></defs><use xlink:href="#m1" x="3" y="4"/></svg>'
     """
     svg = _PATH_DATA.sub(lambda m: b' d="' + b" ".join(m.group(1).split()) + b'"', _INDENT.sub(b"><", svg))
+    marker_style = dict(_MARKER_STYLE.findall(svg))
+    svg = _USE_STYLE.sub(lambda m: m.group(1) if marker_style.get(m.group(2)) == m.group(3) else m.group(0), svg)
     while (unwrapped := _BARE_GROUP.sub(rb"\1", svg)) != svg:
         svg = unwrapped
+    svg = _UNLABELLED_TICK.sub(rb"\1", svg)
     svg = _NO_ROTATION.sub(b"", svg)
     families = {m.group(2) for m in _FONT_FAMILY.finditer(svg)}
     if len(families) == 1 and svg.count(_STYLE_OPEN) == 1:
