@@ -281,7 +281,8 @@ def page_download(site_dir: Path, page_rel: str, site_url: str = "",
                   exclude: tuple[str, ...] = ("search/search_index.json",), on_demand: bool = False) -> Download:
     """The bytes a reader who scrolls the whole page downloads (see Download); no server needed.
 
-    Not counted: each page's provenance.json (fetched when a reader opens a number); Material's search
+    Not counted: each page's provenance.json (fetched when a reader opens a number) and cards.json (when
+    a reader opens a glossary term's card); Material's search
     worker (assets/search_worker.js, a stand-in, imports it when a reader opens search); modules a
     script loads on demand with `import("...")` (the calculator's Serving mode: serve_ui.js and what it
     imports, loaded when a reader switches to it or opens a link that does), unless `on_demand`, which

@@ -3,7 +3,10 @@
    The card always lies inside the viewport (placed by popover.js, shared with the number popovers):
    below the term, or above it when there is no room below, shifted sideways to fit; on a narrow screen
    a sheet at the bottom, with the tapped word scrolled above it. Event delegation on document, so it keeps working across
-   Material's instant navigation. No network. */
+   Material's instant navigation. One request, to the same origin: the page's cards.json (every card's
+   body, keyed by its term), fetched when a reader first points at, focuses or taps a term, then kept.
+   Where it cannot come (the page opened from a file, the connection gone), the card says so in one
+   sentence; the term's first mention still links to its entry. */
 (function () {
   "use strict";
   if (window.__rlGlossary) return;  // loaded twice: one set of listeners
@@ -16,7 +19,57 @@
   var coarse = window.matchMedia && window.matchMedia("(hover: none)").matches;
 
   function refOf(node) { return node && node.closest ? node.closest(".gl-ref") : null; }
-  function cardOf(ref) { return document.getElementById("gl-card-" + ref.getAttribute("data-gl")); }
+
+  var bodies = {};  // cards.json URL -> Promise of {slug: card body HTML}
+  var FROM_FILE = "Opened from a file, the browser keeps this term's card (cards.json beside the page) from loading: serve the folder over HTTP to read it, or open the glossary.";
+  var FAILED = "This term's card (cards.json) did not load; reload the page to try again.";
+
+  function load() {
+    var url = new URL("cards.json", location.href).href;  // beside the page's index.html
+    if (!bodies[url]) {
+      bodies[url] = location.protocol === "file:" ? Promise.reject(new Error("file"))
+        : fetch(url).then(function (r) { if (!r.ok) throw new Error("HTTP " + r.status); return r.json(); });
+      bodies[url].catch(function () { delete bodies[url]; });  // the next open tries again
+    }
+    return bodies[url];
+  }
+
+  function home() {  // where closed cards wait (hidden), inside the article
+    var h = document.querySelector(".gl-cards");
+    if (!h) {
+      h = document.createElement("div");
+      h.className = "gl-cards"; h.hidden = true; h.setAttribute("data-search-exclude", "");
+      (document.querySelector("article") || document.body).appendChild(h);
+    }
+    return h;
+  }
+
+  // A term's card: made on first use, saying it is loading until its body comes from cards.json
+  // (aria-live announces it then: a screen reader has already read the description on focus).
+  function cardOf(ref) {
+    var slug = ref.getAttribute("data-gl"), card = document.getElementById("gl-card-" + slug);
+    if (card && !card.classList.contains("gl-failed")) return card;
+    if (!card) {
+      card = document.createElement("span");
+      card.className = "gl-card"; card.id = "gl-card-" + slug; card.hidden = true;
+      card.setAttribute("role", "tooltip"); card.setAttribute("aria-live", "polite");
+      home().appendChild(card);
+    }
+    card.classList.remove("gl-failed");
+    card.textContent = "Loading this term's card\u2026";
+    load().then(function (all) {
+      if (typeof all[slug] !== "string") throw new Error("not in cards.json");
+      var body = document.createElement("template");
+      body.innerHTML = all[slug];  // built by the site from escaped text: no reader or file text
+      card.replaceChildren(body.content);
+    }).catch(function () {
+      card.classList.add("gl-failed");
+      card.textContent = location.protocol === "file:" ? FROM_FILE : FAILED;
+    }).then(function () {
+      if (open && open.card === card) { closeButton(card); P.place(open.ref, card, "gl-up"); }
+    });
+    return card;
+  }
 
   function closeButton(card) {
     if (!card.querySelector(".rl-sheet-close")) card.insertBefore(P.button("rl-sheet-close", "Close", "\u00d7"), card.firstChild);
@@ -28,8 +81,7 @@
     open.card.hidden = true;
     open.ref.classList.remove("gl-open");
     P.unpad();
-    var home = document.querySelector(".gl-cards");
-    if (home && open.card.isConnected) home.appendChild(open.card);
+    if (open.card.isConnected) home().appendChild(open.card);
     open = null;
   }
 
@@ -38,7 +90,6 @@
     if (open && open.ref === ref) return;
     hide();
     var card = cardOf(ref);
-    if (!card) return;
     closeButton(card);
     ref.appendChild(card);  // inside the wrapper: hovering the card keeps it open, Tab reaches its link
     card.hidden = false;
@@ -54,8 +105,10 @@
     var ref = refOf(e.target);
     if (ref && open && open.ref === ref) { clearTimeout(hideTimer); return; }
     clearTimeout(showTimer);
-    if (ref) showTimer = setTimeout(function () { show(ref); }, P.HOVER_DELAY_MS);
-    else if (open && !open.tapped) later();
+    if (ref) {
+      load().catch(function () {});  // the cards are on their way while the hover delay runs
+      showTimer = setTimeout(function () { show(ref); }, P.HOVER_DELAY_MS);
+    } else if (open && !open.tapped) later();
   });
   document.addEventListener("mouseout", function (e) {
     var ref = refOf(e.target);

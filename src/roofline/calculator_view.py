@@ -276,6 +276,24 @@ def serving(device: Device, model: Model, input_tokens, output_tokens, weight_fo
             "point": point}
 
 
+# What the calculator's scripts never read (the page names a device's and model's sources elsewhere):
+# left out of registry.json, which every reader of the calculator downloads (issue 26). A device's
+# interconnect note is read only where it has no link (parallel.js says why a layout is refused).
+_DEVICE_UNREAD = ("memory_type", "capacity_unit", "source_url", "source_title")
+_INTERCONNECT_UNREAD = ("latency_floor_source_url", "latency_source_url")
+_MODEL_UNREAD = ("source_url", "source_title")
+
+
+def _read_by_calculator(record: dict[str, Any], unread: tuple[str, ...]) -> dict[str, Any]:
+    """`record` without the fields in `unread`, and without a device's interconnect sources or its
+    interconnect note where it has a link."""
+    out = {k: v for k, v in record.items() if k not in unread}
+    if out.get("interconnect"):
+        out["interconnect"] = {k: v for k, v in out["interconnect"].items() if k not in _INTERCONNECT_UNREAD}
+        out.pop("interconnect_note", None)
+    return out
+
+
 def registry_json() -> dict[str, Any]:
     """The registry and the constants the calculator needs, as one JSON-ready dict (base SI units)."""
     from roofline.model import formats as F
@@ -305,8 +323,8 @@ def registry_json() -> dict[str, Any]:
             # the Serving mode starts at the Serving page's workload (docs/serving.md)
             "input_tokens": example("serve_input"), "output_tokens": example("serve_output"),
         },
-        "devices": [_device_record(d) for d in devices().values()],
-        "models": [_model_record(m) for m in models().values()],
+        "devices": [_read_by_calculator(_device_record(d), _DEVICE_UNREAD) for d in devices().values()],
+        "models": [_read_by_calculator(_model_record(m), _MODEL_UNREAD) for m in models().values()],
         "config_reader": reader_config_json(),
     }
 

@@ -39,10 +39,12 @@ def site_pages(site_dir) -> dict[str, str]:
 
 @pytest.fixture(scope="session")
 def opened_pages(site_dir, site_pages) -> dict[str, str]:
-    """{path: html} with every number's popover opened: its body read from the page's provenance.json."""
-    from tests.support.site_helpers import opened, page_popovers
+    """{path: html} with every number's popover opened (its body read from the page's provenance.json)
+    and its glossary cards in place (from its cards.json)."""
+    from tests.support.site_helpers import opened, page_cards, page_popovers
 
-    return {path: opened(html, page_popovers(site_dir, path), path) for path, html in site_pages.items()}
+    return {path: opened(html, page_popovers(site_dir, path), path, page_cards(site_dir, path))
+            for path, html in site_pages.items()}
 
 
 @pytest.fixture(scope="session")

@@ -420,7 +420,12 @@ def test_your_model_from_a_pasted_or_dropped_config(page):
 
     fixtures = ROOT / "tests" / "fixtures" / "configs"
     open_calc(page)
+    # The reader (config.js) loads when "your config" is chosen, not before (issue 26: page weight).
+    reader = lambda: [u for u in page.requests_seen if u.split("?")[0].endswith("/calculator/config.js")]  # noqa: E731
+    assert reader() == []
     field(page, "model").select_option("config")
+    page.wait_for_selector(".rl-calc[data-rl-reader]")
+    assert len(reader()) == 1
     area = page.locator(".rl-calc .rl-calc-config").nth(0).locator(".rl-calc-cfgtext")
     area.fill((fixtures / "gpt-oss-20b.json").read_text())
     field(page, "ctx").fill("8192")
@@ -530,6 +535,7 @@ def test_awq_and_gptq_configs_run_in_their_own_format(page):
     fixtures = ROOT / "tests" / "fixtures" / "configs"
     open_calc(page)
     field(page, "model").select_option("config")
+    page.wait_for_selector(".rl-calc[data-rl-reader]")  # the config reader, loaded on this choice
     field(page, "ctx").fill("1")
     area = page.locator(".rl-calc .rl-calc-config").nth(0).locator(".rl-calc-cfgtext")
     note = page.locator(".rl-calc .rl-calc-config").nth(0).locator(".rl-calc-wdnote")

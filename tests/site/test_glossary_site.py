@@ -12,7 +12,7 @@ from urllib.parse import urljoin, urlsplit
 
 import pytest
 from tests.support.browser import PHONE
-from tests.support.site_helpers import tab_until
+from tests.support.site_helpers import page_cards, tab_until
 
 from roofline_site.glossary.entries import CATEGORIES, CATEGORY_INTROS, load_glossary
 
@@ -396,6 +396,57 @@ def test_hover_focus_and_tap_show_the_card_with_the_entry_summary(page, site_pag
 
     foreign = [u for u in page.requests_seen if not u.startswith(page.base_url)]
     assert foreign == []
+
+
+@pytest.mark.site
+def test_cards_ship_apart_in_one_json_per_page_holding_exactly_its_terms(site_dir, site_pages):
+    # A page carries its terms, not their cards (issue 26: the playbook's cards were 4.7 KB of its
+    # HTML, gzip); cards.json beside it holds one card per term marked on the page, and nothing else.
+    checked = 0
+    for path, html in site_pages.items():
+        assert 'class="gl-card"' not in html and 'class="gl-cards"' not in html, f"{path}: a card ships in the page"
+        slugs = set(re.findall(r'<span class="gl-ref" data-gl="([a-z0-9-]+)">', html))
+        cards = page_cards(site_dir, path) if path.endswith("index.html") else {}
+        assert set(cards) == slugs, f"{path}: cards.json does not hold exactly the page's terms"
+        assert all('class="gl-card-summary"' in body for body in cards.values()), path
+        checked += len(slugs)
+    assert checked > 100, "too few terms found: the trigger pattern no longer matches"
+
+
+@pytest.mark.browser
+def test_a_card_loads_on_demand_and_says_so_when_it_cannot(page, glossary):
+    # No page fetches cards.json before a reader reaches for a term; focus makes the card at once (a
+    # loading sentence, announced politely), then fills it. The connection gone: one sentence, and the
+    # next open tries again.
+    page.goto(page.base_url + "/playbook/")
+    page.wait_for_load_state("networkidle")
+    assert not [u for u in page.requests_seen if u.endswith("cards.json")], "cards are not deferred"
+    page.route("**/cards.json", lambda route: route.abort())
+    term = page.locator("article .gl-term").first
+    slug = term.evaluate("t => t.closest('.gl-ref').dataset.gl")
+    card = page.locator(f"#gl-card-{slug}")
+    term.focus()
+    assert card.is_visible() and card.get_attribute("aria-live") == "polite"
+    page.wait_for_function(f"document.getElementById('gl-card-{slug}').classList.contains('gl-failed')", timeout=5000)
+    assert "did not load; reload the page" in card.inner_text()
+    page.keyboard.press("Escape")
+    assert not card.is_visible()
+    page.unroute("**/cards.json")
+    page.locator("article h1").first.click()
+    term.focus()
+    assert card.locator(".gl-card-summary").inner_text() == glossary.get(slug).summary
+    assert [u for u in page.requests_seen if u.endswith("cards.json")][-1] == page.base_url + "/playbook/cards.json"
+
+
+@pytest.mark.browser
+def test_a_card_opened_from_a_file_says_where_it_is(page, site_dir):
+    page.goto((site_dir / "playbook" / "index.html").as_uri())
+    term = page.locator("article span.gl-term").first
+    term.click()
+    slug = term.evaluate("t => t.closest('.gl-ref').dataset.gl")
+    page.wait_for_function(f"document.getElementById('gl-card-{slug}').classList.contains('gl-failed')", timeout=5000)
+    text = page.locator(f"#gl-card-{slug}").inner_text()
+    assert "Opened from a file" in text and "serve the folder over HTTP" in text
 
 
 @pytest.mark.browser

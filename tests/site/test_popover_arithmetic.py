@@ -15,7 +15,7 @@ pytestmark = pytest.mark.site
 
 NUM = re.compile(r'<span class="rl-num"[^>]*>(.*?)<span class="rl-prov" id="([\w-]+)"', re.S)
 ARITH = re.compile(r'<span class="rl-prov-arith">(.*?)</span>')
-LABEL = re.compile(r'<strong class="rl-prov-label">(.*?)</strong>')
+LABEL = re.compile(r'<strong class="rl-prov-label"[^>]*>(.*?)</strong>')
 # Units as the site prints them, to the power of ten (or two) each stands for.
 SCALE = {"": 1, "×": 1, "tokens/s": 1, "FLOP/byte": 1, "%": Decimal("0.01"), "GiB": 2**30, "$": 1,
          "thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12, "TOP/s": 10**12}

@@ -1,5 +1,5 @@
 """Helpers shared by the built-site tests: a spec edit, a page's visible text, keyboard travel,
-popovers opened from each page's provenance.json."""
+popovers opened from each page's provenance.json, glossary cards from its cards.json."""
 
 from __future__ import annotations
 
@@ -47,12 +47,25 @@ def page_popovers(site_dir: Path, page: str) -> dict[str, str]:
     return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
 
 
-def opened(html: str, bodies: dict[str, str], page: str = "page") -> str:
+def page_cards(site_dir: Path, page: str) -> dict[str, str]:
+    """{term slug: card body HTML} from the cards.json beside `page` ({} where there is none)."""
+    path = (site_dir / page).parent / "cards.json"
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+
+
+def opened(html: str, bodies: dict[str, str], page: str = "page", cards: dict[str, str] | None = None) -> str:
     """The page as a reader finds it with every popover opened: each body from provenance.json in its
-    popover, as provenance.js puts it there. A popover whose body is missing fails the test."""
+    popover, as provenance.js puts it there. A popover whose body is missing fails the test. `cards`
+    (from cards.json) go back at the end of the article, each in its card, as glossary.js makes them."""
     missing = [m.group(2) for m in EMPTY_POPOVER.finditer(html) if m.group(2) not in bodies]
     assert not missing, f"{page}: popovers with no body in provenance.json: {missing[:5]}"
-    return EMPTY_POPOVER.sub(lambda m: m.group(1) + bodies[m.group(2)] + "</span>", html)
+    html = EMPTY_POPOVER.sub(lambda m: m.group(1) + bodies[m.group(2)] + "</span>", html)
+    if cards:
+        spans = "".join(f'<span class="gl-card" role="tooltip" id="gl-card-{slug}" hidden>{body}</span>'
+                        for slug, body in cards.items())
+        assert html.count("</article>") == 1, f"{page}: cards need the one article to go into"
+        html = html.replace("</article>", f'<div class="gl-cards" hidden data-search-exclude>{spans}</div></article>')
+    return html
 
 
 def wait_for_popover(tab) -> None:

@@ -3,7 +3,7 @@
 // calculator/registry.json (roofline.calculator_view.LIMITS and FIELD_SCALES).
 
 import { CalcError, customDevice, customModel } from "./calc.js";
-import { decodeModel } from "./config.js";
+import { decodeModel } from "./model_link.js";
 import { chooseWeightFormat } from "./kernels.js";
 import { integer, sig } from "./format.js";
 

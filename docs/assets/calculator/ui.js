@@ -9,7 +9,7 @@ import * as view from "./view.js";
 import * as fmt from "./format.js";
 import { FIELDS, decodeState, defaultRaw, encodeState, resolveConfig } from "./state.js";
 import { drawChart } from "./chart.js";
-import { encodeModel, readConfigText } from "./config.js";
+import { encodeModel } from "./model_link.js";
 import { DASH, configPanel, firstCustomKey, h, noteWeights, readRaw, seedCustom, showErrors, syncDevices,
   syncVisibility, writeRaw } from "./dom.js";
 import { MINI_ROWS, ROWS, cellText, fillKernels, kernelTable, resultsTable } from "./tables.js";
@@ -29,6 +29,20 @@ function loadServing() {
 }
 const SERVE_FROM_FILE = "Opened from a file, the browser keeps the Serving mode's scripts from loading: serve the folder over HTTP to use it.";
 const SERVE_FAILED = "The Serving mode's scripts did not load; switch again or reload the page to try again.";
+
+// The config.json reader (config.js) loads when a reader first chooses "your config" (the paste and
+// the file come after): a reader who never does, or who opens a link's model (model_link.js reads
+// that), never downloads it.
+let readerModule = null;
+function loadReader() {
+  if (!readerModule) {
+    readerModule = import("./config.js");
+    readerModule.catch(() => { readerModule = null; }); // the next paste tries again
+  }
+  return readerModule;
+}
+const READER_FROM_FILE = "Opened from a file, the browser keeps the config.json reader from loading: serve the folder over HTTP to read a config.";
+const READER_FAILED = "The config.json reader did not load; paste the config again or reload the page to try again.";
 
 const HERE = import.meta.url;
 const registries = new Map();
@@ -185,11 +199,20 @@ function initWidget(root, registry) {
     modes.el.addEventListener("change", () => { modes.show(); publish(); });
   }
 
+  let configReader = null; // config.js, once loaded
+  const withReader = (source) => {
+    // The reader's script first, then the same edit again; where it cannot come, one sentence.
+    const c = configs.find((x) => x.panel.el.contains(source));
+    loadReader().then((m) => { configReader = m; root.dataset.rlReader = "true"; recompute(source); }, () => {
+      if (c) c.cfgError = window.location.protocol === "file:" ? READER_FROM_FILE : READER_FAILED;
+      recompute(null);
+    });
+  };
   const readPasted = (c, text) => {
     // A bad config: its one sentence beside the field, and the last valid model kept.
     c.cfgError = null;
     try {
-      const m = readConfigText(registry.config_reader, text, "config.json");
+      const m = configReader.readConfigText(registry.config_reader, text, "config.json");
       c.panel.inputs.cfg.value = encodeModel(m);
     } catch (err) {
       if (!(err instanceof calc.CalcError)) throw err;
@@ -198,6 +221,8 @@ function initWidget(root, registry) {
   };
   let chartSize = null;
   const recompute = (source) => {
+    const pasted = source && source.classList && source.classList.contains("rl-calc-cfgtext");
+    if (pasted && !configReader) { withReader(source); return; }
     const states = [];
     for (const c of configs) {
       const previous = c.raw;
@@ -208,6 +233,9 @@ function initWidget(root, registry) {
       const devError = c.panel.el.contains(source) || !source ? syncDevices(registry, c.panel, source) : null;
       c.raw = readRaw(c.panel, c.base);
       syncVisibility(c.panel, c.raw);
+      if (c.raw.model === "config" && !configReader && !readerModule) {  // on its way while the reader pastes
+        loadReader().then((m) => { configReader = m; root.dataset.rlReader = "true"; }, () => {});
+      }
       const r = compute(registry, c.raw);
       if (devError) r.errors = { ...r.errors, dev: devError };
       if (c.cfgError && c.raw.model === "config") {

@@ -47,6 +47,30 @@ def card_html(entry: Entry, href: str) -> str:
             f'<a class="gl-card-link" href="{esc.attr(href)}">Open the glossary entry</a></span>')
 
 
+# On demand (issue 26): a built page ships its terms without their cards; the cards go into one JSON
+# per page (CARDS_FILE, beside its index.html, {slug: the card's inner HTML}) that glossary.js fetches
+# when a reader first points at, focuses or taps a term. The cards were the heaviest page's largest
+# part after Material's script, sent whether a reader opened one or not.
+CARDS_FILE = "cards.json"
+_CARDS = re.compile(r'\n?<div class="gl-cards" hidden data-search-exclude>(.*?)</div>', re.S)
+_CARD = re.compile(r'<span class="gl-card" role="tooltip" id="gl-card-([a-z0-9-]+)" hidden>(.*?)</span>'
+                   r'(?=<span class="gl-card" role="tooltip"|$)', re.S)
+
+
+def cards_on_demand(html: str) -> tuple[str, dict[str, str]]:
+    r"""The page without its cards, and {slug: card inner HTML} of those cards, in page order.
+
+    >>> cards_on_demand('<p><span class="gl-ref" data-gl="a">A</span></p>\n<div class="gl-cards" hidden data-search-exclude>'
+    ...                 '<span class="gl-card" role="tooltip" id="gl-card-a" hidden><span>A</span></span>'
+    ...                 '<span class="gl-card" role="tooltip" id="gl-card-b" hidden><span>B</span></span></div>')
+    ('<p><span class="gl-ref" data-gl="a">A</span></p>', {'a': '<span>A</span>', 'b': '<span>B</span>'})
+    """
+    m = _CARDS.search(html)
+    if not m:
+        return html, {}
+    return html[:m.start()] + html[m.end():], dict(_CARD.findall(m.group(1)))
+
+
 def annotate_html(html: str, glossary: Glossary, page_url: str, href_for, exclude: frozenset = frozenset()) -> Annotated:
     """Wrap the first mention of each term in each section (in prose outside AS_WRITTEN); the
     first on the page is a link to the entry, later sections' a focusable span.

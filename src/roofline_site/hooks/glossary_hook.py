@@ -11,6 +11,8 @@ Cards and backlinks come from one pass over the same HTML, so they cannot disagr
 from __future__ import annotations
 
 import html
+import json
+from pathlib import Path
 from urllib.parse import urljoin
 
 from mkdocs.exceptions import PluginError
@@ -110,6 +112,19 @@ def on_page_content(html_text, page, config, files, **kwargs):
     result = _annotate(html_text, g, page, own)
     _mentions[src] = (page.title or src, page.url, (result.mentioned | result.linked) - {own})
     return result.html
+
+
+@event_priority(-100)  # last: every other hook has seen the page with its cards
+def on_post_page(output, page, config, **kwargs):
+    # The cards ship apart: the page's cards.json, fetched by glossary.js when a reader first reaches for a term.
+    from roofline_site.glossary.annotate import CARDS_FILE, cards_on_demand
+
+    output, cards = cards_on_demand(output)
+    if cards:
+        target = Path(config["site_dir"]) / Path(page.file.dest_path).parent / CARDS_FILE
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(json.dumps(cards, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
+    return output
 
 
 def _annotate(html_text, g, page, own):

@@ -75,6 +75,9 @@ def _text(s: str) -> str:
 def _popover(q, ident: str) -> str:
     """The provenance of `q` as inline markup: label, exact value, arithmetic line, formula in words, inputs, sources.
 
+    The label carries the value unrounded (data-rl-value, as Python's repr): a check reads it there,
+    in the popover a reader fetches on demand, not on every number of the page (issue 26).
+
     Only phrasing elements (span, strong, b, a, template): the popover sits inside a paragraph, and
     a block element such as <ul> there would make the browser close the paragraph early.
     """
@@ -103,7 +106,7 @@ def _popover(q, ident: str) -> str:
     # The body sits in a <template>: inert until provenance.js moves it into the popover, so a page
     # with hundreds of numbers does not carry thousands of hidden elements through style and scripts.
     return (f'<span class="rl-prov" id="{ident}" role="tooltip" data-search-exclude><template>'
-            f'<strong class="rl-prov-label">{_text(q.label)}</strong>{value}{arith}{formula}{inputs}{srcs}</template></span>')
+            f'<strong class="rl-prov-label" data-rl-value="{q.value!r}">{_text(q.label)}</strong>{value}{arith}{formula}{inputs}{srcs}</template></span>')
 
 
 def defer_popovers(store: dict[str, str] | None) -> None:
@@ -168,7 +171,7 @@ def render_value(value, *, plain: bool, ident: str | None = None, shown: str | N
         if plain:
             return text, value
         ident = ident or f"rl-p-x{next(_ids)}"
-        return (f'<span class="rl-num" tabindex="0" data-rl-value="{value.value!r}" aria-describedby="{ident}">'
+        return (f'<span class="rl-num" tabindex="0" aria-describedby="{ident}">'
                 f"{text}{_popover_or_slot(value, ident)}</span>"), value
     if isinstance(value, Raw):
         return str(value), None

@@ -89,7 +89,8 @@ def test_derate_is_the_median_bandwidth_share():
     assert float(q.derated_bandwidth("h100-sxm5")) == pytest.approx(3.35e12 * statistics.median(shares))
 
 
-SPAN = re.compile(r'data-rl-value="([^"]+)"[^>]*>([^<]+)<')
+# A number's shown text, then (in its popover, rendered inline here) its unrounded value on the label.
+SPAN = re.compile(r'<span class="rl-num"[^>]*>([^<]+)<.*?<strong class="rl-prov-label" data-rl-value="([^"]+)"', re.S)
 
 
 @pytest.mark.parametrize("kind", ["bandwidth", "gemm", "decode"])
@@ -105,7 +106,7 @@ def test_ratio_shown_in_each_table_row_is_the_recomputed_one(kind):
     assert len(body) == len(entries)
     for line, e in zip(body, entries):
         cells = line.strip("|").split(" | ")
-        value, text = SPAN.search(cells[column]).groups()
+        text, value = SPAN.search(cells[column]).groups()
         expected = _expected_share(kind, e)
         assert math.isclose(float(value), expected, rel_tol=1e-12), e["id"]
         assert html.unescape(text) == percent(expected, 2), e["id"]

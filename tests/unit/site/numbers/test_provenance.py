@@ -37,6 +37,10 @@ def test_a_ridge_token_shows_its_formula_inputs_and_datasheet():
     # one shared datasheet, linked once
     assert [a["href"] for a in prov.select("a.rl-prov-src")] == [d.source_url]
     assert prov.select_one(".rl-prov-value").get_text() == "= 295.3 FLOP/byte"
+    # The unrounded value rides in the popover (fetched on demand), not on the number every reader
+    # downloads: 989.4e12 / 3.35e12 = 295.343283582...
+    assert not num.has_attr("data-rl-value")
+    assert float(prov.select_one(".rl-prov-label")["data-rl-value"]) == pytest.approx(989.4e12 / 3.35e12, rel=1e-15)
 
 
 def test_popover_holds_only_phrasing_elements_so_the_paragraph_stays_whole():
