@@ -1,0 +1,115 @@
+"""Values a build derives from the package and its registry alone, kept between builds.
+
+A warm build spent about a second recomputing, unchanged, the ceilings of every published serving
+run and every figure's alt text and caption. They are pure functions of the files `inputs()` names
+(the package, the figure modules, the spec files, the measurements), so they are stored in
+.cache/derived/<key>.pickle, where the key hashes those files exactly as the figure cache does,
+and a build whose files hash alike takes them from there. Any edit to those files (a spec edited
+while `mkdocs serve` runs included) makes a new key, so nothing stale is read. A cache that
+cannot be read or written is not an error: the values are computed. ROOFLINE_FIGURE_CACHE=0
+(a cold build) bypasses it too.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+from importlib.metadata import version
+from pathlib import Path
+
+from roofline_site.paths import ROOT
+
+CACHE = ROOT / ".cache" / "derived"
+GENERATIONS_KEPT = 4
+
+
+def inputs() -> dict[str, Path]:
+    """{label: file} for every file whose content can change a figure or a derived value.
+
+    Labels are places in the project, and roles for the spec files the registry reads (which
+    may be an override outside the project), so a copy of the project gets the same key.
+    """
+    from roofline.registry import hardware, measurements, models
+    from roofline.registry.machine import measurements_dir
+
+    files = {p.relative_to(ROOT).as_posix(): p for p in
+             [*ROOT.glob("figures_gen/*.py"), *ROOT.glob("src/roofline/**/*.py"), *ROOT.glob("src/roofline/data/*.toml")]}
+    files |= {f"measurements/{p.name}": p for p in measurements_dir().glob("*.json")}
+    return files | {"spec: hardware": hardware.REGISTRY.path(), "spec: models": models.REGISTRY.path(),
+                    "spec: measurements": measurements.REGISTRY.path()}
+
+
+def cache_key() -> str:
+    """A hash of every file `inputs()` names, with matplotlib's version and the list of figures."""
+    from figures_gen import FIGURES
+
+    h = hashlib.sha256(f"matplotlib {version('matplotlib')}; figures {','.join(FIGURES)}".encode())
+    for label, path in sorted(inputs().items()):
+        h.update(label.encode())
+        h.update(path.read_bytes() if path.exists() else b"<missing>")
+    return h.hexdigest()[:16]
+
+
+_build: dict = {"key": None, "loaded": {}, "texts": {}}
+
+
+def _enabled() -> bool:
+    return os.environ.get("ROOFLINE_FIGURE_CACHE", "1") != "0"
+
+
+def begin_build() -> None:
+    """At the start of each build (after `mkdocs serve` reloaded the package): hand the stored
+    ceilings for this build's key to the package, and the figure texts to `figure_texts`."""
+    _build.update(key=None, loaded={}, texts={})
+    if not _enabled():
+        return
+    key = _build["key"] = cache_key()
+    try:
+        stored = pickle.loads((CACHE / f"{key}.pickle").read_bytes())
+    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError, TypeError):
+        return  # none yet, or unreadable: computed as usual
+    from roofline.model import serving_runs
+    from roofline.registry import hardware, models
+
+    # Stored by run alone: the key already covers the spec files' content, wherever they lie.
+    registries = (hardware.REGISTRY.path(), models.REGISTRY.path())
+    serving_runs.remember({(run, registries): c for run, c in stored.get("ceilings", {}).items()})
+    _build["texts"] = dict(stored.get("texts", {}))
+    _build["loaded"] = stored
+
+
+def figure_texts(name: str, mod) -> tuple[str, str]:
+    """(alt text, caption) of figure module `mod` (figures_gen/`name`.py), stored or computed."""
+    texts = _build["texts"]
+    if name not in texts:
+        texts[name] = (mod.alt(), mod.caption())
+    return texts[name]
+
+
+def end_build() -> None:
+    """After a build that succeeded: store what it derived when that adds to the stored values."""
+    if not _enabled() or _build["key"] is None:
+        return
+    from roofline.model import serving_runs
+    from roofline.registry import hardware, models
+
+    registries = (hardware.REGISTRY.path(), models.REGISTRY.path())
+    ceilings = {run: c for (run, where), c in serving_runs.computed_ceilings().items() if where == registries}
+    now = {"ceilings": {**_build["loaded"].get("ceilings", {}), **ceilings},
+           "texts": {**_build["loaded"].get("texts", {}), **_build["texts"]}}
+    if all(len(now[k]) == len(_build["loaded"].get(k, {})) for k in now):
+        return
+    target = CACHE / f"{_build['key']}.pickle"
+    tmp = target.with_name(target.name + f".tmp{os.getpid()}")
+    try:
+        CACHE.mkdir(parents=True, exist_ok=True)
+        tmp.write_bytes(pickle.dumps(now, protocol=pickle.HIGHEST_PROTOCOL))
+        tmp.replace(target)  # whole or not at all
+        generations = sorted((p for p in CACHE.glob("*.pickle")), key=lambda p: p.stat().st_mtime, reverse=True)
+        for old in generations[GENERATIONS_KEPT:]:
+            old.unlink(missing_ok=True)
+    except (OSError, pickle.PicklingError, TypeError, AttributeError):
+        pass  # an optimisation: the next build computes them again
+    finally:
+        tmp.unlink(missing_ok=True)
