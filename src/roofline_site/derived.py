@@ -58,6 +58,11 @@ def _enabled() -> bool:
     return os.environ.get("ROOFLINE_FIGURE_CACHE", "1") != "0"
 
 
+def cache_dir(kind: str) -> Path | None:
+    """.cache/`kind`, where a build keeps what it may reuse; None on a cold build (ROOFLINE_FIGURE_CACHE=0)."""
+    return ROOT / ".cache" / kind if _enabled() else None
+
+
 def begin_build() -> None:
     """At the start of each build (after `mkdocs serve` reloaded the package): hand the stored
     ceilings for this build's key to the package, and the figure texts to `figure_texts`."""

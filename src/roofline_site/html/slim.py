@@ -16,6 +16,9 @@ testing the sources, and the browser tests test what a reader downloads.
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -215,20 +218,70 @@ def minify_js(js: str) -> str:
     return rjsmin.jsmin(js, keep_bang_comments=True)
 
 
-def slim_site(site_dir: Path, theme_css: dict[str, Path]) -> None:
+def slim_site(site_dir: Path, theme_css: dict[str, Path], cache: Path | None = None) -> None:
     """Purge Material's stylesheets in `site_dir` (from `theme_css`: site path -> the theme's own copy, so a
-    dirty rebuild purges afresh) against every built page and script, and minify our own stylesheets and scripts."""
+    dirty rebuild purges afresh) against every built page and script, and minify our own stylesheets and scripts.
+
+    With `cache` (a folder), the purged sheets are kept there under a hash of everything the purge
+    reads (pages, scripts, the theme's sheets, ours, this module's code): a build whose pages did
+    not change takes them from there instead of reading every page's names again.
+    """
     pages = [p.read_text(encoding="utf-8", errors="replace") for p in site_dir.rglob("*.html")]
     scripts = [p.read_text(encoding="utf-8", errors="replace") for p in site_dir.rglob("*.js")]
-    used = used_names(pages, scripts)
     sources = {rel: source.read_text(encoding="utf-8") for rel, source in theme_css.items()}
     ours = [p.read_text(encoding="utf-8") for p in site_dir.rglob("*.css") if p.relative_to(site_dir).as_posix() not in sources]
-    for rel, css in sources.items():  # a property one sheet sets may be read in another (palette, ours)
-        elsewhere = "".join(ours) + "".join(c for r, c in sources.items() if r != rel)
-        (site_dir / rel).write_text(purge(css, used, elsewhere), encoding="utf-8")
+    target = cache / f"{_purge_key(pages, scripts, sources, ours)}.json" if cache is not None else None
+    purged = _read_purged(target)
+    if purged is None:
+        used = used_names(pages, scripts)
+        purged = {}
+        for rel, css in sources.items():  # a property one sheet sets may be read in another (palette, ours)
+            elsewhere = "".join(ours) + "".join(c for r, c in sources.items() if r != rel)
+            purged[rel] = purge(css, used, elsewhere)
+        _store_purged(target, purged)
+    for rel, css in purged.items():
+        (site_dir / rel).write_text(css, encoding="utf-8")
     for css in (site_dir / "assets").rglob("*.css"):
         if not css.name.endswith(".min.css"):
             css.write_text(minify_css(css.read_text(encoding="utf-8")), encoding="utf-8")
     for js in (site_dir / "assets").rglob("*.js"):  # Material's own (assets/javascripts) are minified already
         if not js.name.endswith(".min.js") and "javascripts" not in js.relative_to(site_dir).parts:
             js.write_text(minify_js(js.read_text(encoding="utf-8")), encoding="utf-8")
+
+
+def _purge_key(pages: list[str], scripts: list[str], sources: dict[str, str], ours: list[str]) -> str:
+    """A hash of everything `purge` reads in `slim_site`, and of this module's code."""
+    h = hashlib.sha256(Path(__file__).read_bytes())
+    for group in (pages, scripts, [f"{rel}\0{css}" for rel, css in sources.items()], ours):
+        h.update(f"\0group {len(group)}".encode())
+        for text in group:
+            h.update(f"\0{len(text)}\0".encode())
+            h.update(text.encode("utf-8", errors="replace"))
+    return h.hexdigest()[:24]
+
+
+PURGES_KEPT = 4
+
+
+def _read_purged(target: Path | None) -> dict[str, str] | None:
+    try:
+        return json.loads(target.read_text(encoding="utf-8")) if target is not None else None
+    except (OSError, ValueError):
+        return None  # none stored yet, or unreadable: purge afresh
+
+
+def _store_purged(target: Path | None, purged: dict[str, str]) -> None:
+    """Keep the purged sheets (written whole, then renamed); the last few builds' only. Failing is no error."""
+    if target is None:
+        return
+    tmp = target.with_name(f"{target.name}.tmp{os.getpid()}")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(json.dumps(purged), encoding="utf-8")
+        tmp.replace(target)
+        for old in sorted(target.parent.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True)[PURGES_KEPT:]:
+            old.unlink(missing_ok=True)
+    except OSError:
+        pass
+    finally:
+        tmp.unlink(missing_ok=True)
