@@ -1,8 +1,8 @@
 """Values a build derives from the package and its registry alone, kept between builds.
 
-A warm build spent about a second recomputing, unchanged, the ceilings of every published serving
-run and every figure's alt text and caption. They are pure functions of the files `inputs()` names
-(the package, the figure modules, the spec files, the measurements), so they are stored in
+A warm build spent about two seconds recomputing, unchanged, the ceilings of every published
+serving run, every figure's alt text and caption, and the calculator's registry. They are pure
+functions of the files `inputs()` names (the package, the figure modules, the spec files, the measurements), so they are stored in
 .cache/derived/<key>.pickle, where the key hashes those files exactly as the figure cache does,
 and a build whose files hash alike takes them from there. Any edit to those files (a spec edited
 while `mkdocs serve` runs included) makes a new key, so nothing stale is read. A cache that
@@ -51,7 +51,7 @@ def cache_key() -> str:
     return h.hexdigest()[:16]
 
 
-_build: dict = {"key": None, "loaded": {}, "texts": {}}
+_build: dict = {"key": None, "loaded": {}, "values": {}}
 
 
 def _enabled() -> bool:
@@ -65,8 +65,8 @@ def cache_dir(kind: str) -> Path | None:
 
 def begin_build() -> None:
     """At the start of each build (after `mkdocs serve` reloaded the package): hand the stored
-    ceilings for this build's key to the package, and the figure texts to `figure_texts`."""
-    _build.update(key=None, loaded={}, texts={})
+    ceilings for this build's key to the package, and the other values to `memo`."""
+    _build.update(key=None, loaded={}, values={})
     if not _enabled():
         return
     key = _build["key"] = cache_key()
@@ -80,16 +80,26 @@ def begin_build() -> None:
     # Stored by run alone: the key already covers the spec files' content, wherever they lie.
     registries = (hardware.REGISTRY.path(), models.REGISTRY.path())
     serving_runs.remember({(run, registries): c for run, c in stored.get("ceilings", {}).items()})
-    _build["texts"] = dict(stored.get("texts", {}))
+    _build["values"] = dict(stored.get("values", {}))
     _build["loaded"] = stored
+
+
+def memo(name: tuple, compute):
+    """`compute()`, a pure function of the files `inputs()` names, stored under `name` for this key.
+
+    Outside a build (or on a cold one) it is simply computed.
+    """
+    values = _build["values"]
+    if _build["key"] is None:
+        return compute()
+    if name not in values:
+        values[name] = compute()
+    return values[name]
 
 
 def figure_texts(name: str, mod) -> tuple[str, str]:
     """(alt text, caption) of figure module `mod` (figures_gen/`name`.py), stored or computed."""
-    texts = _build["texts"]
-    if name not in texts:
-        texts[name] = (mod.alt(), mod.caption())
-    return texts[name]
+    return memo(("figure texts", name), lambda: (mod.alt(), mod.caption()))
 
 
 def end_build() -> None:
@@ -102,7 +112,7 @@ def end_build() -> None:
     registries = (hardware.REGISTRY.path(), models.REGISTRY.path())
     ceilings = {run: c for (run, where), c in serving_runs.computed_ceilings().items() if where == registries}
     now = {"ceilings": {**_build["loaded"].get("ceilings", {}), **ceilings},
-           "texts": {**_build["loaded"].get("texts", {}), **_build["texts"]}}
+           "values": {**_build["loaded"].get("values", {}), **_build["values"]}}
     if all(len(now[k]) == len(_build["loaded"].get(k, {})) for k in now):
         return
     target = CACHE / f"{_build['key']}.pickle"
