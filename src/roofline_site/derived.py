@@ -52,6 +52,7 @@ def cache_key() -> str:
 
 
 _build: dict = {"key": None, "loaded": {}, "values": {}}
+_last: dict = {}  # {"key", "stored"}: what the last build of this process ended with
 
 
 def _enabled() -> bool:
@@ -70,10 +71,13 @@ def begin_build() -> None:
     if not _enabled():
         return
     key = _build["key"] = cache_key()
-    try:
-        stored = pickle.loads((CACHE / f"{key}.pickle").read_bytes())
-    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError, TypeError):
-        return  # none yet, or unreadable: computed as usual
+    if _last.get("key") == key:  # `mkdocs serve` after a page edit: what the last build held
+        stored = _last["stored"]
+    else:
+        try:
+            stored = pickle.loads((CACHE / f"{key}.pickle").read_bytes())
+        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError, TypeError):
+            return  # none yet, or unreadable: computed as usual
     from roofline.model import serving_runs
     from roofline.registry import hardware, models
 
@@ -113,6 +117,7 @@ def end_build() -> None:
     ceilings = {run: c for (run, where), c in serving_runs.computed_ceilings().items() if where == registries}
     now = {"ceilings": {**_build["loaded"].get("ceilings", {}), **ceilings},
            "values": {**_build["loaded"].get("values", {}), **_build["values"]}}
+    _last.update(key=_build["key"], stored=now)
     if all(len(now[k]) == len(_build["loaded"].get(k, {})) for k in now):
         return
     target = CACHE / f"{_build['key']}.pickle"
