@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass
-from functools import lru_cache
 
 from roofline.errors import InputError
 from roofline.model import parallel, serving
@@ -78,8 +77,7 @@ def _point(run: ServingMeasurement, lay: Layout, wl: serving.Workload) -> servin
     return serving.serve_point(run.model, run.device, lay, wl)
 
 
-@lru_cache(maxsize=4096)
-def _ceiling(run: ServingMeasurement, _registries: tuple) -> RunCeiling:
+def _ceiling(run: ServingMeasurement) -> RunCeiling:
     wl, best, tried, errors = workload(run), None, [], []
     for lay in layouts(run):
         try:
@@ -96,9 +94,30 @@ def _ceiling(run: ServingMeasurement, _registries: tuple) -> RunCeiling:
     return RunCeiling(run, best, tuple(tried))
 
 
+#: (run, registry files) -> its ceiling: computed here, or handed in by `remember` (the site keeps
+#: them between builds keyed by a hash of the package and every spec file). Bounded: cleared when full.
+_CEILINGS: dict[tuple, RunCeiling] = {}
+_CEILINGS_MAX = 4096
+
+
 def ceiling(run: ServingMeasurement) -> RunCeiling:
     """The run beside its ceiling and expected figure (cached per run and registry files)."""
-    return _ceiling(run, (hardware.REGISTRY.path(), models.REGISTRY.path()))
+    key = (run, (hardware.REGISTRY.path(), models.REGISTRY.path()))
+    if (known := _CEILINGS.get(key)) is None:
+        if len(_CEILINGS) >= _CEILINGS_MAX:
+            _CEILINGS.clear()
+        known = _CEILINGS[key] = _ceiling(run)
+    return known
+
+
+def computed_ceilings() -> dict[tuple, RunCeiling]:
+    """Every ceiling this process holds, by (run, registry files)."""
+    return dict(_CEILINGS)
+
+
+def remember(ceilings: dict[tuple, RunCeiling]) -> None:
+    """Take ceilings computed earlier from the same package and spec files (the caller vouches for that)."""
+    _CEILINGS.update(list(ceilings.items())[:_CEILINGS_MAX - len(_CEILINGS)])
 
 
 def all_ceilings() -> list[RunCeiling]:

@@ -17,7 +17,6 @@ build benchmark do); ROOFLINE_FIGURE_RENDERS=<file> writes {figure: renders} of 
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import multiprocessing
@@ -27,40 +26,22 @@ import re
 import shutil
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from importlib.metadata import version
 from pathlib import Path
 
 import mkdocs_gen_files
 from mkdocs.exceptions import PluginError
 
 from figures_gen import FIGURES, MAX_RENDERS, RENDERS, VARIANTS, figure_files, figure_files_counted, module
-from roofline.registry import hardware, measurements, models
-from roofline.registry.machine import measurements_dir
 
+from roofline_site import derived
 from roofline_site.paths import ROOT
 CACHE = ROOT / ".cache" / "figures"
 log = logging.getLogger("mkdocs.plugins.roofline.figures")
 
 
-def inputs() -> dict[str, Path]:
-    """{label: file} for every file whose content can change a figure.
-
-    Labels are places in the project, and roles for the spec files the registry reads (which
-    may be an override outside the project), so a copy of the project gets the same key.
-    """
-    files = {p.relative_to(ROOT).as_posix(): p for p in
-             [*ROOT.glob("figures_gen/*.py"), *ROOT.glob("src/roofline/**/*.py"), *ROOT.glob("src/roofline/data/*.toml")]}
-    files |= {f"measurements/{p.name}": p for p in measurements_dir().glob("*.json")}
-    return files | {"spec: hardware": hardware.REGISTRY.path(), "spec: models": models.REGISTRY.path(),
-                    "spec: measurements": measurements.REGISTRY.path()}
-
-
-def cache_key() -> str:
-    h = hashlib.sha256(f"matplotlib {version('matplotlib')}; figures {','.join(FIGURES)}".encode())
-    for label, path in sorted(inputs().items()):
-        h.update(label.encode())
-        h.update(path.read_bytes() if path.exists() else b"<missing>")
-    return h.hexdigest()[:16]
+# The key hashes the figure modules, the package, the spec files and the measurements
+# (roofline_site.derived, which keys other values derived from the same files alike).
+inputs, cache_key = derived.inputs, derived.cache_key
 
 
 GENERATIONS_KEPT = 4

@@ -340,6 +340,15 @@ def _discard() -> None:
 
 
 @event_priority(-1000)  # last: every other hook has written its files into the folder
+def on_env(env, config, files, **kwargs):
+    # Compiled templates kept between builds (roofline_site.derived.template_cache).
+    from roofline_site import derived
+
+    if env.bytecode_cache is None:
+        env.bytecode_cache = derived.template_cache(env)
+    return env
+
+
 def on_post_build(config, **kwargs):
     real, tmp, counter = _state["real"], _state["tmp"], _state["warnings"]
     if real is None:

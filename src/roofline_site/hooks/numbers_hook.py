@@ -12,7 +12,7 @@ from pathlib import Path
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 
-from roofline_site import serve_state
+from roofline_site import derived, serve_state
 from roofline_site.html import escape as esc
 from roofline_site.html.reading import results_first, search_quiet
 from roofline_site.html.repository import install_block, repository_link
@@ -40,6 +40,7 @@ def on_pre_build(config, **kwargs):
             del sys.modules[name]
     _popovers.clear()
     defer_popovers(_popovers)
+    derived.begin_build()
 
 
 def on_build_error(error, **kwargs):
@@ -77,7 +78,7 @@ def figure_block(name: str, page_url: str, files) -> Raw:
     mod = module(name)
     base = get_relative_url("figures/", page_url).rstrip("/") or "."
     try:
-        alt, caption = mod.alt(), mod.caption()
+        alt, caption = derived.figure_texts(name, mod)
     except Exception as err:  # noqa: BLE001 — named, with the figure, on one line
         raise TokenError(f"figure {name!r} (figures_gen/{name}.py): {type(err).__name__}: {err}") from None
     # Alt text and caption quote registry names: escaped here, once; no Markdown pass reads them.
@@ -152,6 +153,7 @@ def on_post_page(output, page, config, **kwargs):
 
 
 def on_post_build(config, **kwargs):
+    derived.end_build()
     # Every rendered number with its provenance: read by the tests and by numbers-diff.
     out = Path(config["site_dir"]) / "numbers.json"
     # Shallow: a record's fields are strings, flags and a list of (label, text, url) tuples, which

@@ -25,7 +25,7 @@ from pathlib import Path
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 
-from roofline_site import serve_state
+from roofline_site import derived, serve_state
 from roofline_site.html import escape as esc
 from roofline_site.html.description import derived_description, shorten
 from roofline_site.html.markdown_copy import CopyWriter, article_html, markdown_path
@@ -214,7 +214,7 @@ def on_post_build(config, **kwargs):
         sitemap = f"\nSitemap: {site_url}sitemap.xml\n" if site_url else ""
         robots.write_text(f"User-agent: *\nAllow: /\n{sitemap}", encoding="utf-8")
     deterministic_sitemap(site_dir)
-    slim_site(site_dir, _theme_stylesheets(config, site_dir))
+    slim_site(site_dir, _theme_stylesheets(config, site_dir), derived.cache_dir("slim"))
 
 
 def _theme_stylesheets(config, site_dir: Path) -> dict[str, Path]:

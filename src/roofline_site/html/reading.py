@@ -39,12 +39,17 @@ def results_first(html: str) -> str:
 _EXCLUDE = ' data-search-exclude="1"'
 
 
+_QUIETED_TAG = re.compile(r"<(?:pre|tr)\b", re.I)
+
+
 def search_quiet(html: str) -> str:
     """Code blocks, executed output and table cells past each row's first left out of the search index.
 
     >>> search_quiet('<tr><th>chip</th><th>ridge</th></tr><tr><td>H100</td><td>295</td></tr>')
     '<tr><th>chip</th><th data-search-exclude="1">ridge</th></tr><tr><td>H100</td><td data-search-exclude="1">295</td></tr>'
     """
+    if not _QUIETED_TAG.search(html):
+        return html  # no code block and no table row: nothing to mark
     out: list[str] = []
     rows: list[int] = []  # cells seen so far in each open row (a table may sit inside a cell)
     for t in walk(html, SkipList()):

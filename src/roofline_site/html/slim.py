@@ -16,6 +16,9 @@ testing the sources, and the browser tests test what a reader downloads.
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,6 +41,29 @@ class Used:
     words: frozenset[str]  # every word of every script, custom properties (--x) included
 
 
+# (page or script text, is a page) -> its names: `mkdocs serve` re-reads every page after each edit, and
+# all but the edited one are as they were. Holds the texts of the last `used_names` call only.
+_NAMES: dict[tuple[str, bool], tuple[frozenset, frozenset, frozenset, frozenset]] = {}
+
+
+def _names_in(text: str, page: bool) -> tuple[frozenset, frozenset, frozenset, frozenset]:
+    """(classes, ids, attribute names, words) of one page (HTML) or, with `page` false, one script's words."""
+    if (known := _NAMES.get((text, page))) is not None:
+        return known
+    classes, ids, attributes, words = set(), set(), set(), set()
+    if page:
+        for m in re.finditer(r"""\sclass=["']([^"']*)["']""", text):
+            classes.update(m.group(1).split())
+        ids.update(re.findall(r"""\sid=["']([^"']+)["']""", text))
+        for tag in re.findall(r"<[a-zA-Z][^<>]*>", text):
+            attributes.update(a.lower() for a in re.findall(r"\s([a-zA-Z][\w:-]*)", tag))
+        words.update(re.findall(r"--[\w-]+", text))  # custom properties set in style attributes
+    else:
+        words.update(re.findall(r"[\w-]+", text))
+    known = _NAMES[(text, page)] = (frozenset(classes), frozenset(ids), frozenset(attributes), frozenset(words))
+    return known
+
+
 def used_names(pages: list[str], scripts: list[str]) -> Used:
     """The classes, ids and attribute names in `pages` (HTML) and the words of `scripts` (JS).
 
@@ -47,14 +73,16 @@ def used_names(pages: list[str], scripts: list[str]) -> Used:
     """
     classes, ids, attributes, words = set(), set(), set(), set()
     for html in pages:
-        for m in re.finditer(r"""\sclass=["']([^"']*)["']""", html):
-            classes.update(m.group(1).split())
-        ids.update(re.findall(r"""\sid=["']([^"']+)["']""", html))
-        for tag in re.findall(r"<[a-zA-Z][^<>]*>", html):
-            attributes.update(a.lower() for a in re.findall(r"\s([a-zA-Z][\w:-]*)", tag))
-        words.update(re.findall(r"--[\w-]+", html))  # custom properties set in style attributes
+        c, i, a, w = _names_in(html, page=True)
+        classes |= c
+        ids |= i
+        attributes |= a
+        words |= w
     for js in scripts:
-        words.update(re.findall(r"[\w-]+", js))
+        words |= _names_in(js, page=False)[3]
+    current = {(t, True) for t in pages} | {(t, False) for t in scripts}
+    for gone in [k for k in _NAMES if k not in current]:
+        del _NAMES[gone]
     return Used(frozenset(classes), frozenset(ids), frozenset(attributes), frozenset(words))
 
 
@@ -236,10 +264,15 @@ def collapse_indentation(html: str) -> str:
     return "".join(out)
 
 
-def slim_site(site_dir: Path, theme_css: dict[str, Path]) -> None:
+def slim_site(site_dir: Path, theme_css: dict[str, Path], cache: Path | None = None) -> None:
     """Purge Material's stylesheets in `site_dir` (from `theme_css`: site path -> the theme's own copy, so a
     dirty rebuild purges afresh) against every built page and script, minify our own stylesheets and scripts,
-    and collapse every page's indentation."""
+    and collapse every page's indentation.
+
+    With `cache` (a folder), the purged sheets are kept there under a hash of everything the purge
+    reads (pages, scripts, the theme's sheets, ours, this module's code): a build whose pages did
+    not change takes them from there instead of reading every page's names again.
+    """
     pages = []
     for path in site_dir.rglob("*.html"):
         html = path.read_text(encoding="utf-8", errors="replace")
@@ -247,15 +280,73 @@ def slim_site(site_dir: Path, theme_css: dict[str, Path]) -> None:
         if slim != html:
             path.write_text(slim, encoding="utf-8")
     scripts = [p.read_text(encoding="utf-8", errors="replace") for p in site_dir.rglob("*.js")]
-    used = used_names(pages, scripts)
     sources = {rel: source.read_text(encoding="utf-8") for rel, source in theme_css.items()}
     ours = [p.read_text(encoding="utf-8") for p in site_dir.rglob("*.css") if p.relative_to(site_dir).as_posix() not in sources]
-    for rel, css in sources.items():  # a property one sheet sets may be read in another (palette, ours)
-        elsewhere = "".join(ours) + "".join(c for r, c in sources.items() if r != rel)
-        (site_dir / rel).write_text(purge(css, used, elsewhere), encoding="utf-8")
+    # Two keys: the texts themselves (a build whose pages are as before reads no page's names), then
+    # the names they use (a page edited under `mkdocs serve` rarely adds a class, id or attribute).
+    by_text = cache / f"{_purge_key(pages, scripts, sources, ours)}.json" if cache is not None else None
+    purged = _read_purged(by_text)
+    if purged is None:
+        used = used_names(pages, scripts)
+        by_names = cache / f"{_purge_key(*_sorted_names(used), sources, ours)}.json" if cache is not None else None
+        purged = _read_purged(by_names)
+        if purged is None:
+            purged = {}
+            for rel, css in sources.items():  # a property one sheet sets may be read in another (palette, ours)
+                elsewhere = "".join(ours) + "".join(c for r, c in sources.items() if r != rel)
+                purged[rel] = purge(css, used, elsewhere)
+            _store_purged(by_names, purged)
+        _store_purged(by_text, purged)
+    for rel, css in purged.items():
+        (site_dir / rel).write_text(css, encoding="utf-8")
     for css in (site_dir / "assets").rglob("*.css"):
         if not css.name.endswith(".min.css"):
             css.write_text(minify_css(css.read_text(encoding="utf-8")), encoding="utf-8")
     for js in (site_dir / "assets").rglob("*.js"):  # Material's own (assets/javascripts) are minified already
         if not js.name.endswith(".min.js") and "javascripts" not in js.relative_to(site_dir).parts:
             js.write_text(minify_js(js.read_text(encoding="utf-8")), encoding="utf-8")
+
+
+def _sorted_names(used: Used) -> tuple[list[str], list[str]]:
+    """`used` as two lists of text for `_purge_key`: its classes, ids and attribute names, and its words."""
+    return ([" ".join(sorted(used.classes)), " ".join(sorted(used.ids)), " ".join(sorted(used.attributes))],
+            [" ".join(sorted(used.words))])
+
+
+def _purge_key(pages: list[str], scripts: list[str], sources: dict[str, str], ours: list[str]) -> str:
+    """A hash of everything `purge` reads in `slim_site` (the pages and scripts, or the names in them),
+    and of this module's code."""
+    h = hashlib.sha256(Path(__file__).read_bytes())
+    for group in (pages, scripts, [f"{rel}\0{css}" for rel, css in sources.items()], ours):
+        h.update(f"\0group {len(group)}".encode())
+        for text in group:
+            h.update(f"\0{len(text)}\0".encode())
+            h.update(text.encode("utf-8", errors="replace"))
+    return h.hexdigest()[:24]
+
+
+PURGES_KEPT = 8  # two per build: by the texts and by the names
+
+
+def _read_purged(target: Path | None) -> dict[str, str] | None:
+    try:
+        return json.loads(target.read_text(encoding="utf-8")) if target is not None else None
+    except (OSError, ValueError):
+        return None  # none stored yet, or unreadable: purge afresh
+
+
+def _store_purged(target: Path | None, purged: dict[str, str]) -> None:
+    """Keep the purged sheets (written whole, then renamed); the last few builds' only. Failing is no error."""
+    if target is None:
+        return
+    tmp = target.with_name(f"{target.name}.tmp{os.getpid()}")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(json.dumps(purged), encoding="utf-8")
+        tmp.replace(target)
+        for old in sorted(target.parent.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True)[PURGES_KEPT:]:
+            old.unlink(missing_ok=True)
+    except OSError:
+        pass
+    finally:
+        tmp.unlink(missing_ok=True)

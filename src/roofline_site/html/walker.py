@@ -74,6 +74,8 @@ class SkipList:
         """Whether the element `name` opened by the start tag `tag` is left out."""
         if name in self.tags:
             return True
+        if not (self.classes or self.link_classes or self.attrs or self.roles or self.off):
+            return False  # a list of tags only (or none): no attributes to read
         if not _SPACE.search(tag):
             return False  # no attributes (most tags of a page)
         attrs = attributes(tag)

@@ -130,6 +130,9 @@ class _Open:
     cell: tuple[str, int, list[str]] | None = None              # (th or td, output index, text) while inside one
 
 
+_TABLE_TAG = re.compile(r"<table", re.I)
+
+
 def phone_layout(page_html: str) -> str:
     """Every table of a rendered page, ready for a phone: each body cell carries its column's header as
     `data-label` (a card shows it above the value), a column of long text is marked `data-rl-long` (it
@@ -142,6 +145,8 @@ def phone_layout(page_html: str) -> str:
     ...              '<tbody><tr><td>x</td><td>1</td><td>2</td><td>3</td></tr></tbody></table>')[92:]
     '<tr><td>x</td><td data-label="b">1</td><td data-label="c">2</td><td data-label="d">3</td></tr></tbody></table>'
     """
+    if not _TABLE_TAG.search(page_html):
+        return page_html  # (most glossary entries): the walk would give every byte back as it was
     out: list[str] = []
     tables: list[_Open] = []
     for t in walk(page_html, _UNSEEN):

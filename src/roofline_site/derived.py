@@ -1,0 +1,161 @@
+"""Values a build derives from the package and its registry alone, kept between builds.
+
+A warm build spent about two seconds recomputing, unchanged, the ceilings of every published
+serving run, every figure's alt text and caption, and the calculator's registry. They are pure
+functions of the files `inputs()` names (the package, the figure modules, the spec files, the measurements), so they are stored in
+.cache/derived/<key>.pickle, where the key hashes those files exactly as the figure cache does,
+and a build whose files hash alike takes them from there. Any edit to those files (a spec edited
+while `mkdocs serve` runs included) makes a new key, so nothing stale is read. A cache that
+cannot be read or written is not an error: the values are computed. ROOFLINE_FIGURE_CACHE=0
+(a cold build) bypasses it too.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+from importlib.metadata import version
+from pathlib import Path
+
+from roofline_site.paths import ROOT
+
+CACHE = ROOT / ".cache" / "derived"
+GENERATIONS_KEPT = 4
+
+
+def inputs() -> dict[str, Path]:
+    """{label: file} for every file whose content can change a figure or a derived value.
+
+    Labels are places in the project, and roles for the spec files the registry reads (which
+    may be an override outside the project), so a copy of the project gets the same key.
+    """
+    from roofline.registry import hardware, measurements, models
+    from roofline.registry.machine import measurements_dir
+
+    files = {p.relative_to(ROOT).as_posix(): p for p in
+             [*ROOT.glob("figures_gen/*.py"), *ROOT.glob("src/roofline/**/*.py"), *ROOT.glob("src/roofline/data/*.toml")]}
+    files |= {f"measurements/{p.name}": p for p in measurements_dir().glob("*.json")}
+    return files | {"spec: hardware": hardware.REGISTRY.path(), "spec: models": models.REGISTRY.path(),
+                    "spec: measurements": measurements.REGISTRY.path()}
+
+
+def cache_key() -> str:
+    """A hash of every file `inputs()` names, with matplotlib's version and the list of figures."""
+    from figures_gen import FIGURES
+
+    h = hashlib.sha256(f"matplotlib {version('matplotlib')}; figures {','.join(FIGURES)}".encode())
+    for label, path in sorted(inputs().items()):
+        h.update(label.encode())
+        h.update(path.read_bytes() if path.exists() else b"<missing>")
+    return h.hexdigest()[:16]
+
+
+_build: dict = {"key": None, "loaded": {}, "values": {}}
+_last: dict = {}  # {"key", "stored"}: what the last build of this process ended with
+
+
+def _enabled() -> bool:
+    return os.environ.get("ROOFLINE_FIGURE_CACHE", "1") != "0"
+
+
+def cache_dir(kind: str) -> Path | None:
+    """.cache/`kind`, where a build keeps what it may reuse; None on a cold build (ROOFLINE_FIGURE_CACHE=0)."""
+    return ROOT / ".cache" / kind if _enabled() else None
+
+
+def begin_build() -> None:
+    """At the start of each build (after `mkdocs serve` reloaded the package): hand the stored
+    ceilings for this build's key to the package, and the other values to `memo`."""
+    _build.update(key=None, loaded={}, values={})
+    if not _enabled():
+        return
+    key = _build["key"] = cache_key()
+    if _last.get("key") == key:  # `mkdocs serve` after a page edit: what the last build held
+        stored = _last["stored"]
+    else:
+        try:
+            stored = pickle.loads((CACHE / f"{key}.pickle").read_bytes())
+        except Exception:  # noqa: BLE001 — none yet, or unreadable (truncated, another numpy): computed as usual
+            return
+    from roofline.model import serving_runs
+    from roofline.registry import hardware, models
+
+    # Stored by run alone: the key already covers the spec files' content, wherever they lie.
+    registries = (hardware.REGISTRY.path(), models.REGISTRY.path())
+    serving_runs.remember({(run, registries): c for run, c in stored.get("ceilings", {}).items()})
+    _build["values"] = dict(stored.get("values", {}))
+    _build["loaded"] = stored
+
+
+def memo(name: tuple, compute):
+    """`compute()`, a pure function of the files `inputs()` names, stored under `name` for this key.
+
+    Outside a build (or on a cold one) it is simply computed.
+    """
+    values = _build["values"]
+    if _build["key"] is None:
+        return compute()
+    if name not in values:
+        values[name] = compute()
+    return values[name]
+
+
+def figure_texts(name: str, mod) -> tuple[str, str]:
+    """(alt text, caption) of figure module `mod` (figures_gen/`name`.py), stored or computed."""
+    return memo(("figure texts", name), lambda: (mod.alt(), mod.caption()))
+
+
+def end_build() -> None:
+    """After a build that succeeded: store what it derived when that adds to the stored values."""
+    if not _enabled() or _build["key"] is None:
+        return
+    from roofline.model import serving_runs
+    from roofline.registry import hardware, models
+
+    registries = (hardware.REGISTRY.path(), models.REGISTRY.path())
+    ceilings = {run: c for (run, where), c in serving_runs.computed_ceilings().items() if where == registries}
+    now = {"ceilings": {**_build["loaded"].get("ceilings", {}), **ceilings},
+           "values": {**_build["loaded"].get("values", {}), **_build["values"]}}
+    _last.update(key=_build["key"], stored=now)
+    if all(len(now[k]) == len(_build["loaded"].get(k, {})) for k in now):
+        return
+    target = CACHE / f"{_build['key']}.pickle"
+    tmp = target.with_name(target.name + f".tmp{os.getpid()}")
+    try:
+        CACHE.mkdir(parents=True, exist_ok=True)
+        tmp.write_bytes(pickle.dumps(now, protocol=pickle.HIGHEST_PROTOCOL))
+        tmp.replace(target)  # whole or not at all
+        generations = sorted((p for p in CACHE.glob("*.pickle")), key=lambda p: p.stat().st_mtime, reverse=True)
+        for old in generations[GENERATIONS_KEPT:]:
+            old.unlink(missing_ok=True)
+    except (OSError, pickle.PicklingError, TypeError, AttributeError):
+        pass  # an optimisation: the next build computes them again
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def template_cache(env) -> "object | None":
+    """A Jinja bytecode cache for `env` in .cache/jinja (None on a cold build, or when it cannot be made).
+
+    Every build (and every rebuild under `mkdocs serve`) compiled Material's templates afresh: about
+    half a second. Jinja keys each compiled template by its name and a checksum of its source; the
+    folder is named by what else shapes the compiled code (Jinja's version, the environment's syntax
+    and extensions), so a change there never reads code compiled under other settings.
+    """
+    import jinja2
+
+    folder = cache_dir("jinja")
+    if folder is None:
+        return None
+    settings = repr((jinja2.__version__, sorted(env.extensions), env.autoescape, env.block_start_string,
+                     env.block_end_string, env.variable_start_string, env.variable_end_string,
+                     env.comment_start_string, env.comment_end_string, env.line_statement_prefix,
+                     env.line_comment_prefix, env.trim_blocks, env.lstrip_blocks, env.newline_sequence,
+                     env.keep_trailing_newline, env.optimized))
+    folder = folder / hashlib.sha256(settings.encode()).hexdigest()[:16]
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None
+    return jinja2.FileSystemBytecodeCache(str(folder))
