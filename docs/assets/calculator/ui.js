@@ -16,31 +16,30 @@ import { MINI_ROWS, ROWS, cellText, fillKernels, kernelTable, resultsTable } fro
 import { describe, linkBinds, memoryWall } from "./words.js";
 import { scheduleUrl } from "./url.js";
 
-// Serving mode's modules (serve_ui.js and what only it imports: serving.js, serve_state.js,
-// frontier_chart.js) load when a reader first opens the mode or a link that restores it, from the
-// same origin: a reader who stays with one step never downloads them.
-let serveModule = null;
-function loadServing() {
-  if (!serveModule) {
-    serveModule = import("./serve_ui.js");
-    serveModule.catch(() => { serveModule = null; }); // the next switch tries again
-  }
-  return serveModule;
+// A module loaded from the same origin the first time it is asked for; a failed load is tried
+// again on the next ask.
+function onDemand(load) {
+  let module = null;
+  return () => {
+    if (!module) {
+      module = load();
+      module.catch(() => { module = null; });
+    }
+    return module;
+  };
 }
+
+// Serving mode's modules (serve_ui.js and what only it imports: serving.js, serve_state.js,
+// frontier_chart.js) load when a reader first opens the mode or a link that restores it: a reader
+// who stays with one step never downloads them.
+const loadServing = onDemand(() => import("./serve_ui.js"));
 const SERVE_FROM_FILE = "Opened from a file, the browser keeps the Serving mode's scripts from loading: serve the folder over HTTP to use it.";
 const SERVE_FAILED = "The Serving mode's scripts did not load; switch again or reload the page to try again.";
 
 // The config.json reader (config.js) loads when a reader first chooses "your config" (the paste and
 // the file come after): a reader who never does, or who opens a link's model (model_link.js reads
 // that), never downloads it.
-let readerModule = null;
-function loadReader() {
-  if (!readerModule) {
-    readerModule = import("./config.js");
-    readerModule.catch(() => { readerModule = null; }); // the next paste tries again
-  }
-  return readerModule;
-}
+const loadReader = onDemand(() => import("./config.js"));
 const READER_FROM_FILE = "Opened from a file, the browser keeps the config.json reader from loading: serve the folder over HTTP to read a config.";
 const READER_FAILED = "The config.json reader did not load; paste the config again or reload the page to try again.";
 
@@ -233,7 +232,7 @@ function initWidget(root, registry) {
       const devError = c.panel.el.contains(source) || !source ? syncDevices(registry, c.panel, source) : null;
       c.raw = readRaw(c.panel, c.base);
       syncVisibility(c.panel, c.raw);
-      if (c.raw.model === "config" && !configReader && !readerModule) {  // on its way while the reader pastes
+      if (c.raw.model === "config" && !configReader) {  // on its way while the reader pastes (one load, however often asked)
         loadReader().then((m) => { configReader = m; root.dataset.rlReader = "true"; }, () => {});
       }
       const r = compute(registry, c.raw);
