@@ -90,6 +90,7 @@ def force_full(doc_files) -> None:
 
 
 _rendered: dict[str, tuple] = {}  # generated page src_uri -> (text digest, key) of its last render
+_settling: dict[str, tuple] = {}  # rendered in this build: src_uri -> (text digest, key function)
 
 
 def render_when_changed(file, key=lambda: None) -> None:
@@ -110,15 +111,29 @@ def render_when_changed(file, key=lambda: None) -> None:
                       or _rendered.get(file.src_uri) != state)
             if render:
                 _rendered[file.src_uri] = state
+                _settling[file.src_uri] = (state[0], key)
             decided.append(render)
         return decided[0]
 
     file.is_modified = is_modified
 
 
+def settle_rendered() -> None:
+    """At the end of a build: record each page rendered in it under its key as the build left it.
+
+    A key read while MkDocs reached the page saw only the pages before it; the page itself was
+    written later, from everything (an entry's "Mentioned in" list names entries after it too). So
+    the first edit of a session no longer renders every entry again for a list that did not change.
+    """
+    for uri, (digest, key) in _settling.items():
+        _rendered[uri] = (digest, key())
+    _settling.clear()
+
+
 def on_build_error() -> None:
     """A failed build may have skipped pages it meant to render: render every generated page next time."""
     _rendered.clear()
+    _settling.clear()
     _session["fingerprint"] = None
 
 

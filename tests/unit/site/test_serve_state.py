@@ -79,3 +79,27 @@ def test_a_generated_page_renders_again_only_when_its_text_or_key_changed(tmp_pa
     assert build_once() is True       # its "Mentioned in" list changed
     src.write_text("# Entry, edited\n")
     assert build_once() is True       # its text changed
+
+
+def test_a_key_completed_after_the_page_was_reached_is_recorded_as_the_page_was_written(tmp_path, monkeypatch):
+    # The first build of a session: when MkDocs reaches entry A its "Mentioned in" key has only the pages
+    # before it; entry B, after it, mentions it too, and A is written with both (the list is filled in
+    # once every page is read). The next build sees both from the start: A must not render again.
+    monkeypatch.setitem(serve_state._session, "dirty", True)
+    monkeypatch.setitem(serve_state._session, "changed", False)
+    monkeypatch.setattr(serve_state, "_rendered", {})
+    monkeypatch.setattr(serve_state, "_settling", {})
+    src = tmp_path / "a.md"
+    src.write_text("# A\n")
+    mentions = {"decode.md"}
+
+    def reach_a() -> bool:
+        f = _page_file(tmp_path, "a")
+        f.abs_src_path = str(src)
+        serve_state.render_when_changed(f, lambda: frozenset(mentions))
+        return f.is_modified()
+
+    assert reach_a() is True
+    mentions.add("glossary/b.md")      # B is read after A reached MkDocs, in the same build
+    serve_state.settle_rendered()      # the build ends: A was written with both mentions
+    assert reach_a() is False          # the first edit of the session: A's list is as written
