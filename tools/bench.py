@@ -234,20 +234,27 @@ def lighthouse_pages(site_dir: Path) -> dict[str, str]:
 
 def lighthouse(url: str, categories=CATEGORIES, workdir: Path | None = None) -> dict:
     """Lighthouse (mobile preset) on one URL: {'scores': {category: 0-100}, 'failing': [audit titles]}."""
+    return lighthouse_many([url], categories, workdir)[0]
+
+
+def lighthouse_many(urls: list[str], categories=CATEGORIES, workdir: Path | None = None) -> list[dict]:
+    """lighthouse() on each URL in turn, in one Chrome (tools/lighthouse_many.mjs): one launch, not one per URL."""
     workdir = Path(workdir or tempfile.mkdtemp(prefix="lh-"))
     profile = Path(tempfile.mkdtemp(prefix="lh-profile-", dir=workdir))
-    out = workdir / f"lh-{abs(hash((url, categories)))}.json"
-    flags = ("--headless=new --no-sandbox --disable-gpu --disable-dev-shm-usage --no-first-run "
-             "--disable-background-networking --disable-component-update --disable-sync "
-             f"--user-data-dir={profile}")
-    cmd = [str(LIGHTHOUSE), url, "--quiet", "--output=json", f"--output-path={out}",
-           f"--only-categories={','.join(categories)}", f"--chrome-flags={flags}",
-           "--disable-full-page-screenshot", "--max-wait-for-load=60000"]
+    out = Path(tempfile.mkdtemp(prefix="lh-out-", dir=workdir))
+    cmd = ["node", str(ROOT / "tools" / "lighthouse_many.mjs"), str(out), ",".join(categories), str(profile), *urls]
     proc = subprocess.run(cmd, env={**os.environ, "CHROME_PATH": CHROMIUM}, capture_output=True, text=True,
-                          timeout=600)
-    if proc.returncode != 0 or not out.exists():
-        raise RuntimeError(f"lighthouse failed on {url}: {(proc.stderr or proc.stdout).strip()[-500:]}")
-    report = json.loads(out.read_text())
+                          timeout=600 * len(urls))
+    missing = [u for i, u in enumerate(urls) if not (out / f"{i}.json").exists()]
+    if proc.returncode != 0 or missing:
+        raise RuntimeError(f"lighthouse failed on {', '.join(missing) or ', '.join(urls)}: "
+                           f"{(proc.stderr or proc.stdout).strip()[-500:]}")
+    return [_lighthouse_summary(url, json.loads((out / f"{i}.json").read_text()), categories)
+            for i, url in enumerate(urls)]
+
+
+def _lighthouse_summary(url: str, report: dict, categories) -> dict:
+    """The scores, failing audits and (with performance) the load metrics of one Lighthouse JSON report."""
     scores = {c: round(100 * (report["categories"][c]["score"] or 0)) for c in categories}
     failing = []
     for c in categories:
@@ -341,7 +348,7 @@ def run_lighthouse(site_dir: Path, port: int, runs: int, work: Path) -> dict:
         for role, path in lighthouse_pages(site_dir).items():
             print(f"lighthouse: {role} ({path}), {runs} runs ...", flush=True)
             url = base + path.removesuffix("index.html")
-            lh["pages"][role] = r = {"path": path, **median_lighthouse([lighthouse(url, workdir=work) for _ in range(runs)])}
+            lh["pages"][role] = r = {"path": path, **median_lighthouse(lighthouse_many([url] * runs, workdir=work))}
             print(f"  {role}: {r['scores']} (performance runs {[x['performance'] for x in r['runs']]})", flush=True)
     return lh
 

@@ -82,27 +82,6 @@ def figure_pages(site_pages) -> list[str]:
     return sorted(p.removesuffix("index.html") for p, html in site_pages.items() if 'class="rl-fig"' in html)
 
 
-@pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_figure_text_is_at_least_11_px_on_a_phone(chromium, served_site, site_pages, scheme):
-    ctx = chromium.new_context(**PHONE, color_scheme=scheme)
-    try:
-        tab = ctx.new_page()
-        small, seen = [], 0
-        for url in figure_pages(site_pages):
-            tab.goto(f"{served_site}/{url}", wait_until="load")
-            for fig in tab.evaluate(SMALLEST_TEXT):
-                seen += 1
-                assert ("-dark" in fig["src"]) == (scheme == "dark"), f"{url}: {fig['src']} under the {scheme} scheme"
-                assert "-narrow" in fig["src"], f"{url}: the phone got the wide {fig['src']}"
-                assert not fig.get("unloaded"), f"{url}: {fig['src']} did not load as an SVG"
-                if fig["px"] < MIN_TEXT_PX:
-                    small.append(f"{url}: {fig['src']} {fig['px']:.1f} px")
-        assert seen, "no figure found on any page"
-        assert not small, f"figure text under {MIN_TEXT_PX} px at 390 px: {small}"
-    finally:
-        ctx.close()
-
-
 # For each shown figure: the height the page reserved before its SVG loaded, and after; the aspect
 # ratio the markup declares for the variant the browser chose (the <source> it matched where that
 # declares a size, else the <img>), and the one the SVG has. A lazy image far down the page has not loaded at first: its box
@@ -128,35 +107,85 @@ DECLARED = """async (before) => {
 }"""
 
 
+def _visit_figure_pages(chromium, served_site, site_pages, context: dict, *, boxes: bool, text: bool) -> dict:
+    """{url: {"declared": DECLARED's list, "smallest": SMALLEST_TEXT's list}} for every figure page,
+    each loaded once in a `context` browser context.
+
+    `boxes` measures each figure's box from domcontentloaded, before anything forces an image to
+    load (BOXES, then DECLARED, which loads them); `text` then waits for the load event, as a visit
+    for the text check alone would, and reads the smallest text. So one visit serves both checks
+    with each measured as if alone: the move check before any image was forced, the text check
+    on a loaded page."""
+    ctx = chromium.new_context(**context)
+    try:
+        tab = ctx.new_page()
+        visits = {}
+        for url in figure_pages(site_pages):
+            tab.goto(f"{served_site}/{url}", wait_until="domcontentloaded" if boxes else "load")
+            visits[url] = {}
+            if boxes:
+                visits[url]["declared"] = tab.evaluate(DECLARED, tab.evaluate(BOXES))
+            if text:
+                tab.wait_for_load_state("load")
+                visits[url]["smallest"] = tab.evaluate(SMALLEST_TEXT)
+        return visits
+    finally:
+        ctx.close()
+
+
+@pytest.fixture(scope="module")
+def phone_light_visits(chromium, served_site, site_pages) -> dict:
+    """Every figure page at 390 px in the light scheme, visited once for both the text and the move check."""
+    return _visit_figure_pages(chromium, served_site, site_pages, dict(**PHONE, color_scheme="light"), boxes=True, text=True)
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_figure_text_is_at_least_11_px_on_a_phone(request, chromium, served_site, site_pages, scheme):
+    if scheme == "light":
+        visits = request.getfixturevalue("phone_light_visits")
+    else:
+        visits = _visit_figure_pages(chromium, served_site, site_pages, dict(**PHONE, color_scheme=scheme),
+                                     boxes=False, text=True)
+    small, seen = [], 0
+    for url, visit in visits.items():
+        for fig in visit["smallest"]:
+            seen += 1
+            assert ("-dark" in fig["src"]) == (scheme == "dark"), f"{url}: {fig['src']} under the {scheme} scheme"
+            assert "-narrow" in fig["src"], f"{url}: the phone got the wide {fig['src']}"
+            assert not fig.get("unloaded"), f"{url}: {fig['src']} did not load as an SVG"
+            if fig["px"] < MIN_TEXT_PX:
+                small.append(f"{url}: {fig['src']} {fig['px']:.1f} px")
+    assert seen, "no figure found on any page"
+    assert not small, f"figure text under {MIN_TEXT_PX} px at 390 px: {small}"
+
+
 @pytest.mark.parametrize("size", ["390", "1280"])
-def test_figures_do_not_move_the_page_as_they_load(chromium, served_site, site_pages, size):
+def test_figures_do_not_move_the_page_as_they_load(request, chromium, served_site, site_pages, size):
     """The box reserved for a figure is the box it fills: each variant declares its own aspect ratio.
 
     (A narrow variant declared at the wide one's 700 × 420 grows by up to four times its reserved
     height when it arrives, pushing down whatever the reader was reading.)"""
     width = int(size)
-    ctx = chromium.new_context(**(PHONE if width == PHONE["viewport"]["width"] else LAPTOP))
-    try:
-        tab = ctx.new_page()
-        wrong, moved, seen, unloaded = [], [], 0, 0
-        for url in figure_pages(site_pages):
-            tab.goto(f"{served_site}/{url}", wait_until="domcontentloaded")
-            for fig in tab.evaluate(DECLARED, tab.evaluate(BOXES)):
-                seen += 1
-                what = f"{url}: {fig['src']}"
-                assert ("-narrow" in fig["src"]) == (width == 390), f"{what} at {width} px"
-                if abs(fig["declared"] / fig["natural"] - 1) > 0.01 or abs(fig["shown"] / fig["natural"] - 1) > 0.01:
-                    wrong.append(f"{what}: declared {fig['declared']:.3f}, SVG {fig['natural']:.3f}, shown {fig['shown']:.3f}")
-                if not fig["was_loaded"]:
-                    unloaded += 1
-                    if abs(fig["after"] - fig["before"]) > 1:
-                        moved.append(f"{what}: reserved {fig['before']:.0f} px, filled {fig['after']:.0f} px")
-        assert seen, "no figure found on any page"
-        assert not wrong, f"aspect ratios at {width} px (width ÷ height): {wrong}"
-        assert not moved, f"figures that moved the page as they loaded at {width} px: {moved}"
-        assert unloaded, "every figure had loaded before it was measured: nothing measured the reserved box"
-    finally:
-        ctx.close()
+    if width == PHONE["viewport"]["width"]:  # the phone in the default (light) scheme: the text check's visit
+        visits = request.getfixturevalue("phone_light_visits")
+    else:
+        visits = _visit_figure_pages(chromium, served_site, site_pages, LAPTOP, boxes=True, text=False)
+    wrong, moved, seen, unloaded = [], [], 0, 0
+    for url, visit in visits.items():
+        for fig in visit["declared"]:
+            seen += 1
+            what = f"{url}: {fig['src']}"
+            assert ("-narrow" in fig["src"]) == (width == 390), f"{what} at {width} px"
+            if abs(fig["declared"] / fig["natural"] - 1) > 0.01 or abs(fig["shown"] / fig["natural"] - 1) > 0.01:
+                wrong.append(f"{what}: declared {fig['declared']:.3f}, SVG {fig['natural']:.3f}, shown {fig['shown']:.3f}")
+            if not fig["was_loaded"]:
+                unloaded += 1
+                if abs(fig["after"] - fig["before"]) > 1:
+                    moved.append(f"{what}: reserved {fig['before']:.0f} px, filled {fig['after']:.0f} px")
+    assert seen, "no figure found on any page"
+    assert not wrong, f"aspect ratios at {width} px (width ÷ height): {wrong}"
+    assert not moved, f"figures that moved the page as they loaded at {width} px: {moved}"
+    assert unloaded, "every figure had loaded before it was measured: nothing measured the reserved box"
 
 
 @pytest.fixture(scope="module")

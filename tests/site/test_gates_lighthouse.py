@@ -17,6 +17,7 @@ from tools import bench
 
 pytestmark = pytest.mark.browser
 ENFORCED = {"accessibility": 100, "best-practices": 100}
+AUDITED = ["home", "playbook", "calculator", "glossary entry"]  # playbook: the most figures
 
 
 @pytest.fixture(scope="module")
@@ -36,12 +37,20 @@ def test_audited_pages_include_home_and_calculator(site_dir):
         assert pages["calculator"] == "calculator/index.html"
 
 
-@pytest.mark.parametrize("role", ["home", "playbook", "calculator", "glossary entry"])  # playbook: the most figures
-def test_lighthouse_accessibility_and_best_practices(role, lighthouse_ready, site_dir, served_site, tmp_path):
+@pytest.fixture(scope="module")
+def audits(lighthouse_ready, site_dir, served_site, tmp_path_factory) -> dict[str, dict]:
+    """{role: bench.lighthouse's result} for the audited roles the site has, all in one Chrome (one launch, not four)."""
+    pages = {role: path for role, path in bench.lighthouse_pages(site_dir).items() if role in AUDITED}
+    urls = [f"{served_site}/{path.removesuffix('index.html')}" for path in pages.values()]
+    results = bench.lighthouse_many(urls, categories=tuple(ENFORCED), workdir=tmp_path_factory.mktemp("lighthouse"))
+    return dict(zip(pages, results))
+
+
+@pytest.mark.parametrize("role", AUDITED)
+def test_lighthouse_accessibility_and_best_practices(role, site_dir, audits):
     pages = bench.lighthouse_pages(site_dir)
     if role not in pages:
         pytest.skip(f"the site has no {role} page yet")
-    url = f"{served_site}/{pages[role].removesuffix('index.html')}"
-    result = bench.lighthouse(url, categories=tuple(ENFORCED), workdir=tmp_path)
+    result = audits[role]
     low = {c: s for c, s in result["scores"].items() if s < ENFORCED[c]}
     assert low == {}, f"{pages[role]}: {low}; failing audits: {result['failing']}"
