@@ -178,6 +178,34 @@ def guard_server(server) -> None:
     server._roofline_guarded = True
 
 
+#: How often `make serve` looks at the disk for an edit. MkDocs' server polls every 0.5 s, a quarter
+#: of a second on average before a rebuild even starts, when the rebuild of one page takes about as
+#: long (issue 26: edit to view at most 1 s). Polling the watched files 5 times as often costs about
+#: 5 % of one core while `make serve` waits (measured on the 2-core machine).
+POLL_INTERVAL_S = 0.1
+
+
+def poll_faster(server, config, interval_s: float = POLL_INTERVAL_S) -> None:
+    """Give `server` a polling observer of `interval_s`, carrying over what MkDocs watched before the
+    `on_serve` event (the docs folder, mkdocs.yml, the theme's folders with --watch-theme).
+
+    Only public parts of MkDocs' server are used: its `observer`, `watch` and `unwatch`.
+    """
+    import watchdog.observers.polling
+
+    before = [config.docs_dir, config.config_file_path, *config.theme.dirs]
+    watched = []
+    for path in dict.fromkeys(p for p in before if p):
+        try:
+            server.unwatch(path)
+        except KeyError:  # not watched (a theme folder without --watch-theme)
+            continue
+        watched.append(path)
+    server.observer = watchdog.observers.polling.PollingObserver(timeout=interval_s)
+    for path in watched:
+        server.watch(path)
+
+
 def error_banner_into(page: bytes, error: str) -> bytes:
     """`page` with the build error shown at the top of its body (escaped: the error may quote a spec file).
 

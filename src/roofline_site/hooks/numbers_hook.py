@@ -56,6 +56,7 @@ def on_files(files, config, **kwargs):
 
 def on_serve(server, config, builder, **kwargs):
     serve_state.guard_server(server)  # a failed rebuild: the last good site with the error, never a hang
+    serve_state.poll_faster(server, config)  # before the watches below: they go on the new observer
     for folder in ("src/roofline", "glossary", "figures_gen"):  # measurements: measurement_hooks
         server.watch(str(ROOT / folder))
     for spec in serve_state.registry_paths()[:2]:  # also when ROOFLINE_HARDWARE / _MODELS point elsewhere

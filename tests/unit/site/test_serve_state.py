@@ -103,3 +103,26 @@ def test_a_key_completed_after_the_page_was_reached_is_recorded_as_the_page_was_
     mentions.add("glossary/b.md")      # B is read after A reached MkDocs, in the same build
     serve_state.settle_rendered()      # the build ends: A was written with both mentions
     assert reach_a() is False          # the first edit of the session: A's list is as written
+
+
+def test_serve_polls_every_tenth_of_a_second_and_keeps_what_mkdocs_watched(tmp_path):
+    # MkDocs' server polls the disk every 0.5 s (its PollingObserver's default in LiveReloadServer).
+    # poll_faster swaps in one of 0.1 s, with the docs folder and mkdocs.yml MkDocs watched before
+    # on_serve still watched, once each; a theme folder it did not watch is not added.
+    from mkdocs.livereload import LiveReloadServer
+
+    docs, cfg, theme = tmp_path / "docs", tmp_path / "mkdocs.yml", tmp_path / "theme"
+    docs.mkdir(), theme.mkdir()
+    cfg.write_text("site_name: x\n")
+    server = LiveReloadServer(builder=lambda: None, host="127.0.0.1", port=0, root=str(tmp_path))
+    server.watch(str(docs))
+    server.watch(str(cfg))
+    old = server.observer
+    assert old.timeout == 0.5
+    watched = sorted(e.watch.path for e in old.emitters)  # the docs folder, and mkdocs.yml's folder
+    assert len(watched) == 2 and str(docs) in watched
+    config = SimpleNamespace(docs_dir=str(docs), config_file_path=str(cfg), theme=SimpleNamespace(dirs=[str(theme)]))
+    serve_state.poll_faster(server, config)
+    assert server.observer is not old and server.observer.timeout == 0.1
+    assert sorted(e.watch.path for e in server.observer.emitters) == watched
+    assert not old.emitters
