@@ -205,6 +205,23 @@ export function noteWeights(registry, panel, cfg) {
   }
 }
 
+/** A config.json chosen with a panel's file input (`input`), read in the browser (nothing is sent
+ *  anywhere) into the panel's text area; then `done(area)`, or `fail(sentence)` for a file too large
+ *  (the size readConfigText refuses) or one that cannot be read. */
+export function readConfigFile(input, maxBytes, done, fail) {
+  const f = input.files && input.files[0];
+  const area = input.parentNode.querySelector(".rl-calc-cfgtext");
+  if (!f || !area) return;
+  if (f.size > maxBytes) {
+    fail(`${f.name}: ${Math.round(f.size / 1e6)} MB is too large for a config.json (at most 10 MB)`);
+    return;
+  }
+  const reader = new FileReader();
+  reader.onload = () => { area.value = String(reader.result); done(area); };
+  reader.onerror = () => fail(`${f.name}: could not be read`);
+  reader.readAsText(f);
+}
+
 /** The Devices field: an engine's layout for that many devices written into TP, PP and EP; else
  *  the product of the three, so it always says how many devices the view uses. */
 export function syncDevices(registry, panel, source, fallback = {}) {

@@ -12,8 +12,8 @@ import { latencyDescription } from "./parallel.js";
 import { calculateServing } from "./serving.js";
 import { decodeState, encodeState } from "./state.js";
 import { SERVE_FIELDS, STEP_FILLER, defaultServeRaw, resolveServing, serveKeys } from "./serve_state.js";
-import { DASH, configPanel, h, noteWeights, readRaw, seedCustom, show, showErrors, syncDevices, syncVisibility,
-  writeRaw } from "./dom.js";
+import { DASH, configPanel, h, noteWeights, readConfigFile, readRaw, seedCustom, show, showErrors, syncDevices,
+  syncVisibility, writeRaw } from "./dom.js";
 import { drawFrontier, layoutStyle } from "./frontier_chart.js";
 
 const PREFIX = "s_";
@@ -277,18 +277,7 @@ export function servingSection(registry, uid, search, stepBase) {
   form.addEventListener("change", (e) => {
     const t = e.target;
     if (t.classList && t.classList.contains("rl-calc-cfgfile")) {
-      const f = t.files && t.files[0];
-      const area = t.parentNode.querySelector(".rl-calc-cfgtext");
-      if (!f || !area) return;
-      if (f.size > registry.config_reader.max_bytes) {
-        cfgError = `${f.name}: ${Math.round(f.size / 1e6)} MB is too large for a config.json (at most 10 MB)`;
-        recompute(null);
-        return;
-      }
-      const reader = new FileReader(); // read in the browser; nothing is sent anywhere
-      reader.onload = () => { area.value = String(reader.result); recompute(area); };
-      reader.onerror = () => { cfgError = `${f.name}: could not be read`; recompute(null); };
-      reader.readAsText(f);
+      readConfigFile(t, registry.config_reader.max_bytes, recompute, (msg) => { cfgError = msg; recompute(null); });
       return;
     }
     recompute(t);

@@ -10,8 +10,8 @@ import * as fmt from "./format.js";
 import { FIELDS, decodeState, defaultRaw, encodeState, resolveConfig } from "./state.js";
 import { drawChart } from "./chart.js";
 import { encodeModel } from "./model_link.js";
-import { DASH, configPanel, firstCustomKey, h, noteWeights, readRaw, seedCustom, showErrors, syncDevices,
-  syncVisibility, writeRaw } from "./dom.js";
+import { DASH, configPanel, firstCustomKey, h, noteWeights, readConfigFile, readRaw, seedCustom, showErrors,
+  syncDevices, syncVisibility, writeRaw } from "./dom.js";
 import { MINI_ROWS, ROWS, cellText, fillKernels, kernelTable, resultsTable } from "./tables.js";
 import { describe, linkBinds, memoryWall } from "./words.js";
 import { scheduleUrl } from "./url.js";
@@ -324,19 +324,8 @@ function initWidget(root, registry) {
   form.addEventListener("change", (e) => {
     const t = e.target;
     if (t.classList && t.classList.contains("rl-calc-cfgfile")) {
-      const f = t.files && t.files[0];
       const c = configs.find((x) => x.panel.el.contains(t));
-      const area = t.parentNode.querySelector(".rl-calc-cfgtext");
-      if (!f || !c || !area) return;
-      if (f.size > registry.config_reader.max_bytes) {
-        c.cfgError = `${f.name}: ${Math.round(f.size / 1e6)} MB is too large for a config.json (at most 10 MB)`;
-        recompute(null);
-        return;
-      }
-      const reader = new FileReader(); // read in the browser; nothing is sent anywhere
-      reader.onload = () => { area.value = String(reader.result); recompute(area); };
-      reader.onerror = () => { c.cfgError = `${f.name}: could not be read`; recompute(null); };
-      reader.readAsText(f);
+      if (c) readConfigFile(t, registry.config_reader.max_bytes, recompute, (msg) => { c.cfgError = msg; recompute(null); });
       return;
     }
     recompute(t);
