@@ -118,17 +118,22 @@ def test_every_kind_is_present_and_ids_are_unique():
     assert all(of_kind(k) for k in KINDS)
 
 
-def test_a_missing_source_is_one_sentence(tmp_path):
+def _edited_copy(tmp_path, old: str, new: str):
+    """A copy of measurements.toml with the first `old` replaced by `new`."""
     text = (DATA / "measurements.toml").read_text()
+    assert old in text, f"measurements.toml no longer holds {old!r}; update this test"
     bad = tmp_path / "measurements.toml"
-    bad.write_text(text.replace('source_url = "https://github.com/deepseek-ai/FlashMLA"\n', "", 1))
+    bad.write_text(text.replace(old, new, 1))
+    return bad
+
+
+def test_a_missing_source_is_one_sentence(tmp_path):
+    bad = _edited_copy(tmp_path, 'source_url = "https://github.com/deepseek-ai/FlashMLA"\n', "")
     with pytest.raises(SpecError, match=r"^measurements\.toml: flashmla-h800: field 'source_url' is missing$"):
         load_measurements(bad)
 
 
 def test_an_unknown_device_is_named(tmp_path):
-    text = (DATA / "measurements.toml").read_text()
-    bad = tmp_path / "measurements.toml"
-    bad.write_text(text.replace('device = "gaudi2"', 'device = "gaudi9"', 1))
+    bad = _edited_copy(tmp_path, 'device = "gaudi2"', 'device = "gaudi9"')
     with pytest.raises(SpecError, match=r"^measurements\.toml: mamf-gaudi2-bf16: field 'device' is not in the registry \(unknown hardware 'gaudi9'"):
         load_measurements(bad)
