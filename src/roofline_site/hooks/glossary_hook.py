@@ -114,10 +114,6 @@ def on_page_content(html_text, page, config, files, **kwargs):
     return result.html
 
 
-def on_post_build(config, **kwargs):
-    serve_state.settle_rendered()  # the entries' "Mentioned in" keys, as the pages were written
-
-
 @event_priority(-100)  # last: every other hook has seen the page with its cards
 def on_post_page(output, page, config, **kwargs):
     # The cards ship apart: the page's cards.json, fetched by glossary.js when a reader first reaches for a term.

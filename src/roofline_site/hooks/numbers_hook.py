@@ -155,6 +155,7 @@ def on_post_page(output, page, config, **kwargs):
 
 def on_post_build(config, **kwargs):
     derived.end_build()
+    serve_state.settle_rendered()  # generated pages' keys as the pages were written (an entry's "Mentioned in")
     # Every rendered number with its provenance: read by the tests and by numbers-diff.
     out = Path(config["site_dir"]) / "numbers.json"
     # Shallow: a record's fields are strings, flags and a list of (label, text, url) tuples, which
