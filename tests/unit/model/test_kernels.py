@@ -226,7 +226,7 @@ def test_max_batch_is_vectorised_over_context():
 sizes = st.integers(1, 4096)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40)
 @given(sizes, sizes, st.sampled_from(["fused", "unfused"]), st.sampled_from(["bf16", "int4-g128", "fp8"]))
 def test_sum_of_kernel_times_at_least_perfect_overlap(batch, context, attention, wf):
     s = decode(get_model("llama-3.1-8b"), get_device(H100), batch, context, Formats.of(wf), attention)
@@ -234,7 +234,7 @@ def test_sum_of_kernel_times_at_least_perfect_overlap(batch, context, attention,
     assert s.time_s == pytest.approx(sum(k.time_s for k in s.ops))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(st.floats(1e9, 1e17), st.floats(1e8, 1e14), st.floats(1e3, 1e12))
 def test_bound_flips_exactly_at_each_kernels_ridge(peak, bw, nbytes):
     ridge = peak / bw
@@ -250,7 +250,7 @@ def test_bound_flips_exactly_at_each_kernels_ridge(peak, bw, nbytes):
             p.compute_time_s == pytest.approx(p.memory_time_s, rel=1e-12)
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=20)
 @given(sizes, sizes)
 def test_each_kernels_bound_matches_its_own_ridge(batch, context):
     for k in decode(get_model("llama-3.1-8b"), get_device(H100), batch, context).ops:
@@ -363,7 +363,7 @@ def test_kernel_sum_is_at_least_perfect_overlap_everywhere(model_id, device_id):
 
 
 @given(k=st.integers(1, 16), ctx=st.integers(1, 1 << 17))
-@settings(deadline=None, max_examples=30)
+@settings(max_examples=30)
 def test_verify_pass_sum_at_least_overlap(k, ctx):
     v = kernels.extend(get_model("llama-3.1-8b"), get_device("h100-sxm5"), k + 1, ctx)
     assert v.time_s >= v.time_perfect_overlap_s * (1 - 1e-12)

@@ -50,7 +50,7 @@ def test_link_ridge_point_h100():
     assert parallel.link_ridge_point(H100) == pytest.approx(2198.666, rel=1e-5)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 @given(st.integers(min_value=1, max_value=4095))
 def test_ring_factors(n):
     ar, rs, ag, a2a = (ring_factor(k, n) for k in ("all-reduce", "reduce-scatter", "all-gather", "all-to-all"))

@@ -180,7 +180,6 @@ def test_fusion_hand_values(h100):
 
 
 @given(n=st.integers(1, 80), elements=st.integers(1, 1 << 30))
-@settings(deadline=None)
 def test_fusion_multiplies_intensity_by_n(n, elements):
     # Fused intensity n / 4 FLOP/byte stays at or under the H100 vector ridge (20) for n ≤ 80: time ÷ n exactly.
     f = pb.fusion(n, elements, get_device("h100-sxm5"))
@@ -206,7 +205,7 @@ def test_paged_kv_hand_values(h100):
 
 
 @given(max_len=st.integers(1, 131072), frac=st.floats(0.001, 1))
-@settings(deadline=None, max_examples=40)
+@settings(max_examples=40)
 def test_paging_never_fits_fewer(max_len, frac):
     # Holds whenever the actual length in whole blocks is within the maximum (a reservation rounded
     # up to a block can exceed a maximum shorter than one block).
@@ -273,7 +272,7 @@ def test_tensor_parallel_bare_model(h100):
 
 
 @given(n=st.integers(1, 64))
-@settings(deadline=None, max_examples=20)
+@settings(max_examples=20)
 def test_tensor_parallel_divides_time_not_intensity(n):
     # Each kernel's compute and memory time both fall by N on N-fold roofs, so their sum does.
     tp = pb.tensor_parallel(get_model("llama-3.1-70b"), get_device("h100-sxm5"), n)
