@@ -51,7 +51,7 @@ def cache_key() -> str:
     return h.hexdigest()[:16]
 
 
-_build: dict = {"key": None, "loaded": {}, "values": {}}
+_build: dict = {"key": None, "loaded": {}, "values": {}, "changed": False}
 _last: dict = {}  # {"key", "stored"}: what the last build of this process ended with
 
 
@@ -67,7 +67,7 @@ def cache_dir(kind: str) -> Path | None:
 def begin_build() -> None:
     """At the start of each build (after `mkdocs serve` reloaded the package): hand the stored
     ceilings for this build's key to the package, and the other values to `memo`."""
-    _build.update(key=None, loaded={}, values={})
+    _build.update(key=None, loaded={}, values={}, changed=False)
     if not _enabled():
         return
     key = _build["key"] = cache_key()
@@ -98,7 +98,65 @@ def memo(name: tuple, compute):
         return compute()
     if name not in values:
         values[name] = compute()
+        _build["changed"] = True
     return values[name]
+
+
+def keyed(name: tuple, key: str, compute):
+    """`compute()`, a pure function of the files `inputs()` names and of what `key` hashes, stored under `name`.
+
+    Reused while `key` is unchanged; replaced when it changes, so a page edited a hundred times under
+    `mkdocs serve` keeps one entry, not a hundred. Outside a build (or on a cold one) it is computed.
+    """
+    found, value = lookup(name, key)
+    if found:
+        return value
+    value = compute()
+    remember(name, key, value)
+    return value
+
+
+_MISSING = object()
+
+
+def lookup(name: tuple, key: str) -> tuple[bool, object]:
+    """(True, value) if a value is stored under `name` with `key` for this build's files, else (False, None)."""
+    stored = _build["values"].get(name, _MISSING) if _build["key"] is not None else _MISSING
+    if stored is not _MISSING and stored[0] == key:
+        return True, stored[1]
+    return False, None
+
+
+def remember(name: tuple, key: str, value) -> None:
+    """Store `value` under `name` with `key` (replacing what `name` held); nothing outside a build."""
+    if _build["key"] is not None:
+        _build["values"][name] = (key, value)
+        _build["changed"] = True
+
+
+def digest(*parts: str) -> str:
+    """A short hash of `parts`, in order (a key for `keyed`)."""
+    h = hashlib.sha256()
+    for part in parts:
+        h.update(part.encode("utf-8", "surrogatepass"))
+        h.update(b"\0")
+    return h.hexdigest()[:24]
+
+
+_glue: dict[Path, str] = {}
+
+
+def glue_key() -> str:
+    """A hash of the site glue's code (src/roofline_site) and the data its pages read (docs/_data), taken
+    once per process: the code a long `mkdocs serve` runs is the code it imported."""
+    if ROOT not in _glue:
+        files = sorted(f for f in [*ROOT.glob("src/roofline_site/**/*.py"), *ROOT.glob("docs/_data/*")] if f.is_file())
+        h = hashlib.sha256()
+        for f in files:
+            h.update(f.relative_to(ROOT).as_posix().encode())
+            h.update(f.read_bytes())
+        _glue[ROOT] = h.hexdigest()[:16]
+    return _glue[ROOT]
 
 
 def figure_texts(name: str, mod) -> tuple[str, str]:
@@ -118,7 +176,7 @@ def end_build() -> None:
     now = {"ceilings": {**_build["loaded"].get("ceilings", {}), **ceilings},
            "values": {**_build["loaded"].get("values", {}), **_build["values"]}}
     _last.update(key=_build["key"], stored=now)
-    if all(len(now[k]) == len(_build["loaded"].get(k, {})) for k in now):
+    if not _build["changed"] and all(len(now[k]) == len(_build["loaded"].get(k, {})) for k in now):
         return
     target = CACHE / f"{_build['key']}.pickle"
     tmp = target.with_name(target.name + f".tmp{os.getpid()}")

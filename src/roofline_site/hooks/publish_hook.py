@@ -26,6 +26,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 
 from roofline_site import derived, serve_state
+from roofline_site.glossary.pages import EDIT_MARKER
 from roofline_site.html import escape as esc
 from roofline_site.html.description import derived_description, shorten
 from roofline_site.html.markdown_copy import CopyWriter, article_html, markdown_path
@@ -45,6 +46,9 @@ _entries = serve_state.page_results("llms-txt")  # src_uri -> PageEntry, kept ac
 _pending: dict[str, tuple[str, PageEntry]] = {}  # src_uri -> (copy path, entry), until its copy is back
 _copies = CopyWriter()
 _submitted: dict[str, str] = {}  # src_uri -> the content its copy was started from
+# What Material's search plugin removes from page.content after indexing it (material/plugins/search/
+# plugin.py, on_page_context). Should it remove more, the copy is started again from the final content.
+MATERIAL_SEARCH_ATTRIBUTES = re.compile(r"\s?data-search-\w+=\"[^\"]+\"")
 _nav = None
 _current_source = ""  # the page being rendered, named in warnings that do not name it themselves
 
@@ -101,9 +105,14 @@ def on_page_content(html, page, config, files, **kwargs):
         # The theme writes meta.description into an attribute unescaped, and a summary or a
         # first paragraph can quote a file: escaped here, read back as text for llms.txt.
         meta["description"] = esc.attr(description)
-    # Start the Markdown copy now, while MkDocs renders the other pages (see markdown_copy).
-    _copies.submit(page.file.src_uri, article_html(html, page.title or config["site_name"]))
-    _submitted[page.file.src_uri] = html
+    # Start the Markdown copy now, while MkDocs renders the other pages (see markdown_copy), from the
+    # content as it will be once Material's search has indexed it and dropped its data-search-*
+    # attributes; were it started from this content, nearly every page would be converted twice.
+    # A glossary entry's copy waits for on_page_context, where the glossary fills its "Mentioned in".
+    if EDIT_MARKER not in html:
+        final = MATERIAL_SEARCH_ATTRIBUTES.sub("", html)
+        _copies.submit(page.file.src_uri, article_html(final, page.title or config["site_name"]))
+        _submitted[page.file.src_uri] = final
     return html
 
 

@@ -149,7 +149,7 @@ class CopyWriter:
     _executor: ProcessPoolExecutor | None = None  # shared by every build of a `mkdocs serve` session
 
     def __init__(self):
-        self._pending: dict[str, tuple[str, Future | None]] = {}
+        self._pending: dict[str, tuple[str, str, Future | str | None]] = {}  # key -> (html, digest, copy)
 
     @classmethod
     def _pool(cls) -> ProcessPoolExecutor:
@@ -158,24 +158,41 @@ class CopyWriter:
         return cls._executor
 
     def submit(self, key: str, page_html: str) -> None:
-        """Start converting `page_html` (a whole page or an article); a later submit under `key` wins."""
+        """Start converting `page_html` (a whole page or an article); a later submit under `key` wins.
+
+        A page whose HTML the last build converted alike takes that copy (roofline_site.derived): the
+        conversion is a pure function of the HTML and the site glue's code.
+        """
+        from roofline_site import derived
+
+        digest = derived.digest(derived.glue_key(), page_html)
+        found, md = derived.lookup(("page copy", key), digest)
+        if found:
+            self._pending[key] = (page_html, digest, md)
+            return
         try:
             future = self._pool().submit(article_markdown, page_html)
         except (BrokenProcessPool, RuntimeError, OSError):
             type(self)._executor, future = None, None
-        self._pending[key] = (page_html, future)
+        self._pending[key] = (page_html, digest, future)
 
     def results(self) -> dict[str, str]:
         """{key: Markdown} for every submitted page; a failed conversion raises naming its page."""
+        from roofline_site import derived
+
         out = {}
-        for key, (page_html, future) in self._pending.items():
+        for key, (page_html, digest, pending) in self._pending.items():
+            if isinstance(pending, str):  # the stored copy
+                out[key] = pending
+                continue
             try:
                 try:
-                    out[key] = future.result() if future is not None else article_markdown(page_html)
+                    out[key] = pending.result() if pending is not None else article_markdown(page_html)
                 except BrokenProcessPool:
                     type(self)._executor = None
                     out[key] = article_markdown(page_html)
             except Exception as err:  # noqa: BLE001 — re-raised with the page named
                 raise RuntimeError(f"{key}: the Markdown copy failed: {err}") from None
+            derived.remember(("page copy", key), digest, out[key])
         self._pending.clear()
         return out

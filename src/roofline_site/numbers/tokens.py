@@ -9,7 +9,6 @@ number with no provenance. Fenced code and inline code are left alone.
 from __future__ import annotations
 
 import hashlib
-import itertools
 import re
 from dataclasses import dataclass, field
 
@@ -55,7 +54,25 @@ def evaluate(expr: str, namespace: dict | None = None, where: str = "<token>"):
     return eval(compile(expr, where, "eval"), {"__builtins__": {}}, dict(names))  # noqa: S307 — the repo's own pages
 
 
-_ids = itertools.count(1)
+# Numbers outside a token (table cells) take the next id of the build; a page's tokens are reused
+# between builds only with the same first id (numbers_hook), so ids stay unique when reused.
+_next_id = [1]
+
+
+def next_fresh_id() -> int:
+    """The id the next number outside a token will get."""
+    return _next_id[0]
+
+
+def skip_fresh_ids_to(n: int) -> None:
+    """Continue fresh ids at `n` (after a page's tokens were reused, as rendering them would have)."""
+    _next_id[0] = max(_next_id[0], n)
+
+
+def _fresh_id() -> str:
+    _next_id[0] += 1
+    return f"rl-p-x{_next_id[0] - 1}"
+
 # While a build runs, popovers wait in this store and the page carries a comment in their place:
 # Markdown, the glossary pass, search indexing and the Markdown copies then skip about half of
 # each page's bytes. `popovers_on_demand` puts them back, empty, as the last step of each page.
@@ -170,7 +187,7 @@ def render_value(value, *, plain: bool, ident: str | None = None, shown: str | N
         text = esc.text(value.text() if shown is None else shown)
         if plain:
             return text, value
-        ident = ident or f"rl-p-x{next(_ids)}"
+        ident = ident or _fresh_id()
         return (f'<span class="rl-num" tabindex="0" aria-describedby="{ident}">'
                 f"{text}{_popover_or_slot(value, ident)}</span>"), value
     if isinstance(value, Raw):

@@ -95,3 +95,128 @@ def test_an_unreadable_derived_cache_is_computed_not_an_error(derived_cache):
     (derived.CACHE / "k1.pickle").write_bytes(b"\x80\x05truncated")
     derived.begin_build()
     assert derived.memo(("x",), lambda: "fresh") == "fresh"
+
+
+def test_a_keyed_value_is_replaced_not_piled_up_and_the_replacement_is_stored(derived_cache):
+    derived.begin_build()
+    assert derived.keyed(("page",), "v1", lambda: "one") == "one"
+    derived.end_build()
+    derived._last.clear()  # a new process
+    derived.begin_build()
+    assert derived.keyed(("page",), "v1", lambda: "never computed") == "one"
+    # The page edited: computed, and it replaces the entry (one per name), so the file holds as many
+    # entries as before; it must still be written, or the next process reads "one" for ever.
+    assert derived.keyed(("page",), "v2", lambda: "two") == "two"
+    derived.end_build()
+    derived._last.clear()
+    derived.begin_build()
+    assert derived.lookup(("page",), "v2") == (True, "two")
+    assert derived.lookup(("page",), "v1") == (False, None)
+
+
+class _Page:
+    """What on_page_markdown reads of a MkDocs page."""
+
+    def __init__(self, uri: str, bindings: dict | None = None):
+        self.file = type("F", (), {"src_uri": uri})()
+        self.meta = {"bindings": bindings} if bindings else {}
+        self.url = uri.removesuffix(".md") + "/"
+
+
+def _render_page(markdown: str, uri: str = "p.md", bindings: dict | None = None):
+    """One page through the numbers hook as a build runs it: (Markdown out, records, held popovers)."""
+    from roofline_site.hooks import numbers_hook
+    from roofline_site.numbers.tokens import defer_popovers
+
+    numbers_hook._popovers.clear()
+    defer_popovers(numbers_hook._popovers)  # as on_pre_build does
+    try:
+        out = numbers_hook.on_page_markdown(markdown, page=_Page(uri, bindings), config={}, files=None)
+    finally:
+        defer_popovers(None)
+    return out, [(r.expr, r.text) for r in numbers_hook._records[uri]], dict(numbers_hook._popovers)
+
+
+def test_a_pages_tokens_are_reused_only_when_nothing_they_read_changed(derived_cache, monkeypatch):
+    from roofline_site.hooks import numbers_hook
+    from roofline_site.numbers import tokens
+
+    calls = []
+    real_expand = numbers_hook.expand
+    monkeypatch.setattr(numbers_hook, "expand", lambda *a, **k: calls.append(1) or real_expand(*a, **k))
+    page = "Batch {{ example('batch_mid') }} at {{ example('medium_context') }} tokens.\n"
+    derived.begin_build()
+    start = tokens.next_fresh_id()
+    fresh = _render_page(page)
+    derived.end_build()
+    assert len(calls) == 1 and len(fresh[1]) == 2 and len(fresh[2]) == 2  # two numbers, two popovers held
+    derived._last.clear()  # a new process, the same files: reused, with its records and popovers
+    derived.begin_build()
+    tokens._next_id[0] = start
+    assert _render_page(page) == fresh and len(calls) == 1
+    # Each thing the tokens read makes them render again: the page's text, its bindings, the package
+    # and registry (derived's key), the site glue (glue_key), and the first fresh id it would get.
+    edited = page.replace("tokens.", "tokens per sequence.")
+    assert _render_page(edited)[0] != fresh[0] and len(calls) == 2
+    _render_page(page)  # (back as it was: one entry per page, so rendered again)
+    bound = "Batch {{ b }}.\n"  # the same text, another binding: another number (another page here)
+    batch = _render_page(bound, "q.md", bindings={"b": "example('batch_mid')"})
+    assert _render_page(bound, "q.md", bindings={"b": "example('medium_context')"})[1] != batch[1]
+    assert len(calls) == 5
+    tokens._next_id[0] = start + 7
+    _render_page(page)
+    assert len(calls) == 6
+    monkeypatch.setattr(derived, "glue_key", lambda: "other glue")
+    _render_page(page)
+    assert len(calls) == 7
+    derived.end_build()
+    derived_cache["now"] = "k2"
+    derived.begin_build()
+    _render_page(page)
+    assert len(calls) == 8
+
+
+def test_a_reused_page_leaves_fresh_ids_where_rendering_would(derived_cache):
+    # A table's numbers take ids from one count shared by the build's pages ("rl-p-x<n>"); a page reused
+    # must move the count on as rendering it did, or the next page would repeat its ids.
+    from roofline_site.numbers import tokens
+
+    page = "{{ table('sol') }}\n"
+    derived.begin_build()
+    start = tokens.next_fresh_id()
+    _render_page(page, "t.md")
+    after = tokens.next_fresh_id()
+    derived.end_build()
+    derived._last.clear()
+    derived.begin_build()
+    tokens._next_id[0] = start
+    _render_page(page, "t.md")
+    assert after > start and tokens.next_fresh_id() == after
+
+
+def test_a_stored_markdown_copy_is_used_for_the_same_html_only(derived_cache, monkeypatch):
+    from roofline_site.html.markdown_copy import CopyWriter
+
+    derived.begin_build()
+    writer = CopyWriter()
+    writer.submit("a.md", article_html_of("Alpha text."))
+    assert writer.results() == {"a.md": "# A\n\nAlpha text.\n"}
+    derived.end_build()
+    derived._last.clear()
+    derived.begin_build()
+
+    def no_pool(cls):
+        raise AssertionError("a stored copy must not be converted again")
+
+    monkeypatch.setattr(CopyWriter, "_pool", classmethod(no_pool))
+    writer = CopyWriter()
+    writer.submit("a.md", article_html_of("Alpha text."))
+    assert writer.results() == {"a.md": "# A\n\nAlpha text.\n"}
+    with pytest.raises(AssertionError, match="converted again"):
+        writer.submit("a.md", article_html_of("Alpha, edited."))
+
+
+def article_html_of(text: str) -> str:
+    from roofline_site.html.markdown_copy import article_html
+
+    return article_html(f"<p>{text}</p>", "A")
