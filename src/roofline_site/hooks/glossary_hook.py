@@ -20,10 +20,10 @@ from mkdocs.plugins import event_priority
 from mkdocs.structure.files import InclusionLevel
 from mkdocs.utils import get_relative_url
 
-from roofline_site import serve_state
+from roofline_site import derived, serve_state
 
 INDEX = "glossary/index.md"
-_state: dict = {"glossary": None}
+_state: dict = {"glossary": None, "key": ""}
 # page src_uri -> (title, url, slugs it mentions or links); kept across the builds of a dirty serve
 _mentions = serve_state.page_results("glossary-mentions")
 
@@ -51,6 +51,10 @@ def on_config(config, **kwargs):
     except gmod.GlossaryError as err:
         raise PluginError(str(err)) from None
     _state["glossary"] = g
+    # What a page's annotation reads besides the page: the entries as loaded and the matcher's code,
+    # which `mkdocs serve` reloads above (so hashed at every build, unlike derived.glue_key).
+    code = "".join(Path(m.__file__).read_text(encoding="utf-8") for m in (records, matching, annotate, pages, gmod))
+    _state["key"] = derived.digest(repr(g.entries), repr(g.redirects), code)
     redirects = config.plugins.get("redirects")
     if g.redirects:
         if redirects is None:
@@ -128,10 +132,14 @@ def on_post_page(output, page, config, **kwargs):
 
 
 def _annotate(html_text, g, page, own):
+    """The page annotated (roofline_site.glossary.annotate), or what the last build annotated from the same
+    content, URL and glossary (a pure function of them: about half a second of a warm build)."""
     from roofline_site.glossary.entries import annotate_html
 
-    return annotate_html(html_text, g, page.url, lambda slug: get_relative_url(f"glossary/{slug}/", page.url),
-                         exclude=frozenset({own}) if own else frozenset())
+    key = derived.digest(_state["key"], html_text, page.url, own or "")
+    return derived.keyed(("page glossary", page.file.src_uri), key, lambda: annotate_html(
+        html_text, g, page.url, lambda slug: get_relative_url(f"glossary/{slug}/", page.url),
+        exclude=frozenset({own}) if own else frozenset()))
 
 
 def mentioned_in_html(slug: str, page_url: str) -> str:

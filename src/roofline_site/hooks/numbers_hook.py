@@ -151,11 +151,15 @@ def on_page_markdown(markdown, page, config, files, **kwargs):
 
 
 def on_page_content(html, page, config, files, **kwargs):
-    # Number tokens cannot render NaN, but an executed block can print one: never ship it.
-    # (Checked on the content alone: popovers are still deferred, and the theme adds no values.)
-    if (seen := non_finite_text(html)) is not None:
-        raise PluginError(f"{page.file.src_uri}: a non-finite value would show on the page: '{seen}'")
-    return search_quiet(phone_layout(results_first(html)))
+    def passes():
+        # Number tokens cannot render NaN, but an executed block can print one: never ship it.
+        # (Checked on the content alone: popovers are still deferred, and the theme adds no values.)
+        if (seen := non_finite_text(html)) is not None:
+            raise PluginError(f"{page.file.src_uri}: a non-finite value would show on the page: '{seen}'")
+        return search_quiet(phone_layout(results_first(html)))
+
+    # Pure functions of the content and the site glue: a warm build reuses what the last one made.
+    return derived.keyed(("page content", page.file.src_uri), derived.digest(derived.glue_key(), html), passes)
 
 
 @event_priority(-100)  # last: every other hook has seen the page without its popovers

@@ -220,3 +220,53 @@ def article_html_of(text: str) -> str:
     from roofline_site.html.markdown_copy import article_html
 
     return article_html(f"<p>{text}</p>", "A")
+
+
+def test_a_pages_content_passes_are_reused_for_the_same_content_only(derived_cache, monkeypatch):
+    from roofline_site.hooks import numbers_hook
+
+    calls = []
+    real = numbers_hook.phone_layout
+    monkeypatch.setattr(numbers_hook, "phone_layout", lambda html: calls.append(1) or real(html))
+    page = _Page("p.md")
+    content = "<p>Ridge <b>295</b></p>"
+    derived.begin_build()
+    fresh = numbers_hook.on_page_content(content, page=page, config={}, files=None)
+    derived.end_build()
+    derived._last.clear()
+    derived.begin_build()
+    assert numbers_hook.on_page_content(content, page=page, config={}, files=None) == fresh and len(calls) == 1
+    numbers_hook.on_page_content(content.replace("295", "296"), page=page, config={}, files=None)
+    assert len(calls) == 2
+    monkeypatch.setattr(derived, "glue_key", lambda: "other glue")
+    numbers_hook.on_page_content(content, page=page, config={}, files=None)
+    assert len(calls) == 3
+
+
+def test_a_pages_glossary_annotation_follows_an_edited_entry(derived_cache, tmp_path, monkeypatch):
+    # The annotation reads the page and the glossary: an entry given a new name must mark that name
+    # on the next build, never the annotation the last build stored for the same page.
+    import shutil
+
+    from roofline_site.glossary import entries as gmod
+    from roofline_site.hooks import glossary_hook
+
+    folder = tmp_path / "glossary"
+    shutil.copytree(gmod.glossary_dir(), folder)
+    monkeypatch.setenv("ROOFLINE_GLOSSARY", str(folder))
+    monkeypatch.setattr(glossary_hook, "_state", {"glossary": None, "key": ""})
+    page, content = _Page("p.md"), "<p>Roofs and ridgelines.</p>"
+
+    def build() -> frozenset:
+        derived.begin_build()
+        glossary_hook.on_config(type("C", (), {"plugins": {"redirects": type("R", (), {"config": {"redirect_maps": {}}})()}})())
+        mentioned = glossary_hook._annotate(content, glossary_hook._glossary(), page, None).mentioned
+        derived.end_build()
+        derived._last.clear()  # a new process
+        return mentioned
+
+    assert build() == frozenset()  # "ridge" is a name of the ridge point's entry, "ridgelines" is not
+    entry = next(folder.glob("*/ridge-point.md"))
+    text = entry.read_text(encoding="utf-8")
+    entry.write_text(text.replace("aliases: [", "aliases: [ridgelines, ", 1), encoding="utf-8")
+    assert build() == frozenset({"ridge-point"})
