@@ -12,7 +12,7 @@ from pathlib import Path
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 
-from roofline_site import derived, serve_state
+from roofline_site import derived, page_memo, serve_state
 from roofline_site.html import escape as esc
 from roofline_site.html.reading import results_first, search_quiet
 from roofline_site.html.repository import install_block, repository_link
@@ -41,6 +41,7 @@ def on_pre_build(config, **kwargs):
     _popovers.clear()
     defer_popovers(_popovers)
     derived.begin_build()
+    page_memo.install()  # a page converted or indexed alike by the last build is taken from it
 
 
 def on_build_error(error, **kwargs):

@@ -270,3 +270,98 @@ def test_a_pages_glossary_annotation_follows_an_edited_entry(derived_cache, tmp_
     text = entry.read_text(encoding="utf-8")
     entry.write_text(text.replace("aliases: [", "aliases: [ridgelines, ", 1), encoding="utf-8")
     assert build() == frozenset({"ridge-point"})
+
+
+def _mkdocs_pages(root: Path, pages: dict[str, str]):
+    """A MkDocs config, its Files and Pages for `pages` ({src_uri: Markdown}), read but not rendered."""
+    from mkdocs.config import load_config
+    from mkdocs.structure.files import File, Files
+    from mkdocs.structure.pages import Page
+
+    docs = root / "docs"
+    for uri, text in pages.items():
+        (docs / uri).parent.mkdir(parents=True, exist_ok=True)
+        (docs / uri).write_text(text, encoding="utf-8")
+    (root / "mkdocs.yml").write_text("site_name: T\nmarkdown_extensions:\n  - attr_list\n  - toc:\n      permalink: true\n",
+                                     encoding="utf-8")
+    config = load_config(str(root / "mkdocs.yml"))
+    files = Files([File(uri, str(docs), str(root / "site"), True) for uri in pages])
+    out = {}
+    for f in files:
+        page = Page(None, f, config)
+        page.read_source(config)
+        out[f.src_uri] = page
+    return config, files, out
+
+
+def _rendered(page) -> tuple:
+    return (page.content, str(page.toc), page.title, sorted(page.present_anchor_ids),
+            {f.src_uri: a for f, a in (page.links_to_anchors or {}).items()})
+
+
+def test_a_stored_page_render_sets_what_rendering_sets_and_follows_an_edit(derived_cache, tmp_path, monkeypatch):
+    from mkdocs.structure.pages import Page
+
+    from roofline_site import page_memo
+
+    monkeypatch.setattr(Page, "render", Page.render)  # undone after the test
+    monkeypatch.setattr(page_memo.SearchIndex, "add_entry_from_context", page_memo.SearchIndex.add_entry_from_context)
+    pages = {"a.md": "# Alpha\n\n## Ridge {#ridge}\n\nSee [b](b.md#roof).\n", "b.md": "# Beta\n\n## Roof {#roof}\n"}
+    config, files, fresh = _mkdocs_pages(tmp_path / "one", pages)
+    for page in fresh.values():
+        page.render(config, files)  # MkDocs' own
+    page_memo.install()
+    calls = []
+    real = page_memo._original
+    monkeypatch.setattr(page_memo, "_original", lambda *a: calls.append(1) or real(*a))
+    derived.begin_build()
+    config, files, first = _mkdocs_pages(tmp_path / "one", pages)
+    for page in first.values():
+        page.render(config, files)
+    derived.end_build()
+    derived._last.clear()  # a new process: every page from the stored renders
+    derived.begin_build()
+    config, files, second = _mkdocs_pages(tmp_path / "one", pages)
+    for page in second.values():
+        page.render(config, files)
+    assert len(calls) == 2
+    for uri in pages:
+        assert _rendered(second[uri]) == _rendered(fresh[uri])
+    # By hand: a's link to b's anchor is recorded for MkDocs' check across pages; b holds "roof".
+    assert _rendered(second["a.md"])[4]["b.md"] == {"roof": "b.md#roof"} and "roof" in second["b.md"].present_anchor_ids
+    # An edited page is rendered again; so is a page whose link targets changed (a file added).
+    config, files, third = _mkdocs_pages(tmp_path / "one", {**pages, "a.md": pages["a.md"] + "\nMore.\n"})
+    third["a.md"].render(config, files)
+    assert "More." in third["a.md"].content and len(calls) == 3
+    config, files, fourth = _mkdocs_pages(tmp_path / "one", {**pages, "c.md": "# C\n"})
+    fourth["b.md"].render(config, files)
+    assert len(calls) == 4
+
+
+def test_stored_search_entries_are_those_materials_index_makes(derived_cache, tmp_path, monkeypatch):
+    from mkdocs.structure.pages import Page
+
+    from roofline_site import page_memo
+
+    monkeypatch.setattr(Page, "render", Page.render)
+    monkeypatch.setattr(page_memo.SearchIndex, "add_entry_from_context", page_memo.SearchIndex.add_entry_from_context)
+    config, files, pages = _mkdocs_pages(tmp_path / "one", {"a.md": "# Alpha\n\nRoof text.\n\n## Ridge\n\nRidge text.\n"})
+    page = pages["a.md"]
+    page.render(config, files)
+    fresh = page_memo.SearchIndex()
+    fresh.add_entry_from_context(page)  # Material's own
+    # By hand: one entry per section, the h2's located by its toc id.
+    assert [e["location"] for e in fresh.entries] == ["a/", "a/#ridge"]
+    page_memo.install()
+    for _ in range(2):
+        derived.begin_build()
+        index = page_memo.SearchIndex()
+        index.add_entry_from_context(page)
+        assert index.entries == fresh.entries
+        derived.end_build()
+        derived._last.clear()
+    page.content = page.content.replace("Ridge text.", "Edited.")
+    derived.begin_build()
+    index = page_memo.SearchIndex()
+    index.add_entry_from_context(page)
+    assert index.entries[-1]["text"] == "<p>Edited.</p>"

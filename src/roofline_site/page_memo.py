@@ -1,0 +1,114 @@
+"""Two steps MkDocs and Material run on every page, kept between builds (issue 26).
+
+* `Page.render`, the Markdown-to-HTML conversion: Python-Markdown, its extensions and the executed
+  examples (markdown-exec). It is a pure function of the page's Markdown (after the token hooks),
+  its place, the other files its links resolve against, the Markdown settings, and, for the
+  executed examples, the package and registry (derived's key) and the site glue
+  (derived.glue_key). A page whose key matches what the last build stored gets that build's
+  HTML, table of contents, title and anchors, exactly as rendering sets them.
+* Material's search indexing (`SearchIndex.add_entry_from_context`), which parses each page's
+  HTML with Python's HTMLParser: a pure function of the page's final content, URL, title, table of
+  contents and search settings. A page keyed alike gets the entries the last build made.
+
+On a warm build they were about 1.5 s and 0.7 s of a 4 s build, producing what the last build
+produced. `install()` wraps both; any page whose key differs is rendered or indexed and stored.
+
+A stored render comes from a build that finished (derived stores at the end of a build), so
+under --strict it logged no warning; the link and anchor checks across pages still run, since
+they read what each page stores. Outside a build, or on a cold one (ROOFLINE_FIGURE_CACHE=0),
+pages are rendered as MkDocs renders them.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from importlib.metadata import version
+
+from material.plugins.search.plugin import SearchIndex
+from mkdocs.structure.pages import Page
+from mkdocs.structure.toc import get_toc
+
+from roofline_site import derived
+
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")  # a function's repr: the same settings in every process
+_files_key: dict[int, tuple[object, str]] = {}  # id(files) -> (files, digest): one listing per build
+
+
+def _settings(config) -> str:
+    """What of the config shapes a conversion: extensions and their settings, URL style, link checks."""
+    parts = (config["markdown_extensions"], config["mdx_configs"], config["use_directory_urls"],
+             config["validation"], config.get("site_url"))
+    return _ADDRESS.sub("", repr(parts))
+
+
+def _listing(files) -> str:
+    """A digest of every file's source and URL: links and anchors resolve against them."""
+    held = _files_key.get(id(files))
+    if held is None or held[0] is not files:
+        _files_key.clear()
+        text = "\n".join(f"{f.src_uri}\t{f.dest_uri}\t{f.url}" for f in sorted(files, key=lambda f: f.src_uri))
+        held = _files_key[id(files)] = (files, derived.digest(text))
+    return held[1]
+
+
+def _stored(page: Page) -> tuple:
+    """What rendering set on `page`, in a form that outlives this build's File objects."""
+    links = {f.src_uri: dict(anchors) for f, anchors in (page.links_to_anchors or {}).items()}
+    toc = [_toc_tokens(item) for item in page.toc]
+    return page.content, toc, page._title_from_render, set(page.present_anchor_ids or ()), links
+
+
+def _toc_tokens(item) -> dict:
+    """A table-of-contents item as Python-Markdown's toc_tokens, from which MkDocs builds it."""
+    return {"level": item.level, "id": item.id, "name": item.title, "children": [_toc_tokens(c) for c in item.children]}
+
+
+def _restore(page: Page, stored: tuple, files) -> None:
+    content, toc, title, anchors, links = stored
+    page.content, page.toc, page._title_from_render = content, get_toc(toc), title
+    page.present_anchor_ids = set(anchors)
+    if logging.getLogger("mkdocs.structure.pages").getEffectiveLevel() > logging.DEBUG:
+        page.links_to_anchors = {files.get_file_from_path(src): dict(a) for src, a in links.items()
+                                 if files.get_file_from_path(src) is not None}
+
+
+_original = Page.render
+
+
+def render(self: Page, config, files) -> None:
+    """Page.render, or what the last build's render of the same page set (see the module)."""
+    if self.markdown is None:
+        return _original(self, config, files)
+    key = derived.digest(derived.glue_key(), _settings(config), _listing(files), self.file.src_uri, self.url,
+                         self.markdown)
+    found, stored = derived.lookup(("page render", self.file.src_uri), key)
+    if found:
+        _restore(self, stored, files)
+        return None
+    _original(self, config, files)
+    derived.remember(("page render", self.file.src_uri), key, _stored(self))
+    return None
+
+
+_original_index = SearchIndex.add_entry_from_context
+
+
+def add_entry_from_context(self: SearchIndex, page) -> None:
+    """SearchIndex.add_entry_from_context, or the entries the last build made from the same page."""
+    meta = {k: page.meta.get(k) for k in ("search", "tags", "title")}
+    key = derived.digest(_ADDRESS.sub("", repr((self.config, meta, page.title, page.url, str(page.toc)))),
+                         version("mkdocs-material"), page.content or "")
+    found, entries = derived.lookup(("page search", page.file.src_uri), key)
+    if found:
+        self.entries.extend(dict(e) for e in entries)
+        return
+    before = len(self.entries)
+    _original_index(self, page)
+    derived.remember(("page search", page.file.src_uri), key, [dict(e) for e in self.entries[before:]])
+
+
+def install() -> None:
+    """Wrap both steps for this process (idempotent)."""
+    Page.render = render
+    SearchIndex.add_entry_from_context = add_entry_from_context
