@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 from tests.support.exercise_blocks import exercise_tests
+from tests.support.figures import second_render
 from tests.support.hand_values import WEIGHTS_READ_PER_TOKEN, llama_8b_decode, step_time_s, totals
 from roofline.examples import example
 from roofline.registry.hardware import devices, get_device
@@ -255,13 +256,11 @@ def test_figure_list_registers_these_figures():
 
 @pytest.mark.parametrize("name", FIGURES)
 def test_figure_alt_text_svg_size_and_determinism(name, rendered):
-    from figures_gen import render
-
     mod, svg, _ = rendered[name]
     alt = mod.alt()
     assert len(alt) > 80 and mod.caption().strip(), f"{name} needs alt text and a caption"
     assert len(svg) <= 40_000, f"{name}.svg is {len(svg)} bytes"
-    assert render(name)[0] == svg, f"{name}.svg differs between two renders"
+    assert second_render(name) == svg, f"{name}.svg differs between two renders"
 
 
 def test_h100_roofline_csv(rendered):

@@ -19,6 +19,7 @@ import pytest
 
 from tests.conftest import ROOT
 from tests.support.exercise_blocks import exercise_tests
+from tests.support.figures import second_render
 from tests.support.hand_values import WEIGHTS_READ_PER_TOKEN, llama_8b_decode, llama_8b_prefill, step_time_s, totals
 from roofline.errors import InputError
 from roofline.examples import example
@@ -268,12 +269,10 @@ def test_figures_are_registered():
 
 @pytest.mark.parametrize("name", FIGURES)
 def test_figure_alt_text_size_and_determinism(name, rendered):
-    from figures_gen import render
-
     mod, svg, _ = rendered[name]
     assert len(mod.alt()) > 80 and mod.caption().strip(), f"{name} needs alt text and a caption"
     assert len(svg) <= 40_000, f"{name}.svg is {len(svg)} bytes"
-    assert render(name)[0] == svg, f"{name}.svg differs between two renders"
+    assert second_render(name) == svg, f"{name}.svg differs between two renders"
 
 
 def test_prefill_intensity_csv(rendered):
