@@ -17,18 +17,29 @@
 
   function mark() {
     queued = 0;
-    var boxes = document.querySelectorAll(".md-typeset__scrollwrap");
-    for (var i = 0; i < boxes.length; i++) {
-      var box = boxes[i], table = box.querySelector("table:not([class])");
-      if (!table || !table.tHead) continue;
-      box.removeAttribute("data-rl-sticky-head");  // measured as Material lays it out, scrolling sideways
-      var long = table.getBoundingClientRect().height > window.innerHeight;
-      var fits = box.scrollWidth <= box.clientWidth + 1;
-      if (WIDE.matches && long && fits) box.setAttribute("data-rl-sticky-head", "");
+    var boxes = [], tables = [], i;
+    var found = document.querySelectorAll(".md-typeset__scrollwrap");
+    for (i = 0; i < found.length; i++) {
+      var table = found[i].querySelector("table:not([class])");
+      if (table && table.tHead) { boxes.push(found[i]); tables.push(table); }
     }
+    // All writes, then all reads, then all writes: one layout for the page, not one per table (a
+    // layout per table, each undone by the next write, was a long task on a long page).
+    for (i = 0; i < boxes.length; i++) {
+      if (boxes[i].hasAttribute("data-rl-sticky-head")) boxes[i].removeAttribute("data-rl-sticky-head");  // measured as Material lays it out
+    }
+    if (!WIDE.matches) return;  // phones show cards: no header row to keep, nothing to measure
+    var sticky = [];
+    for (i = 0; i < boxes.length; i++) {
+      var long = tables[i].getBoundingClientRect().height > window.innerHeight;
+      if (long && boxes[i].scrollWidth <= boxes[i].clientWidth + 1) sticky.push(boxes[i]);
+    }
+    for (i = 0; i < sticky.length; i++) sticky[i].setAttribute("data-rl-sticky-head", "");
   }
 
   function soon() {
+    // Below 720 px nothing is measured, and with no box marked nothing is undone: no frame asked for.
+    if (!WIDE.matches && !document.querySelector("[data-rl-sticky-head]")) return;
     if (!queued) queued = window.requestAnimationFrame(mark);
   }
 
