@@ -8,6 +8,13 @@ and a build whose files hash alike takes them from there. Any edit to those file
 while `mkdocs serve` runs included) makes a new key, so nothing stale is read. A cache that
 cannot be read or written is not an error: the values are computed. ROOFLINE_FIGURE_CACHE=0
 (a cold build) bypasses it too.
+
+Per page, the steps of a build (its tokens, its Markdown conversion, its content passes, its
+glossary marking, its search entries, its Markdown copy) are kept apart, in .cache/pages/store.pickle,
+each under a key that hashes everything it reads (`keyed`): the page's text as it reaches the step,
+and derived's key where the step reads the package or registry (the tokens, an executed example).
+They do not belong to one key's generation, so a spec change re-renders only the pages whose
+numbers it changed: a glossary entry with no number takes every step from the store.
 """
 
 from __future__ import annotations
@@ -52,7 +59,9 @@ def cache_key() -> str:
 
 
 _build: dict = {"key": None, "loaded": {}, "values": {}, "changed": False}
-_last: dict = {}  # {"key", "stored"}: what the last build of this process ended with
+_last: dict = {}  # {"key", "stored", "pages"}: what the last build of this process ended with
+ENTRIES_PER_PAGE = 3  # the real registry's and a few edited ones' (the tests build both) do not evict each other
+_pages: dict = {"entries": None, "changed": False}  # name -> {key: value}, most recent last
 
 
 def _enabled() -> bool:
@@ -68,9 +77,11 @@ def begin_build() -> None:
     """At the start of each build (after `mkdocs serve` reloaded the package): hand the stored
     ceilings for this build's key to the package, and the other values to `memo`."""
     _build.update(key=None, loaded={}, values={}, changed=False)
+    _pages.update(entries=None, changed=False)
     if not _enabled():
         return
     key = _build["key"] = cache_key()
+    _pages["entries"] = _load_pages()
     if _last.get("key") == key:  # `mkdocs serve` after a page edit: what the last build held
         stored = _last["stored"]
     else:
@@ -102,11 +113,32 @@ def memo(name: tuple, compute):
     return values[name]
 
 
-def keyed(name: tuple, key: str, compute):
-    """`compute()`, a pure function of the files `inputs()` names and of what `key` hashes, stored under `name`.
+def _pages_file() -> Path:
+    return CACHE.parent / "pages" / "store.pickle"
 
-    Reused while `key` is unchanged; replaced when it changes, so a page edited a hundred times under
-    `mkdocs serve` keeps one entry, not a hundred. Outside a build (or on a cold one) it is computed.
+
+def _load_pages() -> dict:
+    if "pages" in _last:  # `mkdocs serve`: the last build's, in memory
+        return _last["pages"]
+    try:
+        entries = pickle.loads(_pages_file().read_bytes())
+        return entries if isinstance(entries, dict) else {}
+    except Exception:  # noqa: BLE001 — none yet, or unreadable: every step runs
+        return {}
+
+
+def build_key() -> str:
+    """This build's key (see `cache_key`), for a `keyed` step that reads the package or registry; '' outside a build."""
+    return _build["key"] or ""
+
+
+def keyed(name: tuple, key: str, compute):
+    """`compute()`, a pure function of what `key` hashes, stored under `name` (a step of one page).
+
+    `key` must hash everything `compute` reads (with `build_key()` where it reads the package or the
+    registry). A name keeps its ENTRIES_PER_PAGE most recent keys, so a page edited a hundred times
+    under `mkdocs serve` keeps three entries, not a hundred. Outside a build (or on a cold one) it is
+    computed.
     """
     found, value = lookup(name, key)
     if found:
@@ -120,18 +152,21 @@ _MISSING = object()
 
 
 def lookup(name: tuple, key: str) -> tuple[bool, object]:
-    """(True, value) if a value is stored under `name` with `key` for this build's files, else (False, None)."""
-    stored = _build["values"].get(name, _MISSING) if _build["key"] is not None else _MISSING
-    if stored is not _MISSING and stored[0] == key:
-        return True, stored[1]
-    return False, None
+    """(True, value) if a value is stored under `name` with `key`, else (False, None)."""
+    entries = _pages["entries"]
+    value = entries.get(name, {}).get(key, _MISSING) if entries is not None else _MISSING
+    return (False, None) if value is _MISSING else (True, value)
 
 
 def remember(name: tuple, key: str, value) -> None:
-    """Store `value` under `name` with `key` (replacing what `name` held); nothing outside a build."""
-    if _build["key"] is not None:
-        _build["values"][name] = (key, value)
-        _build["changed"] = True
+    """Store `value` under `name` with `key`, dropping the oldest key past ENTRIES_PER_PAGE; nothing outside a build."""
+    entries = _pages["entries"]
+    if entries is None:
+        return
+    kept = {k: v for k, v in entries.get(name, {}).items() if k != key}
+    kept[key] = value
+    entries[name] = dict(list(kept.items())[-ENTRIES_PER_PAGE:])
+    _pages["changed"] = True
 
 
 def digest(*parts: str) -> str:
@@ -147,11 +182,15 @@ _glue: dict[Path, str] = {}
 
 
 def glue_key() -> str:
-    """A hash of the site glue's code (src/roofline_site) and the data its pages read (docs/_data), taken
-    once per process: the code a long `mkdocs serve` runs is the code it imported."""
+    """A hash of the site glue's code (src/roofline_site), the data its pages read (docs/_data) and the
+    versions of the libraries a page goes through, taken once per process: the code a long `mkdocs
+    serve` runs is the code it imported."""
     if ROOT not in _glue:
         files = sorted(f for f in [*ROOT.glob("src/roofline_site/**/*.py"), *ROOT.glob("docs/_data/*")] if f.is_file())
-        h = hashlib.sha256()
+        # The libraries the steps run, too: an upgrade converts, marks and indexes pages anew.
+        tools = ("mkdocs", "mkdocs-material", "markdown", "pymdown-extensions", "markdown-exec", "markdownify",
+                 "beautifulsoup4", "jinja2")
+        h = hashlib.sha256(repr([(t, version(t)) for t in tools]).encode())
         for f in files:
             h.update(f.relative_to(ROOT).as_posix().encode())
             h.update(f.read_bytes())
@@ -176,19 +215,29 @@ def end_build() -> None:
     now = {"ceilings": {**_build["loaded"].get("ceilings", {}), **ceilings},
            "values": {**_build["loaded"].get("values", {}), **_build["values"]}}
     _last.update(key=_build["key"], stored=now)
+    if _pages["entries"] is not None:
+        _last["pages"] = _pages["entries"]
+        if _pages["changed"]:
+            _write(_pages_file(), _pages["entries"])
     if not _build["changed"] and all(len(now[k]) == len(_build["loaded"].get(k, {})) for k in now):
         return
-    target = CACHE / f"{_build['key']}.pickle"
-    tmp = target.with_name(target.name + f".tmp{os.getpid()}")
-    try:
-        CACHE.mkdir(parents=True, exist_ok=True)
-        tmp.write_bytes(pickle.dumps(now, protocol=pickle.HIGHEST_PROTOCOL))
-        tmp.replace(target)  # whole or not at all
+    if _write(CACHE / f"{_build['key']}.pickle", now):
         generations = sorted((p for p in CACHE.glob("*.pickle")), key=lambda p: p.stat().st_mtime, reverse=True)
         for old in generations[GENERATIONS_KEPT:]:
             old.unlink(missing_ok=True)
+
+
+def _write(target: Path, value) -> bool:
+    """Pickle `value` to `target`, whole or not at all; False when it could not be written (an
+    optimisation: the next build computes it again; two builds at once: the last one's is kept)."""
+    tmp = target.with_name(target.name + f".tmp{os.getpid()}")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_bytes(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+        tmp.replace(target)
+        return True
     except (OSError, pickle.PicklingError, TypeError, AttributeError):
-        pass  # an optimisation: the next build computes them again
+        return False
     finally:
         tmp.unlink(missing_ok=True)
 

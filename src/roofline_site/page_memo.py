@@ -32,6 +32,7 @@ from mkdocs.structure.toc import get_toc
 from roofline_site import derived
 
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")  # a function's repr: the same settings in every process
+EXECUTED = re.compile(r"\bexec\s*=")  # a fence markdown-exec runs (any spelling of its option: when in doubt, keyed)
 _files_key: dict[int, tuple[object, str]] = {}  # id(files) -> (files, digest): one listing per build
 
 
@@ -80,8 +81,10 @@ def render(self: Page, config, files) -> None:
     """Page.render, or what the last build's render of the same page set (see the module)."""
     if self.markdown is None:
         return _original(self, config, files)
-    key = derived.digest(derived.glue_key(), _settings(config), _listing(files), self.file.src_uri, self.url,
-                         self.markdown)
+    # An executed example reads the package and the registry; plain Markdown reads neither.
+    examples = derived.build_key() if EXECUTED.search(self.markdown) else ""
+    key = derived.digest(derived.glue_key(), examples, _settings(config), _listing(files), self.file.src_uri,
+                         self.url, self.markdown)
     found, stored = derived.lookup(("page render", self.file.src_uri), key)
     if found:
         _restore(self, stored, files)

@@ -136,10 +136,11 @@ def on_page_markdown(markdown, page, config, files, **kwargs):
                      bindings=bindings)
         return out, list(records), {k: v for k, v in _popovers.items() if k not in held}, next_fresh_id()
 
-    # A page's tokens are a pure function of its Markdown, the package and registry (derived's key), the
-    # site glue and its data, its URL, the repository link, and the first fresh id it gets: a warm build
-    # reuses what the last build rendered from the same (about two seconds of a build).
-    key = derived.digest(derived.glue_key(), markdown, page.url, repr(bindings), repo_url, str(next_fresh_id()))
+    # A page's tokens are a pure function of its Markdown, the package and registry (derived's build key),
+    # the site glue and its data, its URL, the repository link, and the first fresh id it gets: a build
+    # reuses what an earlier build rendered from the same (about two seconds of a warm build).
+    key = derived.digest(derived.build_key(), derived.glue_key(), markdown, page.url, repr(bindings), repo_url,
+                         str(next_fresh_id()))
     try:
         out, kept, popovers, next_id = derived.keyed(("page tokens", uri), key, rendered)
     except TokenError as err:

@@ -58,6 +58,7 @@ def derived_cache(tmp_path, monkeypatch):
     yield key
     derived._last.clear()
     derived._build.update(key=None, loaded={}, values={})
+    derived._pages.update(entries=None, changed=False)
 
 
 def test_derived_values_are_reused_for_the_same_key_only(derived_cache):
@@ -97,20 +98,22 @@ def test_an_unreadable_derived_cache_is_computed_not_an_error(derived_cache):
     assert derived.memo(("x",), lambda: "fresh") == "fresh"
 
 
-def test_a_keyed_value_is_replaced_not_piled_up_and_the_replacement_is_stored(derived_cache):
+def test_a_keyed_step_keeps_its_latest_entries_and_outlives_a_new_key(derived_cache):
     derived.begin_build()
     assert derived.keyed(("page",), "v1", lambda: "one") == "one"
     derived.end_build()
     derived._last.clear()  # a new process
     derived.begin_build()
     assert derived.keyed(("page",), "v1", lambda: "never computed") == "one"
-    # The page edited: computed, and it replaces the entry (one per name), so the file holds as many
-    # entries as before; it must still be written, or the next process reads "one" for ever.
-    assert derived.keyed(("page",), "v2", lambda: "two") == "two"
+    # The page edited three times: each edit is computed and stored, and the oldest falls out (a page
+    # edited a hundred times under mkdocs serve keeps ENTRIES_PER_PAGE entries).
+    for i in (2, 3, 4):
+        assert derived.keyed(("page",), f"v{i}", lambda i=i: f"edit {i}") == f"edit {i}"
     derived.end_build()
     derived._last.clear()
+    derived_cache["now"] = "k2"  # a spec edited: a step's own key says whether it read the spec
     derived.begin_build()
-    assert derived.lookup(("page",), "v2") == (True, "two")
+    assert derived.lookup(("page",), "v4") == (True, "edit 4") and derived.lookup(("page",), "v2") == (True, "edit 2")
     assert derived.lookup(("page",), "v1") == (False, None)
 
 
@@ -158,22 +161,23 @@ def test_a_pages_tokens_are_reused_only_when_nothing_they_read_changed(derived_c
     # and registry (derived's key), the site glue (glue_key), and the first fresh id it would get.
     edited = page.replace("tokens.", "tokens per sequence.")
     assert _render_page(edited)[0] != fresh[0] and len(calls) == 2
-    _render_page(page)  # (back as it was: one entry per page, so rendered again)
+    tokens._next_id[0] = start
+    assert _render_page(page) == fresh and len(calls) == 2  # back as it was: still stored beside the edit
     bound = "Batch {{ b }}.\n"  # the same text, another binding: another number (another page here)
     batch = _render_page(bound, "q.md", bindings={"b": "example('batch_mid')"})
     assert _render_page(bound, "q.md", bindings={"b": "example('medium_context')"})[1] != batch[1]
-    assert len(calls) == 5
+    assert len(calls) == 4
     tokens._next_id[0] = start + 7
     _render_page(page)
-    assert len(calls) == 6
+    assert len(calls) == 5
     monkeypatch.setattr(derived, "glue_key", lambda: "other glue")
     _render_page(page)
-    assert len(calls) == 7
+    assert len(calls) == 6
     derived.end_build()
-    derived_cache["now"] = "k2"
+    derived_cache["now"] = "k2"  # the package or registry edited
     derived.begin_build()
     _render_page(page)
-    assert len(calls) == 8
+    assert len(calls) == 7
 
 
 def test_a_reused_page_leaves_fresh_ids_where_rendering_would(derived_cache):
@@ -365,3 +369,27 @@ def test_stored_search_entries_are_those_materials_index_makes(derived_cache, tm
     index = page_memo.SearchIndex()
     index.add_entry_from_context(page)
     assert index.entries[-1]["text"] == "<p>Edited.</p>"
+
+
+def test_a_spec_edit_renders_again_only_the_pages_that_execute_examples(derived_cache, tmp_path, monkeypatch):
+    from mkdocs.structure.pages import Page
+
+    from roofline_site import page_memo
+
+    monkeypatch.setattr(Page, "render", Page.render)
+    monkeypatch.setattr(page_memo.SearchIndex, "add_entry_from_context", page_memo.SearchIndex.add_entry_from_context)
+    page_memo.install()
+    calls = []
+    real = page_memo._original
+    monkeypatch.setattr(page_memo, "_original", lambda page, *a: calls.append(page.file.src_uri) or real(page, *a))
+    pages = {"plain.md": "# Plain\n\nNo example here.\n", "run.md": '# Run\n\n```python exec="on"\nprint(1)\n```\n'}
+    for key in ("k1", "k1", "k2"):  # a build, the same files again, then the registry edited
+        derived_cache["now"] = key
+        derived.begin_build()
+        config, files, built = _mkdocs_pages(tmp_path / "one", pages)
+        for page in built.values():
+            page.render(config, files)
+        derived.end_build()
+        derived._last.clear()
+    # By hand: the first build renders both; the second neither; the edit only the page that runs code.
+    assert calls == ["plain.md", "run.md", "run.md"]
