@@ -32,10 +32,10 @@ function onDemand(load) {
 // Serving mode's modules (serve_ui.js and what only it imports: serving.js, serve_state.js,
 // frontier_chart.js) load when a reader first opens the mode or a link that restores it: a reader
 // who stays with one step never downloads them.
-// The registry's on-demand part (config.js's completeRegistry) comes with them.
+// Their stylesheet (serve.css) and the registry's on-demand part (config.js's completeRegistry) come with them.
 const loadServing = onDemand(() => Promise.all([import("./serve_ui.js"), import("./config.js")]));
 const SERVE_FROM_FILE = "Opened from a file, the browser keeps the Serving mode's scripts from loading: serve the folder over HTTP to use it.";
-const SERVE_FAILED = "The Serving mode's scripts did not load; switch again or reload the page to try again.";
+const SERVE_FAILED = "The Serving mode did not load; switch again or reload the page to try again.";
 
 // The config.json reader (config.js) loads when a reader first chooses "your config" (the paste and
 // the file come after): a reader who never does, or who opens a link's model (model_link.js reads
@@ -191,7 +191,7 @@ function initWidget(root, registry) {
       }
       waiting.classList.remove("rl-calc-failed");
       waiting.textContent = "Loading the Serving mode\u2026";
-      return loadServing().then(([m, reader]) => reader.completeRegistry(registry).then(() => m)).then((m) => {
+      return loadServing().then(([m, reader]) => Promise.all([m.stylesheet(), reader.completeRegistry(registry)]).then(() => m)).then((m) => {
         build(m); modes.show(); publish();
       }, () => {
         waiting.classList.add("rl-calc-failed");
@@ -415,7 +415,13 @@ function initAll() {
   }
 }
 
-initAll();
-if (window.document$ && typeof window.document$.subscribe === "function") {
-  window.document$.subscribe(() => initAll());
+// Each instant navigation that brings a calculator builds it. On a page opened directly this module runs
+// before Material's bundle (a module script is deferred, and the page names it first), so document$ is
+// looked for once every deferred script has run; a page swapped in later finds it at once.
+function watch() {
+  if (window.document$ && typeof window.document$.subscribe === "function") window.document$.subscribe(() => initAll());
 }
+
+initAll();
+if (window.document$) watch();
+else document.addEventListener("DOMContentLoaded", watch);

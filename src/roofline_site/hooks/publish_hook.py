@@ -27,6 +27,7 @@ from mkdocs.plugins import event_priority
 
 from roofline_site import derived, serve_state
 from roofline_site.html import escape as esc
+from roofline_site.html.bundle import BundleError, write_bundle
 from roofline_site.html.description import derived_description, shorten
 from roofline_site.html.markdown_copy import CopyWriter, article_html, markdown_path
 from roofline_site.html.slim import slim_site
@@ -214,6 +215,11 @@ def on_post_build(config, **kwargs):
         sitemap = f"\nSitemap: {site_url}sitemap.xml\n" if site_url else ""
         robots.write_text(f"User-agent: *\nAllow: /\n{sitemap}", encoding="utf-8")
     deterministic_sitemap(site_dir)
+    # The calculator's step mode in one file, before the scripts are minified (html/bundle.py).
+    try:
+        write_bundle(Path(config["docs_dir"]) / "assets" / "calculator", site_dir / "assets" / "calculator", "ui.js")
+    except BundleError as err:
+        raise PluginError(str(err)) from None
     slim_site(site_dir, _theme_stylesheets(config, site_dir), derived.cache_dir("slim"))
 
 

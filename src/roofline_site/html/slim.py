@@ -29,6 +29,11 @@ _FUNCTIONAL = re.compile(r":(?:not|is|where|has|matches|-webkit-any|-moz-any)\("
 _ATTRIBUTE = re.compile(r"\[\s*([\w:-]+)[^\]]*\]")
 _CLASS = re.compile(r"\.(-?[_a-zA-Z][\w-]*)")
 _ID = re.compile(r"#(-?[_a-zA-Z][\w-]*)")
+# Material's palette: its stylesheet styles every colour it offers ([data-md-color-primary=red] and 40 more),
+# and only the ones mkdocs.yml names can match. Material sets these attributes from its palette inputs'
+# data attributes (and a reader's stored choice of one of them), all in every page's markup: a value no page
+# gives one of them cannot occur.
+_PALETTE_VALUE = re.compile(r"""\[\s*(data-md-color-[\w-]+)\s*=\s*["']?([\w-]+)["']?\s*\]""")
 
 
 @dataclass(frozen=True)
@@ -39,19 +44,22 @@ class Used:
     ids: frozenset[str]
     attributes: frozenset[str]
     words: frozenset[str]  # every word of every script, custom properties (--x) included
+    palette: frozenset[str] = frozenset()  # "attribute=value" of each data-md-color-* a page gives
 
 
 # (page or script text, is a page) -> its names: `mkdocs serve` re-reads every page after each edit, and
 # all but the edited one are as they were. Holds the texts of the last `used_names` call only.
-_NAMES: dict[tuple[str, bool], tuple[frozenset, frozenset, frozenset, frozenset]] = {}
+_NAMES: dict[tuple[str, bool], tuple[frozenset, frozenset, frozenset, frozenset, frozenset]] = {}
 
 
-def _names_in(text: str, page: bool) -> tuple[frozenset, frozenset, frozenset, frozenset]:
-    """(classes, ids, attribute names, words) of one page (HTML) or, with `page` false, one script's words."""
+def _names_in(text: str, page: bool) -> tuple[frozenset, frozenset, frozenset, frozenset, frozenset]:
+    """(classes, ids, attribute names, words, palette values) of one page (HTML) or, with `page` false, one
+    script's words."""
     if (known := _NAMES.get((text, page))) is not None:
         return known
-    classes, ids, attributes, words = set(), set(), set(), set()
+    classes, ids, attributes, words, palette = set(), set(), set(), set(), set()
     if page:
+        palette.update(f"{a}={v}" for a, v in re.findall(r"""\s(data-md-color-[\w-]+)=["']([\w-]+)["']""", text))
         for m in re.finditer(r"""\sclass=["']([^"']*)["']""", text):
             classes.update(m.group(1).split())
         ids.update(re.findall(r"""\sid=["']([^"']+)["']""", text))
@@ -60,30 +68,32 @@ def _names_in(text: str, page: bool) -> tuple[frozenset, frozenset, frozenset, f
         words.update(re.findall(r"--[\w-]+", text))  # custom properties set in style attributes
     else:
         words.update(re.findall(r"[\w-]+", text))
-    known = _NAMES[(text, page)] = (frozenset(classes), frozenset(ids), frozenset(attributes), frozenset(words))
+    known = _NAMES[(text, page)] = (frozenset(classes), frozenset(ids), frozenset(attributes), frozenset(words),
+                                    frozenset(palette))
     return known
 
 
 def used_names(pages: list[str], scripts: list[str]) -> Used:
     """The classes, ids and attribute names in `pages` (HTML) and the words of `scripts` (JS).
 
-    >>> u = used_names(['<p class="a b" id="c" data-x="1">'], ['el.classList.add("md-d")'])
-    >>> sorted(u.classes), sorted(u.ids), "data-x" in u.attributes, "md-d" in u.words
-    (['a', 'b'], ['c'], True, True)
+    >>> u = used_names(['<p class="a b" id="c" data-x="1" data-md-color-primary="indigo">'], ['el.classList.add("md-d")'])
+    >>> sorted(u.classes), sorted(u.ids), "data-x" in u.attributes, "md-d" in u.words, sorted(u.palette)
+    (['a', 'b'], ['c'], True, True, ['data-md-color-primary=indigo'])
     """
-    classes, ids, attributes, words = set(), set(), set(), set()
+    classes, ids, attributes, words, palette = set(), set(), set(), set(), set()
     for html in pages:
-        c, i, a, w = _names_in(html, page=True)
+        c, i, a, w, v = _names_in(html, page=True)
         classes |= c
         ids |= i
         attributes |= a
         words |= w
+        palette |= v
     for js in scripts:
         words |= _names_in(js, page=False)[3]
     current = {(t, True) for t in pages} | {(t, False) for t in scripts}
     for gone in [k for k in _NAMES if k not in current]:
         del _NAMES[gone]
-    return Used(frozenset(classes), frozenset(ids), frozenset(attributes), frozenset(words))
+    return Used(frozenset(classes), frozenset(ids), frozenset(attributes), frozenset(words), frozenset(palette))
 
 
 def _scan(text: str, i: int, opens: str, closes: str, stop: str) -> int:
@@ -135,8 +145,8 @@ def _blocks(css: str) -> list[tuple[str, str | None]]:
     return out
 
 
-def _required(selector: str) -> tuple[set[str], set[str], set[str]]:
-    """The classes, ids and attribute names a selector cannot match without (functional pseudo-classes skipped)."""
+def _outside_functions(selector: str) -> str:
+    """`selector` without what its functional pseudo-classes (:not(), :is(), ...) hold."""
     text, i = "", 0
     while m := _FUNCTIONAL.search(selector, i):
         text += selector[i:m.start()]
@@ -145,7 +155,12 @@ def _required(selector: str) -> tuple[set[str], set[str], set[str]]:
             depth += {"(": 1, ")": -1}.get(selector[k], 0)
             k += 1
         i = k
-    text += selector[i:]
+    return text + selector[i:]
+
+
+def _required(selector: str) -> tuple[set[str], set[str], set[str]]:
+    """The classes, ids and attribute names a selector cannot match without (functional pseudo-classes skipped)."""
+    text = _outside_functions(selector)
     attributes = {a.lower() for a in _ATTRIBUTE.findall(text)}
     text = _ATTRIBUTE.sub(" ", text)
     return set(_CLASS.findall(text)), set(_ID.findall(text)), attributes
@@ -158,11 +173,20 @@ def _camel(attribute: str) -> str:
 
 
 def can_match(selector: str, used: Used) -> bool:
-    """False when the selector requires a class, id or attribute the site never has."""
+    """False when the selector requires a class, id or attribute the site never has, or a palette colour no
+    page offers.
+
+    >>> u = used_names(['<body data-md-color-primary="indigo">'], [])
+    >>> can_match("[data-md-color-primary=indigo] a", u), can_match("[data-md-color-primary=red]", u)
+    (True, False)
+    >>> can_match(":not([data-md-color-primary=red])", u)  # what a :not() holds is never required
+    True
+    """
     classes, ids, attributes = _required(selector)
     return (all(c in used.classes or c in used.words for c in classes)
             and all(i in used.ids or i in used.words for i in ids)
-            and all(a in used.attributes or a in used.words or _camel(a) in used.words for a in attributes))
+            and all(a in used.attributes or a in used.words or _camel(a) in used.words for a in attributes)
+            and all(f"{a}={v}" in used.palette for a, v in _PALETTE_VALUE.findall(_outside_functions(selector))))
 
 
 def purge(css: str, used: Used, elsewhere: str = "") -> str:
