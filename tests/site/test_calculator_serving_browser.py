@@ -206,7 +206,7 @@ def test_the_registry_gives_the_serving_fields_their_limits():
     assert reg["limits"]["output_tokens"]["min"] == 2 and reg["limits"]["usd_per_device_hour"]["min_inclusive"] is False
 
 
-SERVE_MODULES = ("serve_ui.js", "serving.js", "serve_state.js", "frontier_chart.js")
+SERVE_MODULES = ("serve_ui.js", "serving.js", "mixed.js", "serve_state.js", "frontier_chart.js")
 
 
 def serve_requests(page) -> list[str]:
@@ -214,7 +214,7 @@ def serve_requests(page) -> list[str]:
 
 
 def test_serving_modules_load_when_a_reader_switches_to_the_mode(page):
-    # A reader who stays with one step never downloads the Serving mode's four modules (issue 26:
+    # A reader who stays with one step never downloads the Serving mode's five modules (issue 26:
     # the page's weight counts what that reader downloads); the switch loads them and draws the
     # frontier, and the link it writes restores the mode in a new tab.
     page.goto(f"{page.base_url}/calculator/", wait_until="networkidle")

@@ -29,7 +29,7 @@ function onDemand(load) {
   };
 }
 
-// Serving mode's modules (serve_ui.js and what only it imports: serving.js, serve_state.js,
+// Serving mode's modules (serve_ui.js and what only it imports: serving.js, mixed.js, serve_state.js,
 // frontier_chart.js) load when a reader first opens the mode or a link that restores it: a reader
 // who stays with one step never downloads them.
 // Their stylesheet (serve.css) and the registry's on-demand part (config.js's completeRegistry) come with them.

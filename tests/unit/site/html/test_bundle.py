@@ -49,9 +49,9 @@ def test_the_joined_modules_behave_as_the_separate_ones(tmp_path):
     assert "import" not in joined.joinpath("ui.js").read_text().split("import(")[0], "the entry still imports at load"
     apart = run_harness(source, TOY_HARNESS, {}, tmp_path / "run-apart")
     together = run_harness(joined, TOY_HARNESS, {}, tmp_path / "run-joined")
-    # By ES module rules: log.js, then a.js, b.js and ui.js, each evaluated once and after what it imports;
-    # 2 × K = 4 with each module's own helper; the module loaded later sees the same class and the same
-    # log (three entries), not a second copy of a.js and log.js.
+    # By ES module rules: the log module, then a, b and the entry point, each evaluated once and after what
+    # it imports; 2 × K = 4 with each module's own helper; the module loaded later sees the same class and
+    # the same log (three entries), not second copies of the modules it shares with the entry point.
     assert apart == {"twice": 4, "seen": ["a", "b", "ui"], "same": True, "count": 3}
     assert together == apart
 
