@@ -220,7 +220,27 @@ def on_post_build(config, **kwargs):
         write_bundle(Path(config["docs_dir"]) / "assets" / "calculator", site_dir / "assets" / "calculator", "ui.js")
     except BundleError as err:
         raise PluginError(str(err)) from None
-    slim_site(site_dir, _theme_stylesheets(config, site_dir), derived.cache_dir("slim"))
+    slim_site(site_dir, _theme_stylesheets(config, site_dir), derived.cache_dir("slim"), _features_off(config))
+
+
+def _features_off(config) -> tuple[tuple[str, str], ...]:
+    """Material's features this site leaves off, as slim.features_off takes them: their rules go from its
+    stylesheet (issue 26: 1.5 KB gzip on every page). Each is read from the configuration, so turning one
+    on brings its rules back."""
+    off = []
+    if "content.code.annotate" not in config["theme"].get("features", []):
+        off.append(("md-annotation", "annotate"))  # a code block of class annotate still gets them
+    if not (config.get("extra") or {}).get("version"):
+        off.append(("md-version", ""))  # the version selector (mike)
+    if not any(name.endswith("tags") for name in config["plugins"]):
+        off.append(("md-tag", ""))
+    source = Path(config["theme"].custom_dir or "") / "partials" / "source.html"
+    if source.is_file() and 'data-md-component="source"' not in source.read_text(encoding="utf-8"):
+        off.append(("md-source__fact", ""))  # our repository link fetches no stars or forks
+    # A page's status (new, deprecated): the templates write it from the page's front matter, and the bundle
+    # only looks for it, so a page that has one keeps its rules (its class is in the page).
+    off.append(("md-status", ""))
+    return tuple(off)
 
 
 def _theme_stylesheets(config, site_dir: Path) -> dict[str, Path]:

@@ -9,6 +9,10 @@ so two modules may keep a helper of the same name. The entry point exports every
 modules it loads on demand (`import("./serve_ui.js")`) are rewritten to take what they import from it, so
 a class such as CalcError is one class whichever module throws it, and no module is downloaded twice.
 
+Our site-wide scripts and stylesheets, which every page loads, are joined the same way but simply, one
+after another (`join_files`, written by gen/site_assets.py as assets/site.js and assets/site.css): they are
+plain scripts, each a complete statement, and stylesheets, whose order is kept.
+
 The sources in docs/assets stay as written: the parity grid under node tests them; the browser tests test
 the joined file a reader downloads.
 """
@@ -61,16 +65,16 @@ def _pairs(names: str, where: str) -> tuple[tuple[str, str], ...]:
 def parse(name: str, text: str) -> Module:
     """`text` (module `name`) as a Module, or a BundleError naming the line it cannot read.
 
-    >>> m = parse("a.js", 'import * as f from "./f.js";\\nimport { x, y as z } from "./x.js";\\n'
+    >>> m = parse("first", 'import * as f from "./f.js";\\nimport { x, y as z } from "./x.js";\\n'
     ...               'export const K = 1;\\nexport function g() { return z; }\\nconst h = 2;\\nexport { h as H };\\n')
     >>> m.imports
     (('./f.js', 'f', ()), ('./x.js', '', (('x', 'x'), ('y', 'z'))))
     >>> m.exports
     (('H', 'h'), ('K', 'K'), ('g', 'g'))
-    >>> parse("b.js", "export default 1;")
+    >>> parse("second", "export default 1;")
     Traceback (most recent call last):
     ...
-    roofline_site.html.bundle.BundleError: b.js: line 1 is an export the bundler does not know: export default 1;
+    roofline_site.html.bundle.BundleError: second: line 1 is an export the bundler does not know: export default 1;
     """
     imports, exports = [], []
 
@@ -195,3 +199,22 @@ def write_bundle(source: Path, target: Path, entry: str) -> None:
         return
     for name, text in bundle(source, entry).items():
         (target / name).write_text(text, encoding="utf-8")
+
+
+# Every page's scripts, in order: popover.js first, the placement glossary.js and provenance.js share.
+SITE_SCRIPTS = ("popover.js", "glossary.js", "provenance.js")
+SITE_STYLESHEETS = ("roofline.css", "glossary.css")  # tables.css: only pages with a table (overrides/main.html)
+
+
+def join_files(folder: Path, names: tuple[str, ...]) -> str:
+    r"""The files `names` in `folder`, in that order, as one: scripts (.js) with a `;` between them, so
+    one never runs into the next.
+
+    >>> import tempfile; d = Path(tempfile.mkdtemp())
+    >>> _ = (d / "a.css").write_text("a { color: red }\n\n"), (d / "b.css").write_text("b { margin: 0 }")
+    >>> join_files(d, ("a.css", "b.css"))
+    'a { color: red }\nb { margin: 0 }\n'
+    """
+    separator = ";\n" if names and names[0].endswith(".js") else "\n"
+    return separator.join((folder / name).read_text(encoding="utf-8").rstrip() for name in names) + "\n"
+

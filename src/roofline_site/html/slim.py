@@ -288,10 +288,30 @@ def collapse_indentation(html: str) -> str:
     return "".join(out)
 
 
-def slim_site(site_dir: Path, theme_css: dict[str, Path], cache: Path | None = None) -> None:
+def features_off(used: Used, off: tuple[tuple[str, str], ...]) -> Used:
+    """`used` without the script words that name a feature the site leaves off: `off` holds (class-name
+    prefix, a page class that turns the feature on anyway, or ""). Material's bundle names the classes of
+    every feature it has (annotations, the version selector, tags) but makes them only when one is on;
+    a class a page itself has is kept whatever `off` says.
+
+    >>> u = used_names(['<p class="md-version-x">'], ["md-version__list md-tag md-typeset"])
+    >>> sorted(features_off(u, (("md-version", ""), ("md-tag", ""))).words)
+    ['md-typeset']
+    >>> can_match(".md-version-x", features_off(u, (("md-version", ""),)))  # in a page: kept
+    True
+    >>> "md-tag" in features_off(used_names(['<pre class="annotate">'], ["md-tag"]), (("md-tag", "annotate"),)).words
+    True
+    """
+    prefixes = tuple(prefix for prefix, trigger in off if not (trigger and trigger in used.classes))
+    words = frozenset(w for w in used.words if not w.startswith(prefixes)) if prefixes else used.words
+    return Used(used.classes, used.ids, used.attributes, words, used.palette)
+
+
+def slim_site(site_dir: Path, theme_css: dict[str, Path], cache: Path | None = None,
+              off: tuple[tuple[str, str], ...] = ()) -> None:
     """Purge Material's stylesheets in `site_dir` (from `theme_css`: site path -> the theme's own copy, so a
     dirty rebuild purges afresh) against every built page and script, minify our own stylesheets and scripts,
-    and collapse every page's indentation.
+    and collapse every page's indentation. `off`: the features the site leaves off (see features_off).
 
     With `cache` (a folder), the purged sheets are kept there under a hash of everything the purge
     reads (pages, scripts, the theme's sheets, ours, this module's code): a build whose pages did
@@ -308,11 +328,12 @@ def slim_site(site_dir: Path, theme_css: dict[str, Path], cache: Path | None = N
     ours = [p.read_text(encoding="utf-8") for p in site_dir.rglob("*.css") if p.relative_to(site_dir).as_posix() not in sources]
     # Two keys: the texts themselves (a build whose pages are as before reads no page's names), then
     # the names they use (a page edited under `mkdocs serve` rarely adds a class, id or attribute).
-    by_text = cache / f"{_purge_key(pages, scripts, sources, ours)}.json" if cache is not None else None
+    ours_and_off = [*ours, repr(off)]  # what the site leaves off changes the purge too
+    by_text = cache / f"{_purge_key(pages, scripts, sources, ours_and_off)}.json" if cache is not None else None
     purged = _read_purged(by_text)
     if purged is None:
-        used = used_names(pages, scripts)
-        by_names = cache / f"{_purge_key(*_sorted_names(used), sources, ours)}.json" if cache is not None else None
+        used = features_off(used_names(pages, scripts), off)
+        by_names = cache / f"{_purge_key(*_sorted_names(used), sources, ours_and_off)}.json" if cache is not None else None
         purged = _read_purged(by_names)
         if purged is None:
             purged = {}

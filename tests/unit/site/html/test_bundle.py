@@ -10,7 +10,7 @@ import subprocess
 
 import pytest
 
-from roofline_site.html.bundle import BundleError, bundle, parse
+from roofline_site.html.bundle import SITE_SCRIPTS, SITE_STYLESHEETS, BundleError, bundle, join_files, parse
 from tests.support.node import CALC_DIR, NODE, REL, requires_node, run_harness
 
 # A module graph with what the calculator's has: a namespace import, renamed imports, a local export list,
@@ -105,3 +105,24 @@ def test_every_calculator_module_is_in_a_form_it_knows():
     # A new module form in docs/assets/calculator fails here, with its sentence, before a build does.
     for path in sorted(CALC_DIR.glob("*.js")):
         parse(path.name, path.read_text(encoding="utf-8"))
+
+
+@requires_node
+def test_joined_site_scripts_run_as_the_separate_ones_in_order(tmp_path):
+    # Two scripts that end without a `;`: joined as they are, the second would be called with the first's
+    # value ("(...)()(...)()"), so join_files puts one between them; each still runs, in order.
+    _write(tmp_path, {"one.js": "(function () { globalThis.seen = ['one']; })()",
+                      "two.js": "(function () { globalThis.seen.push('two'); })()\n"})
+    (tmp_path / "joined.js").write_text(join_files(tmp_path, ("one.js", "two.js")) + "console.log(JSON.stringify(seen));")
+    out = subprocess.run([NODE or "node", str(tmp_path / "joined.js")], capture_output=True, text=True, timeout=30)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout) == ["one", "two"]
+
+
+def test_the_site_files_join_every_script_and_stylesheet_they_name():
+    assets = CALC_DIR.parent
+    assert SITE_SCRIPTS[0] == "popover.js"  # the placement the other two use, first
+    for names in (SITE_SCRIPTS, SITE_STYLESHEETS):
+        text = join_files(assets, names)
+        for name in names:
+            assert (assets / name).read_text(encoding="utf-8").rstrip() in text, name
