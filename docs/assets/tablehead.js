@@ -43,11 +43,19 @@
     if (!queued) queued = window.requestAnimationFrame(mark);
   }
 
+  // Each instant navigation measures again. On a page opened directly this script runs before Material's
+  // bundle (only pages with a table name it, in their content: overrides/main.html), so document$ is looked
+  // for once every deferred script has run; a page swapped in later finds it at once.
+  function watch() {
+    if (window.document$ && typeof window.document$.subscribe === "function") {
+      window.document$.subscribe(function () { window.setTimeout(soon, 0); });  // after Material wraps the tables
+    } else {
+      soon();
+    }
+  }
+
   window.addEventListener("resize", soon);
   window.addEventListener("load", soon);
-  if (window.document$ && typeof window.document$.subscribe === "function") {
-    window.document$.subscribe(function () { window.setTimeout(soon, 0); });  // after Material wraps the tables
-  } else {
-    document.addEventListener("DOMContentLoaded", soon);
-  }
+  if (window.document$) watch();
+  else document.addEventListener("DOMContentLoaded", watch);
 })();

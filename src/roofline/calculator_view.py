@@ -329,5 +329,36 @@ def registry_json() -> dict[str, Any]:
     }
 
 
-__all__ = ["LIMITS", "FIELD_SCALES", "WEIGHT_FORMATS", "calculate", "custom_device", "custom_model", "registry_json", "serving",
+# What only the scripts loaded on demand read (issue 26): the config.json reader's tables (config.js) and
+# the Serving mode's constants and fields (serving.js, serve_ui.js, serve_state.js). They travel in a second file, fetched with those
+# scripts; the step mode, which every reader of the calculator downloads, gets the rest. It checks a link's
+# model against checkpoint_kinds and weight_scopes (model_link.js) and a chosen file against max_bytes
+# before the reader's script arrives, so those stay in the first file.
+_STEP_READER_KEYS = ("checkpoint_kinds", "weight_scopes", "max_bytes")
+# The Serving mode's own fields' limits, units and starting values (serve_state.js reads them).
+_SERVING_ONLY = {"limits": ("input_tokens", "output_tokens", "concurrency", "chunk_tokens", "target_ms",
+                            "usd_per_device_hour"),
+                 "units": ("target_ms",), "defaults": ("input_tokens", "output_tokens")}
+
+
+def split_registry(full: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """`full` (registry_json()) as (what the step mode reads, what only the on-demand scripts read): two
+    dicts that config.js's completeRegistry merges back, one level deep, into `full`.
+
+    >>> step, later = split_registry(registry_json())
+    >>> "serving" in step["constants"], "families" in step["config_reader"], "target_ms" in step["limits"], sorted(later)
+    (False, False, False, ['config_reader', 'constants', 'defaults', 'limits', 'units'])
+    """
+    reader = full["config_reader"]
+    step = {**full, "constants": {k: v for k, v in full["constants"].items() if k != "serving"},
+            "config_reader": {k: v for k, v in reader.items() if k in _STEP_READER_KEYS}}
+    later = {"constants": {"serving": full["constants"]["serving"]},
+             "config_reader": {k: v for k, v in reader.items() if k not in _STEP_READER_KEYS}}
+    for part, keys in _SERVING_ONLY.items():
+        step[part] = {k: v for k, v in full[part].items() if k not in keys}
+        later[part] = {k: full[part][k] for k in keys}
+    return step, later
+
+
+__all__ = ["LIMITS", "FIELD_SCALES", "WEIGHT_FORMATS", "calculate", "custom_device", "custom_model", "registry_json", "serving", "split_registry",
            "get_device", "get_model"]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import urllib.parse
 
 import pytest
 
@@ -387,10 +388,15 @@ def test_compact_version_embedded_in_a_page(page):
 
 
 def test_instant_navigation_initialises_the_calculator(page):
-    page.goto(page.base_url + "/")
-    page.wait_for_selector("a[href$='calculator/']")
-    page.locator(".md-nav a[href$='calculator/']").first.click()
-    page.wait_for_selector(".rl-calc[data-rl-ready]", timeout=15_000)
+    # Material's instant navigation, as a link starts it (on the test server a click loads a new page: its
+    # sitemap matches the host, not the port). Opened on the calculator itself, whose module runs before
+    # Material's bundle, then away and back: the calculator is built again, in the same document.
+    open_calc(page)
+    page.evaluate("() => { window.__sameDocument = true; }")
+    for path, ready in (("../", "h1#the-roofline-model"), ("../calculator/", ".rl-calc[data-rl-ready]")):
+        page.evaluate("(path) => window.location$.next(new URL(path, location.href))", path)
+        page.wait_for_selector(ready, timeout=15_000)
+    assert page.evaluate("() => window.__sameDocument === true"), "a new page loaded: no instant navigation tested"
     assert page.locator(".rl-calc .rl-calc-results td").count() > 10
     no_bad_words(page)
 
@@ -398,6 +404,12 @@ def test_instant_navigation_initialises_the_calculator(page):
 @pytest.mark.site
 def test_registry_json_in_the_site_is_the_package_export(site_dir):
     built = json.loads((site_dir / "calculator" / "registry.json").read_text(encoding="utf-8"))
+    more = json.loads((site_dir / "calculator" / "registry_more.json").read_text(encoding="utf-8"))
+    # The step mode's file goes without what only the on-demand scripts read (issue 26) ...
+    assert "serving" not in built["constants"] and "families" not in built["config_reader"]
+    # ... and the two, merged one level deep as config.js's completeRegistry merges them, are the export.
+    for key, part in more.items():
+        built[key].update(part)
     assert built == json.loads(json.dumps(registry_json()))
 
 
@@ -411,6 +423,28 @@ def test_the_page_does_not_jump_when_the_calculator_appears(page):
     page.wait_for_selector(".rl-calc[data-rl-ready]", timeout=15_000)
     page.wait_for_timeout(500)
     assert page.evaluate("window.__cls") < 0.1
+
+
+def test_the_readers_share_of_the_registry_that_does_not_load_gets_one_sentence(page):
+    # The reader's tables (families, model types) come with it in registry_more.json, not in the registry
+    # every reader downloads (issue 26). Gone when a config is pasted: one sentence beside the field and no
+    # result from a model it could not read; the next paste tries again and reads the config.
+    text = (ROOT / "tests" / "fixtures" / "configs" / "gpt-oss-20b.json").read_text()
+    page.route("**/registry_more.json", lambda route: route.abort())
+    open_calc(page)
+    field(page, "model").select_option("config")
+    area = page.locator(".rl-calc .rl-calc-config").nth(0).locator(".rl-calc-cfgtext")
+    area.fill(text)
+    page.wait_for_function("() => document.querySelector('.rl-calc').innerText.includes('reader did not load')")
+    assert message(page, "cfg") == ("The config.json reader did not load; paste the config again or reload the page "
+                                    "to try again.")
+    assert page.locator(".rl-calc[data-rl-reader]").count() == 0
+    page.unroute("**/registry_more.json")
+    area.fill(text + "\n")
+    page.wait_for_selector(".rl-calc[data-rl-reader]")
+    page.wait_for_function("new URLSearchParams(location.search).get('model') === 'config'")
+    assert "did not load" not in message(page, "cfg")
+    assert "n_experts:32" in urllib.parse.unquote(page.url)  # gpt-oss-20b's 32 experts, read from the config
 
 
 def test_your_model_from_a_pasted_or_dropped_config(page):

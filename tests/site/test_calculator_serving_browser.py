@@ -206,7 +206,7 @@ def test_the_registry_gives_the_serving_fields_their_limits():
     assert reg["limits"]["output_tokens"]["min"] == 2 and reg["limits"]["usd_per_device_hour"]["min_inclusive"] is False
 
 
-SERVE_MODULES = ("serve_ui.js", "serving.js", "serve_state.js", "frontier_chart.js")
+SERVE_MODULES = ("serve_ui.js", "serving.js", "mixed.js", "serve_state.js", "frontier_chart.js")
 
 
 def serve_requests(page) -> list[str]:
@@ -214,16 +214,23 @@ def serve_requests(page) -> list[str]:
 
 
 def test_serving_modules_load_when_a_reader_switches_to_the_mode(page):
-    # A reader who stays with one step never downloads the Serving mode's four modules (issue 26:
+    # A reader who stays with one step never downloads the Serving mode's five modules (issue 26:
     # the page's weight counts what that reader downloads); the switch loads them and draws the
     # frontier, and the link it writes restores the mode in a new tab.
     page.goto(f"{page.base_url}/calculator/", wait_until="networkidle")
     page.wait_for_selector(".rl-calc[data-rl-ready]")
     assert serve_requests(page) == []
+    # Nor its stylesheet or its share of the registry (the frontier's bounds, the derates).
+    alongside = lambda: sorted(u.rsplit("/", 1)[-1] for u in page.requests_seen  # noqa: E731
+                               if u.endswith(("/serve.css", "/registry_more.json")))
+    assert alongside() == []
     assert page.locator(".rl-calc-serve").count() == 0
     page.locator(".rl-calc-modes input[value=serve]").check()
     page.wait_for_selector(".rl-calc-serve:not([hidden]) .rl-calc-fchart polyline")
     assert sorted(u.rsplit("/", 1)[-1] for u in serve_requests(page)) == sorted(SERVE_MODULES)
+    assert alongside() == ["registry_more.json", "serve.css"]
+    # serve.css applies: the envelope is drawn as its rule says (5 px wide, a third opaque), not as SVG's default.
+    assert page.evaluate("getComputedStyle(document.querySelector('.rl-calc-fenvelope')).strokeWidth") == "5px"
     assert page.locator(".rl-calc-serve-wait").is_hidden()
     field(page, "out").fill("300")
     page.wait_for_function("new URLSearchParams(location.search).get('s_out') === '300'")
@@ -239,18 +246,20 @@ def test_serving_modules_load_when_a_reader_switches_to_the_mode(page):
         tab.close()
 
 
-def test_serving_modules_that_do_not_load_get_one_sentence(page):
-    # The connection gone when the reader switches: one sentence where the section would be, the
+@pytest.mark.parametrize("part", ["serve_ui.js", "serve.css", "registry_more.json"])
+def test_serving_modules_that_do_not_load_get_one_sentence(page, part):
+    # The connection gone when the reader switches, for its scripts, its stylesheet or its share of the
+    # registry: one sentence where the section would be (never a section without its rules or data), the
     # step's view kept a click away; the next switch tries again and succeeds.
-    page.route("**/serve_ui.js", lambda route: route.abort())
+    page.route(f"**/{part}", lambda route: route.abort())
     page.goto(f"{page.base_url}/calculator/")
     page.wait_for_selector(".rl-calc[data-rl-ready]")
     page.locator(".rl-calc-modes input[value=serve]").check()
     wait = page.locator(".rl-calc-serve-wait.rl-calc-failed")
     wait.wait_for(state="visible")
-    assert wait.inner_text().strip() == ("The Serving mode's scripts did not load; switch again or reload "
-                                         "the page to try again.")
-    page.unroute("**/serve_ui.js")
+    assert wait.inner_text().strip() == "The Serving mode did not load; switch again or reload the page to try again."
+    assert page.locator(".rl-calc-serve").count() == 0
+    page.unroute(f"**/{part}")
     page.locator(".rl-calc-modes input[value=step]").check()
     assert page.locator(".rl-calc-step").is_visible() and wait.is_hidden()
     page.locator(".rl-calc-modes input[value=serve]").check()

@@ -171,7 +171,9 @@ def test_provenance_script_is_shipped_and_needs_nothing_online(site_dir, site_pa
     js = (site_dir / "assets" / "provenance.js").read_text()
     body = js.split("*/", 1)[1] if "*/" in js else js  # the built copy is minified: no header comment
     assert "Escape" in js and not re.search(r"https?://", body)
-    assert all("assets/provenance.js" in html for p, html in site_pages.items() if "rl-num" in html)
+    # Every page with a number loads it, joined with our other scripts (gen/site_assets.py).
+    assert js.strip().rstrip(";") in (site_dir / "assets" / "site.js").read_text()
+    assert all("assets/site.js" in html for p, html in site_pages.items() if "rl-num" in html)
 
 
 # ---------------------------------------------------------------- browser -----------------

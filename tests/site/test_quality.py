@@ -22,13 +22,11 @@ PAGE_BUDGET_BYTES = 100_000  # issue 26: what a reader who scrolls a whole page 
 # it cannot grow unnoticed; lower a ceiling as the page gets lighter, and drop the line once it is under
 # the budget. Most of each is Material (its bundle 35 KB, stylesheets 17 KB); its search worker (12 KB)
 # and the calculator's Serving mode load on demand (sitecheck.page_download).
-OVER_BUDGET = {  # a little above each page's weight: our scripts minified (slim.minify_js), figures compacted (_render.compact_svg)
-    "calculator/index.html": 113_300,  # 112.8 KB: the step mode's 13 modules (33 KB) and its registry.json (5.6 KB)
-}
-# The calculator with its Serving mode opened (its four modules, 11 KB, loaded on the switch): held
-# to a ceiling too, so the on-demand part cannot grow unnoticed either. 128.2 KB today (the config.json
-# reader, config.js, counted too: Serving mode imports it, and the step mode loads it on "your config").
-SERVING_OPENED_BYTES = 128_700
+OVER_BUDGET: dict[str, int] = {}  # none: the calculator, the last, came under at 99.5 KB (its step mode joined into one file)
+# The calculator with its Serving mode opened (its five modules, serve.css and registry_more.json, loaded on
+# the switch): held to a ceiling too, so the on-demand part cannot grow unnoticed either. 119.3 KB today (the
+# config.json reader, config.js, counted too: Serving mode imports it, and the step mode loads it on "your config").
+SERVING_OPENED_BYTES = 119_800
 SVG_BUDGET_BYTES = 40_000
 
 

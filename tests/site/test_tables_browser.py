@@ -150,3 +150,42 @@ def test_a_long_tables_header_stays_in_view_while_the_page_scrolls_through_it(ch
         assert got["boxHeight"] >= got["tableHeight"] - 1, "the table box clips rows"
     finally:
         ctx.close()
+
+
+
+# Material's instant navigation, as a link starts it: its clicks go through only for addresses in the
+# sitemap, whose host it matches but not its port, so on the test server a click loads a new page.
+INSTANT = "(path) => window.location$.next(new URL(path, location.href))"
+STICKY = ".md-typeset__scrollwrap[data-rl-sticky-head] table[data-rl-sort] thead th"
+
+
+def test_a_table_page_reached_by_instant_navigation_sorts_and_keeps_its_header(chromium, served_site):
+    """The table scripts load only on pages with a table (overrides/main.html), inside what instant navigation
+    swaps. A reader who starts on the calculator (no table of ours: neither script loads) and goes to the
+    hardware reference gets a sortable table whose header row stays in view; so does one who comes back to it
+    after a page without a table (tablehead.js measures again on every swap)."""
+    ctx = chromium.new_context(**LAPTOP)
+    try:
+        tab = ctx.new_page()
+        tab.goto(f"{served_site}/calculator/", wait_until="networkidle")
+        loaded = "() => performance.getEntriesByType('resource').map(e => e.name).filter(n => /table(sort|head)\\.js/.test(n))"
+        assert tab.evaluate(loaded) == [], "a page without a table loads the table scripts"
+        tab.evaluate("() => { window.__sameDocument = true; }")
+        for path in ("../hardware/", "../calculator/", "../hardware/"):
+            tab.evaluate(INSTANT, path)
+            tab.wait_for_selector(STICKY if "hardware" in path else ".rl-calc[data-rl-ready]")
+        assert tab.evaluate("() => window.__sameDocument === true"), "a new page loaded: no instant navigation tested"
+        assert len(tab.evaluate(loaded)) >= 2
+        th = tab.locator("table[data-rl-sort] thead th").nth(1)
+        th.locator("button").click()
+        assert th.get_attribute("aria-sort") == "ascending"
+        # Opened on the hardware reference itself, tablehead.js runs before Material's bundle: it still
+        # measures the table again when the reader comes back to it.
+        tab = ctx.new_page()
+        tab.goto(f"{served_site}/hardware/", wait_until="networkidle")
+        tab.wait_for_selector(STICKY)
+        for path in ("../calculator/", "../hardware/"):
+            tab.evaluate(INSTANT, path)
+            tab.wait_for_selector(STICKY if "hardware" in path else ".rl-calc[data-rl-ready]")
+    finally:
+        ctx.close()

@@ -4,14 +4,38 @@
 // so none is declared here; the per-family rules below are mirrored by hand, and
 // tests/unit/calculator_view/test_calculator_parity.py holds every fixture's record and every refusal to Python.
 // Pure (no DOM): the file the reader drops is read with FileReader in ui.js, never uploaded.
-// Loaded on demand: ui.js imports it when a reader first pastes or picks a config (a shared link's
-// model needs only model_link.js).
+// Loaded on demand: ui.js imports it when a reader first pastes or picks a config or opens the Serving
+// mode (a shared link's model needs only model_link.js).
 
 import { CalcError } from "./calc.js";
 import { BLANK } from "./model_link.js";
 
 // The share link's form (model_link.js), here too for the parity tests and the Serving mode.
 export { LINK_FIELDS, decodeModel, encodeModel } from "./model_link.js";
+
+// The registry's part only the scripts loaded on demand read (this reader's tables, the Serving mode's
+// constants): roofline.calculator_view.split_registry writes it beside registry.json, and the step mode,
+// which every reader downloads, goes without it (issue 26).
+const MORE = new URL("../../calculator/registry_more.json", import.meta.url).href;
+const completing = new WeakMap();
+
+/** `registry` with its on-demand part merged in (once per registry; a failed fetch is tried again on the
+ *  next call). A whole registry, as a page's data-registry may name, has it already. */
+export function completeRegistry(registry) {
+  if (registry.config_reader.families) return Promise.resolve(registry);
+  if (!completing.has(registry)) {
+    const done = fetch(MORE).then((r) => {
+      if (!r.ok) throw new Error(`HTTP ${r.status}`);
+      return r.json();
+    }).then((more) => {
+      for (const [key, part] of Object.entries(more)) Object.assign(registry[key], part);
+      return registry;
+    });
+    done.catch(() => completing.delete(registry));
+    completing.set(registry, done);
+  }
+  return completing.get(registry);
+}
 
 const hasOwn = (obj, key) => Object.prototype.hasOwnProperty.call(obj, key);
 const isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v);

@@ -183,7 +183,7 @@ function attentionDims(m, expanded = false) {
 }
 
 /** kernels._kernels for one configuration (scalars): the ops, each a roofline point. */
-function kernelOps(C, K, m, device, f, attention, B, n, attendedLayers, pairsLayers, headTokens, mlaExpanded = false) {
+export function kernelOps(C, K, m, device, f, attention, B, n, attendedLayers, pairsLayers, headTokens, mlaExpanded = false) {
   const bw = device.memory_bandwidth_bytes_per_s;
   const a = K.element_bytes[f.activation], kvb = K.element_bytes[f.kv];
   const T = B * n;
@@ -386,26 +386,6 @@ export function step(C, K, m, device, f, attention, phase, batch, length) {
 
 /** kernels.layer_positions and kernels.causal_layer_pairs, for the service model (serving.js). */
 export { layerPositions, causalLayerPairs };
-
-/** kernels.mixed: one engine step of a mixed batch (decode tokens and a prefill chunk), from its totals
- *  (`w`, a kernels.MixedWork: fractional in steady state) as a batch of one "sequence" holding every token. */
-export function mixedStep(C, K, m, device, f, attention, w) {
-  if (isBare(m)) {
-    throw new CalcError("a bare parameter count has no attention or KV cache to serve requests with; "
-      + "give a registry model or a config.json");
-  }
-  const tokens = w.decode_tokens + w.prefill_tokens;
-  const attended = w.decode_positions + w.prefill_positions;
-  const pairs = w.decode_positions + w.prefill_pairs;
-  const ops = kernelOps(C, K, m, device, f, attention, 1, tokens, attended, pairs, w.head_tokens).map((o) => finishOp(C, o));
-  return summarize(C, K, {
-    ops, B: 1, n: tokens, device, f, model: m,
-    kvResident: w.kv_positions * kvElementsPerTokenPerLayer(m) * K.element_bytes[f.kv],
-    residual: tokens * m.hidden_size * K.element_bytes[f.activation],
-    weightsResident: weightsResidentBytes(K, m, f),
-    ridge: peakFlopPerS(C, device, matmulDtype(f)) / device.memory_bandwidth_bytes_per_s,
-  });
-}
 
 const WEIGHT_MATMULS = new Set(["qkv_proj", "o_proj", "gate_up_proj", "up_proj", "down_proj", "experts_gate_up",
   "experts_down", "shared_gate_up", "shared_down", "router", "lm_head", "weights"]);

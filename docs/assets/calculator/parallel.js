@@ -9,12 +9,12 @@
 
 import { CalcError, peakFlopPerS } from "./calc.js";
 import { seconds } from "./format.js";
-import { finishOp, isBare, isMoe, matmulDtype, mixedStep, step, summarize, usableMemory } from "./kernels.js";
+import { finishOp, isBare, isMoe, matmulDtype, step, summarize, usableMemory } from "./kernels.js";
 
 const KINDS = ["all-reduce", "all-gather", "reduce-scatter", "all-to-all", "send"];
 
 /** parallel._degree: a whole number from 1 to max_degree, named as the CLI names the option. */
-function degree(K, name, value) {
+export function degree(K, name, value) {
   if (typeof value !== "number" || !Number.isFinite(value) || value !== Math.floor(value) || value < 1) {
     throw new CalcError(`${name} must be a whole number ≥ 1, got ${value}`);
   }
@@ -142,7 +142,7 @@ export function checkLayout(m, device, lay) {
 }
 
 /** parallel.shard: the part of the model one device holds under TP and PP. */
-function shard(m, lay) {
+export function shard(m, lay) {
   if (isBare(m) || (lay.tp === 1 && lay.pp === 1)) return m;
   const tp = lay.tp;
   const out = { ...m, n_heads: Math.floor(m.n_heads / tp), kv_heads: Math.max(Math.floor(m.kv_heads / tp), 1),
@@ -180,7 +180,7 @@ export function parallelStep(C, K, m, device, f, attention, phase, batch, length
 }
 
 /** parallel._assemble: one device's stage plus the collectives its layout adds. */
-function assemble(C, K, m, device, f, lay, part, stage, whole, tokens, logitRows, batch, micro, microBatches, bytesPerWeight,
+export function assemble(C, K, m, device, f, lay, part, stage, whole, tokens, logitRows, batch, micro, microBatches, bytesPerWeight,
   latency = "floor") {
   const base = { lay, stage, collectives: [], sends: null, batch, micro, microBatches, kvResident: stage.kvResident, kvNote: "",
     latency };
@@ -222,60 +222,6 @@ function boundOnTheLink(C, collectives, collectiveS) {
   const latency = collectives.reduce((acc, c) => acc + c.latency_s, 0);
   const share = collectiveS > 0 ? latency / collectiveS : 0.0;
   return share >= 0.5 ? C.kernels.collective_latency_bound : C.kernels.link_bandwidth_bound;
-}
-
-/** kernels.MixedWork.scaled: the same step's work on a share of its requests. */
-export function scaledWork(w, share) {
-  const out = {};
-  for (const [k, v] of Object.entries(w)) out[k] = v * share;
-  return out;
-}
-
-/** parallel.mixed: one engine step of one replica (`w`, a MixedWork) under `lay`. */
-export function mixedParallelStep(C, K, m, device, f, attention, w, lay, bytesPerWeight, latency = "floor") {
-  latency = checkLatency(K, latency);
-  checkLayout(m, device, lay);
-  const perDevice = w.requests / lay.ep;
-  const microBatches = Math.min(Math.max(Math.ceil(perDevice), 1), lay.pp);
-  const part = shard(m, lay);
-  const micro = scaledWork(w, 1.0 / (lay.ep * microBatches));
-  const stage = mixedStep(C, K, part, device, f, attention, micro);
-  return assemble(C, K, m, device, f, lay, part, stage,
-    () => mixedStep(C, K, part, device, f, attention, scaledWork(w, 1.0 / microBatches)),
-    micro.decode_tokens + micro.prefill_tokens, micro.head_tokens, w.requests, micro.requests, microBatches,
-    bytesPerWeight, latency);
-}
-
-/** parallel.Layout with data parallelism: the degrees, their device count and name (TP, EP, PP, DP). */
-export function layoutWithDp(K, tp = 1, pp = 1, ep = 1, dp = 1) {
-  const lay = layoutOf(K, tp, pp, ep);
-  lay.dp = degree(K, "--dp", dp);
-  lay.devices *= lay.dp;
-  const parts = [["TP", lay.tp], ["EP", lay.ep], ["PP", lay.pp], ["DP", lay.dp]].filter(([, v]) => v > 1)
-    .map(([k, v]) => `${k}${v}`);
-  lay.name = parts.join(" × ") || "1 device";
-  return lay;
-}
-
-/** parallel.candidate_layouts: within one scale-up domain, fewest devices first: TP, EP, PP, DP at each count. */
-export function candidateLayouts(K, m, device, maxDevices = null) {
-  const ic = device.interconnect;
-  let top = ic ? ic.domain_devices : 1;
-  if (maxDevices) top = Math.min(top, maxDevices);
-  const out = [layoutWithDp(K)];
-  for (let n = 2; n <= top; n *= 2) {
-    for (const [tp, ep, pp, dp] of [[n, 1, 1, 1], [1, n, 1, 1], [1, 1, n, 1], [1, 1, 1, n]]) {
-      const lay = layoutWithDp(K, tp, pp, ep, dp);
-      try {
-        checkLayout(m, device, lay);
-      } catch (err) {
-        if (err instanceof CalcError) continue;
-        throw err;
-      }
-      out.push(lay);
-    }
-  }
-  return out;
 }
 
 /** ParallelStep's properties: time = pp × (kernels + collectives) + sends, memory per device, bound. */

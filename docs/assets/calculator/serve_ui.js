@@ -16,6 +16,27 @@ import { DASH, configPanel, h, noteWeights, readConfigFile, readRaw, seedCustom,
   syncVisibility, writeRaw } from "./dom.js";
 import { drawFrontier, layoutStyle } from "./frontier_chart.js";
 
+// The mode's own rules (serve.css): the step mode's calculator.css goes without them (issue 26).
+const SHEET = new URL("./serve.css", import.meta.url).href;
+
+/** serve.css in the page's head (once; again after a failed load), resolved once its rules apply, so the
+ *  section is never shown unstyled; rejected when it cannot load. */
+export function stylesheet() {
+  let link = document.querySelector("link[data-rl-serve-css]");
+  if (link && link.sheet) return Promise.resolve();
+  if (!link) {
+    link = document.createElement("link");
+    link.rel = "stylesheet";
+    link.href = SHEET;
+    link.dataset.rlServeCss = "";
+    document.head.appendChild(link);
+  }
+  return new Promise((resolve, reject) => {
+    link.addEventListener("load", () => resolve(), { once: true });
+    link.addEventListener("error", () => { link.remove(); reject(new Error("serve.css did not load")); }, { once: true });
+  });
+}
+
 const PREFIX = "s_";
 const usd = (v) => `$${fmt.sig(v)}`;
 const devicesText = (n) => `${fmt.integer(n)} device${n > 1 ? "s" : ""}`;

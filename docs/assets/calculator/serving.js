@@ -1,14 +1,14 @@
 // A service in the browser: mirrors roofline.model.serving (continuous batching with chunked
 // prefill in steady state, the frontier over layouts and concurrency, targets, cost) over
-// kernels.js and parallel.js. Parity-tested within 1e-9 against roofline.calculator_view.serving
+// kernels.js, parallel.js and mixed.js. Parity-tested within 1e-9 against roofline.calculator_view.serving
 // (tests/unit/calculator_view/test_calculator_serving_parity.py). Constants come from registry.json
 // (constants.serving), never typed here.
 
 import { CalcError } from "./calc.js";
 import { bytesPerWeight, causalLayerPairs, check, formatsOf, isBare, layerPositions, usableMemory,
   weightsFor } from "./kernels.js";
-import { candidateLayouts, checkLatency, checkLayout, layoutWithDp, maxBatchThatFits, mixedParallelStep,
-  parallelStep } from "./parallel.js";
+import { checkLatency, checkLayout, maxBatchThatFits, parallelStep } from "./parallel.js";
+import { candidateLayouts, layoutWithDp, mixedParallelStep } from "./mixed.js";
 import * as fmt from "./format.js";
 
 function whole(option, value, low, high) {

@@ -29,16 +29,17 @@ function onDemand(load) {
   };
 }
 
-// Serving mode's modules (serve_ui.js and what only it imports: serving.js, serve_state.js,
+// Serving mode's modules (serve_ui.js and what only it imports: serving.js, mixed.js, serve_state.js,
 // frontier_chart.js) load when a reader first opens the mode or a link that restores it: a reader
 // who stays with one step never downloads them.
-const loadServing = onDemand(() => import("./serve_ui.js"));
+// Their stylesheet (serve.css) and the registry's on-demand part (config.js's completeRegistry) come with them.
+const loadServing = onDemand(() => Promise.all([import("./serve_ui.js"), import("./config.js")]));
 const SERVE_FROM_FILE = "Opened from a file, the browser keeps the Serving mode's scripts from loading: serve the folder over HTTP to use it.";
-const SERVE_FAILED = "The Serving mode's scripts did not load; switch again or reload the page to try again.";
+const SERVE_FAILED = "The Serving mode did not load; switch again or reload the page to try again.";
 
 // The config.json reader (config.js) loads when a reader first chooses "your config" (the paste and
 // the file come after): a reader who never does, or who opens a link's model (model_link.js reads
-// that), never downloads it.
+// that), never downloads it, nor the registry's part only the reader reads (completeRegistry).
 const loadReader = onDemand(() => import("./config.js"));
 const READER_FROM_FILE = "Opened from a file, the browser keeps the config.json reader from loading: serve the folder over HTTP to read a config.";
 const READER_FAILED = "The config.json reader did not load; paste the config again or reload the page to try again.";
@@ -190,7 +191,9 @@ function initWidget(root, registry) {
       }
       waiting.classList.remove("rl-calc-failed");
       waiting.textContent = "Loading the Serving mode\u2026";
-      return loadServing().then((m) => { build(m); modes.show(); publish(); }, () => {
+      return loadServing().then(([m, reader]) => Promise.all([m.stylesheet(), reader.completeRegistry(registry)]).then(() => m)).then((m) => {
+        build(m); modes.show(); publish();
+      }, () => {
         waiting.classList.add("rl-calc-failed");
         waiting.textContent = window.location.protocol === "file:" ? SERVE_FROM_FILE : SERVE_FAILED;
       });
@@ -199,10 +202,12 @@ function initWidget(root, registry) {
   }
 
   let configReader = null; // config.js, once loaded
+  // config.js, once it and the registry's part it reads have arrived.
+  const reader = () => loadReader().then((m) => m.completeRegistry(registry).then(() => m));
   const withReader = (source) => {
     // The reader's script first, then the same edit again; where it cannot come, one sentence.
     const c = configs.find((x) => x.panel.el.contains(source));
-    loadReader().then((m) => { configReader = m; root.dataset.rlReader = "true"; recompute(source); }, () => {
+    reader().then((m) => { configReader = m; root.dataset.rlReader = "true"; recompute(source); }, () => {
       if (c) c.cfgError = window.location.protocol === "file:" ? READER_FROM_FILE : READER_FAILED;
       recompute(null);
     });
@@ -233,7 +238,7 @@ function initWidget(root, registry) {
       c.raw = readRaw(c.panel, c.base);
       syncVisibility(c.panel, c.raw);
       if (c.raw.model === "config" && !configReader) {  // on its way while the reader pastes (one load, however often asked)
-        loadReader().then((m) => { configReader = m; root.dataset.rlReader = "true"; }, () => {});
+        reader().then((m) => { configReader = m; root.dataset.rlReader = "true"; }, () => {});
       }
       const r = compute(registry, c.raw);
       if (devError) r.errors = { ...r.errors, dev: devError };
@@ -410,7 +415,13 @@ function initAll() {
   }
 }
 
-initAll();
-if (window.document$ && typeof window.document$.subscribe === "function") {
-  window.document$.subscribe(() => initAll());
+// Each instant navigation that brings a calculator builds it. On a page opened directly this module runs
+// before Material's bundle (a module script is deferred, and the page names it first), so document$ is
+// looked for once every deferred script has run; a page swapped in later finds it at once.
+function watch() {
+  if (window.document$ && typeof window.document$.subscribe === "function") window.document$.subscribe(() => initAll());
 }
+
+initAll();
+if (window.document$) watch();
+else document.addEventListener("DOMContentLoaded", watch);

@@ -1,14 +1,17 @@
-"""mkdocs-gen-files script: write the registry the calculator reads to calculator/registry.json."""
+"""mkdocs-gen-files script: write the registry the calculator reads to calculator/registry.json, and what
+only its on-demand scripts read (the config.json reader's tables, the Serving mode's constants) to
+calculator/registry_more.json, which config.js fetches with them (issue 26)."""
 
 import json
 
 import mkdocs_gen_files
 
-from roofline.calculator_view import registry_json
+from roofline.calculator_view import registry_json, split_registry
 from roofline_site import derived
 
 # A pure function of the package and its spec files: kept between builds under their hash.
-text = derived.memo(("calculator registry",), lambda: json.dumps(registry_json(), ensure_ascii=False,
-                                                                 separators=(",", ":")))
-with mkdocs_gen_files.open("calculator/registry.json", "w") as f:
-    f.write(text)
+texts = derived.memo(("calculator registry", "split"), lambda: [
+    json.dumps(part, ensure_ascii=False, separators=(",", ":")) for part in split_registry(registry_json())])
+for name, text in zip(("registry.json", "registry_more.json"), texts):
+    with mkdocs_gen_files.open(f"calculator/{name}", "w") as f:
+        f.write(text)

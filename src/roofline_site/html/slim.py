@@ -29,6 +29,11 @@ _FUNCTIONAL = re.compile(r":(?:not|is|where|has|matches|-webkit-any|-moz-any)\("
 _ATTRIBUTE = re.compile(r"\[\s*([\w:-]+)[^\]]*\]")
 _CLASS = re.compile(r"\.(-?[_a-zA-Z][\w-]*)")
 _ID = re.compile(r"#(-?[_a-zA-Z][\w-]*)")
+# Material's palette: its stylesheet styles every colour it offers ([data-md-color-primary=red] and 40 more),
+# and only the ones mkdocs.yml names can match. Material sets these attributes from its palette inputs'
+# data attributes (and a reader's stored choice of one of them), all in every page's markup: a value no page
+# gives one of them cannot occur.
+_PALETTE_VALUE = re.compile(r"""\[\s*(data-md-color-[\w-]+)\s*=\s*["']?([\w-]+)["']?\s*\]""")
 
 
 @dataclass(frozen=True)
@@ -39,19 +44,22 @@ class Used:
     ids: frozenset[str]
     attributes: frozenset[str]
     words: frozenset[str]  # every word of every script, custom properties (--x) included
+    palette: frozenset[str] = frozenset()  # "attribute=value" of each data-md-color-* a page gives
 
 
 # (page or script text, is a page) -> its names: `mkdocs serve` re-reads every page after each edit, and
 # all but the edited one are as they were. Holds the texts of the last `used_names` call only.
-_NAMES: dict[tuple[str, bool], tuple[frozenset, frozenset, frozenset, frozenset]] = {}
+_NAMES: dict[tuple[str, bool], tuple[frozenset, frozenset, frozenset, frozenset, frozenset]] = {}
 
 
-def _names_in(text: str, page: bool) -> tuple[frozenset, frozenset, frozenset, frozenset]:
-    """(classes, ids, attribute names, words) of one page (HTML) or, with `page` false, one script's words."""
+def _names_in(text: str, page: bool) -> tuple[frozenset, frozenset, frozenset, frozenset, frozenset]:
+    """(classes, ids, attribute names, words, palette values) of one page (HTML) or, with `page` false, one
+    script's words."""
     if (known := _NAMES.get((text, page))) is not None:
         return known
-    classes, ids, attributes, words = set(), set(), set(), set()
+    classes, ids, attributes, words, palette = set(), set(), set(), set(), set()
     if page:
+        palette.update(f"{a}={v}" for a, v in re.findall(r"""\s(data-md-color-[\w-]+)=["']([\w-]+)["']""", text))
         for m in re.finditer(r"""\sclass=["']([^"']*)["']""", text):
             classes.update(m.group(1).split())
         ids.update(re.findall(r"""\sid=["']([^"']+)["']""", text))
@@ -60,30 +68,32 @@ def _names_in(text: str, page: bool) -> tuple[frozenset, frozenset, frozenset, f
         words.update(re.findall(r"--[\w-]+", text))  # custom properties set in style attributes
     else:
         words.update(re.findall(r"[\w-]+", text))
-    known = _NAMES[(text, page)] = (frozenset(classes), frozenset(ids), frozenset(attributes), frozenset(words))
+    known = _NAMES[(text, page)] = (frozenset(classes), frozenset(ids), frozenset(attributes), frozenset(words),
+                                    frozenset(palette))
     return known
 
 
 def used_names(pages: list[str], scripts: list[str]) -> Used:
     """The classes, ids and attribute names in `pages` (HTML) and the words of `scripts` (JS).
 
-    >>> u = used_names(['<p class="a b" id="c" data-x="1">'], ['el.classList.add("md-d")'])
-    >>> sorted(u.classes), sorted(u.ids), "data-x" in u.attributes, "md-d" in u.words
-    (['a', 'b'], ['c'], True, True)
+    >>> u = used_names(['<p class="a b" id="c" data-x="1" data-md-color-primary="indigo">'], ['el.classList.add("md-d")'])
+    >>> sorted(u.classes), sorted(u.ids), "data-x" in u.attributes, "md-d" in u.words, sorted(u.palette)
+    (['a', 'b'], ['c'], True, True, ['data-md-color-primary=indigo'])
     """
-    classes, ids, attributes, words = set(), set(), set(), set()
+    classes, ids, attributes, words, palette = set(), set(), set(), set(), set()
     for html in pages:
-        c, i, a, w = _names_in(html, page=True)
+        c, i, a, w, v = _names_in(html, page=True)
         classes |= c
         ids |= i
         attributes |= a
         words |= w
+        palette |= v
     for js in scripts:
         words |= _names_in(js, page=False)[3]
     current = {(t, True) for t in pages} | {(t, False) for t in scripts}
     for gone in [k for k in _NAMES if k not in current]:
         del _NAMES[gone]
-    return Used(frozenset(classes), frozenset(ids), frozenset(attributes), frozenset(words))
+    return Used(frozenset(classes), frozenset(ids), frozenset(attributes), frozenset(words), frozenset(palette))
 
 
 def _scan(text: str, i: int, opens: str, closes: str, stop: str) -> int:
@@ -135,8 +145,8 @@ def _blocks(css: str) -> list[tuple[str, str | None]]:
     return out
 
 
-def _required(selector: str) -> tuple[set[str], set[str], set[str]]:
-    """The classes, ids and attribute names a selector cannot match without (functional pseudo-classes skipped)."""
+def _outside_functions(selector: str) -> str:
+    """`selector` without what its functional pseudo-classes (:not(), :is(), ...) hold."""
     text, i = "", 0
     while m := _FUNCTIONAL.search(selector, i):
         text += selector[i:m.start()]
@@ -145,7 +155,12 @@ def _required(selector: str) -> tuple[set[str], set[str], set[str]]:
             depth += {"(": 1, ")": -1}.get(selector[k], 0)
             k += 1
         i = k
-    text += selector[i:]
+    return text + selector[i:]
+
+
+def _required(selector: str) -> tuple[set[str], set[str], set[str]]:
+    """The classes, ids and attribute names a selector cannot match without (functional pseudo-classes skipped)."""
+    text = _outside_functions(selector)
     attributes = {a.lower() for a in _ATTRIBUTE.findall(text)}
     text = _ATTRIBUTE.sub(" ", text)
     return set(_CLASS.findall(text)), set(_ID.findall(text)), attributes
@@ -158,11 +173,20 @@ def _camel(attribute: str) -> str:
 
 
 def can_match(selector: str, used: Used) -> bool:
-    """False when the selector requires a class, id or attribute the site never has."""
+    """False when the selector requires a class, id or attribute the site never has, or a palette colour no
+    page offers.
+
+    >>> u = used_names(['<body data-md-color-primary="indigo">'], [])
+    >>> can_match("[data-md-color-primary=indigo] a", u), can_match("[data-md-color-primary=red]", u)
+    (True, False)
+    >>> can_match(":not([data-md-color-primary=red])", u)  # what a :not() holds is never required
+    True
+    """
     classes, ids, attributes = _required(selector)
     return (all(c in used.classes or c in used.words for c in classes)
             and all(i in used.ids or i in used.words for i in ids)
-            and all(a in used.attributes or a in used.words or _camel(a) in used.words for a in attributes))
+            and all(a in used.attributes or a in used.words or _camel(a) in used.words for a in attributes)
+            and all(f"{a}={v}" in used.palette for a, v in _PALETTE_VALUE.findall(_outside_functions(selector))))
 
 
 def purge(css: str, used: Used, elsewhere: str = "") -> str:
@@ -264,10 +288,30 @@ def collapse_indentation(html: str) -> str:
     return "".join(out)
 
 
-def slim_site(site_dir: Path, theme_css: dict[str, Path], cache: Path | None = None) -> None:
+def features_off(used: Used, off: tuple[tuple[str, str], ...]) -> Used:
+    """`used` without the script words that name a feature the site leaves off: `off` holds (class-name
+    prefix, a page class that turns the feature on anyway, or ""). Material's bundle names the classes of
+    every feature it has (annotations, the version selector, tags) but makes them only when one is on;
+    a class a page itself has is kept whatever `off` says.
+
+    >>> u = used_names(['<p class="md-version-x">'], ["md-version__list md-tag md-typeset"])
+    >>> sorted(features_off(u, (("md-version", ""), ("md-tag", ""))).words)
+    ['md-typeset']
+    >>> can_match(".md-version-x", features_off(u, (("md-version", ""),)))  # in a page: kept
+    True
+    >>> "md-tag" in features_off(used_names(['<pre class="annotate">'], ["md-tag"]), (("md-tag", "annotate"),)).words
+    True
+    """
+    prefixes = tuple(prefix for prefix, trigger in off if not (trigger and trigger in used.classes))
+    words = frozenset(w for w in used.words if not w.startswith(prefixes)) if prefixes else used.words
+    return Used(used.classes, used.ids, used.attributes, words, used.palette)
+
+
+def slim_site(site_dir: Path, theme_css: dict[str, Path], cache: Path | None = None,
+              off: tuple[tuple[str, str], ...] = ()) -> None:
     """Purge Material's stylesheets in `site_dir` (from `theme_css`: site path -> the theme's own copy, so a
     dirty rebuild purges afresh) against every built page and script, minify our own stylesheets and scripts,
-    and collapse every page's indentation.
+    and collapse every page's indentation. `off`: the features the site leaves off (see features_off).
 
     With `cache` (a folder), the purged sheets are kept there under a hash of everything the purge
     reads (pages, scripts, the theme's sheets, ours, this module's code): a build whose pages did
@@ -284,11 +328,12 @@ def slim_site(site_dir: Path, theme_css: dict[str, Path], cache: Path | None = N
     ours = [p.read_text(encoding="utf-8") for p in site_dir.rglob("*.css") if p.relative_to(site_dir).as_posix() not in sources]
     # Two keys: the texts themselves (a build whose pages are as before reads no page's names), then
     # the names they use (a page edited under `mkdocs serve` rarely adds a class, id or attribute).
-    by_text = cache / f"{_purge_key(pages, scripts, sources, ours)}.json" if cache is not None else None
+    ours_and_off = [*ours, repr(off)]  # what the site leaves off changes the purge too
+    by_text = cache / f"{_purge_key(pages, scripts, sources, ours_and_off)}.json" if cache is not None else None
     purged = _read_purged(by_text)
     if purged is None:
-        used = used_names(pages, scripts)
-        by_names = cache / f"{_purge_key(*_sorted_names(used), sources, ours)}.json" if cache is not None else None
+        used = features_off(used_names(pages, scripts), off)
+        by_names = cache / f"{_purge_key(*_sorted_names(used), sources, ours_and_off)}.json" if cache is not None else None
         purged = _read_purged(by_names)
         if purged is None:
             purged = {}
