@@ -102,19 +102,46 @@ def copy_project(dest: Path) -> Path:
     return dest
 
 
+def timed_spec_change(work: Path, env: dict) -> float:
+    """Seconds to rebuild after the H100's memory bandwidth is edited (3.35 -> 4.0 TB/s, the tests' edit),
+    starting from the caches a warm build of the registry as it is leaves: every figure is rendered
+    afresh (the figure key covers the spec), and each page takes from the page store what the edit did
+    not change. The caches are put back as they were afterwards, so every run starts alike."""
+    from tools.scale_registry import with_h100_bandwidth
+
+    spec = work / "hardware-h100-4.0.toml"
+    spec.write_text(with_h100_bandwidth((ROOT / "src" / "roofline" / "data" / "hardware.toml").read_text(
+        encoding="utf-8"), "4.0"), encoding="utf-8")
+    cache = ROOT / ".cache"
+    before = {d: set(p.name for p in (cache / d).iterdir()) if (cache / d).is_dir() else set()
+              for d in ("figures", "derived")}
+    store = cache / "pages" / "store.pickle"
+    kept = store.read_bytes() if store.exists() else None
+    try:
+        return timed_build(ROOT, work / "ours-spec", clean=True, env={**env, "ROOFLINE_HARDWARE": str(spec)})
+    finally:
+        for d, names in before.items():
+            for p in (cache / d).iterdir() if (cache / d).is_dir() else ():
+                if p.name not in names:
+                    shutil.rmtree(p) if p.is_dir() else p.unlink()
+        if kept is not None:
+            store.write_bytes(kept)
+
+
 def measure_builds(work: Path, runs: int, env: dict) -> dict:
     """Medians of clean and no-change builds, ours and stock Material's, interleaved in one run."""
     stock_root = work / "stock"
     stock_pages = make_stock_project(stock_root)
-    times = {"ours_cold_clean_s": [], "ours_clean_s": [], "ours_rebuild_s": [], "stock_clean_s": [],
-             "stock_rebuild_s": []}
+    times = {"ours_cold_clean_s": [], "ours_clean_s": [], "ours_rebuild_s": [], "ours_spec_change_s": [],
+             "stock_clean_s": [], "stock_rebuild_s": []}
     for i in range(runs):
         print(f"  build run {i + 1}/{runs} ...", flush=True)
-        # cold: every figure rendered by matplotlib; then clean builds with the figure cache warm
+        # cold: every figure rendered by matplotlib, no cache read; then clean builds with every cache warm
         times["ours_cold_clean_s"].append(timed_build(ROOT, work / "ours", clean=True,
                                                       env={**env, "ROOFLINE_FIGURE_CACHE": "0"}))
         times["ours_clean_s"].append(timed_build(ROOT, work / "ours", clean=True, env=env))
         times["ours_rebuild_s"].append(timed_build(ROOT, work / "ours", clean=False, env=env))
+        times["ours_spec_change_s"].append(timed_spec_change(work, env))
         times["stock_clean_s"].append(timed_build(stock_root, work / "stock-site", clean=True, strict=False))
         times["stock_rebuild_s"].append(timed_build(stock_root, work / "stock-site", clean=False, strict=False))
     medians = {k.replace("_s", "_median_s"): round(statistics.median(v), 2) for k, v in times.items()}
@@ -122,6 +149,7 @@ def measure_builds(work: Path, runs: int, env: dict) -> dict:
             "clean_ratio_vs_stock": round(medians["ours_clean_median_s"] / medians["stock_clean_median_s"], 2),
             "cold_clean_ratio_vs_stock": round(medians["ours_cold_clean_median_s"] / medians["stock_clean_median_s"], 2),
             "rebuild_ratio_vs_stock": round(medians["ours_rebuild_median_s"] / medians["stock_rebuild_median_s"], 2),
+            "spec_change_ratio_vs_stock": round(medians["ours_spec_change_median_s"] / medians["stock_clean_median_s"], 2),
             "stock_pages": stock_pages}
 
 
@@ -361,8 +389,9 @@ def markdown_report(bench: dict, lh: dict) -> str:
              f"{b['runs_count']} runs each; medians. Raw figures: `bench.json`, `lighthouse.json`.", "",
              "## Build speed", "",
              "| build | ours (s) | stock Material (s) | ratio | target |", "|---|---|---|---|---|",
-             f"| clean, figures rendered (cold cache: a spec change) | {b['ours_cold_clean_median_s']} | {b['stock_clean_median_s']} | {b['cold_clean_ratio_vs_stock']}× | ≤ {TARGETS['cold_build_ratio_max']:g}× |",
-             f"| clean, figure cache warm | {b['ours_clean_median_s']} | {b['stock_clean_median_s']} | {b['clean_ratio_vs_stock']}× | ≤ {TARGETS['clean_build_ratio_max']:g}× |",
+             f"| clean, no cache read (ROOFLINE_FIGURE_CACHE=0) | {b['ours_cold_clean_median_s']} | {b['stock_clean_median_s']} | {b['cold_clean_ratio_vs_stock']}× | ≤ {TARGETS['cold_build_ratio_max']:g}× |",
+             f"| a spec change: the H100's bandwidth edited, every figure rendered, caches of a warm build | {b['ours_spec_change_median_s']} | {b['stock_clean_median_s']} | {b['spec_change_ratio_vs_stock']}× | ≤ {TARGETS['cold_build_ratio_max']:g}× |",
+             f"| clean, every cache warm | {b['ours_clean_median_s']} | {b['stock_clean_median_s']} | {b['clean_ratio_vs_stock']}× | ≤ {TARGETS['clean_build_ratio_max']:g}× |",
              f"| no-change rebuild | {b['ours_rebuild_median_s']} | {b['stock_rebuild_median_s']} | {b['rebuild_ratio_vs_stock']}× | ≤ {TARGETS['rebuild_ratio_max']:g}× |",
              ""]
     if sc := b.get("scale"):

@@ -1,7 +1,8 @@
-"""A registry with N extra generated devices, for timing how the build grows with the registry.
+"""Edited registries for measures: N extra generated devices, or the H100's bandwidth changed.
 
 `python -m tools.scale_registry N OUT.toml` writes hardware.toml plus N plausible made-up
-devices (ids scale-0001...). `make bench` builds with 1,000 of them (tools/bench.py).
+devices (ids scale-0001...). `make bench` builds with 1,000 of them (tools/bench.py), and times a
+spec change as `with_h100_bandwidth` makes it (the tests build the same edit).
 """
 
 from __future__ import annotations
@@ -12,6 +13,20 @@ from pathlib import Path
 from roofline.atomic import atomic_write_text
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+H100_BANDWIDTH = "memory_bandwidth_TB_per_s = 3.35"
+
+
+def with_h100_bandwidth(registry_text: str, new_bandwidth: str) -> str:
+    """hardware.toml's text with the H100 SXM5's memory bandwidth (TB/s) set to `new_bandwidth`."""
+    block = registry_text.index('id = "h100-sxm5"')
+    end = registry_text.index("[[device]]", block)
+    h100 = registry_text[block:end]
+    if h100.count(H100_BANDWIDTH) != 1:
+        raise ValueError("the H100 SXM5 entry no longer reads 3.35 TB/s; update tools/scale_registry.py")
+    return (registry_text[:block] + h100.replace(H100_BANDWIDTH, f"memory_bandwidth_TB_per_s = {new_bandwidth}")
+            + registry_text[end:])
 
 
 def scaled_registry(extra: int) -> str:
