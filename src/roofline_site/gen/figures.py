@@ -101,6 +101,10 @@ class Figures:
         """The build error of the first figure that has failed by now, if any (waits for none)."""
         self._rendering.raise_failed()
 
+    def ready(self, stem: str) -> bool:
+        """Whether the figure is in (its files then wait for nothing); a failed one is not."""
+        return self._rendering.ready(self._names[stem])
+
     def finish(self) -> dict[str, tuple[dict[str, bytes], str]]:
         """Every figure, by stem, once all are in: the render counts checked, the cache stored."""
         out = {self.stems[name]: files for name, files in self._rendering.all().items()}
@@ -156,14 +160,14 @@ class Rendering:
 
     def __init__(self, names, done: dict | None = None):
         self.names = list(done or names)
-        self._done: dict[str, tuple[dict[str, bytes], str]] = dict(done or {})
+        self.done: dict[str, tuple[dict[str, bytes], str]] = dict(done or {})
         self._futures: dict = {}
         self._pool = None
         self.started = done is None  # (figures read from the cache were not rendered in this build)
         if done is not None:
             return
         if len(self.names) < 2 or workers() < 2:
-            self._done = {name: _render(name) for name in self.names}
+            self.done = {name: _render(name) for name in self.names}
             return
         # fork shares what this process imported (matplotlib, roofline, the registry read); a process
         # with threads (mkdocs serve's) gets a fresh interpreter per worker instead, as fork is unsafe there.
@@ -172,18 +176,27 @@ class Rendering:
         self._futures = {name: self._pool.submit(figure_files_counted, name) for name in self.names}
 
     def files(self, name: str) -> tuple[dict[str, bytes], str]:
-        if name not in self._done:
+        if name not in self.done:
             future = self._futures[name]
             try:
-                self._done[name] = _render(name, lambda: _collect(name, future))
+                self.done[name] = _render(name, lambda: _collect(name, future))
             except BaseException:
                 self.close()  # a failed figure ends the build: nothing more to render
                 raise
-        return self._done[name]
+        return self.done[name]
+
+    def ready(self, name: str) -> bool:
+        future = self._futures.get(name)
+        if name not in self.done and future is not None and future.done():
+            try:
+                self.files(name)  # (collected, its renders counted, once)
+            except PluginError:  # not in: its error is for `raise_failed` (the next page) or `files` to give
+                return False
+        return name in self.done
 
     def raise_failed(self) -> None:
         for name, future in self._futures.items():
-            if name not in self._done and future.done():
+            if name not in self.done and future.done():
                 self.files(name)  # (a success is collected, its renders counted, once)
 
     def all(self) -> dict[str, tuple[dict[str, bytes], str]]:

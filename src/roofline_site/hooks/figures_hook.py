@@ -12,10 +12,15 @@ def on_files(files, config, **kwargs):
     return pending_figures.add_files(files, config)
 
 
-@event_priority(90)  # before the number tokens render the page's figure markup (after build_hook notes the page)
+@event_priority(90)  # before the number tokens render the page (after build_hook notes the page)
 def on_page_markdown(markdown, **kwargs):
-    pending_figures.wait_for(markdown)
+    pending_figures.raise_failed()
     return markdown
+
+
+@event_priority(100)  # first: every other hook sees the page as it will be written
+def on_post_page(output, page, **kwargs):
+    return pending_figures.sizes_in(output, page.file.src_uri)
 
 
 @event_priority(50)  # before the build hook swaps the finished site in

@@ -73,11 +73,16 @@ def test_pages_that_quote_no_figure_render_while_the_figures_do(monkeypatch, tmp
         assert sorted(f.src_uri for f in files) == sorted(
             f"figures/{stem}{part}" for stem in ("ridge", "h100")
             for part in (".svg", "-dark.svg", "-narrow.svg", "-narrow-dark.svg", ".csv"))
-        pending_figures.wait_for("# A page\n\nNo figure here.\n")  # returns while both are held
+        pending_figures.raise_failed()  # the next page goes on while both are held
+        # Its figure markup declares a size to fill in when the page is written.
+        marker = pending_figures.size_attributes(files.get_file_from_path("figures/h100-narrow.svg"))
+        assert marker == 'data-rl-pending-size="figures/h100-narrow.svg"'
         files.get_file_from_path("figures/ridge.svg").copy_file()  # MkDocs' copy: nothing written yet
         assert not (tmp_path / "site").exists()
         release.touch()
-        pending_figures.wait_for('{{ figure("h100_roofline") }}')  # waits for its figure
+        # The page written: the size filled in once its figure is in. viewBox 504 x 302.4 shown 700 wide:
+        # 700 * 302.4 / 504 = 420 high.
+        assert pending_figures.sizes_in(f"<img {marker}>", "index.md") == '<img width="700" height="420">'
         assert files.get_file_from_path("figures/h100.csv").content_string == "figure,h100_roofline\n"
         pending_figures.publish()
         assert (tmp_path / "site/figures/ridge.csv").read_text() == "figure,ridge_overlay\n"
@@ -100,7 +105,7 @@ def test_a_failed_figure_stops_the_build_at_the_next_page_in_the_render_s_own_wo
         while not rendering._futures["kv_context"].done() and time.monotonic() < deadline:
             time.sleep(0.01)
         with pytest.raises(PluginError) as err:
-            pending_figures.wait_for("A page that quotes no figure.")
+            pending_figures.raise_failed()  # at the next page
         assert str(err.value) == "figure module figures_gen/kv_context.py failed: ZeroDivisionError: division by zero"
     finally:
         pending_figures.abandon()
