@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from figures_gen._narrow import wrap
+from figures_gen._ticks_once import one_pass
 
 
 def key_labels(fig, lines: Sequence[str]) -> None:
@@ -90,8 +91,9 @@ def _key_below(fig, lines: list[str], fontsize: float) -> None:
     narrow variant's legends included), left-aligned with the first axes. The figure grows to hold it
     (the saved SVG keeps everything drawn)."""
     renderer = fig.canvas.get_renderer()
-    bottom = fig.get_tightbbox(renderer).y0 * fig.dpi
-    left = min(ax.get_tightbbox(renderer).x0 for ax in fig.axes)
+    with one_pass():  # (nothing moves between the figure's box and its axes')
+        bottom = fig.get_tightbbox(renderer).y0 * fig.dpi
+        left = min(ax.get_tightbbox(renderer).x0 for ax in fig.axes)
     x, y = fig.transFigure.inverted().transform((left, bottom - 6))
     fig.text(x, y, "\n".join(wrap(line, 40) for line in lines), ha="left", va="top", fontsize=fontsize,
              color="#424242", linespacing=1.4)

@@ -87,6 +87,17 @@ def test_a_block_printing_nan_fails_the_build_naming_the_page(project_copy):
     assert_failed_cleanly(project_copy, proc, "index.md", "non-finite value", "nan")
 
 
+def test_a_figure_module_that_raises_fails_the_build_in_the_render_s_own_line(project_copy):
+    # Figures render while the pages do (roofline_site.pending_figures): the failure still ends the
+    # build with _render's one line, wherever the build notices it (at the next page or the figure's
+    # own, which MkDocs names first: "Error building page 'ridge-point.md': ...", or at the end).
+    _append(project_copy / "figures_gen" / "ridge_overlay.py",
+            '\n\ndef draw(fig, table):\n    raise ZeroDivisionError("a deliberately broken figure")\n')
+    proc = run_build(project_copy, ROOFLINE_FIGURE_CACHE="0")
+    assert_failed_cleanly(project_copy, proc, "figure module figures_gen/ridge_overlay.py failed: "
+                                              "ZeroDivisionError: a deliberately broken figure")
+
+
 def test_broken_link_names_the_page_and_the_link(project_copy):
     _append(project_copy / "docs" / "index.md", "\n\nSee [this page](no-such-page.md).\n")
     _append(project_copy / "docs" / "ridge-point.md", "\n\nSee [that page](no-such-other-page.md).\n")

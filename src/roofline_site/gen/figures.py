@@ -1,12 +1,14 @@
-"""mkdocs-gen-files script: render every figure module to figures/<name>.svg and .csv.
+"""mkdocs-gen-files script: start every figure module's figures/<name>.svg and .csv, which fill in
+while the pages render (roofline_site.pending_figures serves them; the figures hook waits for them).
 
 Rendering the figures with matplotlib is most of a build's time, so the output is cached
 in .cache/figures/<key>/, where the key hashes everything a figure can depend on: the
 figure modules, the roofline package and the spec files it reads (including any
 ROOFLINE_HARDWARE / ROOFLINE_MODELS override), the measurement JSON files, and the
-matplotlib version. Any change to those renders every figure afresh, in parallel on the machine's
-cores (one worker process per core), each layout (wide, narrow) once: the dark variants are mapped
-from the light SVGs (figures_gen._dark), and the build fails if any figure took more renders.
+matplotlib version. Any change to those renders every figure afresh, in worker processes (one per
+core) while MkDocs renders the pages, each layout (wide, narrow) once: the dark variants are mapped
+from the light SVGs (figures_gen._dark), and the build fails if any figure took more renders. A page
+waits only for the figures it quotes; the cache is stored once every figure is in.
 The key names files by their place in the project, not their absolute path, so a copy of the project (the tests build
 several) finds the figures its sources produce; the last few generations are kept, so a build
 against an edited spec does not evict the one for the real spec.
@@ -28,12 +30,11 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
-import mkdocs_gen_files
 from mkdocs.exceptions import PluginError
 
 from figures_gen import FIGURES, MAX_RENDERS, RENDERS, VARIANTS, figure_files, figure_files_counted, module
 
-from roofline_site import derived
+from roofline_site import derived, pending_figures
 from roofline_site.paths import ROOT
 CACHE = ROOT / ".cache" / "figures"
 log = logging.getLogger("mkdocs.plugins.roofline.figures")
@@ -47,8 +48,9 @@ inputs, cache_key = derived.inputs, derived.cache_key
 GENERATIONS_KEPT = 4
 
 
-def rendered() -> dict[str, tuple[dict[str, bytes], str]]:
-    """{file stem: ({variant suffix: svg}, csv)} for every figure, from the cache when its key matches."""
+def start() -> "Figures":
+    """This build's figures: from the cache when its key matches, else rendering (in the background
+    where there are workers)."""
     use_cache = os.environ.get("ROOFLINE_FIGURE_CACHE", "1") != "0"
     folder = CACHE / cache_key()
     stems = {name: module(name).NAME for name in FIGURES}
@@ -56,17 +58,64 @@ def rendered() -> dict[str, tuple[dict[str, bytes], str]]:
             and all((folder / f"{s}.csv").exists() for s in stems.values()):
         try:
             os.utime(folder)  # most recently used: the last generation evicted
-            return {s: ({v: (folder / f"{s}{v}.svg").read_bytes() for v in VARIANTS},
-                        (folder / f"{s}.csv").read_text()) for s in stems.values()}
+            return Figures(stems, Rendering([], done={
+                name: ({v: (folder / f"{s}{v}.svg").read_bytes() for v in VARIANTS}, (folder / f"{s}.csv").read_text())
+                for name, s in stems.items()}))
         except OSError as err:  # a read-only or unreadable cache: render, and say so
             _without_cache(err)
             use_cache = False
     RENDERS.clear()  # this build's renders (a `mkdocs serve` process builds many times)
-    out = {stems[name]: files for name, files in render_all(FIGURES).items()}
-    _check_renders()
-    if use_cache:
-        _store(folder, out)
-    return out
+    return Figures(stems, Rendering(in_page_order(FIGURES, ROOT / "docs")), store=folder if use_cache else None)
+
+
+def in_page_order(names, docs: Path) -> list[str]:
+    """`names` in the order MkDocs' pages first quote them (those no page quotes last): the workers take
+    them in that order, so a page that waits for its figure waits for few others."""
+    first: dict[str, int] = {}  # figure -> its rank among the figures quoted
+    for page in pending_figures.page_order(docs):
+        for name in pending_figures.quoted(page.read_text(encoding="utf-8")):
+            first.setdefault(name, len(first))
+    names = list(names)
+    return sorted(names, key=lambda name: first.get(name, len(first) + names.index(name)))
+
+
+def rendered() -> dict[str, tuple[dict[str, bytes], str]]:
+    """{file stem: ({variant suffix: svg}, csv)} for every figure, from the cache when its key matches."""
+    return start().finish()
+
+
+class Figures:
+    """One build's figures by file stem: each one's files when asked, all of them (checked, cached) at the end."""
+
+    variants = VARIANTS
+
+    def __init__(self, stems: dict[str, str], rendering: "Rendering", store: Path | None = None):
+        self.stems, self._rendering, self._store = stems, rendering, store
+        self._names = {stem: name for name, stem in stems.items()}
+
+    def files(self, stem: str) -> tuple[dict[str, bytes], str]:
+        """The figure's (variants, csv), waiting for that figure alone; a failure is `_render`'s build error."""
+        return self._rendering.files(self._names[stem])
+
+    def raise_failed(self) -> None:
+        """The build error of the first figure that has failed by now, if any (waits for none)."""
+        self._rendering.raise_failed()
+
+    def ready(self, stem: str) -> bool:
+        """Whether the figure is in (its files then wait for nothing); a failed one is not."""
+        return self._rendering.ready(self._names[stem])
+
+    def finish(self) -> dict[str, tuple[dict[str, bytes], str]]:
+        """Every figure, by stem, once all are in: the render counts checked, the cache stored."""
+        out = {self.stems[name]: files for name, files in self._rendering.all().items()}
+        if self._rendering.started:
+            _check_renders()
+        if self._store is not None:
+            _store(self._store, out)
+        return out
+
+    def close(self) -> None:
+        self._rendering.close()
 
 
 def _without_cache(err: OSError) -> None:
@@ -95,22 +144,73 @@ def workers() -> int:
 
 
 def render_all(names) -> dict[str, tuple[dict[str, bytes], str]]:
-    """{figure: (variants, csv)}, each figure in a worker process (one per core) where there are two
-    figures or more and two cores or more, else here; a failure is the one-line build error `_render`
-    gives, and the figures not yet started are not rendered."""
-    names = list(names)
-    if len(names) < 2 or workers() < 2:
-        return {name: _render(name) for name in names}
-    # fork shares what this process imported (matplotlib, roofline, the registry read); a process
-    # with threads (mkdocs serve's) gets a fresh interpreter per worker instead, as fork is unsafe there.
-    context = multiprocessing.get_context("fork" if threading.active_count() == 1 else "forkserver")
-    with ProcessPoolExecutor(min(workers(), len(names)), mp_context=context) as pool:
-        futures = {name: pool.submit(figure_files_counted, name) for name in names}
+    """{figure: (variants, csv)}, in worker processes where there are two figures or more and two cores or
+    more, else here; a failure is the one-line build error `_render` gives, and the figures not yet
+    started are not rendered."""
+    return Rendering(names).all()
+
+
+class Rendering:
+    """Figures being rendered: in worker processes (one per core, started here and left running while
+    the caller goes on) where there are two figures or more and two cores or more, else here, at once.
+
+    `files(name)` waits for that figure alone; `all()` for every one, in order, so a failure is the first
+    failing figure's one-line build error (`_render`), and the figures not yet started are not rendered.
+    """
+
+    def __init__(self, names, done: dict | None = None):
+        self.names = list(done or names)
+        self.done: dict[str, tuple[dict[str, bytes], str]] = dict(done or {})
+        self._futures: dict = {}
+        self._pool = None
+        self.started = done is None  # (figures read from the cache were not rendered in this build)
+        if done is not None:
+            return
+        if len(self.names) < 2 or workers() < 2:
+            self.done = {name: _render(name) for name in self.names}
+            return
+        # fork shares what this process imported (matplotlib, roofline, the registry read); a process
+        # with threads (mkdocs serve's) gets a fresh interpreter per worker instead, as fork is unsafe there.
+        context = multiprocessing.get_context("fork" if threading.active_count() == 1 else "forkserver")
+        self._pool = ProcessPoolExecutor(min(workers(), len(self.names)), mp_context=context)
+        self._futures = {name: self._pool.submit(figure_files_counted, name) for name in self.names}
+
+    def files(self, name: str) -> tuple[dict[str, bytes], str]:
+        if name not in self.done:
+            future = self._futures[name]
+            try:
+                self.done[name] = _render(name, lambda: _collect(name, future))
+            except BaseException:
+                self.close()  # a failed figure ends the build: nothing more to render
+                raise
+        return self.done[name]
+
+    def ready(self, name: str) -> bool:
+        future = self._futures.get(name)
+        if name not in self.done and future is not None and future.done():
+            try:
+                self.files(name)  # (collected, its renders counted, once)
+            except PluginError:  # not in: its error is for `raise_failed` (the next page) or `files` to give
+                return False
+        return name in self.done
+
+    def raise_failed(self) -> None:
+        for name, future in self._futures.items():
+            if name not in self.done and future.done():
+                self.files(name)  # (a success is collected, its renders counted, once)
+
+    def all(self) -> dict[str, tuple[dict[str, bytes], str]]:
         try:
-            return {name: _render(name, lambda f=futures[name], n=name: _collect(n, f)) for name in names}
+            return {name: self.files(name) for name in self.names}
         finally:
-            for future in futures.values():
-                future.cancel()  # (after a failure: nothing more to wait for)
+            self.close()
+
+    def close(self) -> None:
+        for future in self._futures.values():
+            future.cancel()  # (after a failure: nothing more to wait for)
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
 
 
 def _collect(name: str, future) -> tuple[dict[str, bytes], str]:
@@ -173,9 +273,4 @@ def _store(folder: Path, out: dict[str, tuple[dict[str, bytes], str]]) -> None:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-for stem, (svgs, csv_text) in rendered().items():
-    for suffix, svg in svgs.items():
-        with mkdocs_gen_files.open(f"figures/{stem}{suffix}.svg", "wb") as f:
-            f.write(svg)
-    with mkdocs_gen_files.open(f"figures/{stem}.csv", "w") as f:
-        f.write(csv_text)
+pending_figures.begin(start())  # (a test that loads this file as a library empties FIGURES first)

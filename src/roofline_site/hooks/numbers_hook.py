@@ -12,7 +12,7 @@ from pathlib import Path
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 
-from roofline_site import derived, page_memo, serve_state
+from roofline_site import derived, page_memo, pending_figures, serve_state
 from roofline_site.html import escape as esc
 from roofline_site.html.reading import results_first, search_quiet
 from roofline_site.html.repository import install_block, repository_link
@@ -75,7 +75,7 @@ def figure_block(name: str, page_url: str, files) -> Raw:
     """
     from mkdocs.utils import get_relative_url
 
-    from figures_gen import display_size, module
+    from figures_gen import module
 
     mod = module(name)
     base = get_relative_url("figures/", page_url).rstrip("/") or "."
@@ -97,8 +97,7 @@ def figure_block(name: str, page_url: str, files) -> Raw:
         f = files.get_file_from_path(f"figures/{mod.NAME}{suffix}.svg")
         if f is None:
             raise TokenError(f"figure {name!r}: figures/{mod.NAME}{suffix}.svg was not generated")
-        w, h = display_size(f.content_bytes)
-        return f'width="{w}" height="{h}"'
+        return pending_figures.size_attributes(f)  # (filled in when the page is written, if still rendering)
 
     def picture(scheme: str, dark: str) -> str:
         return (f'<picture class="rl-fig-{scheme}">'

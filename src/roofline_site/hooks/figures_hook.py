@@ -1,0 +1,32 @@
+"""MkDocs hooks: the figures render while the pages do (roofline_site.pending_figures says how)."""
+
+from __future__ import annotations
+
+from mkdocs.plugins import event_priority
+
+from roofline_site import pending_figures
+
+
+@event_priority(-50)  # after gen-files' scripts started the figures
+def on_files(files, config, **kwargs):
+    return pending_figures.add_files(files, config)
+
+
+@event_priority(90)  # before the number tokens render the page (after build_hook notes the page)
+def on_page_markdown(markdown, **kwargs):
+    pending_figures.raise_failed()
+    return markdown
+
+
+@event_priority(100)  # first: every other hook sees the page as it will be written
+def on_post_page(output, page, **kwargs):
+    return pending_figures.sizes_in(output, page.file.src_uri)
+
+
+@event_priority(50)  # before the build hook swaps the finished site in
+def on_post_build(config, **kwargs):
+    pending_figures.publish()
+
+
+def on_build_error(error, **kwargs):
+    pending_figures.abandon()

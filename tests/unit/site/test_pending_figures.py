@@ -1,0 +1,140 @@
+"""Figures render while the pages do (roofline_site.pending_figures, gen/figures.py's Rendering).
+
+Stand-in figures hold their worker until the test releases them, so "the build goes on while a
+figure renders" is shown by the build going on, not by a timing: a build that waited for every
+figure first would stop at the stand-in's own error ("never released") instead.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import PluginError
+from mkdocs.structure.files import Files
+
+from figures_gen import VARIANTS
+from roofline_site import pending_figures
+from tests.conftest import ROOT
+
+RELEASE_AFTER_S = 20.0
+
+
+def _gen_script(monkeypatch):
+    """src/roofline_site/gen/figures.py loaded as a library (FIGURES emptied: nothing starts at import)."""
+    spec = importlib.util.spec_from_file_location("gen_figures_pending", ROOT / "src/roofline_site/gen/figures.py")
+    gen = importlib.util.module_from_spec(spec)
+    monkeypatch.setenv("ROOFLINE_FIGURE_CACHE", "0")
+    monkeypatch.setattr("figures_gen.FIGURES", [])
+    spec.loader.exec_module(gen)
+    pending_figures.abandon()
+    return gen
+
+
+def _held_until(release: Path):
+    """A stand-in for figures_gen's figure_files: every figure waits for `release` to exist; kv_context fails."""
+    def stand_in(name):
+        deadline = time.monotonic() + RELEASE_AFTER_S
+        while not release.exists():
+            if time.monotonic() > deadline:
+                raise RuntimeError("never released: the build waited for the figures before going on")
+            time.sleep(0.01)
+        if name == "kv_context":
+            raise ZeroDivisionError("division by zero")
+        return {v: b'<svg viewBox="0 0 504 302.4"/>' for v in VARIANTS}, f"figure,{name}\n"
+    return stand_in
+
+
+@pytest.fixture
+def workers(monkeypatch):
+    """Two forked workers that see the test's stand-ins."""
+    monkeypatch.setenv("ROOFLINE_FIGURE_WORKERS", "2")
+    monkeypatch.setattr("threading.active_count", lambda: 1)
+
+
+def test_pages_that_quote_no_figure_render_while_the_figures_do(monkeypatch, tmp_path, workers):
+    import figures_gen._render
+
+    gen = _gen_script(monkeypatch)
+    release = tmp_path / "release"
+    monkeypatch.setattr(figures_gen._render, "figure_files", _held_until(release))
+    figures = gen.Figures({"ridge_overlay": "ridge", "h100_roofline": "h100"},
+                          gen.Rendering(["ridge_overlay", "h100_roofline"]))
+    pending_figures.begin(figures)
+    try:
+        config = MkDocsConfig()
+        config.load_dict({"site_name": "t", "site_dir": str(tmp_path / "site")})
+        files = pending_figures.add_files(Files([]), config)
+        # Every variant and the CSV of each figure, listed with MkDocs before any is rendered.
+        assert sorted(f.src_uri for f in files) == sorted(
+            f"figures/{stem}{part}" for stem in ("ridge", "h100")
+            for part in (".svg", "-dark.svg", "-narrow.svg", "-narrow-dark.svg", ".csv"))
+        pending_figures.raise_failed()  # the next page goes on while both are held
+        # Its figure markup declares a size to fill in when the page is written.
+        marker = pending_figures.size_attributes(files.get_file_from_path("figures/h100-narrow.svg"))
+        assert marker == 'data-rl-pending-size="figures/h100-narrow.svg"'
+        files.get_file_from_path("figures/ridge.svg").copy_file()  # MkDocs' copy: nothing written yet
+        assert not (tmp_path / "site").exists()
+        release.touch()
+        # The page written: the size filled in once its figure is in. viewBox 504 x 302.4 shown 700 wide:
+        # 700 * 302.4 / 504 = 420 high.
+        assert pending_figures.sizes_in(f"<img {marker}>", "index.md") == '<img width="700" height="420">'
+        assert files.get_file_from_path("figures/h100.csv").content_string == "figure,h100_roofline\n"
+        pending_figures.publish()
+        assert (tmp_path / "site/figures/ridge.csv").read_text() == "figure,ridge_overlay\n"
+        assert (tmp_path / "site/figures/h100.svg").read_bytes() == b'<svg viewBox="0 0 504 302.4"/>'
+    finally:
+        pending_figures.abandon()
+
+
+def test_a_failed_figure_stops_the_build_at_the_next_page_in_the_render_s_own_words(monkeypatch, tmp_path, workers):
+    import figures_gen._render
+
+    gen = _gen_script(monkeypatch)
+    release = tmp_path / "release"
+    release.touch()
+    monkeypatch.setattr(figures_gen._render, "figure_files", _held_until(release))
+    rendering = gen.Rendering(["kv_context", "ridge_overlay"])
+    pending_figures.begin(gen.Figures({"kv_context": "kv", "ridge_overlay": "ridge"}, rendering))
+    try:
+        deadline = time.monotonic() + RELEASE_AFTER_S
+        while not rendering._futures["kv_context"].done() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        with pytest.raises(PluginError) as err:
+            pending_figures.raise_failed()  # at the next page
+        assert str(err.value) == "figure module figures_gen/kv_context.py failed: ZeroDivisionError: division by zero"
+    finally:
+        pending_figures.abandon()
+
+
+def test_the_cache_is_stored_only_when_every_figure_rendered(monkeypatch, tmp_path):
+    gen = _gen_script(monkeypatch)
+    monkeypatch.setattr(gen, "CACHE", tmp_path / "figures")
+
+    def render(name):
+        if name == "kv_context":
+            raise ZeroDivisionError("division by zero")
+        return {v: b"<svg/>" for v in gen.VARIANTS}, "x,y\n1,2\n"
+
+    monkeypatch.setattr(gen, "render", render)
+    store = tmp_path / "figures" / "key"
+    with pytest.raises(PluginError):
+        gen.Figures({"kv_context": "kv"}, gen.Rendering(["kv_context"]), store=store).finish()
+    assert not store.exists()
+    gen.Figures({"ridge_overlay": "ridge"}, gen.Rendering(["ridge_overlay"]), store=store).finish()
+    assert sorted(p.name for p in store.iterdir()) == sorted([*(f"ridge{v}.svg" for v in gen.VARIANTS), "ridge.csv"])
+
+
+def test_figures_are_rendered_in_the_order_pages_first_quote_them(monkeypatch, tmp_path):
+    gen = _gen_script(monkeypatch)
+    (tmp_path / "guide").mkdir()
+    (tmp_path / "index.md").write_text('{{ figure("c") }}')
+    (tmp_path / "a.md").write_text('{{ figure("b") }} then {{ figure("c") }} and {{ figure("a") }}')
+    (tmp_path / "guide" / "index.md").write_text('{{ figure("d") }}')
+    # MkDocs reads index.md, a.md, then the folder guide/: c, b, a, d; e is quoted nowhere: last.
+    assert gen.in_page_order(["a", "b", "c", "d", "e"], tmp_path) == ["c", "b", "a", "d", "e"]
+    assert sys.modules.get("gen_figures_pending") is None  # (loaded as a library, not imported by name)
