@@ -144,7 +144,7 @@ def measure_builds(work: Path, runs: int, env: dict) -> dict:
         times["ours_spec_change_s"].append(timed_spec_change(work, env))
         times["stock_clean_s"].append(timed_build(stock_root, work / "stock-site", clean=True, strict=False))
         times["stock_rebuild_s"].append(timed_build(stock_root, work / "stock-site", clean=False, strict=False))
-    medians = {k.replace("_s", "_median_s"): round(statistics.median(v), 2) for k, v in times.items()}
+    medians = {k.removesuffix("_s") + "_median_s": round(statistics.median(v), 2) for k, v in times.items()}
     return {"runs": {k: [round(x, 2) for x in v] for k, v in times.items()}, **medians,
             "clean_ratio_vs_stock": round(medians["ours_clean_median_s"] / medians["stock_clean_median_s"], 2),
             "cold_clean_ratio_vs_stock": round(medians["ours_cold_clean_median_s"] / medians["stock_clean_median_s"], 2),
