@@ -104,28 +104,35 @@ def copy_project(dest: Path) -> Path:
 
 def timed_spec_change(work: Path, env: dict) -> float:
     """Seconds to rebuild after the H100's memory bandwidth is edited (3.35 -> 4.0 TB/s, the tests' edit),
-    starting from the caches a warm build of the registry as it is leaves: every figure is rendered
-    afresh (the figure key covers the spec), and each page takes from the page store what the edit did
-    not change. The caches are put back as they were afterwards, so every run starts alike."""
+    from the caches one warm build of the registry as it is leaves: every figure is rendered afresh (the
+    figure key covers the spec), and each page takes from the page store what the edit did not change.
+
+    What the caches held for that edit (the tests build it too) is set aside first and put back after,
+    with the page store, so every run starts alike and the project's caches end as they were.
+    """
     from tools.scale_registry import with_h100_bandwidth
 
     spec = work / "hardware-h100-4.0.toml"
     spec.write_text(with_h100_bandwidth((ROOT / "src" / "roofline" / "data" / "hardware.toml").read_text(
         encoding="utf-8"), "4.0"), encoding="utf-8")
-    cache = ROOT / ".cache"
-    before = {d: set(p.name for p in (cache / d).iterdir()) if (cache / d).is_dir() else set()
-              for d in ("figures", "derived")}
-    store = cache / "pages" / "store.pickle"
-    kept = store.read_bytes() if store.exists() else None
+    edited = {**env, "ROOFLINE_HARDWARE": str(spec)}
+    key = subprocess.run([sys.executable, "-c", "from roofline_site import derived; print(derived.cache_key())"],
+                         cwd=ROOT, env={**os.environ, **edited}, capture_output=True, text=True, check=True).stdout.strip()
+    cache, aside = ROOT / ".cache", work / "set-aside"
+    held = [cache / "figures" / key, cache / "derived" / f"{key}.pickle", cache / "pages" / "store.pickle"]
+    shutil.rmtree(aside, ignore_errors=True)
+    aside.mkdir(parents=True)
+    for i, path in enumerate(held):
+        if path.exists():
+            path.rename(aside / str(i))
     try:
-        return timed_build(ROOT, work / "ours-spec", clean=True, env={**env, "ROOFLINE_HARDWARE": str(spec)})
+        timed_build(ROOT, work / "ours-spec", clean=True, env=env)  # the warm build the reader's edit follows
+        return timed_build(ROOT, work / "ours-spec", clean=True, env=edited)
     finally:
-        for d, names in before.items():
-            for p in (cache / d).iterdir() if (cache / d).is_dir() else ():
-                if p.name not in names:
-                    shutil.rmtree(p) if p.is_dir() else p.unlink()
-        if kept is not None:
-            store.write_bytes(kept)
+        for i, path in enumerate(held):
+            shutil.rmtree(path) if path.is_dir() else path.unlink(missing_ok=True)
+            if (aside / str(i)).exists():
+                (aside / str(i)).rename(path)
 
 
 def measure_builds(work: Path, runs: int, env: dict) -> dict:
