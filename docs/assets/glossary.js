@@ -20,19 +20,10 @@
 
   function refOf(node) { return node && node.closest ? node.closest(".gl-ref") : null; }
 
-  var bodies = {};  // cards.json URL -> Promise of {slug: card body HTML}
   var FROM_FILE = "Opened from a file, the browser keeps this term's card (cards.json beside the page) from loading: serve the folder over HTTP to read it, or open the glossary.";
   var FAILED = "This term's card (cards.json) did not load; reload the page to try again.";
 
-  function load() {
-    var url = new URL("cards.json", location.href).href;  // beside the page's index.html
-    if (!bodies[url]) {
-      bodies[url] = location.protocol === "file:" ? Promise.reject(new Error("file"))
-        : fetch(url).then(function (r) { if (!r.ok) throw new Error("HTTP " + r.status); return r.json(); });
-      bodies[url].catch(function () { delete bodies[url]; });  // the next open tries again
-    }
-    return bodies[url];
-  }
+  function load() { return P.besidePage("cards.json"); }  // Promise of {slug: card body HTML}
 
   function home() {  // where closed cards wait (hidden), inside the article
     var h = document.querySelector(".gl-cards");

@@ -2,7 +2,8 @@
  * code keeps both inside the viewport. Loaded before them (mkdocs.yml extra_javascript, all deferred,
  * so in order). A box opens below its anchor if it fits, else above (`upClass`), else on the roomier
  * side with a scroll bar; then it shifts sideways to fit. On a narrow screen the CSS makes it a sheet
- * fixed at the bottom, and the page scrolls so the tapped word stays visible above it. No network.
+ * fixed at the bottom, and the page scrolls so the tapped word stays visible above it. Also shared: what a
+ * box shows comes from a JSON file beside the page (`besidePage`), its one request, to the page's own folder.
  */
 (function () {
   "use strict";
@@ -56,9 +57,22 @@
     if (shift) box.style.left = (box.offsetLeft + shift) + "px";
   }
 
+  // The parsed JSON file `name` beside the page's index.html (cards.json, provenance.json), fetched once per
+  // page and kept; a failed fetch is forgotten, so the next open tries again. From file:// it is refused.
+  var beside = {};  // URL -> Promise of the parsed file
+  function besidePage(name) {
+    var url = new URL(name, location.href).href;
+    if (!beside[url]) {
+      beside[url] = location.protocol === "file:" ? Promise.reject(new Error("file"))
+        : fetch(url).then(function (r) { if (!r.ok) throw new Error("HTTP " + r.status); return r.json(); });
+      beside[url].catch(function () { delete beside[url]; });
+    }
+    return beside[url];
+  }
+
   window.rlPopover = {
     HOVER_DELAY_MS: 300,  // a pointer that only passes opens nothing
     LEAVE_DELAY_MS: 200,  // time to travel from the word to a link in its box
-    place: place, unpad: unpad, button: button
+    place: place, unpad: unpad, button: button, besidePage: besidePage
   };
 })();

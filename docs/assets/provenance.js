@@ -34,19 +34,10 @@
   // arrives the popover says it is loading; aria-live announces the body when it comes, since a
   // screen reader has already read the description on focus. The compact first view hides the
   // inputs and all sources but the first behind "More".
-  var bodies = {};  // provenance.json URL -> Promise of {popover id: body HTML}
   var FROM_FILE = "Opened from a file, the browser keeps this number's details (provenance.json beside the page) from loading: serve the folder over HTTP to read them.";
   var FAILED = "This number's details (provenance.json) did not load; reload the page to try again.";
 
-  function load() {
-    var url = new URL("provenance.json", location.href).href;  // beside the page's index.html
-    if (!bodies[url]) {
-      bodies[url] = location.protocol === "file:" ? Promise.reject(new Error("file"))
-        : fetch(url).then(function (r) { if (!r.ok) throw new Error("HTTP " + r.status); return r.json(); });
-      bodies[url].catch(function () { delete bodies[url]; });  // the next open tries again
-    }
-    return bodies[url];
-  }
+  function load() { return P.besidePage("provenance.json"); }  // Promise of {popover id: body HTML}
 
   function finish(prov, content) {
     prov.classList.remove("rl-loading", "rl-failed");
