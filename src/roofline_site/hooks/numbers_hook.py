@@ -121,33 +121,31 @@ def on_page_markdown(markdown, page, config, files, **kwargs):
         raise PluginError(f"{uri}: the front matter is not valid YAML, so its bindings cannot be read "
                           "(quote an expression that contains ': ' or starts with a quote)")
     repo_url, bindings = config.get("repo_url") or "", page.meta.get("bindings")
-
-    computed = []
-
-    def rendered():
-        computed.append(uri)
-        held = set(_popovers)
+    # A page's tokens are a pure function of its Markdown, the package and registry (derived's build key),
+    # the site glue and its data, its URL, the repository link, and the first fresh id it gets: a build
+    # reuses what an earlier build rendered from the same (about two seconds of a warm build), and leaves
+    # behind what rendering would have: the page's records, its held popovers, the next fresh id.
+    key = derived.digest(derived.build_key(), derived.glue_key(), markdown, page.url, repr(bindings), repo_url,
+                         str(next_fresh_id()))
+    found, stored = derived.lookup(("page tokens", uri), key)
+    if found:
+        out, kept, popovers, next_id = stored
+        records.extend(kept)
+        _popovers.update(popovers)
+        skip_fresh_ids_to(next_id)
+        return out
+    held = set(_popovers)
+    try:
         out = expand(markdown, uri, records, {"figure": lambda name: figure_block(name, page.url, files),
                                               "table": lambda name, **kw: _table(name, uri, records, **kw),
                                               "changelog": _changelog,
                                               "repository": lambda: repository_link(repo_url),
                                               "install": lambda: install_block(repo_url)},
                      bindings=bindings)
-        return out, list(records), {k: v for k, v in _popovers.items() if k not in held}, next_fresh_id()
-
-    # A page's tokens are a pure function of its Markdown, the package and registry (derived's build key),
-    # the site glue and its data, its URL, the repository link, and the first fresh id it gets: a build
-    # reuses what an earlier build rendered from the same (about two seconds of a warm build).
-    key = derived.digest(derived.build_key(), derived.glue_key(), markdown, page.url, repr(bindings), repo_url,
-                         str(next_fresh_id()))
-    try:
-        out, kept, popovers, next_id = derived.keyed(("page tokens", uri), key, rendered)
     except TokenError as err:
         raise PluginError(str(err)) from None
-    if not computed:  # reused: leave behind what rendering would have
-        records.extend(kept)
-        _popovers.update(popovers)
-        skip_fresh_ids_to(next_id)
+    derived.remember(("page tokens", uri), key,
+                     (out, list(records), {k: v for k, v in _popovers.items() if k not in held}, next_fresh_id()))
     return out
 
 
