@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import logging
 import re
-from importlib.metadata import version
 
 from material.plugins.search.plugin import SearchIndex
 from mkdocs.structure.pages import Page
@@ -70,8 +69,8 @@ def _restore(page: Page, stored: tuple, files) -> None:
     page.content, page.toc, page._title_from_render = content, get_toc(toc), title
     page.present_anchor_ids = set(anchors)
     if logging.getLogger("mkdocs.structure.pages").getEffectiveLevel() > logging.DEBUG:
-        page.links_to_anchors = {files.get_file_from_path(src): dict(a) for src, a in links.items()
-                                 if files.get_file_from_path(src) is not None}
+        targets = {src: files.get_file_from_path(src) for src in links}
+        page.links_to_anchors = {targets[src]: dict(a) for src, a in links.items() if targets[src] is not None}
 
 
 _original = Page.render
@@ -101,7 +100,7 @@ def add_entry_from_context(self: SearchIndex, page) -> None:
     """SearchIndex.add_entry_from_context, or the entries the last build made from the same page."""
     meta = {k: page.meta.get(k) for k in ("search", "tags", "title")}
     key = derived.digest(_ADDRESS.sub("", repr((self.config, meta, page.title, page.url, str(page.toc)))),
-                         version("mkdocs-material"), page.content or "")
+                         derived.glue_key(), page.content or "")  # (the glue key holds Material's version)
     found, entries = derived.lookup(("page search", page.file.src_uri), key)
     if found:
         self.entries.extend(dict(e) for e in entries)

@@ -11,6 +11,7 @@ import pytest
 
 from tools.scale_registry import with_h100_bandwidth  # noqa: F401 — the tests' spec edit
 
+
 def visible_text(html: str) -> str:
     """A page's text without tags or number popovers (popovers hold the inputs, not the result)."""
     html = re.sub(r'<span class="rl-prov".*?</span></span>', "</span>", html, flags=re.S)
