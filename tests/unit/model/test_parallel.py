@@ -165,6 +165,19 @@ def test_fit_across_devices():
     assert at.fits and not over.fits
 
 
+@pytest.mark.parametrize("layout", [Layout(), Layout(tp=2, pp=2), Layout(ep=4), Layout(dp=2, tp=4)])
+@pytest.mark.parametrize("context", [512, 4096, 131072])
+def test_the_largest_batch_that_fits_is_the_edge_of_what_fits(layout, context):
+    """The search (vectorised over candidate batches) lands where one more sequence no longer fits,
+    checked one batch at a time; a limit below that edge caps it, even one that is no power of two."""
+    m = get_model("mixtral-8x7b") if layout.ep > 1 else get_model("llama-3.1-8b")
+    b = parallel.max_batch_that_fits(m, H100, context, layout=layout)
+    one = lambda n: bool(parallel.decode(m, H100, n, context, layout=layout).fits)
+    assert b >= 1 and one(b) and not one(b + 1)
+    assert parallel.max_batch_that_fits(m, H100, context, layout=layout, limit=b - 1 if b > 2 else 1) == max(b - 1, 1)
+    assert parallel.max_batch_that_fits(m, H100, context, layout=layout, limit=3 * b + 1) == b
+
+
 def test_engine_layout():
     m = get_model("llama-3.1-70b")
     assert parallel.engine_layout(m, H100, 8) == Layout(tp=8)
