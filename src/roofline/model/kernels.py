@@ -33,7 +33,7 @@ from roofline.errors import InputError
 from roofline.registry.hardware import Device
 from roofline.model.formats import Formats, WeightFormat
 from roofline.registry.models import Model
-from roofline.model.point import RooflinePoint, bound_of, scalar  # noqa: F401  (re-exported: kernels.RooflinePoint)
+from roofline.model.point import RooflinePoint, bound_of, computed_once, scalar  # noqa: F401  (re-exported: kernels.RooflinePoint)
 from roofline.model.roofs import COMPUTE_BOUND, MEMORY_BOUND
 
 ATTENTION_VARIANTS = ("fused", "unfused")
@@ -93,112 +93,112 @@ class KernelStep:
     def _sum(self, attr: str):
         return scalar(sum(np.asarray(getattr(k, attr), float) for k in self.ops))
 
-    @property
+    @computed_once
     def flops(self):
         return self._sum("flops")
 
-    @property
+    @computed_once
     def bytes(self):
         return self._sum("bytes")
 
-    @property
+    @computed_once
     def weight_bytes(self):
         return self._sum("weight_bytes")
 
-    @property
+    @computed_once
     def kv_bytes(self):
         return scalar(np.asarray(self._sum("kv_read_bytes")) + self._sum("kv_written_bytes"))
 
-    @property
+    @computed_once
     def kv_read_bytes(self):
         """KV-cache bytes attention reads: K and V of every attended position, per sequence and layer."""
         return self._sum("kv_read_bytes")
 
-    @property
+    @computed_once
     def activation_bytes(self):
         return scalar(np.asarray(self._sum("act_read_bytes")) + self._sum("act_written_bytes"))
 
-    @property
+    @computed_once
     def time_s(self):
         """The step's time: the sum of its kernels' roofline times."""
         return self._sum("time_s")
 
-    @property
+    @computed_once
     def compute_time_s(self):
         return self._sum("compute_time_s")
 
-    @property
+    @computed_once
     def memory_time_s(self):
         return self._sum("memory_time_s")
 
-    @property
+    @computed_once
     def time_perfect_overlap_s(self):
         """Perfect overlap: max(Σ compute time, Σ memory time), a lower bound on `time_s`."""
         return scalar(np.maximum(self.compute_time_s, self.memory_time_s))
 
-    @property
+    @computed_once
     def arithmetic_intensity(self):
         """The whole step's FLOPs per byte (what a perfect-overlap view compares with the ridge)."""
         return scalar(np.asarray(self.flops, float) / np.asarray(self.bytes, float))
 
-    @property
+    @computed_once
     def ridge_point(self) -> float:
         """The weight matmuls' ridge point on this device at their formats' peak."""
         return self.device.peak_flop_per_s(self.matmul_dtype) / self.device.memory_bandwidth_bytes_per_s
 
-    @property
+    @computed_once
     def peak_flop_per_s(self) -> float:
         """The weight matmuls' peak (the one the step's ridge is quoted at)."""
         return self.device.peak_flop_per_s(self.matmul_dtype)
 
-    @property
+    @computed_once
     def bandwidth_bytes_per_s(self) -> float:
         return self.device.memory_bandwidth_bytes_per_s
 
-    @property
+    @computed_once
     def compute_dtype(self) -> str:
         return self.matmul_dtype
 
-    @property
+    @computed_once
     def attained_flop_per_s(self):
         """FLOPs ÷ the step's time (the sum of its kernels' times)."""
         return scalar(np.asarray(self.flops, float) / np.asarray(self.time_s, float))
 
-    @property
+    @computed_once
     def compute_bound_time_s(self):
         """Time spent in kernels at or past their ridge point."""
         return scalar(sum(np.where(np.asarray(k.arithmetic_intensity) >= k.ridge_point, k.time_s, 0.0)
                            for k in self.ops))
 
-    @property
+    @computed_once
     def bound(self):
         """'compute-bound' where compute-bound kernels take most of the step's time."""
         cb = np.asarray(self.compute_bound_time_s)
         return bound_of(cb * 2 >= np.asarray(self.time_s))
 
-    @property
+    @computed_once
     def tokens_per_s(self):
         """Tokens per second over the whole batch (decode: one per sequence per step)."""
         return scalar(np.asarray(self.batch) * self.tokens_per_sequence / self.time_s)
 
-    @property
+    @computed_once
     def tokens_per_s_per_sequence(self):
         return scalar(np.asarray(self.tokens_per_sequence) / self.time_s)
 
-    @property
+    @computed_once
     def activation_peak_bytes(self):
         """Activation memory held at once: the residual stream plus the largest kernel's inputs and outputs."""
         per_kernel = [(np.asarray(k.act_read_bytes, float) + k.act_written_bytes) / k.count for k in self.ops]
         residual = np.asarray(self.batch) * self.tokens_per_sequence * self.model.hidden_size * self.formats.activation_bytes
         return scalar(np.maximum.reduce(np.broadcast_arrays(*per_kernel)) + residual)
 
-    @property
+    @computed_once
     def memory_required_bytes(self):
         """Weights + KV cache + activations + the runtime reserve (`RUNTIME_RESERVE_BYTES`)."""
         return scalar(self.weights_resident_bytes + np.asarray(self.kv_resident_bytes)
                        + self.activation_peak_bytes + self.runtime_reserve_bytes)
 
-    @property
+    @computed_once
     def fits(self):
         return scalar(np.asarray(self.memory_required_bytes) <= usable_memory_bytes(self.device))
 

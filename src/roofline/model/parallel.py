@@ -44,7 +44,7 @@ import numpy as np
 from roofline.errors import InputError
 from roofline.model import kernels
 from roofline.model.formats import Formats
-from roofline.model.point import scalar
+from roofline.model.point import computed_once, scalar
 from roofline.registry.hardware import Device, Interconnect
 from roofline.registry.models import Model
 
@@ -178,38 +178,38 @@ class CollectivePoint:
     arithmetic_intensity = 0.0
     compute_dtype = "link"
 
-    @property
+    @computed_once
     def link_bytes(self):
         """Bytes each device sends over its link, all runs: count · factor · S."""
         return scalar(self.count * ring_factor(self.kind, self.devices) * np.asarray(self.payload_bytes, float))
 
-    @property
+    @computed_once
     def bytes(self):
         return self.link_bytes
 
-    @property
+    @computed_once
     def latency_s(self) -> float:
         return self.count * self.latency_per_run_s
 
-    @property
+    @computed_once
     def transfer_time_s(self):
         return scalar(np.asarray(self.link_bytes, float) / self.link_bandwidth_bytes_per_s)
 
-    @property
+    @computed_once
     def link_time_s(self):
         return self.transfer_time_s
 
-    @property
+    @computed_once
     def time_s(self):
         """Latency plus bytes ÷ link bandwidth (per direction)."""
         return scalar(self.latency_s + np.asarray(self.transfer_time_s))
 
-    @property
+    @computed_once
     def ridge_point(self) -> float:
         """The link's ridge: FLOPs a device must do per byte it sends to keep the link off the critical path."""
         return self.peak_flop_per_s / self.link_bandwidth_bytes_per_s
 
-    @property
+    @computed_once
     def bound(self):
         """'latency-bound' where the fixed latency exceeds the transfer time, else 'link-bandwidth-bound'."""
         return scalar(np.where(self.latency_s >= np.asarray(self.transfer_time_s), LATENCY_BOUND, LINK_BOUND))
@@ -389,11 +389,11 @@ class ParallelStep:
     kv_note: str = ""
     latency: object = LATENCY_FLOOR   # the collective latency used: "floor", "ring" or seconds per collective
 
-    @property
+    @computed_once
     def ops(self) -> tuple:
         return self.stage.ops + self.collectives + ((self.sends,) if self.sends is not None else ())
 
-    @property
+    @computed_once
     def link_bytes(self):
         """Bytes one device sends over its link per step (its collectives and, under PP, one send)."""
         parts = [np.asarray(c.link_bytes, float) for c in self.collectives]
@@ -401,28 +401,28 @@ class ParallelStep:
             parts.append(np.asarray(self.sends.link_bytes, float) / max(self.layout.pp - 1, 1))
         return scalar(sum(parts, np.asarray(0.0)))
 
-    @property
+    @computed_once
     def collective_time_s(self):
         """One stage's collectives: Σ latency + bytes ÷ link bandwidth."""
         return scalar(sum((np.asarray(c.time_s, float) for c in self.collectives), np.asarray(0.0)))
 
-    @property
+    @computed_once
     def kernel_time_s(self):
         """Time in the devices' own kernels per step: pp stages of one device's kernels."""
         return scalar(self.layout.pp * np.asarray(self.stage.time_s))
 
-    @property
+    @computed_once
     def collective_latency_share(self):
         """Share of the collectives' time that is latency (bytes move in the rest)."""
         lat = sum(c.latency_s for c in self.collectives)
         tot = np.asarray(self.collective_time_s, float)
         return scalar(np.where(tot > 0, lat / np.where(tot > 0, tot, 1.0), 0.0))
 
-    @property
+    @computed_once
     def stage_time_s(self):
         return scalar(np.asarray(self.stage.time_s) + self.collective_time_s)
 
-    @property
+    @computed_once
     def time_s(self):
         """Time between a sequence's tokens: pp stages of kernels plus collectives, plus the sends between them."""
         t = self.stage.time_s if not self.collectives and self.layout.pp == 1 else \
@@ -431,7 +431,7 @@ class ParallelStep:
             t = t + np.asarray(self.sends.time_s)
         return scalar(t)
 
-    @property
+    @computed_once
     def time_perfect_overlap_s(self):
         """Lower bound: each stage's perfect-overlap time or its collectives, whichever is longer."""
         if not self.collectives and self.layout.pp == 1:
@@ -441,7 +441,7 @@ class ParallelStep:
             t = t + np.asarray(self.sends.time_s)
         return scalar(t)
 
-    @property
+    @computed_once
     def bound(self):
         """Where collectives take at least half of a stage, what binds there: 'collective latency-bound'
         where latency is at least half of the collectives' time, else 'link-bandwidth-bound'; otherwise
@@ -450,51 +450,51 @@ class ParallelStep:
         which = np.where(np.asarray(self.collective_latency_share) >= 0.5, COLLECTIVE_LATENCY_BOUND, LINK_BANDWIDTH_BOUND)
         return scalar(np.where(coll, which, np.asarray(self.stage.bound)))
 
-    @property
+    @computed_once
     def latency_description(self) -> str:
         """Which collective latency the step's figures use (empty without collectives)."""
         if self.layout.replica_devices == 1 or self.stage.device.interconnect is None:
             return ""
         return latency_description(self.stage.device.interconnect, self.latency)
 
-    @property
+    @computed_once
     def tokens_per_s(self):
         return scalar(np.asarray(self.batch) * self.stage.tokens_per_sequence / self.time_s)
 
-    @property
+    @computed_once
     def tokens_per_s_per_sequence(self):
         return scalar(np.asarray(self.stage.tokens_per_sequence) / self.time_s)
 
-    @property
+    @computed_once
     def tokens_per_s_per_device(self):
         return scalar(np.asarray(self.tokens_per_s) / self.layout.devices)
 
-    @property
+    @computed_once
     def link_intensity(self):
         """A stage's FLOPs per byte its device sends over the link (compare with `link_ridge_point`)."""
         lb = np.asarray(self.link_bytes, float)
         with np.errstate(divide="ignore", invalid="ignore"):
             return scalar(np.where(lb > 0, np.asarray(self.stage.flops, float) / np.where(lb > 0, lb, 1.0), np.inf))
 
-    @property
+    @computed_once
     def link_ridge_point(self):
         if self.stage.device.interconnect is None:
             return None
         d = self.stage.device
         return d.peak_flop_per_s(self.stage.matmul_dtype) / d.interconnect.bandwidth_bytes_per_s_per_direction
 
-    @property
+    @computed_once
     def bubble_fraction(self):
         """Share of each stage's time it idles: 1 − micro-batches ÷ pp (0 without pipeline parallelism)."""
         return scalar(1.0 - np.asarray(self.micro_batches, float) / self.layout.pp)
 
-    @property
+    @computed_once
     def memory_required_bytes(self):
         """Per device: its weights + its sequences' KV cache + activations + the runtime reserve."""
         return scalar(self.stage.weights_resident_bytes + np.asarray(self.kv_resident_bytes)
                                + self.stage.activation_peak_bytes + self.stage.runtime_reserve_bytes)
 
-    @property
+    @computed_once
     def fits(self):
         return scalar(np.asarray(self.memory_required_bytes) <= kernels.usable_memory_bytes(self.stage.device))
 

@@ -8,13 +8,36 @@ Fields are floats or numpy arrays that broadcast together, so a sweep is one cal
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from functools import cached_property
 
 import numpy as np
 
 from roofline.model.roofs import COMPUTE_BOUND, MEMORY_BOUND
 
 _BOUNDS = np.array([MEMORY_BOUND, COMPUTE_BOUND])
+
+
+class computed_once(cached_property):
+    """A property of a frozen step or point, computed on first read and kept on the instance.
+
+    A step's figures are read many times over (a record reads each kernel's time a dozen ways),
+    and its fields never change, so each is worked out once. An array it computes is made
+    read-only, so no caller can change what later reads see; a field returned as it is stays
+    the caller's. Dataclass equality, hashing and `replace` look at the fields only.
+    """
+
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        held = instance.__dict__
+        if self.attrname in held:
+            return held[self.attrname]
+        value = self.func(instance)
+        if isinstance(value, np.ndarray) and not any(value is getattr(instance, f.name) for f in fields(instance)):
+            value.flags.writeable = False
+        held[self.attrname] = value
+        return value
 
 
 def scalar(x):
@@ -55,46 +78,46 @@ class RooflinePoint:
     count: int = 1  # how many times a step runs it (layers); the figures above are the step's total
     convention: str = ""
 
-    @property
+    @computed_once
     def bytes_read(self):
         return scalar(np.asarray(self.weight_bytes) + self.act_read_bytes + self.kv_read_bytes)
 
-    @property
+    @computed_once
     def bytes_written(self):
         return scalar(np.asarray(self.act_written_bytes) + self.kv_written_bytes)
 
-    @property
+    @computed_once
     def bytes(self):
         return scalar(np.asarray(self.bytes_read) + self.bytes_written)
 
-    @property
+    @computed_once
     def arithmetic_intensity(self):
         """FLOPs per byte moved (0 for a pure copy such as the embedding lookup)."""
         return scalar(np.asarray(self.flops, float) / np.asarray(self.bytes, float))
 
-    @property
+    @computed_once
     def ridge_point(self) -> float:
         return self.peak_flop_per_s / self.bandwidth_bytes_per_s
 
-    @property
+    @computed_once
     def compute_time_s(self):
         return scalar(np.asarray(self.flops, float) / self.peak_flop_per_s)
 
-    @property
+    @computed_once
     def memory_time_s(self):
         return scalar(np.asarray(self.bytes, float) / self.bandwidth_bytes_per_s)
 
-    @property
+    @computed_once
     def time_s(self):
         """Roofline time: the slower of the compute roof and the memory roof."""
         return scalar(np.maximum(self.compute_time_s, self.memory_time_s))
 
-    @property
+    @computed_once
     def attained_flop_per_s(self):
         """FLOPs ÷ time: for one point that is min(peak, bandwidth × intensity), the roof above it."""
         return scalar(np.asarray(self.flops, float) / np.asarray(self.time_s, float))
 
-    @property
+    @computed_once
     def bound(self):
         """'compute-bound' at or past the ridge point, 'memory-bound' below it."""
         return bound_of(np.asarray(self.arithmetic_intensity) >= self.ridge_point)
