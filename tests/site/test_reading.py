@@ -23,8 +23,15 @@ SIZES = {"390": PHONE, "1280": LAPTOP}
 PER_PAGE = 4  # terms and numbers opened per page (spread evenly)
 PER_ENTRY = 1  # per glossary entry page: short pages, one template
 
-# One JS function does the measuring, so the walk costs one round trip per element.
-MEASURE = """([sel, i]) => {
+# One JS function waits for the popover and measures it, so the walk costs one round trip per element:
+# it waits, frame by frame, until no open popover is loading its body (provenance.json, fetched on
+# first use; it is placed again in the same task that fills it), as site_helpers.wait_for_popover does.
+MEASURE = """async ([sel, i]) => {
+  const start = performance.now();
+  while (document.querySelector('.rl-num.rl-open .rl-prov.rl-loading')) {
+    if (performance.now() - start > 10000) return {shown: false, loading: true};
+    await new Promise((frame) => requestAnimationFrame(frame));
+  }
   const el = document.querySelectorAll(sel)[i];
   const open = el.classList.contains('rl-num') ? el.querySelector('.rl-prov')
              : document.querySelector('.gl-card:not([hidden])');
@@ -76,10 +83,11 @@ def walk(context, base: str, urls: list[str], touch: bool) -> dict:
                     return [r.left + r.width / 2, r.top + r.height / 2]; }""", [sel, i, not touch])
                 if touch:
                     tab.touchscreen.tap(x, y)
-                wait_for_popover(tab)  # a number's body comes from provenance.json, then is placed again
-                m = tab.evaluate(MEASURE, [sel, i])
+                m = tab.evaluate(MEASURE, [sel, i])  # once its body, if a number's, has come and it is placed again
                 what = f"{url or '/'} {sel.split()[-1]} #{i}"
-                if not m["shown"]:
+                if m.get("loading"):
+                    problems["unopened"].append(f"{what}: its body was still loading after 10 s")
+                elif not m["shown"]:
                     hit = tab.evaluate(f"(() => {{ const e = document.elementFromPoint({x}, {y}); return e ? e.outerHTML.slice(0, 80) : null; }})()")
                     problems["unopened"].append(f"{what} at ({x:.0f}, {y:.0f}) on {hit}")
                 else:
