@@ -8,7 +8,7 @@ Fields are floats or numpy arrays that broadcast together, so a sweep is one cal
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
@@ -22,9 +22,10 @@ class computed_once(cached_property):
     """A property of a frozen step or point, computed on first read and kept on the instance.
 
     A step's figures are read many times over (a record reads each kernel's time a dozen ways),
-    and its fields never change, so each is worked out once. An array it computes is made
-    read-only, so no caller can change what later reads see; a field returned as it is stays
-    the caller's. Dataclass equality, hashing and `replace` look at the fields only.
+    and its fields never change, so each is worked out once. An array it returns is made
+    read-only (unless it is one the instance already holds, such as a field), so an in-place
+    edit fails loudly instead of changing what later reads see. Dataclass equality, hashing
+    and `replace` look at the fields only.
     """
 
     def __get__(self, instance, owner=None):
@@ -34,7 +35,8 @@ class computed_once(cached_property):
         if self.attrname in held:
             return held[self.attrname]
         value = self.func(instance)
-        if isinstance(value, np.ndarray) and not any(value is getattr(instance, f.name) for f in fields(instance)):
+        # (the instance's dict holds its fields and what it kept before)
+        if type(value) is np.ndarray and not any(value is v for v in held.values()):
             value.flags.writeable = False
         held[self.attrname] = value
         return value
