@@ -78,8 +78,8 @@ _LOCKS_GUARD = threading.Lock()
 REAL_RENDER = numbers_diff.render
 
 
-def memo_render(tree: Path, scratch: Path) -> dict:
-    """numbers_diff.render, run once per distinct tree content in this module.
+def memo_render(tree: Path, scratch: Path, fresh: bool = False) -> dict:
+    """numbers_diff.render, run once per distinct tree content in this module (`fresh`: run anyway).
 
     Most tests render the same base commit (and some the same edited tree) again; the worker
     is a pure function of the tree's files (it drops ROOFLINE_* from its environment), so a
@@ -91,7 +91,7 @@ def memo_render(tree: Path, scratch: Path) -> dict:
     with _LOCKS_GUARD:
         lock = _LOCKS.setdefault(key, threading.Lock())
     with lock:  # the two sides of a no-change diff share one render rather than racing
-        if key not in _RENDERS:
+        if fresh or key not in _RENDERS:
             result = REAL_RENDER(tree, scratch)
             if str(tree) in json.dumps(result, ensure_ascii=False):
                 return result
@@ -99,17 +99,22 @@ def memo_render(tree: Path, scratch: Path) -> dict:
         return copy.deepcopy(_RENDERS[key])
 
 
+def fresh_render(tree: Path, scratch: Path) -> dict:
+    """The real worker, always; what it renders is kept for the tests after (see memo_render)."""
+    return memo_render(tree, scratch, fresh=True)
+
+
 @pytest.fixture(autouse=True)
 def _memoized_render(request, monkeypatch):
-    """Every test but those asking for `unmemoized` renders through memo_render."""
-    if "unmemoized" not in request.fixturenames:
-        monkeypatch.setattr(numbers_diff, "render", memo_render)
+    """Every test renders through memo_render, but those asking for `unmemoized`: through fresh_render."""
+    fresh = "unmemoized" in request.fixturenames
+    monkeypatch.setattr(numbers_diff, "render", fresh_render if fresh else memo_render)
 
 
 @pytest.fixture
 def unmemoized():
     """Asked for by a test that must run the real worker on both sides, end to end."""
-    assert numbers_diff.render is REAL_RENDER
+    assert numbers_diff.render is fresh_render
 
 
 @pytest.fixture
