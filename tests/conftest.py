@@ -29,6 +29,15 @@ def pytest_configure(config):
         start_in_background(config._tmp_path_factory.getbasetemp())
 
 
+@pytest.fixture(autouse=True)
+def _fresh_steps():
+    """Each test starts with no remembered decode or prefill steps (roofline.model.kernels.remembered):
+    a test may patch a constant the steps read, and no other test may see what it computed then."""
+    from roofline.model.kernels import forget_steps
+
+    forget_steps()
+
+
 @pytest.fixture
 def run_cli(capsys):
     """Run `roofline ...` in-process; return (exit status, stdout, stderr)."""

@@ -25,7 +25,9 @@ over batch 1…4096 with the per-kernel breakdown is one call.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass, field, replace
+from functools import wraps
 
 import numpy as np
 
@@ -500,6 +502,46 @@ def _check(formats: Formats | None, attention: str, device: Device) -> Formats:
     return formats
 
 
+_STEPS: OrderedDict = OrderedDict()  # call -> (model, device, step), most recently used last
+STEPS_KEPT = 4096
+
+
+def remembered(step_fn):
+    """`step_fn` (decode or prefill), answered from the calls made before with the same arguments.
+
+    Rendering every page's numbers asks for about 5,400 decode steps, of which about 700 differ:
+    the pages and figures ask again for the steps they share. A step is frozen (its derived
+    figures are kept read-only by computed_once), so one object can answer every caller. The
+    model and device are keyed by identity and held, so an id is never reused while kept (a
+    device's dict fields make it unhashable); an argument that cannot be hashed (a sweep's
+    array) is computed as always. A call that raises keeps nothing.
+    """
+    @wraps(step_fn)
+    def step(model, device, *args, **kwargs):
+        call = (step_fn.__name__, id(model), id(device), *((type(a), a) for a in args),
+                *sorted((k, type(v), v) for k, v in kwargs.items()))
+        try:
+            kept = _STEPS.get(call)
+        except TypeError:  # an array or another unhashable argument
+            return step_fn(model, device, *args, **kwargs)
+        if kept is not None and kept[0] is model and kept[1] is device:
+            _STEPS.move_to_end(call)
+            return kept[2]
+        made = step_fn(model, device, *args, **kwargs)
+        _STEPS[call] = (model, device, made)
+        if len(_STEPS) > STEPS_KEPT:
+            _STEPS.popitem(last=False)
+        return made
+
+    return step
+
+
+def forget_steps() -> None:
+    """Drop every remembered step (the tests do, before each test: one may patch a constant the steps read)."""
+    _STEPS.clear()
+
+
+@remembered
 def decode(model: Model, device: Device, batch=1, context_len=1, formats: Formats | None = None,
            attention: str = "fused") -> KernelStep:
     """One decode step: each of `batch` sequences with `context_len` tokens cached emits one token.
@@ -526,6 +568,7 @@ def decode(model: Model, device: Device, batch=1, context_len=1, formats: Format
                       matmul_dtype=formats.matmul_dtype())
 
 
+@remembered
 def prefill(model: Model, device: Device, prompt_len, batch=1, formats: Formats | None = None,
             attention: str = "fused") -> KernelStep:
     """Process `prompt_len` prompt tokens for each of `batch` sequences: the time to first token.

@@ -367,3 +367,36 @@ def test_kernel_sum_is_at_least_perfect_overlap_everywhere(model_id, device_id):
 def test_verify_pass_sum_at_least_overlap(k, ctx):
     v = kernels.extend(get_model("llama-3.1-8b"), get_device("h100-sxm5"), k + 1, ctx)
     assert v.time_s >= v.time_perfect_overlap_s * (1 - 1e-12)
+
+
+# ----------------------------------------------------------------------------- remembered steps ----
+def test_a_step_asked_again_is_the_same_object_and_a_sweep_is_computed_afresh():
+    m, d = get_model("llama-3.1-8b"), get_device(H100)
+    first = decode(m, d, 8, 4096)
+    assert decode(m, d, 8, 4096) is first  # the same call: the kept step
+    assert decode(m, d, 8, 4095) is not first and prefill(m, d, 4096, 8) is not first
+    sweep = np.array([1.0, 8.0])
+    assert decode(m, d, sweep, 4096) is not decode(m, d, sweep, 4096)  # an array cannot be keyed
+    # 8 sequences at 4096 cached tokens: the kept step equals one computed with nothing kept
+    kernels.forget_steps()
+    again = decode(m, d, 8, 4096)
+    assert again is not first and again.time_s == first.time_s and again.flops == first.flops
+
+
+def test_a_refused_call_keeps_nothing_and_another_device_object_is_not_taken_for_the_registrys():
+    m, d = get_model("llama-3.1-8b"), get_device(H100)
+    with pytest.raises(InputError):
+        decode(m, d, 0, 4096)
+    assert all(call[3:5] != ((int, 0), (int, 4096)) for call in kernels._STEPS)
+    # An edited copy of the device (half the bandwidth): same name, another object, another step.
+    import dataclasses
+    slower = dataclasses.replace(d, memory_bandwidth_bytes_per_s=d.memory_bandwidth_bytes_per_s / 2)
+    assert decode(m, slower, 1, 1).time_s > decode(m, d, 1, 1).time_s
+
+
+def test_at_most_steps_kept_are_held(monkeypatch):
+    monkeypatch.setattr(kernels, "STEPS_KEPT", 3)
+    m, d = get_model("llama-3.1-8b"), get_device(H100)
+    steps = [decode(m, d, b, 1) for b in (1, 2, 3, 4)]
+    assert len(kernels._STEPS) == 3
+    assert decode(m, d, 4, 1) is steps[-1] and decode(m, d, 1, 1) is not steps[0]  # the oldest went first
