@@ -10,6 +10,7 @@ import gzip
 import posixpath
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -105,7 +106,12 @@ def css_urls(css: str) -> list[str]:
 
 def js_loaded_urls(js: str) -> list[str]:
     """Literal URLs a script hands to fetch, XHR, import, workers, beacons or a src/href assignment."""
-    return [next(g for g in m.groups() if g) for m in JS_LOAD.finditer(js)]
+    return list(_js_loaded_urls(js))
+
+
+@lru_cache(maxsize=256)  # every page loads the same few scripts: each is read once per run, not once per page
+def _js_loaded_urls(js: str) -> tuple[str, ...]:
+    return tuple(next(g for g in m.groups() if g) for m in JS_LOAD.finditer(js))
 
 
 def parse_file(site_dir: Path, rel: str) -> ParsedFile:
@@ -189,8 +195,14 @@ def site_files(site_dir: Path) -> list[str]:
 
 def transfer_bytes(path: Path) -> int:
     """Bytes on the wire: gzip-compressed for text (as GitHub Pages serves it), raw for binaries."""
-    data = path.read_bytes()
-    if path.suffix.lower() in TEXT_SUFFIXES:
+    st = path.stat()
+    return _transfer_bytes(str(path), st.st_mtime_ns, st.st_size)
+
+
+@lru_cache(maxsize=4096)  # keyed by the file's time and size too: every page shares the theme's bundle
+def _transfer_bytes(path: str, mtime_ns: int, size: int) -> int:
+    data = Path(path).read_bytes()
+    if Path(path).suffix.lower() in TEXT_SUFFIXES:
         return len(gzip.compress(data, compresslevel=6, mtime=0))
     return len(data)
 
