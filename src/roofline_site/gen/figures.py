@@ -19,6 +19,7 @@ build benchmark do); ROOFLINE_FIGURE_RENDERS=<file> writes {figure: renders} of 
 
 from __future__ import annotations
 
+import gc
 import json
 import logging
 import multiprocessing
@@ -32,7 +33,7 @@ from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 
-from figures_gen import FIGURES, MAX_RENDERS, RENDERS, VARIANTS, figure_files, figure_files_counted, module
+from figures_gen import FIGURES, MAX_RENDERS, RENDERS, VARIANTS, figure_files, figure_files_counted, module, warm_up
 
 from roofline_site import derived, pending_figures
 from roofline_site.paths import ROOT
@@ -169,11 +170,23 @@ class Rendering:
         if len(self.names) < 2 or workers() < 2:
             self.done = {name: _render(name) for name in self.names}
             return
-        # fork shares what this process imported (matplotlib, roofline, the registry read); a process
-        # with threads (mkdocs serve's) gets a fresh interpreter per worker instead, as fork is unsafe there.
-        context = multiprocessing.get_context("fork" if threading.active_count() == 1 else "forkserver")
+        # fork shares what this process imported (matplotlib, roofline, the registry read): a fresh
+        # interpreter per worker (forkserver) imported and read them again, 0.7 s of CPU each. A process
+        # with other threads (mkdocs serve's) gets forkserver, as fork is unsafe there.
+        fork = _fork_safe()
+        if fork:
+            warm_up()  # imported once here, not once per worker
+        context = multiprocessing.get_context("fork" if fork else "forkserver")
         self._pool = ProcessPoolExecutor(min(workers(), len(self.names)), mp_context=context)
-        self._futures = {name: self._pool.submit(figure_files_counted, name) for name in self.names}
+        # A forked worker's collector would walk every object it inherited at each full collection
+        # (MkDocs' pages, the registry): frozen, they are left out of it (the workers start at the first submit).
+        if fork:
+            gc.freeze()
+        try:
+            self._futures = {name: self._pool.submit(figure_files_counted, name) for name in self.names}
+        finally:
+            if fork:
+                gc.unfreeze()
 
     def files(self, name: str) -> tuple[dict[str, bytes], str]:
         if name not in self.done:
@@ -211,6 +224,15 @@ class Rendering:
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = None
+
+
+def _fork_safe() -> bool:
+    """Whether the figure workers may be forked from this process: no thread but this one, or only
+    threads marked `fork_safe` (the build's parent watcher, build_hook.die_with_parent, takes no lock)."""
+    if threading.active_count() == 1:
+        return True
+    me = threading.current_thread()
+    return all(t is me or getattr(t, "fork_safe", False) for t in threading.enumerate())
 
 
 def _collect(name: str, future) -> tuple[dict[str, bytes], str]:

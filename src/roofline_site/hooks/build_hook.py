@@ -163,6 +163,9 @@ def die_with_parent(parent_pid: int) -> threading.Thread:
         os._exit(1)  # if the group could not be signalled, at least this process ends
 
     thread = threading.Thread(target=watch, name="die-with-parent", daemon=True)
+    # It takes no lock (getppid and sleep), so a fork while it runs copies none held: the figure
+    # workers may be forked beside it (roofline_site.gen.figures' `_fork_safe`).
+    thread.fork_safe = True
     thread.start()
     return thread
 

@@ -34,7 +34,8 @@ def on_startup(command, dirty, **kwargs):
 
 def on_pre_build(config, **kwargs):
     # `mkdocs serve` keeps modules between rebuilds: drop roofline so spec and code edits show.
-    if serve_state.begin_build(Path(config["config_file_path"] or ROOT / "mkdocs.yml").parent):
+    serve_state.begin_build(Path(config["config_file_path"] or ROOT / "mkdocs.yml").parent)
+    if serve_state.modules_may_be_stale():
         for name in [n for n in sys.modules if n == "roofline" or n.startswith("roofline.")
                      or n.startswith("figures_gen")]:
             del sys.modules[name]

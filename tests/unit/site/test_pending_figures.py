@@ -138,3 +138,45 @@ def test_figures_are_rendered_in_the_order_pages_first_quote_them(monkeypatch, t
     # MkDocs reads index.md, a.md, then the folder guide/: c, b, a, d; e is quoted nowhere: last.
     assert gen.in_page_order(["a", "b", "c", "d", "e"], tmp_path) == ["c", "b", "a", "d", "e"]
     assert sys.modules.get("gen_figures_pending") is None  # (loaded as a library, not imported by name)
+
+
+def test_figure_workers_are_forked_only_beside_threads_that_take_no_lock(monkeypatch):
+    """fork copies a lock another thread holds into the child, held forever: the workers are forked only
+    when every other thread is marked `fork_safe` (else forkserver, as under `mkdocs serve`)."""
+    import threading
+
+    gen = _gen_script(monkeypatch)
+    stop = threading.Event()
+    for marked, expected in ((True, True), (False, False)):
+        thread = threading.Thread(target=stop.wait, daemon=True)
+        if marked:
+            thread.fork_safe = True
+        thread.start()
+        # (only this thread and the test's: an earlier test's pool may still be winding its threads down)
+        monkeypatch.setattr(gen.threading, "enumerate", lambda: [threading.current_thread(), thread])
+        monkeypatch.setattr(gen.threading, "active_count", lambda: 2)
+        try:
+            assert gen._fork_safe() is expected
+        finally:
+            stop.set()
+            thread.join()
+            stop.clear()
+
+
+def test_the_build_watcher_is_marked_fork_safe_so_the_figure_workers_are_forked():
+    """The building child runs `die_with_parent`'s thread from the start: unmarked, every build would fall
+    back to forkserver workers, each importing matplotlib and reading the registry again."""
+    import subprocess
+
+    script = ("import os, importlib.util\n"
+              "from roofline_site.hooks import build_hook\n"
+              "build_hook.die_with_parent(os.getppid())\n"
+              "import figures_gen\n"
+              "figures_gen.FIGURES = []\n"
+              f"spec = importlib.util.spec_from_file_location('g', {str(ROOT / 'src/roofline_site/gen/figures.py')!r})\n"
+              "gen = importlib.util.module_from_spec(spec)\n"
+              "spec.loader.exec_module(gen)\n"
+              "print(gen._fork_safe())\n")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60,
+                         env={**__import__("os").environ, "ROOFLINE_FIGURE_CACHE": "0"})
+    assert out.stdout.strip().splitlines()[-1:] == ["True"], out.stderr

@@ -126,3 +126,23 @@ def test_serve_polls_every_tenth_of_a_second_and_keeps_what_mkdocs_watched(tmp_p
     assert server.observer is not old and server.observer.timeout == 0.1
     assert sorted(e.watch.path for e in server.observer.emitters) == watched
     assert not old.emitters
+
+
+def test_the_package_is_imported_again_only_after_an_earlier_build_when_its_inputs_changed(tmp_path, monkeypatch):
+    """A process's first build keeps the modules it imported moments before (`mkdocs build` imports the
+    package for its registry check): importing them again cost every build 0.2 s. A later build of a
+    serve session drops them when a shared input changed, so a spec or code edit shows, and only then."""
+    monkeypatch.setattr(serve_state, "_session", {"dirty": True, "fingerprint": None, "changed": True, "builds": 0})
+    monkeypatch.setattr(serve_state, "SHARED_INPUTS", ("src",))
+    monkeypatch.setattr(serve_state, "registry_paths", lambda: [])
+    (tmp_path / "src").mkdir()
+    spec = tmp_path / "src" / "hardware.toml"
+    spec.write_text("a = 1\n")
+    assert serve_state.begin_build(tmp_path) is True  # (a first build renders every page)
+    assert serve_state.modules_may_be_stale() is False
+    serve_state.begin_build(tmp_path)
+    assert serve_state.modules_may_be_stale() is False  # nothing changed
+    spec.write_text("a = 2\n")
+    os.utime(spec, ns=(spec.stat().st_atime_ns, spec.stat().st_mtime_ns + 1_000_000))
+    serve_state.begin_build(tmp_path)
+    assert serve_state.modules_may_be_stale() is True
