@@ -13,23 +13,26 @@
   var form = document.currentScript.previousElementSibling, body = document.body,
     inputs = [].slice.call(form.querySelectorAll("input")), stored = null, current;
   try { stored = __md_get("__palette"); } catch (e) {}  {#- storage blocked: the system scheme decides #}
+  {#- The one label shown is the one that switches to the next option. Shown once the header is parsed
+      (a frame drawn with only part of it would show the toggle, then move it as the search button came). #}
+  function labels() { inputs.forEach(function (o, j) { o.nextElementSibling.hidden = j != current; }); }
   function apply(i) {
     var color = {};
     current = i = Math.max(0, Math.min(i, inputs.length - 1));
     ["media", "scheme", "primary", "accent"].forEach(function (k) {
       body.setAttribute("data-md-color-" + k, color[k] = inputs[i].getAttribute("data-md-color-" + k));
     });
-    {#- The one label shown is the one that switches to the next option. #}
-    inputs.forEach(function (o, j) { o.nextElementSibling.hidden = j != i; });
     __md_set("__palette", { index: i, color: color });
   }
   apply(stored ? stored.index : inputs.findIndex(function (o) {
     return matchMedia(o.getAttribute("data-md-color-media")).matches;
   }));
+  document.addEventListener("DOMContentLoaded", labels);
   {#- A reader's switch: no transitions while every colour changes (Material's rule for the attribute). #}
   form.addEventListener("change", function (e) {
     body.setAttribute("data-md-color-switching", "");
     apply(inputs.indexOf(e.target));
+    labels();
     requestAnimationFrame(function () { body.removeAttribute("data-md-color-switching"); });
   });
   {#- Enter on the focused option: the next one, as in Material. #}
