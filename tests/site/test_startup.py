@@ -67,7 +67,7 @@ def test_palette_choice_survives_instant_navigation(chromium, served_site):
         assert page.evaluate(SCHEME) == "slate"
         page.evaluate("window.__sameDocument = true")
         # Material's instant navigation, as a link starts it (on the test server a click loads a new page:
-        # its sitemap matches the host, not the port; see test_tables_browser.py)
+        # its sitemap matches the host, not the port; see tests/site/test_tables_browser.py)
         page.evaluate("(path) => window.location$.next(new URL(path, location.href))", "../batching/")
         page.wait_for_function("document.title.startsWith('Batching')")
         assert page.evaluate("window.__sameDocument === true"), "the link reloaded the page"
