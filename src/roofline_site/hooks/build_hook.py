@@ -349,6 +349,10 @@ def on_env(env, config, files, **kwargs):
 
     if env.bytecode_cache is None:
         env.bytecode_cache = derived.template_cache(env)
+    # For a script written into every page (overrides/partials/palette.html): sent without its comments.
+    from roofline_site.html.slim import minify_js
+
+    env.filters["minify_js"] = minify_js
     return env
 
 

@@ -1,0 +1,135 @@
+"""What a page does as it starts (issue 26, Lighthouse's total blocking time): the palette toggle runs
+from our inline script, not from Material's palette component; stylesheet URLs are absolute before
+Material's bundle runs; code blocks are set up as they scroll into view.
+
+Why each: in a trace of the playbook, Material's start-up task restyled the whole page five times —
+the palette component (colours set again, two <meta>s written, the header's style read: three) and
+instant navigation setting every stylesheet's href to its absolute URL (the sheets parsed again: one)
+— and the DOMContentLoaded task forced a layout per code block (copy button inserted, width read).
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.support.browser import PHONE
+
+BUNDLE = "**/assets/javascripts/bundle.*.min.js"
+SCHEME = "document.body.dataset.mdColorScheme"
+
+
+def _no_bundle(ctx):
+    """Material's bundle never arrives: what the page does then is ours alone."""
+    ctx.route(BUNDLE, lambda route: route.abort())
+
+
+def test_no_page_mounts_materials_palette_component(site_pages):
+    for path, html in site_pages.items():
+        if "md-header__option" not in html:
+            continue  # the 404 page and redirect stubs have no header toggle
+        assert 'data-md-component="palette"' not in html, f"{path}: Material's palette component is mounted"
+        form = re.search(r'<form class="md-header__option">.*?</form>\s*<script>(.*?)</script>', html, re.S)
+        assert form and "__palette" in form.group(1), f"{path}: the toggle's inline script does not follow its form"
+
+
+@pytest.mark.parametrize("scheme,first,other", [("dark", "slate", "default"), ("light", "default", "slate")])
+def test_palette_follows_the_system_then_the_toggle_without_materials_bundle(chromium, served_site, scheme, first, other):
+    ctx = chromium.new_context(color_scheme=scheme, **PHONE)
+    _no_bundle(ctx)
+    page = ctx.new_page()
+    try:
+        page.goto(f"{served_site}/playbook/")
+        assert page.evaluate(SCHEME) == first  # nothing stored yet: the reader's system scheme
+        # Material's slate sets `color-scheme: dark` on the body only; our rule carries it to the canvas.
+        assert page.evaluate("getComputedStyle(document.documentElement).colorScheme") == ("dark" if first == "slate" else "normal")
+        shown = page.locator("form.md-header__option label:not([hidden])")
+        assert shown.count() == 1  # one toggle button: the one that switches to the other scheme
+        shown.click()
+        assert page.evaluate(SCHEME) == other
+        page.reload()
+        assert page.evaluate(SCHEME) == other  # the stored choice wins over the system scheme
+        page.focus("form.md-header__option input:nth-of-type(1)")
+        page.keyboard.press("Enter")  # Enter on an option switches, as in Material
+        assert page.evaluate(SCHEME) == first
+    finally:
+        ctx.close()
+
+
+def test_palette_choice_survives_instant_navigation(chromium, served_site):
+    ctx = chromium.new_context(color_scheme="light", **PHONE)
+    page = ctx.new_page()
+    try:
+        page.goto(f"{served_site}/playbook/")
+        page.wait_for_function("!!window.location$")
+        page.locator("form.md-header__option label:not([hidden])").click()
+        assert page.evaluate(SCHEME) == "slate"
+        page.evaluate("window.__sameDocument = true")
+        # Material's instant navigation, as a link starts it (on the test server a click loads a new page:
+        # its sitemap matches the host, not the port; see tests/site/test_tables_browser.py)
+        page.evaluate("(path) => window.location$.next(new URL(path, location.href))", "../batching/")
+        page.wait_for_function("document.title.startsWith('Batching')")
+        assert page.evaluate("window.__sameDocument === true"), "the link reloaded the page"
+        assert page.evaluate(SCHEME) == "slate"
+        page.locator("form.md-header__option label:not([hidden])").click()
+        assert page.evaluate(SCHEME) == "default"
+    finally:
+        ctx.close()
+
+
+def test_stylesheet_urls_are_absolute_before_materials_bundle_runs(chromium, served_site):
+    """Material's instant navigation sets every relative href to its absolute URL as it starts; on a
+    stylesheet's <link> that reloads and reparses the sheet and restyles the page. Already absolute,
+    Material leaves it: its test is the regex below (bundle: `/^(?:[a-z]+:)?\\/\\//i`)."""
+    ctx = chromium.new_context(**PHONE)
+    _no_bundle(ctx)
+    page = ctx.new_page()
+    try:
+        for path in ("playbook/", "glossary/ridge-point/"):
+            page.goto(f"{served_site}/{path}")
+            hrefs = page.evaluate("[...document.querySelectorAll('link[rel=stylesheet]')].map(l => l.getAttribute('href'))")
+            assert len(hrefs) >= 3 and all(re.match(r"(?:[a-z]+:)?//", h, re.I) for h in hrefs), hrefs
+            # and every sheet still applies: each one loaded, with its rules
+            assert page.evaluate("[...document.styleSheets].filter(s => s.href).every(s => s.cssRules.length > 0)")
+            assert page.evaluate("document.styleSheets.length") >= len(hrefs)
+    finally:
+        ctx.close()
+
+
+def test_code_blocks_are_set_up_as_they_scroll_into_view(chromium, served_site):
+    ctx = chromium.new_context(**PHONE)
+    page = ctx.new_page()
+    try:
+        page.goto(f"{served_site}/playbook/")
+        page.wait_for_load_state("load")
+        blocks = page.locator("article .highlight:not(details .highlight)")
+        last = blocks.count() - 1
+        assert last >= 2
+        has_copy = "i => !!document.querySelectorAll('article .highlight:not(details .highlight)')[i].querySelector('.md-code__button')"
+        assert not page.evaluate(has_copy, last), "a code block far below the fold was set up at load"
+        blocks.nth(last).scroll_into_view_if_needed()
+        page.wait_for_function(has_copy, arg=last)  # Material's copy button, once the block is in view
+    finally:
+        ctx.close()
+
+
+def test_the_header_does_not_shift_as_the_page_starts(chromium, served_site):
+    """Our inline palette script runs inside the header, before the search button is parsed: a frame drawn
+    there showed the toggle, then moved it as the button came (a layout shift Lighthouse counted, 0.0008
+    on every page). The toggle is shown once the header is whole."""
+    ctx = chromium.new_context(**PHONE)
+    ctx.add_init_script("""window.__shifts = [];
+        new PerformanceObserver(list => { for (const e of list.getEntries()) for (const s of e.sources)
+            if (s.node && s.node.closest && s.node.closest('.md-header')) window.__shifts.push(s.node.className || s.node.nodeName);
+        }).observe({type: 'layout-shift', buffered: true});""")
+    page = ctx.new_page()
+    try:
+        for path in ("", "hardware/", "glossary/ridge-point/"):
+            page.goto(f"{served_site}/{path}")
+            page.wait_for_load_state("load")
+            page.wait_for_function("document.documentElement.classList.contains('js') && !!window.location$")
+            page.wait_for_timeout(500)  # the bundle's first frames
+            assert page.evaluate("window.__shifts") == [], f"{path}: the header moved as the page started"
+    finally:
+        ctx.close()
