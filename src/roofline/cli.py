@@ -10,6 +10,7 @@ import json
 import math
 import sys
 import tempfile
+from functools import cache
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -872,13 +873,20 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+@cache
+def _parser() -> argparse.ArgumentParser:
+    """The parser, built once per process: a caller that runs many commands in one process (the
+    tests run hundreds) would otherwise build its hundred-odd options again for each."""
+    return build_parser()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if not argv:  # bare `roofline`: the overview, not a one-line complaint
-        build_parser().print_help(sys.stderr)
+        _parser().print_help(sys.stderr)
         return EXIT_USAGE
     try:
-        args = build_parser().parse_args(argv)
+        args = _parser().parse_args(argv)
         args.func(args)
     except RooflineError as err:
         print(f"roofline: error: {fmt.terminal(err)}", file=sys.stderr)
