@@ -19,6 +19,7 @@ numbers it changed: a glossary entry with no number takes every step from the st
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import os
 import pickle
@@ -214,10 +215,13 @@ def end_build() -> None:
     ceilings = {run: c for (run, where), c in serving_runs.computed_ceilings().items() if where == registries}
     now = {"ceilings": {**_build["loaded"].get("ceilings", {}), **ceilings},
            "values": {**_build["loaded"].get("values", {}), **_build["values"]}}
+    later = "pages" in _last  # not this process's first build: `mkdocs serve` after an edit
     _last.update(key=_build["key"], stored=now)
     if _pages["entries"] is not None:
         _last["pages"] = _pages["entries"]
-        if _pages["changed"]:
+        if _pages["changed"] and later:
+            _write_pages_at_exit()
+        elif _pages["changed"]:
             _write(_pages_file(), _pages["entries"])
     if not _build["changed"] and all(len(now[k]) == len(_build["loaded"].get(k, {})) for k in now):
         return
@@ -225,6 +229,18 @@ def end_build() -> None:
         generations = sorted((p for p in CACHE.glob("*.pickle")), key=lambda p: p.stat().st_mtime, reverse=True)
         for old in generations[GENERATIONS_KEPT:]:
             old.unlink(missing_ok=True)
+
+
+def _write_pages_at_exit() -> None:
+    """Store the pages' steps when the process ends, not after each rebuild of a `mkdocs serve`:
+    pickling the whole store (tens of MB) took a third of a second of every edit's wait for its page.
+    Whatever the last build held is written then (a process killed outright loses it: recomputed)."""
+    if _exit_write.get("target") is None:
+        target = _exit_write["target"] = _pages_file()
+        atexit.register(lambda: _last.get("pages") is not None and _write(target, _last["pages"]))
+
+
+_exit_write: dict = {"target": None}
 
 
 def _write(target: Path, value) -> bool:

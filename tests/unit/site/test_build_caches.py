@@ -117,6 +117,25 @@ def test_a_keyed_step_keeps_its_latest_entries_and_outlives_a_new_key(derived_ca
     assert derived.lookup(("page",), "v1") == (False, None)
 
 
+def test_a_serve_rebuild_stores_the_pages_when_the_process_ends(derived_cache, monkeypatch):
+    at_exit = []
+    monkeypatch.setattr(derived.atexit, "register", at_exit.append)
+    monkeypatch.setitem(derived._exit_write, "target", None)
+    store = derived._pages_file()
+    derived.begin_build()  # the process's first build writes the store at once
+    derived.keyed(("page",), "v1", lambda: "one")
+    derived.end_build()
+    first = store.read_bytes()
+    derived.begin_build()  # a page edited under `mkdocs serve`: kept in memory, written at exit
+    derived.keyed(("page",), "v2", lambda: "two")
+    derived.end_build()
+    assert store.read_bytes() == first and len(at_exit) == 1
+    at_exit[0]()
+    derived._last.clear()  # a new process reads what was written at exit
+    derived.begin_build()
+    assert derived.lookup(("page",), "v2") == (True, "two") and derived.lookup(("page",), "v1") == (True, "one")
+
+
 class _Page:
     """What on_page_markdown reads of a MkDocs page."""
 
