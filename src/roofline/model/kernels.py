@@ -710,10 +710,18 @@ WEIGHT_MATMULS = ("qkv_proj", "o_proj", "gate_up_proj", "up_proj", "down_proj", 
 
 
 def first_true(pred, limit: int) -> int | None:
-    """Smallest n in 1..limit with pred(n) true (pred monotone, vectorised over an int array); None if none."""
-    if not bool(np.asarray(pred(np.array([float(limit)])))[0]):
+    """Smallest n in 1..limit with pred(n) true (pred monotone, vectorised over an int array); None if none.
+
+    One call over the powers of two up to `limit` (and `limit`) brackets it, then each call over 64
+    evenly spread values between the last false and the first true narrows it: a handful of calls.
+    """
+    top = int(limit)
+    grid = np.unique(np.append(1 << np.arange(top.bit_length(), dtype=np.int64), top))
+    ok = np.atleast_1d(np.asarray(pred(grid.astype(float))))
+    if not ok[-1]:
         return None
-    lo, hi = 0, int(limit)
+    first = int(np.argmax(ok))
+    lo, hi = (int(grid[first - 1]) if first > 0 else 0), int(grid[first])
     while hi - lo > 1:
         grid = np.unique(np.linspace(lo, hi, 66).astype(np.int64))
         grid = grid[(grid > lo) & (grid < hi)]

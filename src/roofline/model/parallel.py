@@ -625,28 +625,15 @@ def max_batch_that_fits(model: Model, device: Device, context_len, formats: Form
     """The largest decode batch (all replicas) whose per-device memory fits at `context_len` (0 if none)."""
     layout = layout or Layout()
 
-    def fits(batches: np.ndarray) -> np.ndarray:
+    def over(batches: np.ndarray) -> np.ndarray:
         # One vectorised step over all the batches asked (the step is elementwise in the batch):
         # about 5 calls instead of the 40 a scalar bisection makes (most of the calculator's time).
-        step = decode(model, device, batches.astype(float), context_len, formats, attention, layout)
-        return np.broadcast_to(np.asarray(step.fits), batches.shape)
+        step = decode(model, device, batches, context_len, formats, attention, layout)
+        return ~np.broadcast_to(np.asarray(step.fits), batches.shape)
 
-    # Memory grows with the batch, so what fits is a prefix of 1, 2, …: find its last member by
-    # powers of two, then by 64 evenly spread batches a round between the last that fits and the first that does not.
-    top = int(limit)
-    powers = 1 << np.arange(top.bit_length(), dtype=np.int64)
-    ok = fits(powers[powers <= top])
-    if not ok[0]:
-        return 0
-    lo = int(powers[np.flatnonzero(ok)[-1]])
-    hi = top + 1 if ok.all() else 2 * lo  # the first batch known not to fit (or one past the limit)
-    while hi - lo > 1:
-        inner = np.unique(np.linspace(lo, hi, 66).round().astype(np.int64))
-        inner = inner[(inner > lo) & (inner < hi)]
-        ok = fits(inner)
-        lo = int(inner[ok][-1]) if ok.any() else lo
-        hi = int(inner[~ok][0]) if not ok.all() else hi
-    return lo
+    # Memory grows with the batch, so the batches that do not fit are all those past the first one.
+    first_over = kernels.first_true(over, int(limit))
+    return int(limit) if first_over is None else first_over - 1
 
 
 @dataclass(frozen=True)
