@@ -57,6 +57,22 @@ def test_palette_follows_the_system_then_the_toggle_without_materials_bundle(chr
         ctx.close()
 
 
+@pytest.mark.parametrize("junk", ['{}', '"dark"', '{"index": 0.5}', '{"index": -1}', '{"index": "1"}'])
+def test_a_stored_palette_that_is_no_choice_leaves_the_system_scheme(chromium, served_site, junk):
+    # Storage a reader edited, or another version of the site wrote: no error, and a dark system stays dark.
+    ctx = chromium.new_context(color_scheme="dark", **PHONE)
+    page = ctx.new_page()
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        page.goto(f"{served_site}/playbook/")
+        page.evaluate("(junk) => localStorage.setItem(__md_scope.pathname + '.__palette', junk)", junk)
+        page.reload()
+        assert page.evaluate(SCHEME) == "slate" and errors == []
+    finally:
+        ctx.close()
+
+
 def test_palette_choice_survives_instant_navigation(chromium, served_site):
     ctx = chromium.new_context(color_scheme="light", **PHONE)
     page = ctx.new_page()

@@ -24,7 +24,10 @@
     });
     __md_set("__palette", { index: i, color: color });
   }
-  apply(stored ? stored.index : inputs.findIndex(function (o) {
+  {#- A stored index that is no whole number ≥ 0 (storage edited or written by another site version) is
+      no choice: the system scheme decides, as with nothing stored. #}
+  var chosen = stored && Number.isInteger(stored.index) ? stored.index : -1;
+  apply(chosen >= 0 ? chosen : inputs.findIndex(function (o) {
     return matchMedia(o.getAttribute("data-md-color-media")).matches;
   }));
   document.addEventListener("DOMContentLoaded", labels);
