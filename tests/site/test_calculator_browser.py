@@ -44,10 +44,13 @@ def message(page, key: str, config: int = 0) -> str:
     return page.locator(f"[id='{msg_id}']").inner_text().strip()
 
 
+# A column's result cells, {output: {text, value}}: read by `outputs` and inside SET_FIELDS_AND_READ.
+CELLS = """(root, cfg) => Object.fromEntries([...document.querySelectorAll(`${root} td[data-config="${cfg}"]`)]
+    .map((td) => [td.dataset.output, {text: td.textContent, value: td.dataset.value}]))"""
+
+
 def outputs(page, config: str = "a", root: str = ".rl-calc") -> dict:
-    return page.evaluate("""([root, cfg]) => Object.fromEntries([...document.querySelectorAll(
-        `${root} td[data-config="${cfg}"]`)].map((td) => [td.dataset.output, {text: td.textContent, value: td.dataset.value}]))""",
-                         [root, config])
+    return page.evaluate(f"([root, cfg]) => ({CELLS})(root, cfg)", [root, config])
 
 
 def check_against_package(shown: dict, expected: dict):
@@ -549,10 +552,8 @@ SET_FIELDS_AND_READ = """([changes, keys]) => {
   }
   const messages = Object.fromEntries(keys.map((key) =>
     [key, document.getElementById(at(key).getAttribute('aria-describedby')).innerText.trim()]));
-  const outputs = Object.fromEntries([...document.querySelectorAll('.rl-calc td[data-config="a"]')].map((td) =>
-    [td.dataset.output, {text: td.textContent, value: td.dataset.value}]));
-  return {messages, outputs};
-}"""
+  return {messages, outputs: (CELLS)('.rl-calc', 'a')};
+}""".replace("CELLS", CELLS)
 
 
 def test_no_layout_reports_more_tokens_per_second_than_the_speed_of_light_beside_it(page):
