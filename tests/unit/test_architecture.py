@@ -7,6 +7,7 @@ import cannot hide a circle or an arrow the wrong way.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from pathlib import Path
 
@@ -38,13 +39,19 @@ def _imports(path: Path) -> set[str]:
     return found
 
 
-def _graph(*folders: Path) -> dict[str, set[str]]:
-    files = [p for folder in folders for p in folder.rglob("*.py")]
-    names = {_module_name(p): p for p in files}
-    return {name: {m for m in _imports(path) if m in names and m != name} for name, path in names.items()}
+def _modules(*folders: Path) -> dict[str, Path]:
+    return {_module_name(p): p for folder in folders for p in folder.rglob("*.py")}
 
 
-GRAPH = _graph(SRC / "roofline", SRC / "roofline_site")
+# The module names come from the paths alone (the parametrised tests are collected by every worker);
+# each module's imports are parsed on first use, by the one worker that runs these tests.
+MODULES = _modules(SRC / "roofline", SRC / "roofline_site")
+
+
+@functools.cache
+def graph() -> dict[str, set[str]]:
+    """{module: the package modules it imports}, for every module of the package and the site."""
+    return {name: {m for m in _imports(path) if m in MODULES and m != name} for name, path in MODULES.items()}
 
 
 def _outside(module: str) -> set[str]:
@@ -57,7 +64,7 @@ def _imports_of(module: str) -> set[str]:
     return _imports(path)
 
 
-ROOFLINE = sorted(m for m in GRAPH if m == "roofline" or m.startswith("roofline."))
+ROOFLINE = sorted(m for m in MODULES if m == "roofline" or m.startswith("roofline."))
 
 
 @pytest.mark.parametrize("module", ROOFLINE)
@@ -71,17 +78,17 @@ def test_registry_data_never_imports_the_model_or_anything_above_it():
     # The registry may use the error types, the spec loader, the dtype vocabulary it validates against
     # the atomic file writer (a leaf: measurement records are saved through it) and the capped reader.
     allowed = ("roofline.errors", "roofline.registry", "roofline.model.dtypes", "roofline.atomic", "roofline.readfile")
-    for module in (m for m in GRAPH if m.startswith("roofline.registry")):
-        wrong = {m for m in GRAPH[module] if m.startswith("roofline") and not m.startswith(allowed)
+    for module in (m for m in MODULES if m.startswith("roofline.registry")):
+        wrong = {m for m in graph()[module] if m.startswith("roofline") and not m.startswith(allowed)
                  and m != "roofline"}
         assert not wrong, f"{module} (data) imports {sorted(wrong)}"
 
 
 def _imports_the_runner(module: str) -> bool:
-    return any(m == "roofline.measure" or m.startswith("roofline.measure.") for m in GRAPH[module])
+    return any(m == "roofline.measure" or m.startswith("roofline.measure.") for m in graph()[module])
 
 
-@pytest.mark.parametrize("module", sorted(GRAPH))
+@pytest.mark.parametrize("module", sorted(MODULES))
 def test_only_the_cli_imports_the_benchmark_runner(module):
     # roofline.measure times kernels on this machine; the number tokens (quantities/machine.py), the
     # model and the site read its records through roofline.registry.machine, never the runner.
@@ -196,7 +203,7 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 
 def test_no_import_circles():
-    assert _cycles(GRAPH) == []
+    assert _cycles(graph()) == []
 
 
 def test_the_cycle_finder_finds_a_circle():

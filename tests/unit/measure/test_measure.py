@@ -21,13 +21,18 @@ from tests.conftest import ROOT
 EXAMPLE = ROOT / "measurements" / measure.EXAMPLE_FILE
 
 
+#: The real run's budget: the least the CLI takes, so the suite spends 2 s of kernels here, not 5
+#: (the quick budget a run without --budget records is checked below with the kernels stubbed).
+RUN_BUDGET_S = 2.0
+
+
 @pytest.fixture(scope="module")
 def quick_run(tmp_path_factory):
-    """One real `roofline measure --quick --json` in a subprocess, as a user runs it."""
+    """One real `roofline measure --quick --budget 2 --json` in a subprocess, as a user runs it."""
     out = tmp_path_factory.mktemp("measure") / "quick.json"
     # The environment is passed through untouched (OPENBLAS_CORETYPE etc. stay as they are).
-    proc = subprocess.run([sys.executable, "-m", "roofline", "measure", "--quick", "--out", str(out), "--json"],
-                          capture_output=True, text=True, timeout=120, env=dict(os.environ))
+    proc = subprocess.run([sys.executable, "-m", "roofline", "measure", "--quick", "--budget", f"{RUN_BUDGET_S:g}",
+                           "--out", str(out), "--json"], capture_output=True, text=True, timeout=120, env=dict(os.environ))
     return proc, out
 
 
@@ -55,8 +60,28 @@ def test_quick_numbers_are_positive_finite_and_plausible(quick_run):
 
 def test_quick_run_records_its_budget(quick_run):
     doc = json.loads(quick_run[1].read_text())
-    assert doc["settings"]["budget_s"] == measure.QUICK_BUDGET_S
+    assert doc["settings"]["quick"] is True
+    assert doc["settings"]["budget_s"] == RUN_BUDGET_S
     assert 0 < doc["settings"]["elapsed_s"]
+
+
+@pytest.mark.parametrize("quick, budget_s", [(True, measure.QUICK_BUDGET_S), (False, measure.DEFAULT_BUDGET_S)])
+def test_a_run_without_a_budget_records_its_default(monkeypatch, quick, budget_s):
+    # --quick without --budget is 5 s (README, `roofline measure --help`), a full run 30 s. The kernels
+    # are stubbed: what is checked is the budget the record states and the share each phase is given.
+    from roofline.measure import runner
+
+    shares: list[float] = []
+    t0 = runner.time.perf_counter()
+    monkeypatch.setattr(runner, "machine_info", lambda: {"cpu_model": "test CPU"})
+    monkeypatch.setattr(runner, "measure_bandwidth", lambda size, threads, deadline, progress, end: {
+        k: shares.append(deadline(k) - t0) for k in ("copy", "triad")})
+    monkeypatch.setattr(runner, "measure_matmul", lambda name, target, deadline, *rest: shares.append(deadline - t0))
+    monkeypatch.setattr(runner, "measure_gpu", lambda quick, budget, progress: {"skipped": "stubbed"})
+    doc = runner.run(quick=quick, progress=measure.Progress(budget_s, enabled=False))
+    assert doc["settings"] == {**doc["settings"], "quick": quick, "budget_s": budget_s}
+    # The last CPU phase ends at 0.92 of the 85 % of the budget left after the GPU's share.
+    assert shares[-1] == pytest.approx(0.92 * 0.85 * budget_s, abs=0.05)
 
 
 class _Clock:
