@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Callable, Generic, Mapping, Protocol, TypeVar
 
 from roofline.errors import SpecError
-from roofline.registry.specfile import DATA_DIR, Entry, check_unique, lookup, parse_entries
+from roofline.registry.specfile import DATA_DIR, Entry, check_unique, load_document, lookup, parse_entries
 
 
 class _HasId(Protocol):
@@ -34,7 +34,8 @@ def env_path(var: str, default: Path) -> Path:
 
 def load_by_id(path: Path, tables: Mapping[str, Callable[[Entry], T]]) -> dict[str, T]:
     """parse(entry) for every [[table]] of each table name in order, as {id: item}; an id twice is an error."""
-    items = [item for key, parse in tables.items() for item in parse_entries(path, key, parse)]
+    doc = load_document(path)
+    items = [item for key, parse in tables.items() for item in parse_entries(path, doc, key, parse)]
     check_unique(path, (item.id for item in items))
     return {item.id: item for item in items}
 

@@ -93,8 +93,9 @@ def _nesting(text: str) -> int:
     return deepest
 
 
-def load_table_list(path: Path, key: str) -> list[dict[str, Any]]:
-    """The array of tables `[[key]]` in the TOML file at `path`."""
+def load_document(path: Path) -> dict[str, Any]:
+    """The TOML file at `path`, parsed: once per load, though a file may hold several table lists
+    (measurements.toml has one per kind, and parsing it took 45 ms each time)."""
     try:
         data = read_capped(path, MAX_SPEC_BYTES, "spec file")
     except UnreadableFile as err:
@@ -113,6 +114,11 @@ def load_table_list(path: Path, key: str) -> list[dict[str, Any]]:
         raise SpecError(f"{path.name}: not valid TOML ({err})") from None
     except RecursionError:
         raise SpecError(f"{path.name}: nests too deeply to read; not a spec file") from None
+    return doc
+
+
+def table_list(path: Path, doc: dict[str, Any], key: str) -> list[dict[str, Any]]:
+    """The array of tables `[[key]]` in `doc`, the parsed file at `path`."""
     entries = doc.get(key)
     if not isinstance(entries, list) or not entries:
         raise SpecError(f"{path}: expected at least one [[{key}]] table")
@@ -139,15 +145,16 @@ class _ReadTracking(dict):
         return super().__contains__(key)
 
 
-def parse_entries(path: Path, key: str, parse) -> list:
-    """parse(Entry) for every [[key]] table in the file; a field no parser reads is an error.
+def parse_entries(path: Path, doc: dict[str, Any], key: str, parse) -> list:
+    """parse(Entry) for every [[key]] table in `doc`, the parsed file at `path`; a field no parser
+    reads is an error.
 
     An unread field is almost always a typo (`power_w` for `power_W`) or a unit the registry
     does not take (`memory_bandwidth_GB_per_s`): silently ignoring it would build a site from
     values the editor did not write.
     """
     out = []
-    for i, raw in enumerate(load_table_list(path, key)):
+    for i, raw in enumerate(table_list(path, doc, key)):
         entry = Entry(path, raw, i)
         out.append(parse(entry))
         entry.check_all_read()

@@ -137,3 +137,15 @@ def test_an_unknown_device_is_named(tmp_path):
     bad = _edited_copy(tmp_path, 'device = "gaudi2"', 'device = "gaudi9"')
     with pytest.raises(SpecError, match=r"^measurements\.toml: mamf-gaudi2-bf16: field 'device' is not in the registry \(unknown hardware 'gaudi9'"):
         load_measurements(bad)
+
+
+def test_the_measurements_file_is_parsed_once_for_all_its_kinds(monkeypatch):
+    # One [[table]] list per kind, and the serving runs: each list used to parse the whole file again.
+    from roofline.registry import specfile
+
+    parsed: list[str] = []
+    real = specfile.tomllib.loads
+    monkeypatch.setattr(specfile.tomllib, "loads", lambda text: parsed.append(text) or real(text))
+    load_measurements(DATA / "measurements.toml")
+    # (The devices and models it names are read too, each once, when their registries are not yet.)
+    assert len(KINDS) >= 2 and parsed.count((DATA / "measurements.toml").read_text(encoding="utf-8")) == 1
