@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import math
+import re
 import tomllib
 from importlib import resources
 from pathlib import Path
@@ -81,10 +82,14 @@ def show(value: Any) -> str:
         return "a number with hundreds of digits"
 
 
+_BRACKETS = re.compile(r"[\[\]{}]")
+
+
 def _nesting(text: str) -> int:
-    """The deepest bracket nesting in a TOML text, strings ignored roughly (an upper bound)."""
+    """The deepest bracket nesting in a TOML text, strings ignored roughly (an upper bound).
+    Only the brackets are visited (a loop over every character took 4 ms of each spec file's load)."""
     depth = deepest = 0
-    for ch in text:
+    for ch in _BRACKETS.findall(text):
         if ch in "[{":
             depth += 1
             deepest = max(deepest, depth)
