@@ -17,6 +17,7 @@ import itertools
 import json
 import math
 import random
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -161,11 +162,37 @@ def _case(dev, model, phase, batch, length, wf, kvd, act, attn, layout=(1, 1, 1)
             "kvd": kvd, "act": act, "attn": attn, "layout": list(layout), "scope": scope}
 
 
+class FullProduct(Sequence):
+    """Every (device, model, phase, batch, length, *formats, attention), in the order of
+    `[... for d, m, p, b, f, a in itertools.product(DEVICES, MODELS, PHASES, BATCHES, FORMATS, ATTENTION)
+    for l in LENGTHS[p]]`, each made when indexed: random.sample draws the same positions from it as
+    from that list, which took 0.7 s to build for 260 + 160 picks of its 752,640 cases."""
+
+    def _block(self, phase: str) -> int:
+        return len(BATCHES) * len(FORMATS) * len(ATTENTION) * len(LENGTHS[phase])
+
+    def __len__(self) -> int:
+        return len(DEVICES) * len(MODELS) * sum(self._block(p) for p in PHASES)
+
+    def __getitem__(self, j: int):
+        if not 0 <= j < len(self):
+            raise IndexError(j)
+        dm, rest = divmod(j, sum(self._block(p) for p in PHASES))
+        d, m = divmod(dm, len(MODELS))
+        for phase in PHASES:
+            if rest < self._block(phase):
+                break
+            rest -= self._block(phase)
+        rest, length = divmod(rest, len(LENGTHS[phase]))
+        rest, attn = divmod(rest, len(ATTENTION))
+        batch, fmt_i = divmod(rest, len(FORMATS))
+        return (DEVICES[d], MODELS[m], phase, BATCHES[batch], LENGTHS[phase][length], *FORMATS[fmt_i], ATTENTION[attn])
+
+
 def grid() -> list[dict]:
     """A deterministic sample of the full product, two cases for every model, corners and refusals."""
     rng = random.Random(14)
-    full = [(d, m, p, b, l, *f, a) for d, m, p, b, f, a in
-            itertools.product(DEVICES, MODELS, PHASES, BATCHES, FORMATS, ATTENTION) for l in LENGTHS[p]]
+    full = FullProduct()
     every = [({"id": "h200-sxm"}, m, p, rng.choice(BATCHES), rng.choice(LENGTHS[p]), *rng.choice(FORMATS[:3]),
               rng.choice(ATTENTION)) for m in MODELS for p in PHASES]
     laid = [(*c, rng.choice(LAYOUTS), rng.choice(SCOPES)) for c in rng.sample(full, N_LAYOUT_SAMPLED)]
@@ -292,6 +319,20 @@ def parity(tmp_path_factory):
 
 
 # --------------------------------------------------------------------------- tests
+def test_the_full_product_is_the_list_it_stands_for():
+    # The first two devices' cases in full (every model, phase, batch, format, attention and length),
+    # then the last case: the sample drawn from FullProduct is the one drawn from the list.
+    listed = ((d, m, p, b, l, *f, a) for d, m, p, b, f, a in
+              itertools.product(DEVICES, MODELS, PHASES, BATCHES, FORMATS, ATTENTION) for l in LENGTHS[p])
+    full = FullProduct()
+    n = 2 * len(full) // len(DEVICES)
+    assert [full[j] for j in range(n)] == list(itertools.islice(listed, n))
+    assert full[len(full) - 1] == (DEVICES[-1], MODELS[-1], PHASES[-1], BATCHES[-1], LENGTHS[PHASES[-1]][-1],
+                                   *FORMATS[-1], ATTENTION[-1])
+    with pytest.raises(IndexError):
+        full[len(full)]
+
+
 def test_grid_is_large_and_covers_every_axis(parity):
     cases, py, *_ = parity
     valid = [c for c, r in zip(cases, py) if "ok" in r]
