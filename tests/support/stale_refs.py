@@ -52,13 +52,23 @@ def python_prose(text: str) -> list[tuple[int, str]]:
     """(line, text) of every comment and docstring of a Python source."""
     out = [(tok.start[0], tok.string) for tok in tokenize.generate_tokens(io.StringIO(text).readline)
            if tok.type == tokenize.COMMENT]
-    for node in ast.walk(ast.parse(text)):
-        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
-            body = node.body
-            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
-                    and isinstance(body[0].value.value, str):
-                out.append((body[0].lineno, body[0].value.value))
+    for node in _scopes(ast.parse(text)):
+        body = node.body
+        if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+                and isinstance(body[0].value.value, str):
+            out.append((body[0].lineno, body[0].value.value))
     return out
+
+
+def _scopes(node: ast.AST):
+    """The module and every class and function in it, at any depth: only statements are visited (a
+    docstring opens a scope's body; walking every expression too took half this check's time)."""
+    if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+        yield node
+    for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+        for child in getattr(node, name, ()):
+            if isinstance(child, (ast.stmt, ast.excepthandler, ast.match_case)):
+                yield from _scopes(child)
 
 
 def js_prose(text: str) -> list[tuple[int, str]]:
