@@ -6,9 +6,11 @@ to disk, and the temporary file is renamed over the target: a reader sees the ol
 one, never a truncated mix, even when the disk fills or the process is killed mid-write.
 
 >>> import tempfile, pathlib
->>> p = pathlib.Path(tempfile.mkdtemp()) / "x.json"
+>>> folder = tempfile.TemporaryDirectory()
+>>> p = pathlib.Path(folder.name) / "x.json"
 >>> atomic_write_text(p, "{}\\n") == p and p.read_text()
 '{}\\n'
+>>> folder.cleanup()
 """
 
 from __future__ import annotations

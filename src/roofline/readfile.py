@@ -7,10 +7,12 @@ until a writer comes. So the file is opened without blocking, refused unless it 
 and read at most `limit_bytes + 1` bytes whatever `stat` said.
 
 >>> import tempfile, pathlib
->>> p = pathlib.Path(tempfile.mkdtemp()) / "x.json"
+>>> folder = tempfile.TemporaryDirectory()
+>>> p = pathlib.Path(folder.name) / "x.json"
 >>> _ = p.write_text("{}")
 >>> read_capped(p, 10, "config file")
 b'{}'
+>>> folder.cleanup()
 >>> read_capped("/dev/zero", 10, "config file")
 Traceback (most recent call last):
 roofline.readfile.UnreadableFile: is a character device, not a regular file: not a config file

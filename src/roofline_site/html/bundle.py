@@ -210,10 +210,11 @@ def join_files(folder: Path, names: tuple[str, ...]) -> str:
     r"""The files `names` in `folder`, in that order, as one: scripts (.js) with a `;` between them, so
     one never runs into the next.
 
-    >>> import tempfile; d = Path(tempfile.mkdtemp())
+    >>> import tempfile; folder = tempfile.TemporaryDirectory(); d = Path(folder.name)
     >>> _ = (d / "a.css").write_text("a { color: red }\n\n"), (d / "b.css").write_text("b { margin: 0 }")
     >>> join_files(d, ("a.css", "b.css"))
     'a { color: red }\nb { margin: 0 }\n'
+    >>> folder.cleanup()
     """
     separator = ";\n" if names and names[0].endswith(".js") else "\n"
     return separator.join((folder / name).read_text(encoding="utf-8").rstrip() for name in names) + "\n"

@@ -309,7 +309,8 @@ def test_no_traceback_for_a_bare_count_layout_or_a_long_name(args, words, run_cl
     assert len(line) < 600, "a 300-character name is shown shortened"
 
 
-def _special_files(tmp_path: Path) -> dict[str, Path]:
+@pytest.fixture
+def special_files(tmp_path) -> dict[str, Path]:
     """A FIFO named like a config, a listening Unix socket and the endless character devices."""
     import os
     import socket
@@ -317,12 +318,12 @@ def _special_files(tmp_path: Path) -> dict[str, Path]:
 
     fifo = tmp_path / "f.json"
     os.mkfifo(fifo)
-    sock_dir = Path(tempfile.mkdtemp(prefix="rl-"))  # a socket path must be short (108 bytes)
-    sock = socket.socket(socket.AF_UNIX)
-    sock.bind(str(sock_dir / "s.json"))
-    sock.listen()
-    return {"/dev/zero": Path("/dev/zero"), "/dev/urandom": Path("/dev/urandom"), "/dev/null": Path("/dev/null"),
-            "fifo": fifo, "socket": sock_dir / "s.json"}
+    # A socket path must be short (108 bytes): its own folder in /tmp, removed with the socket after.
+    with tempfile.TemporaryDirectory(prefix="rl-") as sock_dir, socket.socket(socket.AF_UNIX) as sock:
+        sock.bind(str(Path(sock_dir) / "s.json"))
+        sock.listen()
+        yield {"/dev/zero": Path("/dev/zero"), "/dev/urandom": Path("/dev/urandom"), "/dev/null": Path("/dev/null"),
+               "fifo": fifo, "socket": Path(sock_dir) / "s.json"}
 
 
 SPECIAL = ["/dev/zero", "/dev/urandom", "/dev/null", "fifo", "socket"]
@@ -372,11 +373,11 @@ SITE_READERS = {"roofline.registry.machine:load": "MeasurementError",
                 "roofline_site.glossary.entries:parse_entry": "GlossaryError"}
 
 
-def test_a_special_file_is_refused_in_one_line_not_read_forever(tmp_path):
+def test_a_special_file_is_refused_in_one_line_not_read_forever(tmp_path, special_files):
     import subprocess
     import sys
 
-    files = _special_files(tmp_path)
+    files = special_files
     cases = [(args(files[special]), var, str(files[special]), reader, special)
              for reader, (args, var) in READERS.items() for special in SPECIAL]
     cases += [(["py", reader], None, str(files[special]), reader, special) for reader in SITE_READERS
