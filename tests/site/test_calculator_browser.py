@@ -1,7 +1,7 @@
 """The calculator in Debian Chromium: package values, URL state, bad input, keyboard, themes, kernel dots.
 
 Every expected number comes from `roofline.calculator_view.calculate` (the package), never from the page.
-The benchmark test measures one recompute + redraw and reports it; it asserts no timing.
+The time of one recompute and redraw is measured by `make bench` (tools/bench_calculator.py), not here.
 """
 
 from __future__ import annotations
