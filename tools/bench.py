@@ -15,6 +15,7 @@ import os
 import platform
 import re
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -249,7 +250,7 @@ def measure_serve_edit(work: Path, runs: int, page: str = "ridge-point.md", time
             latencies.append(time.perf_counter() - start)
             time.sleep(1.0)  # let serve settle before the next edit
     finally:
-        os.killpg(proc.pid, 15)
+        os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C, as a reader stops it: serve removes its temporary site
         proc.wait(timeout=30)
     return {"page": page, "dirty": dirty, "runs_s": [round(x, 2) for x in latencies],
             "median_s": round(statistics.median(latencies), 2)}

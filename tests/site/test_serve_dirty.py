@@ -55,7 +55,7 @@ def serve_session(tmp_path_factory):
         assert proc.poll() is None, (tmp / "serve.log").read_text()[-3000:]
         yield {"base": base, "project": project, "spec": spec, "log": tmp / "serve.log"}
     finally:
-        os.killpg(proc.pid, signal.SIGTERM)
+        os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C, as a reader stops it: serve removes its temporary site
         proc.wait(timeout=30)
         log.close()
 
