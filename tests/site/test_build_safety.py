@@ -116,3 +116,15 @@ def test_a_good_build_replaces_the_site(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert "fresh" in (root / "site" / "index.html").read_text()
     assert not (root / "site" / "deep").exists()
+
+
+@pytest.mark.parametrize("runner", [plain_build, make_site], ids=["mkdocs build", "make site"])
+def test_a_build_that_ends_at_once_leaves_nothing_in_the_temporary_folder(tmp_path, runner):
+    # A child that ends without its clean-up (here `os._exit`; under --strict, the first warning) left
+    # what it had made in /tmp: mkdocs-gen-files' folder, one per failed build of the site.
+    system_temp = tmp_path / "system-temp"
+    system_temp.mkdir()
+    root = make_project(tmp_path / "p", "import os, tempfile\ntempfile.mkdtemp(prefix='left-')\nos._exit(0)")
+    proc = runner(root, TMPDIR=str(system_temp))
+    assert proc.returncode != 0, proc.stdout + proc.stderr
+    assert sorted(p.name for p in system_temp.iterdir()) == []

@@ -12,6 +12,9 @@ So, for `mkdocs build` (not serve, not --dirty), this hook, first of all hooks:
   ROOFLINE_BUILD_TIMEOUT_S, default 540 s), then kills whatever the child's group left running;
   a parent killed outright (SIGKILL) takes the child's group with it (`die_with_parent`), and the
   next build removes scratch whose pid is no longer running (`remove_stale_scratch`);
+* gives the child a temporary folder of its own (TMPDIR), removed when it ends however it ends: a
+  child that exits at once (the first warning under --strict, `os._exit` in a block) runs no
+  clean-up, and left a folder in /tmp for every failed build (mkdocs-gen-files' among them);
 * swaps the folder into place only if the child says it finished (its last hook ran and, under
   --strict, nothing was logged as a warning). A child that exited part-way (`os._exit` in a
   block), was killed, or overran its time gives one ERROR line naming the page it was rendering,
@@ -29,6 +32,7 @@ import os
 import shutil
 import signal
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -226,8 +230,9 @@ def _last_page(status: Path) -> str:
     return pages[-1] if pages else ""
 
 
-def supervise(pid: int, real: Path, tmp: Path, status: Path, timeout_s: float) -> int:
-    """Wait for the building child, kill what its group left, swap on success; the exit status."""
+def supervise(pid: int, real: Path, tmp: Path, status: Path, timeout_s: float, child_temp: Path | None = None) -> int:
+    """Wait for the building child, kill what its group left, swap on success; the exit status.
+    `child_temp`, the child's temporary folder, is removed whatever happened."""
     problem = ""
     try:
         code = _wait(pid, timeout_s)
@@ -253,6 +258,8 @@ def supervise(pid: int, real: Path, tmp: Path, status: Path, timeout_s: float) -
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
         status.unlink(missing_ok=True)
+        if child_temp is not None:
+            shutil.rmtree(child_temp, ignore_errors=True)
     if problem:
         log.error(f"{problem}; {real.name}/ left as it was")
     return code if code else 1
@@ -284,9 +291,11 @@ def on_config(config, **kwargs):
     if hasattr(os, "fork"):
         sys.stdout.flush(), sys.stderr.flush()
         parent = os.getpid()
+        child_temp = Path(tempfile.mkdtemp(prefix="roofline-build-"))
         pid = os.fork()
         if pid:
-            raise SystemExit(supervise(pid, real, tmp, status, build_limit))
+            raise SystemExit(supervise(pid, real, tmp, status, build_limit, child_temp))
+        tempfile.tempdir = os.environ["TMPDIR"] = str(child_temp)  # what the child leaves, the parent removes
         os.setpgid(0, 0)  # the child leads a group: the parent kills it, and all it started, at the end
         die_with_parent(parent)  # ... and if the parent is killed outright, the group ends itself
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
