@@ -1,5 +1,6 @@
-"""Gate 1 in a real browser: reading, hovering a glossary card, searching and using the calculator
-make no request to any other origin, and raise no script error.
+"""Gate 1 in a real browser: hovering a glossary card, searching and using the calculator make no
+request to any other origin, and raise no script error. Reading every page is checked on the reading
+walk (test_reading.py), which visits them all at two sizes.
 
 Generic over the built site: each interaction runs only if its feature is on the page.
 """
@@ -10,10 +11,9 @@ import re
 
 import pytest
 
+from tests.support.site_helpers import LOCAL_SCHEMES, pages_a_reader_clicks_through
+
 pytestmark = pytest.mark.browser
-
-LOCAL_SCHEMES = ("data:", "blob:", "about:", "chrome-extension:")
-
 
 def _foreign(page) -> list[str]:
     return [u for u in page.requests_seen if not u.startswith(page.base_url) and not u.startswith(LOCAL_SCHEMES)]
@@ -26,25 +26,8 @@ def errors(page):
     return seen
 
 
-def _pages_to_visit(site_pages) -> list[str]:
-    """Home, every top-level page, and the first glossary entry: what a reader clicks through."""
-    top = sorted(p for p in site_pages if p.count("/") == 1 and p.endswith("/index.html")
-                 and not p.startswith("glossary/"))
-    glossary = sorted(p for p in site_pages if p.startswith("glossary/") and p.count("/") == 2)
-    return ["index.html", *top, *glossary[:1]]
-
-
-def test_reading_every_page_stays_on_localhost(page, site_pages, errors):
-    visited = _pages_to_visit(site_pages)
-    assert len(visited) >= 3
-    for path in visited:
-        page.goto(page.base_url + "/" + path.removesuffix("index.html"), wait_until="networkidle")
-    assert _foreign(page) == []
-    assert errors == []
-
-
 def test_hovering_a_glossary_card_stays_on_localhost(page, site_pages, errors):
-    with_terms = [p for p in _pages_to_visit(site_pages) if 'class="gl-ref' in site_pages[p]]
+    with_terms = [p for p in pages_a_reader_clicks_through(site_pages) if 'class="gl-ref' in site_pages[p]]
     if not with_terms:
         pytest.skip("no glossary term is linked on any page yet")
     page.goto(page.base_url + "/" + with_terms[0].removesuffix("index.html"), wait_until="networkidle")

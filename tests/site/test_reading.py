@@ -4,6 +4,11 @@ number popovers stay inside the viewport and clear of the tapped word on a phone
 there, by keyboard focus on the laptop: the same placement as a hover, without its delay), the page
 never scrolls sideways at 390 px, and a pointer that only passes opens nothing.
 
+The same walk checks, on the pages it loads anyway, that every table and formula reads whole (at
+both sizes) and that reading makes no request to another origin and raises no script error (gate 1):
+a page load is most of what a browser test costs here, and each of those checks loaded every page
+again.
+
 Sampling: on every page a few glossary terms and numbers spread from top to bottom are opened (all of
 them would take minutes; the placement code is the same for each, and the spread catches the
 edges: first and last lines, left and right columns).
@@ -15,7 +20,7 @@ import re
 
 import pytest
 from tests.support.browser import LAPTOP, PHONE
-from tests.support.site_helpers import wait_for_popover
+from tests.support.site_helpers import LOCAL_SCHEMES, pages_a_reader_clicks_through, wait_for_popover
 
 pytestmark = [pytest.mark.browser, pytest.mark.site]
 
@@ -43,6 +48,55 @@ MEASURE = """async ([sel, i]) => {
 }"""
 
 
+# Every table and formula on a page, read whole? One round trip per page; the rules:
+# - No table box hides rows: no element between a table and the article clips it up and down (the old
+#   85vh box hid 1,409 px of the ridge table's rows on a phone).
+# - No page scrolls sideways, and no formula is wider than its box.
+# - On a phone a table marked for cards (three or more columns) is as wide as its column: its rows are
+#   cards, each value labelled with its column's name.
+# - The first column, the one kept in view, is the row's name, never a row number.
+TABLES_WHOLE = """() => {
+  const article = document.querySelector('article');
+  const problems = [];
+  const name = t => (t.tHead ? t.tHead.textContent : t.rows[0].textContent).trim().replace(/\\s+/g, ' ').slice(0, 40);
+  document.querySelectorAll('article table').forEach(t => {
+    if (!t.getClientRects().length || t.closest('details:not([open]), [hidden], .rl-prov, .gl-card')) return;
+    for (let e = t; e && e !== article; e = e.parentElement) {
+      const oy = getComputedStyle(e).overflowY;
+      if (oy !== 'visible' && e.scrollHeight > e.clientHeight + 1)
+        problems.push(`'${name(t)}': a ${e.clientHeight} px box hides ${e.scrollHeight - e.clientHeight} px of rows`);
+    }
+    const wrap = t.closest('.md-typeset__scrollwrap') || t.parentElement;
+    if (innerWidth < 720 && t.hasAttribute('data-rl-cards') && wrap.scrollWidth > wrap.clientWidth + 1)
+      problems.push(`'${name(t)}': cards ${wrap.scrollWidth} px wide in ${wrap.clientWidth} px`);
+    if (innerWidth < 720 && t.tHead && t.tHead.rows[0].cells.length >= 3 && !t.hasAttribute('data-rl-cards'))
+      problems.push(`'${name(t)}': ${t.tHead.rows[0].cells.length} columns on a phone, not cards`);
+    const body = t.tBodies[0];
+    if (body && body.rows.length && t.tHead) {
+      const unlabelled = [...body.rows[0].cells].slice(1).filter(c => !c.getAttribute('data-label')).length;
+      if (unlabelled) problems.push(`'${name(t)}': ${unlabelled} cells of the first row without their column's name`);
+      // A row number is no name: the first column counting 1, 2, 3 ... (the old "#" column).
+      const firsts = [...body.rows].map(r => r.cells[0] ? r.cells[0].textContent.trim() : '');
+      if (firsts.length > 1 && firsts.every((f, i) => f === String(i + 1)))
+        problems.push(`'${name(t)}': its first column, kept in view, is the row number, not the row's name`);
+    }
+  });
+  document.querySelectorAll('article .rl-math').forEach(m => {
+    if (m.scrollWidth > m.clientWidth + 1)
+      problems.push(`formula '${m.textContent.slice(0, 30)}' is ${m.scrollWidth} px wide in ${m.clientWidth} px`);
+  });
+  if (document.documentElement.scrollWidth > innerWidth)
+    problems.push(`the page is ${document.documentElement.scrollWidth} px wide in ${innerWidth} px`);
+  return problems;
+}"""
+
+
+def pages_with_tables_or_formulas(site_pages) -> list[str]:
+    return sorted(p.removesuffix("index.html") for p, html in site_pages.items()
+                  if p.endswith("index.html") and "md-content__inner" in html
+                  and ("<table" in html or 'class="rl-math"' in html))
+
+
 def content_urls(site_pages) -> list[str]:
     return sorted(p.removesuffix("index.html") for p, html in site_pages.items()
                   if p.endswith("index.html") and "md-content__inner" in html)
@@ -57,12 +111,23 @@ def spread(n: int, k: int) -> list[int]:
     return sorted({round(j * (n - 1) / (k - 1)) for j in range(k)})
 
 
-def walk(context, base: str, urls: list[str], touch: bool) -> dict:
-    """Open a spread of terms and numbers on every page; return the problems found, by kind."""
-    problems = {"outside": [], "covers": [], "unopened": [], "overflow": []}
+def walk(context, base: str, urls: list[str], touch: bool, tables: set[str], tables_only: list[str] = ()) -> dict:
+    """Open a spread of terms and numbers on every page of `urls`; on those in `tables`, and on
+    `tables_only` (loaded for that alone), check that tables and formulas read whole. Return the
+    problems found, by kind, with every request to another origin and every script error."""
+    problems = {"outside": [], "covers": [], "unopened": [], "overflow": [], "tables": [], "foreign": [], "errors": []}
     tab = context.new_page()
-    for url in urls:
+    at = {"url": ""}
+    tab.on("request", lambda r: None if r.url.startswith(base) or r.url.startswith(LOCAL_SCHEMES)
+           else problems["foreign"].append(f"{at['url'] or '/'}: {r.url}"))
+    tab.on("pageerror", lambda e: problems["errors"].append(f"{at['url'] or '/'}: {e}"))
+    for url in [*urls, *tables_only]:
+        at["url"] = url
         tab.goto(f"{base}/{url}", wait_until="load")
+        if url in tables:
+            problems["tables"] += [f"{url or '/'}: {p}" for p in tab.evaluate(TABLES_WHOLE)]
+        if url not in urls:
+            continue
         # Lazy figures load as they are scrolled to and move the text below them: load them first.
         tab.evaluate("Promise.all([...document.images].map(i => { i.loading = 'eager'; return i.decode().catch(() => 0); }))")
         width = tab.evaluate("document.documentElement.scrollWidth")
@@ -98,6 +163,7 @@ def walk(context, base: str, urls: list[str], touch: bool) -> dict:
                     if m["fixed"] and wb > top and wt < bottom and wr > left and wl < right:
                         problems["covers"].append(f"{what}: the sheet covers the tapped word")
                 tab.keyboard.press("Escape")
+    tab.wait_for_load_state("networkidle")  # what the last page still fetches
     tab.close()
     return problems
 
@@ -106,33 +172,57 @@ def walk(context, base: str, urls: list[str], touch: bool) -> dict:
                 ids=lambda p: f"{p[0]}-{p[1]}")
 def walked(request, chromium, served_site, site_pages):
     size, scheme = request.param
-    urls = content_urls(site_pages)
+    every = content_urls(site_pages)
+    urls = every
     if size == "1280":  # glossary entries share one short template: a third of them on the laptop
         entries = [u for u in urls if u.startswith("glossary/") and u != "glossary/"]
         urls = [u for u in urls if u not in entries] + entries[::3]
-    # Light and dark share the geometry: each scheme walks half the pages, together all of them.
-    urls = urls[0::2] if scheme == "light" else urls[1::2]
+    # Light and dark share the geometry: each scheme walks half the pages, together all of them; the
+    # pages with a table or a formula the laptop's third of the glossary leaves out are loaded for
+    # that check alone, in the scheme their place in the whole list gives them.
+    tables = set(pages_with_tables_or_formulas(site_pages))
+    half = set(every[0::2] if scheme == "light" else every[1::2])
+    walked_urls = urls[0::2] if scheme == "light" else urls[1::2]
+    tables_only = [u for u in every if u in tables and u in half and u not in urls]
+    mine = set(walked_urls) | set(tables_only)
     ctx = chromium.new_context(color_scheme=scheme, **SIZES[size])
     try:
-        return size, walk(ctx, served_site, urls, touch=size == "390")
+        problems = walk(ctx, served_site, walked_urls, touch=size == "390", tables=tables, tables_only=tables_only)
+        return size, problems, mine
     finally:
         ctx.close()
 
 
 def test_cards_and_popovers_open_inside_the_viewport(walked):
-    size, problems = walked
+    size, problems, _ = walked
     assert not problems["unopened"], f"at {size} px these did not open: {problems['unopened'][:10]}"
     assert not problems["outside"], f"at {size} px these left the viewport: {problems['outside'][:10]}"
 
 
 def test_a_bottom_sheet_never_covers_the_tapped_word(walked):
-    size, problems = walked
+    size, problems, _ = walked
     assert not problems["covers"], problems["covers"][:10]
 
 
 def test_no_page_scrolls_sideways_on_a_phone(walked):
-    size, problems = walked
+    size, problems, _ = walked
     assert not problems["overflow"], f"pages wider than the 390 px screen: {problems['overflow']}"
+
+
+def test_every_table_and_formula_reads_whole(walked, site_pages):
+    size, problems, visited = walked
+    tables = pages_with_tables_or_formulas(site_pages)
+    assert len(tables) >= 10, f"only {len(tables)} pages with a table or a formula: the walk would prove little"
+    assert visited & set(tables), "this part of the walk loaded no page with a table or a formula"
+    assert not problems["tables"], f"at {size} px:\n" + "\n".join(problems["tables"])
+
+
+def test_reading_every_page_stays_on_localhost(walked, site_pages):
+    size, problems, visited = walked
+    clicked = {p.removesuffix("index.html") for p in pages_a_reader_clicks_through(site_pages)}
+    assert len(clicked) >= 3 and visited & clicked, "this part of the walk loaded none of the pages a reader clicks through"
+    assert problems["foreign"] == [], f"at {size} px, requests to another origin: {problems['foreign'][:10]}"
+    assert problems["errors"] == [], f"at {size} px, script errors: {problems['errors'][:10]}"
 
 
 def test_a_pointer_that_only_passes_opens_nothing(chromium, served_site):

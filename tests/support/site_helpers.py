@@ -61,3 +61,15 @@ def opened(html: str, bodies: dict[str, str], page: str = "page", cards: dict[st
 def wait_for_popover(tab) -> None:
     """Wait until no open popover is still loading its body (provenance.json, fetched on first use)."""
     tab.wait_for_function("!document.querySelector('.rl-num.rl-open .rl-prov.rl-loading')", timeout=10_000)
+
+
+#: Request schemes that never leave the machine.
+LOCAL_SCHEMES = ("data:", "blob:", "about:", "chrome-extension:")
+
+
+def pages_a_reader_clicks_through(site_pages) -> list[str]:
+    """Home, every top-level page, and the first glossary entry (paths of built HTML files)."""
+    top = sorted(p for p in site_pages if p.count("/") == 1 and p.endswith("/index.html")
+                 and not p.startswith("glossary/"))
+    glossary = sorted(p for p in site_pages if p.startswith("glossary/") and p.count("/") == 2)
+    return ["index.html", *top, *glossary[:1]]
