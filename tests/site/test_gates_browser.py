@@ -1,6 +1,6 @@
 """Gate 1 in a real browser: hovering a glossary card, searching and using the calculator make no
 request to any other origin, and raise no script error. Reading every page is checked on the reading
-walk (test_reading.py), which visits them all at two sizes.
+walk (tests/site/test_reading.py), which visits them all at two sizes.
 
 Generic over the built site: each interaction runs only if its feature is on the page.
 """

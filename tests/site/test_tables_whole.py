@@ -1,6 +1,6 @@
 """Tables in Chromium, on a phone (390×844, touch) and a laptop (1280×900): the widest fits a laptop,
 and a phone sorts the cards. That every table and formula on every page reads whole is checked on the
-reading walk (test_reading.py, TABLES_WHOLE), which loads every page at both sizes anyway.
+reading walk (tests/site/test_reading.py, TABLES_WHOLE), which loads every page at both sizes anyway.
 """
 
 from __future__ import annotations
