@@ -119,9 +119,10 @@ def unmemoized():
 
 @pytest.fixture
 def repo(base_repo, tmp_path) -> Path:
-    """A private copy of the base repository (history included), free to edit."""
+    """A private clone of the base repository (history included), free to edit. It reads the base's
+    objects (`--shared`) and writes its own: a copy of the whole .git was 320 files for each test."""
     dest = tmp_path / "repo"
-    shutil.copytree(base_repo, dest, symlinks=True)
+    git(base_repo, "clone", "-q", "--shared", "--template=", str(base_repo), str(dest))
     return dest
 
 
