@@ -55,7 +55,7 @@ RUNTIME_RESERVE_BYTES = 2 * 2**30
 
 def check_size(name: str, value, minimum: int = 1) -> np.ndarray:
     if type(value) is float or (type(value) is int and abs(value) < 2**53):
-        # The usual call, one plain number: the same checks without numpy's reductions (40 µs a call).
+        # The usual call, one plain number: the same checks without numpy's reductions (28 µs a call).
         if not math.isfinite(value) or value < minimum or value != math.floor(value):
             raise InputError(f"{name} must be a whole number ≥ {minimum}, got {value!r}")
         if value > MAX_SIZE:
