@@ -20,7 +20,7 @@ import re
 
 import pytest
 from tests.support.browser import LAPTOP, PHONE
-from tests.support.site_helpers import LOCAL_SCHEMES, pages_a_reader_clicks_through, wait_for_popover
+from tests.support.site_helpers import LOCAL_SCHEMES, POPOVER_LOADING, pages_a_reader_clicks_through, wait_for_popover
 
 pytestmark = [pytest.mark.browser, pytest.mark.site]
 
@@ -33,7 +33,7 @@ PER_ENTRY = 1  # per glossary entry page: short pages, one template
 # first use; it is placed again in the same task that fills it), as site_helpers.wait_for_popover does.
 MEASURE = """async ([sel, i]) => {
   const start = performance.now();
-  while (document.querySelector('.rl-num.rl-open .rl-prov.rl-loading')) {
+  while (document.querySelector('POPOVER_LOADING')) {
     if (performance.now() - start > 10000) return {shown: false, loading: true};
     await new Promise((frame) => requestAnimationFrame(frame));
   }
@@ -45,7 +45,7 @@ MEASURE = """async ([sel, i]) => {
   return {shown: true, box: [b.left, b.top, b.right, b.bottom], word: [w.left, w.top, w.right, w.bottom],
           vw: document.documentElement.clientWidth, vh: window.innerHeight,
           fixed: getComputedStyle(open).position === 'fixed'};
-}"""
+}""".replace("POPOVER_LOADING", POPOVER_LOADING)
 
 
 # Every table and formula on a page, read whole? One round trip per page; the rules:
@@ -111,7 +111,7 @@ def spread(n: int, k: int) -> list[int]:
     return sorted({round(j * (n - 1) / (k - 1)) for j in range(k)})
 
 
-def walk(context, base: str, urls: list[str], touch: bool, tables: set[str], tables_only: list[str] = ()) -> dict:
+def walk(context, base: str, urls: list[str], touch: bool, tables: set[str], tables_only: tuple[str, ...] = ()) -> dict:
     """Open a spread of terms and numbers on every page of `urls`; on those in `tables`, and on
     `tables_only` (loaded for that alone), check that tables and formulas read whole. Return the
     problems found, by kind, with every request to another origin and every script error."""
@@ -183,7 +183,7 @@ def walked(request, chromium, served_site, site_pages):
     tables = set(pages_with_tables_or_formulas(site_pages))
     half = set(every[0::2] if scheme == "light" else every[1::2])
     walked_urls = urls[0::2] if scheme == "light" else urls[1::2]
-    tables_only = [u for u in every if u in tables and u in half and u not in urls]
+    tables_only = tuple(u for u in every if u in tables and u in half and u not in urls)
     mine = set(walked_urls) | set(tables_only)
     ctx = chromium.new_context(color_scheme=scheme, **SIZES[size])
     try:

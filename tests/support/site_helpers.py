@@ -58,9 +58,13 @@ def opened(html: str, bodies: dict[str, str], page: str = "page", cards: dict[st
     return html
 
 
+#: An open number popover whose body (provenance.json, fetched on first use) has not come yet.
+POPOVER_LOADING = ".rl-num.rl-open .rl-prov.rl-loading"
+
+
 def wait_for_popover(tab) -> None:
-    """Wait until no open popover is still loading its body (provenance.json, fetched on first use)."""
-    tab.wait_for_function("!document.querySelector('.rl-num.rl-open .rl-prov.rl-loading')", timeout=10_000)
+    """Wait until no open popover is still loading its body."""
+    tab.wait_for_function(f"!document.querySelector('{POPOVER_LOADING}')", timeout=10_000)
 
 
 #: Request schemes that never leave the machine.
