@@ -229,6 +229,8 @@ class Rendering:
 def _fork_safe() -> bool:
     """Whether the figure workers may be forked from this process: no thread but this one, or only
     threads marked `fork_safe` (the build's parent watcher, build_hook.die_with_parent, takes no lock)."""
+    if threading.active_count() == 1:
+        return True
     me = threading.current_thread()
     return all(t is me or getattr(t, "fork_safe", False) for t in threading.enumerate())
 
