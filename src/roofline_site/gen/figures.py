@@ -229,7 +229,7 @@ class Rendering:
 def _fork_safe() -> bool:
     """Whether the figure workers may be forked from this process: no thread but this one, or only
     threads marked `fork_safe` (the build's parent watcher, build_hook.die_with_parent, takes no lock)."""
-    if threading.active_count() == 1:
+    if threading.active_count() == 1:  # (kept apart: the tests force fork by reporting one thread)
         return True
     me = threading.current_thread()
     return all(t is me or getattr(t, "fork_safe", False) for t in threading.enumerate())
