@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.browser import CHROMIUM, CHROMIUM_FLAGS, LAPTOP, browser_missing
+from tests.support.browser import LAPTOP, WarmChromium, browser_missing
 from tests.support.session_site import build_once
 from tools.server import serve
 from tests.conftest import ROOT
@@ -73,10 +73,10 @@ def playwright_session():
 
 @pytest.fixture(scope="session")
 def browser(chromium):
-    """The session's browser context at laptop size (a fresh profile), on the worker's one Chromium."""
-    ctx = chromium.new_context(viewport=LAPTOP["viewport"])
-    yield ctx
-    ctx.close()
+    """The session's tabs at laptop size, shared by the tests that take `page`."""
+    tabs = chromium.tabs(viewport=LAPTOP["viewport"])
+    yield tabs
+    tabs.close()
 
 
 @pytest.fixture
@@ -91,9 +91,9 @@ def page(browser, served_site):
 
 
 @pytest.fixture(scope="session")
-def chromium(playwright_session):
-    """The one headless Debian Chromium of a test worker; each test (or the session's `browser`)
-    opens its own context (viewport, touch, colour scheme) on it."""
-    b = playwright_session.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS)
-    yield b
-    b.close()
+def chromium(playwright_session, tmp_path_factory):
+    """The headless Debian Chromium of a test worker, on warm profiles (tests/support/browser.py):
+    each test (or the session's `browser`) opens its own tabs (viewport, touch, colour scheme)."""
+    warm = WarmChromium(playwright_session, tmp_path_factory.mktemp("chromium-profiles"))
+    yield warm
+    warm.close()

@@ -173,8 +173,8 @@ def test_a_target_nothing_meets_names_the_limit_out_of_reach(page):
 
 
 def test_a_phone_at_390_px_with_touch(chromium, served_site):
-    ctx = chromium.new_context(**PHONE)
-    tab = ctx.new_page()
+    tabs = chromium.tabs(**PHONE)
+    tab = tabs.new_page()
     try:
         tab.goto(f"{served_site}/calculator/?mode=serve&s_model=llama-3.1-70b&s_tpot=30&s_price=2")
         tab.wait_for_selector(".rl-calc-serve:not([hidden]) .rl-calc-fchart polyline")
@@ -198,7 +198,7 @@ def test_a_phone_at_390_px_with_touch(chromium, served_site):
         tab.locator("label[for$='-mode-step']").tap()
         assert tab.locator(".rl-calc-serve").is_hidden() and tab.locator(".rl-calc-step").is_visible()
     finally:
-        ctx.close()
+        tabs.close()
 
 
 def test_the_registry_gives_the_serving_fields_their_limits():

@@ -109,16 +109,16 @@ DECLARED = """async (before) => {
 
 def _visit_figure_pages(chromium, served_site, site_pages, context: dict, *, boxes: bool, text: bool) -> dict:
     """{url: {"declared": DECLARED's list, "smallest": SMALLEST_TEXT's list}} for every figure page,
-    each loaded once in a `context` browser context.
+    each loaded once in tabs opened with `context`'s options.
 
     `boxes` measures each figure's box from domcontentloaded, before anything forces an image to
     load (BOXES, then DECLARED, which loads them); `text` then waits for the load event, as a visit
     for the text check alone would, and reads the smallest text. So one visit serves both checks
     with each measured as if alone: the move check before any image was forced, the text check
     on a loaded page."""
-    ctx = chromium.new_context(**context)
+    tabs = chromium.tabs(**context, first_visit=boxes)  # the move check measures boxes before the figures arrive
     try:
-        tab = ctx.new_page()
+        tab = tabs.new_page()
         visits = {}
         for url in figure_pages(site_pages):
             tab.goto(f"{served_site}/{url}", wait_until="domcontentloaded" if boxes else "load")
@@ -130,7 +130,7 @@ def _visit_figure_pages(chromium, served_site, site_pages, context: dict, *, box
                 visits[url]["smallest"] = tab.evaluate(SMALLEST_TEXT)
         return visits
     finally:
-        ctx.close()
+        tabs.close()
 
 
 @pytest.fixture(scope="module")
@@ -194,16 +194,16 @@ def figure_text_hits(chromium, served_site, site_dir) -> dict[str, dict[str, lis
     and both checks run on it (they read the same text boxes)."""
     svgs = sorted((site_dir / "figures").glob("*.svg"))
     assert len(svgs) >= 4 * 10, "expected four variants of every figure"
-    ctx = chromium.new_context()
+    tabs = chromium.tabs()
     try:
-        tab = ctx.new_page()
+        tab = tabs.new_page()
         hits = {}
         for svg in svgs:
             tab.goto(f"{served_site}/figures/{svg.name}", wait_until="load")
             hits[svg.name] = {"overlaps": tab.evaluate(OVERLAPS), "crossings": tab.evaluate(TEXT_ON_LINES)}
         return hits
     finally:
-        ctx.close()
+        tabs.close()
 
 
 def test_no_two_labels_overlap_in_any_figure(figure_text_hits):
@@ -226,15 +226,15 @@ def test_the_line_check_sees_a_crossing_and_passes_a_near_miss(chromium):
            'style="font-size: 12px">ridge label</text></g><g id="line2d_1"><path d="M 0 {y} L 200 {y}" '
            'style="fill: none; stroke: #000; stroke-width: 1"/></g><g id="matplotlib.axis_1"><path d="M 0 35 L 200 35" '
            'style="stroke: #000"/></g><g id="legend_1"><path d="M 0 36 L 200 36" style="stroke: #000"/></g></svg>')
-    ctx = chromium.new_context()
+    tabs = chromium.tabs()
     try:
-        tab = ctx.new_page()
+        tab = tabs.new_page()
         tab.set_content(svg.format(y=35))
         assert tab.evaluate(TEXT_ON_LINES) == ["'ridge label' crossed by line2d_1"]
         tab.set_content(svg.format(y=60))
         assert tab.evaluate(TEXT_ON_LINES) == []
     finally:
-        ctx.close()
+        tabs.close()
 
 
 def test_every_figure_variant_is_small(site_dir):

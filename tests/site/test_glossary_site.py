@@ -232,8 +232,8 @@ def test_every_a_to_z_letter_link_lands_on_its_heading(site_pages):
 def test_the_index_reads_on_a_phone(chromium, served_site, glossary):
     # At 390 px with touch: nothing scrolls sideways, every category and every A–Z letter is one tap
     # from the top, a tap lands on its heading, text is at least 12 px and tap targets 24 px square.
-    ctx = chromium.new_context(**PHONE)
-    tab = ctx.new_page()
+    tabs = chromium.tabs(**PHONE)
+    tab = tabs.new_page()
     try:
         tab.goto(f"{served_site}/glossary/", wait_until="load")
         assert tab.evaluate("document.documentElement.scrollWidth") <= PHONE["viewport"]["width"]
@@ -266,7 +266,7 @@ def test_the_index_reads_on_a_phone(chromium, served_site, glossary):
         tab.wait_for_function("location.hash.length > 1")
         assert foreign == []
     finally:
-        ctx.close()
+        tabs.close()
 
 
 @pytest.mark.site

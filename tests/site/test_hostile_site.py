@@ -116,16 +116,16 @@ def hostile_url(hostile_site):
 
 @pytest.fixture(scope="module")
 def tab(hostile_url, chromium):
-    # A fresh context on the worker's one Chromium (conftest).
-    ctx = chromium.new_context(viewport=LAPTOP["viewport"])
-    page = ctx.new_page()
+    # Its own tabs on the worker's Chromium (conftest): nothing stored by another test.
+    tabs = chromium.tabs(viewport=LAPTOP["viewport"])
+    page = tabs.new_page()
     page.ran = []
     page.on("dialog", lambda d: (page.ran.append(f"dialog: {d.message}"), d.dismiss()))
     page.on("pageerror", lambda e: page.ran.append(f"page error: {e}"))
     page.on("console", lambda m: m.type == "error" and page.ran.append(f"console: {m.text}"))
     page.base = hostile_url
     yield page
-    ctx.close()
+    tabs.close()
 
 
 PAGES = ["", "measure/", "real-systems/", "hardware/", "decode/", "prefill/", "memory-bandwidth/", "ridge-point/",

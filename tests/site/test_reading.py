@@ -1,5 +1,5 @@
 """Reading the site as its readers meet it: a 390×844 phone with touch and a 1280×900 laptop, light
-and dark. Every page is walked once per size and scheme (one browser, one context each): cards and
+and dark. Every page is walked once per size and scheme (one tab each): cards and
 number popovers stay inside the viewport and clear of the tapped word on a phone (opened by a tap
 there, by keyboard focus on the laptop: the same placement as a hover, without its delay), the page
 never scrolls sideways at 390 px, and a pointer that only passes opens nothing.
@@ -111,12 +111,12 @@ def spread(n: int, k: int) -> list[int]:
     return sorted({round(j * (n - 1) / (k - 1)) for j in range(k)})
 
 
-def walk(context, base: str, urls: list[str], touch: bool, tables: set[str], tables_only: tuple[str, ...] = ()) -> dict:
+def walk(tabs, base: str, urls: list[str], touch: bool, tables: set[str], tables_only: tuple[str, ...] = ()) -> dict:
     """Open a spread of terms and numbers on every page of `urls`; on those in `tables`, and on
     `tables_only` (loaded for that alone), check that tables and formulas read whole. Return the
     problems found, by kind, with every request to another origin and every script error."""
     problems = {"outside": [], "covers": [], "unopened": [], "overflow": [], "tables": [], "foreign": [], "errors": []}
-    tab = context.new_page()
+    tab = tabs.new_page()
     at = {"url": ""}
     tab.on("request", lambda r: None if r.url.startswith(base) or r.url.startswith(LOCAL_SCHEMES)
            else problems["foreign"].append(f"{at['url'] or '/'}: {r.url}"))
@@ -185,12 +185,12 @@ def walked(request, chromium, served_site, site_pages):
     walked_urls = urls[0::2] if scheme == "light" else urls[1::2]
     tables_only = tuple(u for u in every if u in tables and u in half and u not in urls)
     mine = set(walked_urls) | set(tables_only)
-    ctx = chromium.new_context(color_scheme=scheme, **SIZES[size])
+    tabs = chromium.tabs(color_scheme=scheme, **SIZES[size])
     try:
-        problems = walk(ctx, served_site, walked_urls, touch=size == "390", tables=tables, tables_only=tables_only)
+        problems = walk(tabs, served_site, walked_urls, touch=size == "390", tables=tables, tables_only=tables_only)
         return size, problems, mine
     finally:
-        ctx.close()
+        tabs.close()
 
 
 def test_cards_and_popovers_open_inside_the_viewport(walked):
@@ -226,9 +226,9 @@ def test_reading_every_page_stays_on_localhost(walked, site_pages):
 
 
 def test_a_pointer_that_only_passes_opens_nothing(chromium, served_site):
-    ctx = chromium.new_context(**LAPTOP)
+    tabs = chromium.tabs(**LAPTOP)
     try:
-        tab = ctx.new_page()
+        tab = tabs.new_page()
         tab.goto(f"{served_site}/batching/", wait_until="load")
         box = tab.locator("article p").nth(2).bounding_box()
         # Sweep across three lines of prose at a reading pointer's pace: 40 ms per step.
@@ -241,13 +241,13 @@ def test_a_pointer_that_only_passes_opens_nothing(chromium, served_site):
         shown = tab.evaluate("""() => document.querySelectorAll('.gl-card:not([hidden]), .rl-num.rl-open').length""")
         assert shown == 0, f"{shown} cards or popovers opened while the pointer only passed"
     finally:
-        ctx.close()
+        tabs.close()
 
 
 def test_a_number_first_shows_value_formula_and_one_source_then_more(chromium, served_site):
-    ctx = chromium.new_context(**LAPTOP)
+    tabs = chromium.tabs(**LAPTOP)
     try:
-        tab = ctx.new_page()
+        tab = tabs.new_page()
         tab.goto(f"{served_site}/hardware/", wait_until="load")
         num = tab.locator("article .rl-num").first
         num.click()
@@ -261,24 +261,24 @@ def test_a_number_first_shows_value_formula_and_one_source_then_more(chromium, s
         assert prov.locator(".rl-prov-inputs").is_visible()
         assert "inputs" in prov.inner_text().lower()
     finally:
-        ctx.close()
+        tabs.close()
 
 
 def test_touch_readers_are_told_to_tap(chromium, served_site):
-    ctx = chromium.new_context(**PHONE)
+    tabs = chromium.tabs(**PHONE)
     try:
-        tab = ctx.new_page()
+        tab = tabs.new_page()
         tab.goto(f"{served_site}/", wait_until="load")
         text = tab.locator("article").inner_text()
         assert "tap one" in text and not re.search(r"\bhover\b", text, re.I)
     finally:
-        ctx.close()
+        tabs.close()
 
 
 def test_calculator_result_stays_in_view_after_editing_batch_on_a_phone(chromium, served_site):
-    ctx = chromium.new_context(**PHONE)
+    tabs = chromium.tabs(**PHONE)
     try:
-        tab = ctx.new_page()
+        tab = tabs.new_page()
         tab.goto(f"{served_site}/calculator/", wait_until="load")
         tab.wait_for_selector(".rl-calc[data-rl-ready]")
         batch = tab.locator(".rl-calc .rl-calc-config").nth(0).locator("[name=batch]")
@@ -295,4 +295,4 @@ def test_calculator_result_stays_in_view_after_editing_batch_on_a_phone(chromium
             return parseFloat(getComputedStyle(t).fontSize) * k; }))""")
         assert smallest >= 12 - 0.3, f"calculator chart text {smallest:.1f} px on a phone"
     finally:
-        ctx.close()
+        tabs.close()

@@ -43,13 +43,13 @@ def in_code_block(text: str, term: str) -> bool:
 def test_h100_finds_the_hardware_reference_first_and_no_code_above_it(
         chromium, served_site, site_dir):
     worker = next((site_dir / "assets" / "javascripts" / "workers").glob("search.*.min.js")).name
-    ctx = chromium.new_context()
+    tabs = chromium.tabs()
     try:
-        tab = ctx.new_page()
+        tab = tabs.new_page()
         tab.goto(f"{served_site}/", wait_until="load")
         groups = tab.evaluate(QUERY, [worker, "H100"])
     finally:
-        ctx.close()
+        tabs.close()
     entries = index_entries(site_dir)
     pages = [g[0].split("#")[0] for g in groups]
     assert pages, "searching H100 found nothing"

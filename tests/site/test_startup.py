@@ -20,9 +20,9 @@ BUNDLE = "**/assets/javascripts/bundle.*.min.js"
 SCHEME = "document.body.dataset.mdColorScheme"
 
 
-def _no_bundle(ctx):
+def _no_bundle(tabs):
     """Material's bundle never arrives: what the page does then is ours alone."""
-    ctx.route(BUNDLE, lambda route: route.abort())
+    tabs.route(BUNDLE, lambda route: route.abort())
 
 
 def test_no_page_mounts_materials_palette_component(site_pages):
@@ -36,9 +36,9 @@ def test_no_page_mounts_materials_palette_component(site_pages):
 
 @pytest.mark.parametrize("scheme,first,other", [("dark", "slate", "default"), ("light", "default", "slate")])
 def test_palette_follows_the_system_then_the_toggle_without_materials_bundle(chromium, served_site, scheme, first, other):
-    ctx = chromium.new_context(color_scheme=scheme, **PHONE)
-    _no_bundle(ctx)
-    page = ctx.new_page()
+    tabs = chromium.tabs(color_scheme=scheme, **PHONE)
+    _no_bundle(tabs)
+    page = tabs.new_page()
     try:
         page.goto(f"{served_site}/playbook/")
         assert page.evaluate(SCHEME) == first  # nothing stored yet: the reader's system scheme
@@ -54,14 +54,14 @@ def test_palette_follows_the_system_then_the_toggle_without_materials_bundle(chr
         page.keyboard.press("Enter")  # Enter on an option switches, as in Material
         assert page.evaluate(SCHEME) == first
     finally:
-        ctx.close()
+        tabs.close()
 
 
 @pytest.mark.parametrize("junk", ['{}', '"dark"', '{"index": 0.5}', '{"index": -1}', '{"index": "1"}'])
 def test_a_stored_palette_that_is_no_choice_leaves_the_system_scheme(chromium, served_site, junk):
     # Storage a reader edited, or another version of the site wrote: no error, and a dark system stays dark.
-    ctx = chromium.new_context(color_scheme="dark", **PHONE)
-    page = ctx.new_page()
+    tabs = chromium.tabs(color_scheme="dark", **PHONE)
+    page = tabs.new_page()
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     try:
@@ -70,12 +70,12 @@ def test_a_stored_palette_that_is_no_choice_leaves_the_system_scheme(chromium, s
         page.reload()
         assert page.evaluate(SCHEME) == "slate" and errors == []
     finally:
-        ctx.close()
+        tabs.close()
 
 
 def test_palette_choice_survives_instant_navigation(chromium, served_site):
-    ctx = chromium.new_context(color_scheme="light", **PHONE)
-    page = ctx.new_page()
+    tabs = chromium.tabs(color_scheme="light", **PHONE)
+    page = tabs.new_page()
     try:
         page.goto(f"{served_site}/playbook/")
         page.wait_for_function("!!window.location$")
@@ -91,16 +91,16 @@ def test_palette_choice_survives_instant_navigation(chromium, served_site):
         page.locator("form.md-header__option label:not([hidden])").click()
         assert page.evaluate(SCHEME) == "default"
     finally:
-        ctx.close()
+        tabs.close()
 
 
 def test_stylesheet_urls_are_absolute_before_materials_bundle_runs(chromium, served_site):
     """Material's instant navigation sets every relative href to its absolute URL as it starts; on a
     stylesheet's <link> that reloads and reparses the sheet and restyles the page. Already absolute,
     Material leaves it: its test is the regex below (bundle: `/^(?:[a-z]+:)?\\/\\//i`)."""
-    ctx = chromium.new_context(**PHONE)
-    _no_bundle(ctx)
-    page = ctx.new_page()
+    tabs = chromium.tabs(**PHONE)
+    _no_bundle(tabs)
+    page = tabs.new_page()
     try:
         for path in ("playbook/", "glossary/ridge-point/"):
             page.goto(f"{served_site}/{path}")
@@ -110,12 +110,12 @@ def test_stylesheet_urls_are_absolute_before_materials_bundle_runs(chromium, ser
             assert page.evaluate("[...document.styleSheets].filter(s => s.href).every(s => s.cssRules.length > 0)")
             assert page.evaluate("document.styleSheets.length") >= len(hrefs)
     finally:
-        ctx.close()
+        tabs.close()
 
 
 def test_code_blocks_are_set_up_as_they_scroll_into_view(chromium, served_site):
-    ctx = chromium.new_context(**PHONE)
-    page = ctx.new_page()
+    tabs = chromium.tabs(**PHONE)
+    page = tabs.new_page()
     try:
         page.goto(f"{served_site}/playbook/")
         page.wait_for_load_state("load")
@@ -127,19 +127,19 @@ def test_code_blocks_are_set_up_as_they_scroll_into_view(chromium, served_site):
         blocks.nth(last).scroll_into_view_if_needed()
         page.wait_for_function(has_copy, arg=last)  # Material's copy button, once the block is in view
     finally:
-        ctx.close()
+        tabs.close()
 
 
 def test_the_header_does_not_shift_as_the_page_starts(chromium, served_site):
     """Our inline palette script runs inside the header, before the search button is parsed: a frame drawn
     there showed the toggle, then moved it as the button came (a layout shift Lighthouse counted, 0.0008
     on every page). The toggle is shown once the header is whole."""
-    ctx = chromium.new_context(**PHONE)
-    ctx.add_init_script("""window.__shifts = [];
+    tabs = chromium.tabs(**PHONE, first_visit=True)
+    tabs.add_init_script("""window.__shifts = [];
         new PerformanceObserver(list => { for (const e of list.getEntries()) for (const s of e.sources)
             if (s.node && s.node.closest && s.node.closest('.md-header')) window.__shifts.push(s.node.className || s.node.nodeName);
         }).observe({type: 'layout-shift', buffered: true});""")
-    page = ctx.new_page()
+    page = tabs.new_page()
     try:
         for path in ("", "hardware/", "glossary/ridge-point/"):
             page.goto(f"{served_site}/{path}")
@@ -148,4 +148,4 @@ def test_the_header_does_not_shift_as_the_page_starts(chromium, served_site):
             page.wait_for_timeout(500)  # the bundle's first frames
             assert page.evaluate("window.__shifts") == [], f"{path}: the header moved as the page started"
     finally:
-        ctx.close()
+        tabs.close()

@@ -20,9 +20,9 @@ COLUMN_VALUES = """(i) => Array.from(document.querySelector('table[data-rl-sort]
 
 @pytest.fixture(params=[("phone", PHONE), ("laptop", LAPTOP)], ids=["390x844", "1280x900"])
 def tab(request, chromium, served_site):
-    ctx = chromium.new_context(**request.param[1])
-    yield ctx.new_page()
-    ctx.close()
+    tabs = chromium.tabs(**request.param[1])
+    yield tabs.new_page()
+    tabs.close()
 
 
 @pytest.mark.parametrize("page", PAGES)
@@ -36,9 +36,9 @@ def test_the_page_never_scrolls_sideways_and_the_table_scrolls_inside_its_contai
 
 
 def test_the_speed_of_light_table_fits_its_column_on_a_laptop(chromium, served_site):
-    ctx = chromium.new_context(**LAPTOP)
+    tabs = chromium.tabs(**LAPTOP)
     try:
-        tab = ctx.new_page()
+        tab = tabs.new_page()
         tab.goto(f"{served_site}/memory-bandwidth/", wait_until="load")
         tab.wait_for_selector(".md-typeset__scrollwrap table[data-rl-sort]")
         fit = tab.evaluate("""() => { const t = document.querySelector('table[data-rl-sort]');
@@ -47,15 +47,15 @@ def test_the_speed_of_light_table_fits_its_column_on_a_laptop(chromium, served_s
         assert fit["table"] <= fit["room"], f"the table is {fit['table']} px wide in {fit['room']} px"
         assert fit["height"] < 900, f"the table is {fit['height']} px tall"
     finally:
-        ctx.close()
+        tabs.close()
 
 
 def test_the_first_column_stays_in_view_while_a_wide_table_scrolls_sideways(chromium, served_site):
     """The measure page's machines table (nine columns) scrolls sideways at 1280 px: scrolled, its first
     column (the row's name) stays at the box's edge."""
-    ctx = chromium.new_context(**LAPTOP)
+    tabs = chromium.tabs(**LAPTOP)
     try:
-        tab = ctx.new_page()
+        tab = tabs.new_page()
         tab.goto(f"{served_site}/measure/", wait_until="load")
         tab.wait_for_selector(".md-typeset__scrollwrap table")
         pos = tab.evaluate("""() => { const w = [...document.querySelectorAll('.md-typeset__scrollwrap')]
@@ -68,7 +68,7 @@ def test_the_first_column_stays_in_view_while_a_wide_table_scrolls_sideways(chro
         assert pos["scrolled"] > 0
         assert abs(pos["first"] - pos["left"]) <= 2, f"the first column scrolled away: {pos}"
     finally:
-        ctx.close()
+        tabs.close()
 
 
 def test_a_header_sorts_the_rows_both_ways_by_click_and_by_keyboard(tab, served_site):
@@ -99,9 +99,9 @@ def test_a_header_sorts_the_rows_both_ways_by_click_and_by_keyboard(tab, served_
 def test_the_calculators_kernel_table_is_one_card_per_kernel_on_a_phone(chromium, served_site):
     """At 390 px the calculator's kernel-by-kernel table scrolled sideways (a 30rem minimum width): it is
     now the site's phone cards, each value under its column's name, and nothing scrolls sideways."""
-    ctx = chromium.new_context(**PHONE)
+    tabs = chromium.tabs(**PHONE)
     try:
-        tab = ctx.new_page()
+        tab = tabs.new_page()
         tab.goto(f"{served_site}/calculator/", wait_until="load")
         tab.wait_for_selector(".rl-calc[data-rl-ready] .rl-calc-kernels tbody tr td", state="attached")
         got = tab.evaluate("""() => { const t = document.querySelector('.rl-calc-kernels');
@@ -118,16 +118,16 @@ def test_the_calculators_kernel_table_is_one_card_per_kernel_on_a_phone(chromium
         assert got["page"] <= got["view"], f"the page is {got['page']} px wide in a {got['view']} px window"
         assert got["label"] == '"Time"' and got["headShown"] == "none", "a card shows each value under its column's name"
     finally:
-        ctx.close()
+        tabs.close()
 
 
 def test_a_long_tables_header_stays_in_view_while_the_page_scrolls_through_it(chromium, served_site):
     """Without the old 85vh box, a long table's header row scrolled away with the page. Scrolled to its
     middle row at 1280 × 900, the header row sits right under Material's header, on top, and no row is
     clipped (the table box is as tall as the table)."""
-    ctx = chromium.new_context(**LAPTOP)
+    tabs = chromium.tabs(**LAPTOP)
     try:
-        tab = ctx.new_page()
+        tab = tabs.new_page()
         tab.goto(f"{served_site}/hardware/", wait_until="load")  # every device: about two windows tall
         tab.wait_for_selector(".md-typeset__scrollwrap[data-rl-sticky-head] table thead th")
         got = tab.evaluate("""() => new Promise(done => {
@@ -149,7 +149,7 @@ def test_a_long_tables_header_stays_in_view_while_the_page_scrolls_through_it(ch
         assert got["onTop"], "something covers the header row"
         assert got["boxHeight"] >= got["tableHeight"] - 1, "the table box clips rows"
     finally:
-        ctx.close()
+        tabs.close()
 
 
 
@@ -164,9 +164,9 @@ def test_a_table_page_reached_by_instant_navigation_sorts_and_keeps_its_header(c
     swaps. A reader who starts on the calculator (no table of ours: neither script loads) and goes to the
     hardware reference gets a sortable table whose header row stays in view; so does one who comes back to it
     after a page without a table (tablehead.js measures again on every swap)."""
-    ctx = chromium.new_context(**LAPTOP)
+    tabs = chromium.tabs(**LAPTOP)
     try:
-        tab = ctx.new_page()
+        tab = tabs.new_page()
         tab.goto(f"{served_site}/calculator/", wait_until="networkidle")
         loaded = "() => performance.getEntriesByType('resource').map(e => e.name).filter(n => /table(sort|head)\\.js/.test(n))"
         assert tab.evaluate(loaded) == [], "a page without a table loads the table scripts"
@@ -181,11 +181,11 @@ def test_a_table_page_reached_by_instant_navigation_sorts_and_keeps_its_header(c
         assert th.get_attribute("aria-sort") == "ascending"
         # Opened on the hardware reference itself, tablehead.js runs before Material's bundle: it still
         # measures the table again when the reader comes back to it.
-        tab = ctx.new_page()
+        tab = tabs.new_page()
         tab.goto(f"{served_site}/hardware/", wait_until="networkidle")
         tab.wait_for_selector(STICKY)
         for path in ("../calculator/", "../hardware/"):
             tab.evaluate(INSTANT, path)
             tab.wait_for_selector(STICKY if "hardware" in path else ".rl-calc[data-rl-ready]")
     finally:
-        ctx.close()
+        tabs.close()

@@ -14,22 +14,22 @@ pytestmark = [pytest.mark.browser, pytest.mark.site]
 def test_the_hardware_reference_fits_a_laptop_whole(chromium, served_site):
     """Twelve columns, every device: on a laptop the page gives the table the contents column, so the
     whole table is on screen without scrolling sideways (it was 1,346 px in a 720 px column)."""
-    ctx = chromium.new_context(**LAPTOP)
+    tabs = chromium.tabs(**LAPTOP)
     try:
-        tab = ctx.new_page()
+        tab = tabs.new_page()
         tab.goto(f"{served_site}/hardware/", wait_until="load")
         tab.wait_for_selector(".md-typeset__scrollwrap table[data-rl-wide]")
         fit = tab.evaluate("""() => { const w = document.querySelector('table[data-rl-wide]').closest('.md-typeset__scrollwrap');
             return {table: w.scrollWidth, room: w.clientWidth}; }""")
         assert fit["table"] <= fit["room"] + 1, f"the table is {fit['table']} px wide in {fit['room']} px"
     finally:
-        ctx.close()
+        tabs.close()
 
 
 def test_a_phone_sorts_the_cards_from_the_buttons_above_them(chromium, served_site):
-    ctx = chromium.new_context(**PHONE)
+    tabs = chromium.tabs(**PHONE)
     try:
-        tab = ctx.new_page()
+        tab = tabs.new_page()
         tab.goto(f"{served_site}/ridge-point/", wait_until="load")
         button = tab.locator("table[data-rl-cards][data-rl-sort] thead th button", has_text="Ridge point")
         assert button.is_visible(), "the sort buttons are hidden on a phone"
@@ -40,4 +40,4 @@ def test_a_phone_sorts_the_cards_from_the_buttons_above_them(chromium, served_si
         button.tap()
         assert tab.evaluate(values) == sorted(before)
     finally:
-        ctx.close()
+        tabs.close()
