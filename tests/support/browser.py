@@ -40,13 +40,13 @@ class Tabs:
     """Tabs at one size, touch and colour scheme: what a fresh Playwright context gave a test (its own
     viewport, scheme, routes, init scripts, cookies and storage), opened on a warm profile.
 
-    `first_visit` turns the HTTP cache off in its tabs, for the checks of what a page does as it
-    arrives (layout shift, figures filling their boxes): a reader's first visit has nothing cached.
+    Routes and init scripts apply to the tabs opened after them. `first_visit` turns the HTTP cache
+    off in its tabs, for the checks of what a page does as it arrives (layout shift, figures filling
+    their boxes): a reader's first visit has nothing cached.
     """
 
-    def __init__(self, context, viewport: dict | None, color_scheme: str, first_visit: bool, forget):
-        self._context, self._viewport, self._scheme = context, viewport, color_scheme
-        self._first_visit, self._forget = first_visit, forget
+    def __init__(self, context, viewport: dict | None, color_scheme: str, first_visit: bool):
+        self._context, self._viewport, self._scheme, self._first_visit = context, viewport, color_scheme, first_visit
         self._pages, self._routes, self._scripts, self._origins = [], [], [], set()
 
     def route(self, url, handler) -> None:
@@ -74,7 +74,7 @@ class Tabs:
         for page in self._pages:
             if not page.is_closed():
                 page.close()
-        self._forget(self._origins - {None})
+        _forget(self._context, self._origins - {None})
 
 
 def _origin(url: str) -> str | None:
@@ -111,8 +111,7 @@ class WarmChromium:
                 self._profiles / f"touch{int(has_touch)}-mobile{int(is_mobile)}", executable_path=CHROMIUM,
                 headless=True, args=CHROMIUM_FLAGS, viewport=LAPTOP["viewport"], has_touch=has_touch,
                 is_mobile=is_mobile)
-        context = self._contexts[key]
-        return Tabs(context, viewport, color_scheme, first_visit, lambda origins: _forget(context, origins))
+        return Tabs(self._contexts[key], viewport, color_scheme, first_visit)
 
     def close(self) -> None:
         for context in self._contexts.values():
