@@ -213,6 +213,44 @@ def fetch_text(url: str) -> str:
         return ""
 
 
+def start_serve(root: Path, port: int, *, dirty: bool = True, env: dict | None = None, output=None) -> subprocess.Popen:
+    """`mkdocs serve` of the project at `root` on 127.0.0.1:`port`, served at the root as `make serve`
+    does (the default site_url has a path), in a process group of its own for `stop_serve`.
+
+    Ctrl-C is given back its default action in the child: a shell starts a background job with SIGINT
+    ignored, the child inherits that, and Python then never turns Ctrl-C into KeyboardInterrupt (a
+    `make bench &` left serve running).
+    """
+    return stoppable([sys.executable, "-m", "mkdocs", "serve", *(["--dirty"] if dirty else []),
+                      "--dev-addr", f"127.0.0.1:{port}"],
+                     cwd=root, env={**os.environ, **QUIET_ENV, "SITE_URL": f"http://127.0.0.1:{port}/", **(env or {})},
+                     output=output)
+
+
+def stoppable(cmd: list[str], *, cwd: Path | None = None, env: dict | None = None, output=None) -> subprocess.Popen:
+    """`cmd` in a process group of its own, with Ctrl-C's default action (see start_serve)."""
+    return subprocess.Popen(cmd, cwd=cwd, env=env, stdout=output,
+                            stderr=subprocess.STDOUT if output is not None else None,
+                            start_new_session=True, preexec_fn=_default_sigint)
+
+
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def stop_serve(proc: subprocess.Popen, timeout_s: float = 30.0) -> None:
+    """Ctrl-C, as a reader stops `mkdocs serve` (it removes its temporary site); its whole group killed
+    if it is still running `timeout_s` later."""
+    try:
+        os.killpg(proc.pid, signal.SIGINT)
+        proc.wait(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    except ProcessLookupError:  # it had ended already
+        proc.wait()
+
+
 def measure_serve_edit(work: Path, runs: int, page: str = "ridge-point.md", timeout_s: float = 60.0,
                        dirty: bool = True) -> dict:
     """Seconds from saving an edit to a page until `mkdocs serve` serves the new text (temp copy of the project).
@@ -224,12 +262,7 @@ def measure_serve_edit(work: Path, runs: int, page: str = "ridge-point.md", time
     target = root / "docs" / page
     url_path = "" if page == "index.md" else page.removesuffix(".md") + "/"
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", *(["--dirty"] if dirty else []),
-                             "--dev-addr", f"127.0.0.1:{port}"],
-                            # served at the root, as `make serve` does: the default site_url has a path
-                            cwd=root, env={**os.environ, **QUIET_ENV, "SITE_URL": f"http://127.0.0.1:{port}/"},
-                            stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, start_new_session=True)
+    proc = start_serve(root, port, dirty=dirty, output=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}/{url_path}"
     latencies = []
     try:
@@ -250,8 +283,7 @@ def measure_serve_edit(work: Path, runs: int, page: str = "ridge-point.md", time
             latencies.append(time.perf_counter() - start)
             time.sleep(1.0)  # let serve settle before the next edit
     finally:
-        os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C, as a reader stops it: serve removes its temporary site
-        proc.wait(timeout=30)
+        stop_serve(proc)
     return {"page": page, "dirty": dirty, "runs_s": [round(x, 2) for x in latencies],
             "median_s": round(statistics.median(latencies), 2)}
 

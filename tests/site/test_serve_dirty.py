@@ -11,16 +11,12 @@ it (ROOFLINE_HARDWARE). Three edits, three checks:
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
-import sys
 import time
 
 import pytest
 
 from tests.support.site_helpers import visible_text, with_h100_bandwidth
-from tools.bench import copy_project, fetch_text as _get
+from tools.bench import copy_project, fetch_text as _get, start_serve, stop_serve
 from tools.server import free_port
 from tests.conftest import ROOT
 
@@ -45,18 +41,14 @@ def serve_session(tmp_path_factory):
                     encoding="utf-8")
     port = free_port()
     log = (tmp / "serve.log").open("w")
-    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true",
-           "ROOFLINE_HARDWARE": str(spec), "SITE_URL": f"http://127.0.0.1:{port}/"}  # as `make serve`: at the root
-    proc = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "--dirty", "--dev-addr", f"127.0.0.1:{port}"],
-                            cwd=project, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    proc = start_serve(project, port, env={"ROOFLINE_HARDWARE": str(spec)}, output=log)
     base = f"http://127.0.0.1:{port}/"
     try:
         _wait_for(lambda: proc.poll() is not None or _get(base), "the first build did not come up", 300)
         assert proc.poll() is None, (tmp / "serve.log").read_text()[-3000:]
         yield {"base": base, "project": project, "spec": spec, "log": tmp / "serve.log"}
     finally:
-        os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C, as a reader stops it: serve removes its temporary site
-        proc.wait(timeout=30)
+        stop_serve(proc)
         log.close()
 
 
