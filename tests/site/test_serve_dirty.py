@@ -6,17 +6,23 @@ it (ROOFLINE_HARDWARE). Three edits, three checks:
   "Mentioned in" (entry pages are skipped when nothing they show changed, so this can go stale);
 - the search index still covers every page after the dirty rebuilds;
 - the registry: every page renders again, so the home page's H100 ridge follows the new bandwidth.
+
+And how it is stopped (tools/bench.py, shared with `make bench`): Ctrl-C reaches it even from a shell's
+background job, and a process that ignores Ctrl-C is killed, never left running.
 """
 
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
+import sys
 import time
 
 import pytest
 
 from tests.support.site_helpers import visible_text, with_h100_bandwidth
-from tools.bench import copy_project, fetch_text as _get, start_serve, stop_serve
+from tools.bench import copy_project, fetch_text as _get, start_serve, stop_serve, stoppable
 from tools.server import free_port
 from tests.conftest import ROOT
 
@@ -94,3 +100,48 @@ def test_a_registry_edit_renders_every_page_again(serve_session):
     assert "295 FLOP/byte" not in home, "a stale H100 ridge survived the registry edit"
     log = serve_session["log"].read_text(encoding="utf-8")
     assert "Traceback" not in log and "ERROR" not in log, log[-3000:]
+
+
+# ---- stopping it ----
+# Prints whether Python made Ctrl-C a KeyboardInterrupt in this process (it does not when the process
+# started with SIGINT ignored), then waits to be stopped.
+REPORT_AND_WAIT = ("import signal, sys, time; print(signal.getsignal(signal.SIGINT) is signal.default_int_handler, flush=True);"
+                   " time.sleep(60)")
+
+
+def test_ctrl_c_stops_a_child_started_from_a_background_job():
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN)  # as a shell starts `make bench &`
+    try:
+        proc = stoppable([sys.executable, "-c", REPORT_AND_WAIT], output=subprocess.PIPE)
+    finally:
+        signal.signal(signal.SIGINT, before)
+    try:
+        assert proc.stdout.readline().strip() == b"True"
+        start = time.monotonic()
+        stop_serve(proc, timeout_s=20)
+        assert proc.returncode not in (None, -signal.SIGKILL), "Ctrl-C did not stop it: it was killed"
+        assert time.monotonic() - start < 20
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.stdout.close()
+
+
+def test_a_child_that_ignores_ctrl_c_is_killed_with_its_group():
+    ignoring = "import signal, time; signal.signal(signal.SIGINT, signal.SIG_IGN); print('ready', flush=True); time.sleep(60)"
+    proc = stoppable([sys.executable, "-c", ignoring], output=subprocess.PIPE)
+    try:
+        assert proc.stdout.readline().strip() == b"ready"
+        stop_serve(proc, timeout_s=0.5)
+        assert proc.returncode == -signal.SIGKILL
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.stdout.close()
+
+
+def test_stopping_a_child_that_has_ended_is_no_error():
+    proc = stoppable([sys.executable, "-c", "pass"])
+    proc.wait()
+    stop_serve(proc)
+    assert proc.returncode == 0
