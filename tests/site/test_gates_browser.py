@@ -15,6 +15,7 @@ from tests.support.site_helpers import LOCAL_SCHEMES, pages_a_reader_clicks_thro
 
 pytestmark = pytest.mark.browser
 
+
 def _foreign(page) -> list[str]:
     return [u for u in page.requests_seen if not u.startswith(page.base_url) and not u.startswith(LOCAL_SCHEMES)]
 

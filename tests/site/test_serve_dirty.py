@@ -105,7 +105,7 @@ def test_a_registry_edit_renders_every_page_again(serve_session):
 # ---- stopping it ----
 # Prints whether Python made Ctrl-C a KeyboardInterrupt in this process (it does not when the process
 # started with SIGINT ignored), then waits to be stopped.
-REPORT_AND_WAIT = ("import signal, sys, time; print(signal.getsignal(signal.SIGINT) is signal.default_int_handler, flush=True);"
+REPORT_AND_WAIT = ("import signal, time; print(signal.getsignal(signal.SIGINT) is signal.default_int_handler, flush=True);"
                    " time.sleep(60)")
 
 

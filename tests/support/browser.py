@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from urllib.parse import urlsplit
 from tests.conftest import ROOT
 
 CHROMIUM = os.environ.get("ROOFLINE_CHROMIUM", "/usr/bin/chromium")
@@ -78,8 +79,8 @@ class Tabs:
 
 
 def _origin(url: str) -> str | None:
-    parts = url.split("/", 3)
-    return "/".join(parts[:3]) if url.startswith(("http://", "https://")) and len(parts) >= 3 else None
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}" if parts.scheme in ("http", "https") else None
 
 
 # Playwright's viewport for a context opened without one.
