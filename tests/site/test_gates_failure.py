@@ -90,11 +90,13 @@ def test_a_block_printing_nan_fails_the_build_naming_the_page(project_copy):
 def test_a_figure_module_that_raises_fails_the_build_in_the_render_s_own_line(project_copy):
     # Figures render while the pages do (roofline_site.pending_figures): the failure still ends the
     # build with _render's one line, wherever the build notices it (at the next page or the figure's
-    # own, which MkDocs names first: "Error building page 'ridge-point.md': ...", or at the end).
-    _append(project_copy / "figures_gen" / "ridge_overlay.py",
+    # own, which MkDocs names first: "Error building page 'index.md': ...", or at the end).
+    # The home page's figure is the first the workers take (gen/figures.in_page_order), so the build
+    # stops within seconds; the last one (ridge_overlay) kept it rendering every other for 10 s here.
+    _append(project_copy / "figures_gen" / "h100_roofline.py",
             '\n\ndef draw(fig, table):\n    raise ZeroDivisionError("a deliberately broken figure")\n')
     proc = run_build(project_copy, ROOFLINE_FIGURE_CACHE="0")
-    assert_failed_cleanly(project_copy, proc, "figure module figures_gen/ridge_overlay.py failed: "
+    assert_failed_cleanly(project_copy, proc, "figure module figures_gen/h100_roofline.py failed: "
                                               "ZeroDivisionError: a deliberately broken figure")
 
 
