@@ -52,8 +52,9 @@ site: $(STAMP)
 # make test takes one worker more than the cores (at most 8): a browser test waits on Chromium and
 # the served site part of its time, which left a core idle a tenth of the run with one worker per
 # core (2-core machine, 26 Nov: 2 workers 4 min 6 s, 3 workers 3 min 40 s, 4 workers 3 min 53 s).
-# The unit tests wait on nothing: one worker per core.
-SITE_WORKERS := $(shell $(PYTHON) -c 'import os; print(min((os.cpu_count() or 1) + 1, 8))' 2>/dev/null || echo auto)
+# The unit tests wait on nothing: one worker per core. (Expanded only by the test recipe: `=`, not
+# `:=`, so no other target starts Python to count the cores.)
+SITE_WORKERS = $(shell $(PYTHON) -c 'import os; print(min((os.cpu_count() or 1) + 1, 8))' 2>/dev/null || echo auto)
 test: $(STAMP) $(NODE_STAMP)
 	@$(VENV)/bin/python -m pytest -n $(or $(PYTEST_WORKERS),$(SITE_WORKERS)) --dist loadfile $(PYTEST_ARGS)
 
