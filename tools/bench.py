@@ -10,6 +10,7 @@ site (default site/), into the reports folder (weights-lighthouse.json).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import platform
@@ -245,7 +246,8 @@ def stop_serve(proc: subprocess.Popen, timeout_s: float = 30.0) -> None:
         os.killpg(proc.pid, signal.SIGINT)
         proc.wait(timeout=timeout_s)
     except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
+        with contextlib.suppress(ProcessLookupError):  # (its group may have ended since)
+            os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
     except ProcessLookupError:  # it had ended already
         proc.wait()
