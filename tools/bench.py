@@ -376,10 +376,9 @@ def weight_lines(w: dict) -> list[str]:
     over = ", ".join(f"`{p}` {b / 1000:.0f} KB" for p, b in w["over_budget"].items()) or "none"
     return ["## Weight", "",
             "What a reader who scrolls the whole page downloads (gzip): the HTML, every CSS and JS file it loads "
-            "(imports included), each figure in one variant (its largest); not Material's search worker or the calculator's "
-            "Serving mode (each loaded when a reader opens it), nor the search "
-            f"index ({w['search_index_bytes'] / 1000:.0f} KB, which Material's search fetches on a reader's first "
-            "page) nor a page's cards.json (fetched when a reader opens a glossary term) or provenance.json (fetched when a reader opens a number; the largest is "
+            "(imports included), each figure in one variant (its largest); not Material's search worker, the search "
+            f"index ({w['search_index_bytes'] / 1000:.0f} KB) or the calculator's Serving mode (each loaded when a reader "
+            "opens it), nor a page's cards.json (fetched when a reader opens a glossary term) or provenance.json (fetched when a reader opens a number; the largest is "
             f"`{w['largest_provenance_json']}`, {w['largest_provenance_json_bytes'] / 1000:.1f} KB). Budget "
             f"{TARGETS['page_bytes_max'] // 1000} KB; over it: {over}. Largest figure: `{w['largest_svg']}`, "
             f"{w['largest_svg_bytes'] / 1000:.1f} KB (budget 40 KB).", "",

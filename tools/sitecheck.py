@@ -207,14 +207,20 @@ def _transfer_bytes(path: str, mtime_ns: int, size: int) -> int:
     return len(data)
 
 
+# What search loads when a reader opens it, not before (overrides/main.html holds both): the index, and
+# Material's worker, the one file in its workers folder. Path prefixes, relative to the site root.
+ON_SEARCH = ("search/search_index.json", "assets/javascripts/workers/")
+
+
 def page_resources(site_dir: Path, page_rel: str, site_url: str = "",
-                   exclude: tuple[str, ...] = ("search/search_index.json",)) -> list[str]:
-    """The page and every local file it loads, following stylesheets' url()s (each file once)."""
+                   exclude: tuple[str, ...] = ON_SEARCH) -> list[str]:
+    """The page and every local file it loads, following stylesheets' url()s (each file once), but
+    for those under the prefixes `exclude`."""
     seen: list[str] = []
     queue = [page_rel]
     while queue:
         rel = queue.pop(0)
-        if rel in seen or rel in exclude or not (site_dir / rel).is_file():
+        if rel in seen or rel.startswith(exclude) or not (site_dir / rel).is_file():
             continue
         seen.append(rel)
         if Path(rel).suffix.lower() not in (".html", ".css"):
@@ -229,7 +235,7 @@ def page_resources(site_dir: Path, page_rel: str, site_url: str = "",
 
 
 def page_weight(site_dir: Path, page_rel: str, site_url: str = "") -> int:
-    """Transferred bytes to show one page: its HTML plus every asset it loads (search index excluded)."""
+    """Transferred bytes to show one page: its HTML plus every asset it loads (not search's: ON_SEARCH)."""
     return sum(transfer_bytes(site_dir / r) for r in page_resources(site_dir, page_rel, site_url))
 
 
@@ -290,17 +296,15 @@ class Download:
 
 
 def page_download(site_dir: Path, page_rel: str, site_url: str = "",
-                  exclude: tuple[str, ...] = ("search/search_index.json",), on_demand: bool = False) -> Download:
+                  exclude: tuple[str, ...] = ON_SEARCH, on_demand: bool = False) -> Download:
     """The bytes a reader who scrolls the whole page downloads (see Download); no server needed.
 
     Not counted: each page's provenance.json (fetched when a reader opens a number) and cards.json (when
-    a reader opens a glossary term's card); Material's search
-    worker (assets/search_worker.js, a stand-in, imports it when a reader opens search); modules a
+    a reader opens a glossary term's card); what search loads (ON_SEARCH: the index and Material's worker,
+    which main.html holds until a reader opens search); modules a
     script loads on demand with `import("...")` (the calculator's Serving mode: serve_ui.js and what it
     imports, loaded when a reader switches to it or opens a link that does), unless `on_demand`, which
-    counts them as a reader who opens them downloads them. Nor the search index, which is outside this
-    budget: Material 9.8 fetches it as the first page loads over HTTP (not from a file), and the browser
-    keeps it for every later page.
+    counts them as a reader who opens them downloads them.
     """
     html = (site_dir / page_rel).read_text(encoding="utf-8", errors="replace")
     alt = _Alternatives()
@@ -317,7 +321,7 @@ def page_download(site_dir: Path, page_rel: str, site_url: str = "",
     while queue:
         base, ref = queue.pop(0)
         target = resolve(base, ref.url, site_url)
-        if not target or target[0] in seen or target[0] in exclude or not (site_dir / target[0]).is_file():
+        if not target or target[0] in seen or target[0].startswith(exclude) or not (site_dir / target[0]).is_file():
             continue
         rel = target[0]
         seen.append(rel)

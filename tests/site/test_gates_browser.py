@@ -44,9 +44,12 @@ def test_hovering_a_glossary_card_stays_on_localhost(page, site_pages, errors):
 
 def test_search_finds_a_page_and_stays_on_localhost(page, errors):
     page.goto(page.base_url + "/", wait_until="networkidle")
-    # Material's search worker (12 KB) waits for a reader who opens search (assets/search_worker.js).
+    # Material's search worker (12 KB) and the search index (about 110 KB gzip) wait for a reader who
+    # opens search (the config block of src/roofline_site/overrides/main.html holds both).
     material_worker = lambda: [u for u in page.requests_seen if "/javascripts/workers/search." in u]  # noqa: E731
+    index = lambda: [u for u in page.requests_seen if u.endswith("/search/search_index.json")]  # noqa: E731
     assert material_worker() == [], "Material's search worker loaded before anyone opened search"
+    assert index() == [], "the search index loaded before anyone opened search"
     box = page.locator("input.md-search__input")
     if not box.is_visible():  # narrow screens hide the box behind the header's search button
         page.locator("label.md-header__button[for=__search]").first.click()
@@ -56,9 +59,19 @@ def test_search_finds_a_page_and_stays_on_localhost(page, errors):
     results.first.wait_for(state="visible", timeout=45000)  # the worker indexes the site first
     assert results.count() >= 1
     assert len(material_worker()) == 1, page.requests_seen
+    assert len(index()) == 1, page.requests_seen
     results.first.locator("a").first.click()
     page.wait_for_load_state("networkidle")
     assert _foreign(page) == []
+    assert errors == []
+
+
+def test_a_page_opened_from_a_search_result_marks_the_terms(page, errors):
+    # search.highlight reads the index's separator to mark `?h=` terms, so a page opened with `?h=`
+    # loads the index at once (main.html holds it back only on other pages).
+    page.goto(page.base_url + "/ridge-point/?h=ridge", wait_until="load")
+    page.locator("article mark[data-md-highlight]").first.wait_for(state="attached", timeout=10000)
+    assert [u for u in page.requests_seen if u.endswith("/search/search_index.json")] != []
     assert errors == []
 
 

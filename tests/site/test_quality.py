@@ -166,7 +166,8 @@ def test_sitemap_is_pinned_and_its_gzip_is_deterministic(site_dir):
 def test_download_counts_each_figure_once_and_follows_imports(tmp_path):
     # By hand: a figure offered in four variants (two <picture>s, each a <source> and an <img>) costs
     # its largest variant, once; a module's import and its new URL(..., import.meta.url) count; the
-    # search index and provenance.json (fetched on a search, on opening a number) do not. Every text
+    # search index, Material's search worker (named in its __config) and provenance.json (fetched on a
+    # search, on opening a number) do not. Every text
     # file counts gzip'd, so the expected total adds transfer_bytes of exactly the files named below;
     # the variants are random letters (gzip cannot fold them), so the longest is the largest.
     import random
@@ -179,7 +180,13 @@ def test_download_counts_each_figure_once_and_follows_imports(tmp_path):
     (tmp_path / "dep.js").write_text("export const x = 1;")
     (tmp_path / "data.json").write_text('{"a": 1}')
     (tmp_path / "provenance.json").write_text('{"p": "body"}')
+    (tmp_path / "search").mkdir()
+    (tmp_path / "search" / "search_index.json").write_text('{"docs": []}')
+    (tmp_path / "assets" / "javascripts" / "workers").mkdir(parents=True)
+    (tmp_path / "assets" / "javascripts" / "workers" / "search.ab12.min.js").write_text("onmessage = () => 0;")
     (tmp_path / "index.html").write_text(
+        '<script id="__config" type="application/json">{"search": "assets/javascripts/workers/search.ab12.min.js"}</script>'
+        '<script>fetch("search/search_index.json")</script>'
         '<figure class="rl-fig"><picture><source media="(max-width: 10px)" srcset="f/n.svg"><img src="f/w.svg"></picture>'
         '<picture><source srcset="f/n-dark.svg"><img src="f/w-dark.svg"></picture></figure>'
         '<script type="module" src="m.js"></script>')
