@@ -6,7 +6,6 @@ whatever the built site contains: it parses every HTML, CSS, JS and SVG file it 
 
 from __future__ import annotations
 
-import gzip
 import posixpath
 import re
 from dataclasses import dataclass
@@ -15,7 +14,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from tools.server import TEXT_SUFFIXES
+from tools.server import TEXT_SUFFIXES, served_bytes
 
 # <link rel=...> values that make a browser fetch the href.
 LOADED_RELS = {"stylesheet", "icon", "shortcut", "apple-touch-icon", "apple-touch-icon-precomposed",
@@ -196,15 +195,9 @@ def site_files(site_dir: Path) -> list[str]:
 def transfer_bytes(path: Path) -> int:
     """Bytes on the wire: gzip-compressed for text (as GitHub Pages serves it), raw for binaries."""
     st = path.stat()
-    return _transfer_bytes(str(path), st.st_mtime_ns, st.st_size)
-
-
-@lru_cache(maxsize=4096)  # keyed by the file's time and size too: every page shares the theme's bundle
-def _transfer_bytes(path: str, mtime_ns: int, size: int) -> int:
-    data = Path(path).read_bytes()
-    if Path(path).suffix.lower() in TEXT_SUFFIXES:
-        return len(gzip.compress(data, compresslevel=6, mtime=0))
-    return len(data)
+    # The test server's own bytes (compressed once per file's time and size: every page shares the
+    # theme's bundle), so the weight counted is the weight served.
+    return len(served_bytes(str(path), st.st_mtime_ns, st.st_size, path.suffix.lower() in TEXT_SUFFIXES))
 
 
 # What search loads when a reader opens it, not before (overrides/main.html holds both): the index, and
