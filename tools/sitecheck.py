@@ -115,7 +115,12 @@ def _js_loaded_urls(js: str) -> tuple[str, ...]:
 
 def parse_file(site_dir: Path, rel: str) -> ParsedFile:
     """The references (and ids, for HTML) in one built file, classified as loaded or not."""
-    path = site_dir / rel
+    st = (site_dir / rel).stat()
+    return _parse_file(site_dir / rel, rel, st.st_mtime_ns, st.st_size)
+
+
+@lru_cache(maxsize=4096)  # keyed by the file's time and size: the link, origin and weight checks read each page
+def _parse_file(path: Path, rel: str, mtime_ns: int, size: int) -> ParsedFile:
     suffix = path.suffix.lower()
     text = path.read_text(encoding="utf-8", errors="replace")
     refs: list[Ref] = []
