@@ -16,6 +16,7 @@ import pytest
 
 from tests.support.browser import LAPTOP, build_site
 from tests.support.hostile import PAGE_PAYLOADS, PAYLOADS, plant
+from tools.bench import copy_project
 from tools.server import serve
 
 
@@ -23,7 +24,10 @@ from tools.server import serve
 def hostile_site(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("hostile")
     env = plant(folder / "data")
-    proc = build_site(folder / "site", {**env, "ROOFLINE_FIGURE_CACHE": "0"})
+    # Built from a copy of the project with its caches (tools/bench.copy_project): every step a planted
+    # file reaches runs again (each cache key hashes the files its step reads), the rest is taken from
+    # the caches, and nothing planted is written to the repository's own .cache.
+    proc = build_site(folder / "site", env, root=copy_project(folder / "project"))
     if proc.returncode != 0:
         pytest.fail(f"the hostile build failed:\n{proc.stderr[-3000:]}", pytrace=False)
     return folder / "site"
