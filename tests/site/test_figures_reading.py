@@ -2,8 +2,9 @@
 no layout shift as they load.
 
 Measured in Chromium on the built site: the font sizes of the SVG a 390 px phone actually loads,
-scaled by the width it is displayed at, every pair of text boxes in every figure variant, and each
-figure's box before and after its SVG arrives.
+scaled by the width it is displayed at, every pair of text boxes in every figure variant (a dark one
+that differs from its light one in colour alone, by its light one's boxes), and each figure's box
+before and after its SVG arrives.
 """
 
 from __future__ import annotations
