@@ -123,17 +123,21 @@
       refocusing = false;
     }
   });
+  // On touch the first tap on a term's link shows its card; the card's own link (or a second tap) opens
+  // the entry. Heard on the way down: Material's instant navigation takes every click on a link its
+  // sitemap names (on document.body, before the document hears it), so this tap goes no further.
+  document.addEventListener("click", function (e) {
+    var ref = refOf(e.target);
+    if (!coarse || !ref || !e.target.closest("a.gl-term") || (open && open.ref === ref && open.tapped)) return;
+    e.preventDefault(); e.stopPropagation();
+    show(ref); open.tapped = true;
+  }, true);
   document.addEventListener("click", function (e) {
     if (e.target.closest && e.target.closest(".gl-card .rl-sheet-close")) { clearTimeout(showTimer); hide(); return; }
     var ref = refOf(e.target);
     if (!ref) { clearTimeout(showTimer); hide(); return; }
     var term = e.target.closest(".gl-term");
-    if (!term) return;  // a click inside the card (its link) behaves normally
-    if (term.tagName === "A") {
-      // On touch the first tap shows the card; the card's own link (or a second tap) opens the entry.
-      if (coarse && !(open && open.ref === ref && open.tapped)) { e.preventDefault(); show(ref); open.tapped = true; }
-      return;
-    }
+    if (!term || term.tagName === "A") return;  // the card's own link, a term's link: followed
     if (open && open.ref === ref && open.tapped) { hide(); return; }
     show(ref);
     if (open) open.tapped = true;
