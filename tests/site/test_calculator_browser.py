@@ -275,22 +275,23 @@ BAD_INPUTS = [
 ]
 
 
-# Every field of both configurations, {"config:name": value} (the file and paste boxes have no name: a
-# case never fills them).
-FIELDS = """() => Object.fromEntries([...document.querySelectorAll('.rl-calc .rl-calc-config')].flatMap((cfg, c) =>
-    [...cfg.querySelectorAll('select[name], input[name]:not([type=hidden])')].map((e) => [`${c}:${e.name}`, e.value])))"""
+# Every field of both configurations, as [["config:name", element], ...] (the file and paste boxes have no
+# name: a case never fills them).
+FIELD_LIST = """[...document.querySelectorAll('.rl-calc .rl-calc-config')].flatMap((cfg, c) =>
+    [...cfg.querySelectorAll('select[name], input[name]:not([type=hidden])')].map((e) => [`${c}:${e.name}`, e]))"""
+# {"config:name": value} of every field.
+FIELDS = f"() => Object.fromEntries({FIELD_LIST}.map(([key, e]) => [key, e.value]))"
 # Put every field back to `first`, selections before the fields they show, as a reader would by hand:
 # each change a `change` or `input` event of its own, so the calculator recomputes as it does for a reader.
 RESTORE = """(first) => {
-  const fields = [...document.querySelectorAll('.rl-calc .rl-calc-config')].flatMap((cfg, c) =>
-    [...cfg.querySelectorAll('select[name], input[name]:not([type=hidden])')].map((e) => [`${c}:${e.name}`, e]));
+  const fields = FIELD_LIST;
   fields.sort(([, a], [, b]) => (a.tagName === 'SELECT' ? 0 : 1) - (b.tagName === 'SELECT' ? 0 : 1));
   for (const [key, e] of fields) {
     if (e.value === first[key]) continue;
     e.value = first[key];
     e.dispatchEvent(new Event(e.tagName === 'SELECT' ? 'change' : 'input', { bubbles: true }));
   }
-}"""
+}""".replace("FIELD_LIST", FIELD_LIST)
 
 
 @pytest.fixture(scope="module")

@@ -144,9 +144,15 @@ def entry_of(path: str) -> str | None:
 
 
 @functools.cache  # the marking check asks for each name in every section of every page
+def name_words(name: str) -> tuple[str, ...]:
+    """A name's words, as name_regex matches them: split at spaces and hyphens."""
+    return tuple(re.split(r"[\s-]+", name))
+
+
+@functools.cache
 def name_regex(name: str) -> re.Pattern:
     """A plain, case-sensitive search for a name as written (spaces or hyphens between words, plural s)."""
-    words = r"[\s\u00a0-]+".join(re.escape(w) for w in re.split(r"[\s-]+", name))
+    words = r"[\s\u00a0-]+".join(re.escape(w) for w in name_words(name))
     return re.compile(rf"(?<![\w/-]){words}s?(?![\w/]|-\w)")
 
 
@@ -334,7 +340,7 @@ def test_every_term_is_marked_once_in_each_section_that_mentions_it(pages, gloss
                     continue
                 for name in e.names:
                     # (name_regex matches the name's first word as written: where it is not, nothing matches.)
-                    hit = re.split(r"[\s-]+", name)[0] in prose and name_regex(name).search(prose)
+                    hit = name_words(name)[0] in prose and name_regex(name).search(prose)
                     assert not hit, f"{path}: '{prose[max(0, hit.start() - 40):hit.end() + 40]}' has no card for {e.slug}"
 
 

@@ -146,16 +146,15 @@ def spread(n: int, k: int) -> list[int]:
     return sorted({round(j * (n - 1) / (k - 1)) for j in range(k)})
 
 
-def walk(tabs, base: str, urls: list[str], touch: bool, tables: set[str], tables_only: tuple[str, ...] = (),
-         site_dir: Path | None = None) -> dict:
+def walk(tabs, base: str, site_dir: Path, urls: list[str], touch: bool, tables: set[str],
+         tables_only: tuple[str, ...] = ()) -> dict:
     """Open a spread of terms and numbers on every page of `urls`; on those in `tables`, and on
     `tables_only` (loaded for that alone), check that tables and formulas read whole. Return the
-    problems found, by kind, with every request to another origin and every script error. With
-    `site_dir`, its sitemap is served with the local address (instant navigation needs it)."""
+    problems found, by kind, with every request to another origin and every script error. The tab is
+    served `site_dir`'s sitemap with the local address (instant navigation needs it)."""
     problems = {"outside": [], "covers": [], "unopened": [], "overflow": [], "tables": [], "foreign": [], "errors": []}
     tab = tabs.new_page()
-    if site_dir is not None:
-        serve_local_sitemap(tab, site_dir, base)
+    serve_local_sitemap(tab, site_dir, base)
     at = {"url": ""}
     tab.on("request", lambda r: None if r.url.startswith(base) or r.url.startswith(LOCAL_SCHEMES)
            else problems["foreign"].append(f"{at['url'] or '/'}: {r.url}"))
@@ -163,7 +162,7 @@ def walk(tabs, base: str, urls: list[str], touch: bool, tables: set[str], tables
     previous = ""
     for url in [*urls, *tables_only]:
         at["url"] = url
-        if touch and is_entry(url) and is_entry(previous) and url in urls and url not in tables:
+        if touch and is_entry(url) and is_entry(previous) and url not in tables:  # (tables_only are in tables)
             reached = tab.evaluate(INSTANT, f"{base}/{url}")
             if reached != urlsplit(f"{base}/{url}").path:
                 problems["errors"].append(f"{url}: instant navigation from {previous} reached {reached}")
@@ -222,7 +221,7 @@ def walked(request, chromium, served_site, site_dir, site_pages):
     every = content_urls(site_pages)
     urls = every
     if size == "1280":  # glossary entries share one short template: a third of them on the laptop
-        entries = [u for u in urls if u.startswith("glossary/") and u != "glossary/"]
+        entries = [u for u in urls if is_entry(u)]
         urls = [u for u in urls if u not in entries] + entries[::3]
     # Light and dark share the geometry: each scheme walks half the pages, together all of them; the
     # pages with a table or a formula the laptop's third of the glossary leaves out are loaded for
@@ -234,8 +233,8 @@ def walked(request, chromium, served_site, site_dir, site_pages):
     mine = set(walked_urls) | set(tables_only)
     tabs = chromium.tabs(color_scheme=scheme, **SIZES[size])
     try:
-        problems = walk(tabs, served_site, walked_urls, touch=size == "390", tables=tables, tables_only=tables_only,
-                        site_dir=site_dir)
+        problems = walk(tabs, served_site, site_dir, walked_urls, touch=size == "390", tables=tables,
+                        tables_only=tables_only)
         return size, problems, mine
     finally:
         tabs.close()
