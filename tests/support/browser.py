@@ -62,7 +62,7 @@ class Tabs:
         self._scripts.append(script)
 
     def new_page(self):
-        page = self._context.new_page()
+        page = when_ready(self._context.new_page())
         self._pages.append(page)
         page.on("framenavigated", lambda frame: self._origins.add(_origin(frame.url)))
         page.set_viewport_size(self._viewport or DEFAULT_VIEWPORT)
@@ -81,6 +81,27 @@ class Tabs:
             if not page.is_closed():
                 page.close()
         _forget(self._context, self._origins - {None})
+
+
+# The site's scripts start in the frame after a page's first paint (overrides/partials/scripts.js); on
+# a local server that can come after the load event. A page is set up, as a reader who taps it finds it,
+# once they have run; a page without the loader (a redirect stub, another site) is ready on load.
+READY = "() => !window.__rlLoad || window.__rlReady === true"
+
+
+def when_ready(page):
+    """`page`, whose goto and reload return once the page's scripts have run (when they waited for the
+    load event or the network going idle, as a test that then acts on the page does)."""
+    def waiting(navigate):
+        def go(*args, **kwargs):
+            response = navigate(*args, **kwargs)
+            if kwargs.get("wait_until", "load") in ("load", "networkidle"):
+                page.wait_for_function(READY)
+            return response
+        return go
+
+    page.goto, page.reload = waiting(page.goto), waiting(page.reload)
+    return page
 
 
 def _origin(url: str) -> str | None:
