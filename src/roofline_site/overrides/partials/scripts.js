@@ -3,24 +3,26 @@
     paint for its whole start-up (about 100 ms of a phone's time). Here each script named to __rlLoad is
     kept until the frame after the first paint, then added in order (async false: they run in the order
     named, as deferred scripts did); a later call, as instant navigation runs a swapped-in page's scripts,
-    adds them at once. They are requested then too: asked for as the page is parsed, even at low priority
-    (a preload), they shared the connection with the stylesheets the first paint waits for, and
-    Lighthouse's simulation of a phone put the largest paint half a second later. A reader's next pages
+    adds them at once; __rlLoad(urls, "module") adds module scripts (the calculator). They are requested
+    then too: asked for as the page is parsed, even at low priority (a preload), they shared the
+    connection with the stylesheets the first paint waits for, and Lighthouse's simulation of a phone
+    put the largest paint half a second later. A reader's next pages
     take them from the cache, or keep them running (instant navigation). A hidden page (a tab opened in
     the background) paints nothing, so its scripts go at once. -#}
 (function () {
   var queue = [], started = 0, d = document;
-  function add(urls, done) {
+  function add(urls, done, type) {
     urls.forEach(function (url, i) {
       var s = d.createElement("script");
       s.src = url;
       s.async = !1;
+      if (type) s.type = type;
       if (i == urls.length - 1) s.onload = s.onerror = done;
       d.body.appendChild(s);
     });
   }
-  window.__rlLoad = function (urls) {
-    started ? add(urls) : queue.push([urls]);
+  window.__rlLoad = function (urls, type) {
+    started ? add(urls, 0, type) : queue.push([urls, 0, type]);
   };
   {#- The page's own scripts (Material's bundle, then ours), named last: once they have run, Material is
       told the document is ready, since its bundle starts on DOMContentLoaded, which has passed by then
@@ -33,7 +35,7 @@
     }]);
     function go() {
       started = 1;
-      queue.splice(0).forEach(function (q) { add(q[0], q[1]); });
+      queue.splice(0).forEach(function (q) { add(q[0], q[1], q[2]); });
     }
     d.hidden ? go() : requestAnimationFrame(function () { setTimeout(go); });
   };
