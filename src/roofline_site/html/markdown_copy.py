@@ -8,6 +8,7 @@ process while MkDocs renders the next pages: on two cores it costs no wall time.
 
 from __future__ import annotations
 
+import atexit
 import multiprocessing
 import posixpath
 import re
@@ -155,7 +156,17 @@ class CopyWriter:
     def _pool(cls) -> ProcessPoolExecutor:
         if cls._executor is None:
             cls._executor = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("forkserver"))
+            atexit.register(cls.close)
         return cls._executor
+
+    @classmethod
+    def close(cls) -> None:
+        """Stop the worker (at the latest as the interpreter exits, before it tears its modules down: an
+        executor still held by the class then is collected among the ruins, and its clean-up printed
+        "Exception ignored in ... weakref_cb" at the end of a test run)."""
+        executor, cls._executor = cls._executor, None
+        if executor is not None:
+            executor.shutdown(wait=True, cancel_futures=True)
 
     def submit(self, key: str, page_html: str) -> None:
         """Start converting `page_html` (a whole page or an article); a later submit under `key` wins.

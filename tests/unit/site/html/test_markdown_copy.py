@@ -32,6 +32,12 @@ def test_copies_come_back_by_page_from_the_worker():
     writer.submit("a.md", article_html("<p>Alpha, edited.</p>", "A"))  # a later submit wins
     out = writer.results()
     assert out == {"a.md": "# A\n\nAlpha, edited.\n", "b.md": "# B\n\nBeta text.\n"}
+    worker = next(iter(CopyWriter._executor._processes.values()))
+    CopyWriter.close()  # as at exit: the worker stops and the class lets the executor go
+    assert CopyWriter._executor is None and not worker.is_alive()
+    writer.submit("c.md", article_html("<p>Gamma.</p>", "C"))  # a later build starts another
+    assert writer.results() == {"c.md": "# C\n\nGamma.\n"}
+    CopyWriter.close()
 
 
 def test_copies_are_made_in_process_when_the_worker_cannot_start(monkeypatch):
