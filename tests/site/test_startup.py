@@ -153,9 +153,9 @@ def test_the_header_does_not_shift_as_the_page_starts(chromium, served_site):
 
 # When Material's bundle ran (its last statements publish its streams on window, document$ first), and
 # when the page's first frame was drawn: the first animation-frame callback runs in it, and no frame is
-# drawn while the stylesheets the first paint waits for are loading.
-# Every page Material's document$ gives is counted from the start: started twice (by the loader's
-# DOMContentLoaded and by a Material that no longer waits for it), it would give the page twice.
+# drawn while the stylesheets the first paint waits for are loading. And every page Material's document$
+# gives, counted from the start: started twice (by the loader's DOMContentLoaded and by a Material that no
+# longer waits for it), it would give the page twice.
 STARTUP_TIMES = """(() => { let value; window.__pagesGiven = 0;
     Object.defineProperty(window, "document$", {configurable: true, get() { return value; },
         set(v) { value = v; window.__bundleRanAt = performance.now(); v.subscribe(() => window.__pagesGiven++); }});
@@ -170,8 +170,8 @@ def test_the_scripts_are_asked_for_and_run_after_the_first_frame_and_material_st
     its first paint at 1.25 s against 0.91). The scripts are now asked for, and run, after the first
     frame (overrides/partials/scripts.js). Material, which starts on DOMContentLoaded, is told the
     document is ready once they have run, and starts, once: its document$ gives the page one time, and a
-    table page's scripts sort its table. Before the loader, the bundle was requested as the page was parsed, before
-    any frame."""
+    table page's scripts sort its table. Before the loader, the bundle was requested as the page was
+    parsed, before any frame."""
     tabs = chromium.tabs(**PHONE, first_visit=True)
     tabs.add_init_script(STARTUP_TIMES)
     page = tabs.new_page()

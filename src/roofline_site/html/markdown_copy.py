@@ -156,6 +156,7 @@ class CopyWriter:
     def _pool(cls) -> ProcessPoolExecutor:
         if cls._executor is None:
             cls._executor = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("forkserver"))
+            atexit.unregister(cls.close)  # one registration, however many pools a serve session makes
             atexit.register(cls.close)
         return cls._executor
 

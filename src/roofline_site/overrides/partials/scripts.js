@@ -6,9 +6,9 @@
     adds them at once; __rlLoad(urls, "module") adds module scripts (the calculator). They are requested
     then too: asked for as the page is parsed, even at low priority (a preload), they shared the
     connection with the stylesheets the first paint waits for, and Lighthouse's simulation of a phone
-    put the largest paint half a second later. A reader's next pages
-    take them from the cache, or keep them running (instant navigation). A hidden page (a tab opened in
-    the background) paints nothing, so its scripts go at once. -#}
+    put the largest paint half a second later. A reader's next pages take them from the cache, or keep
+    them running (instant navigation). A hidden page (a tab opened in the background) paints nothing, so
+    its scripts go at once. -#}
 (function () {
   var queue = [], started = 0, d = document;
   function add(urls, done, type) {
