@@ -7,6 +7,7 @@ themselves are tested first on a tiny synthetic site, so a gate that stops seein
 from __future__ import annotations
 
 import gzip
+import json
 import os
 import re
 from pathlib import Path
@@ -358,3 +359,23 @@ def test_no_script_holds_up_the_first_paint(site_pages):
             start = re.search(r"<script>__rlStart\((\[.*?\])\)</script>", html)
             assert start and "/bundle." in start.group(1) and "site.js" in start.group(1), \
                 f"{path}: Material's bundle and site.js are not handed to the loader"
+
+
+def test_the_scripts_a_page_starts_with_compile_eagerly_and_keep_their_source_map(site_dir):
+    """Material's bundle and the calculator's step mode open with V8's compile hint (html/compile_hints.py),
+    the bundle otherwise byte for byte the theme's; its source map moves down the one line the hint takes
+    (a version 3 map's mappings hold one ";"-separated group per generated line: an empty group first
+    means line 1 has no mapping, and the theme's line 1 is now line 2)."""
+    import material
+
+    theme = Path(material.__file__).parent / "templates"
+    hint = "//# allFunctionsCalledOnLoad\n"
+    [bundle] = (site_dir / "assets" / "javascripts").glob("bundle.*.min.js")
+    original = (theme / "assets" / "javascripts" / bundle.name).read_text(encoding="utf-8")
+    assert bundle.read_text(encoding="utf-8") == hint + original
+    built_map = json.loads(Path(f"{bundle}.map").read_text(encoding="utf-8"))
+    theme_map = json.loads((theme / "assets" / "javascripts" / f"{bundle.name}.map").read_text(encoding="utf-8"))
+    assert built_map["mappings"] == ";" + theme_map["mappings"]
+    assert built_map["sources"] == theme_map["sources"]
+    ui = (site_dir / "assets" / "calculator" / "ui.js").read_text(encoding="utf-8")
+    assert ui.startswith(hint) and not ui[len(hint):].startswith("//")
