@@ -366,9 +366,9 @@ def test_the_scripts_a_page_starts_with_compile_eagerly_and_keep_their_source_ma
     the bundle otherwise byte for byte the theme's; its source map moves down the one line the hint takes
     (a version 3 map's mappings hold one ";"-separated group per generated line: an empty group first
     means line 1 has no mapping, and the theme's line 1 is now line 2)."""
-    import material
+    from importlib.resources import files
 
-    theme = Path(material.__file__).parent / "templates"
+    theme = Path(str(files("material") / "templates"))
     hint = "//# allFunctionsCalledOnLoad\n"
     [bundle] = (site_dir / "assets" / "javascripts").glob("bundle.*.min.js")
     original = (theme / "assets" / "javascripts" / bundle.name).read_text(encoding="utf-8")

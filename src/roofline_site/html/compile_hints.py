@@ -38,8 +38,8 @@ def shifted_map(source_map: str) -> str:
     """A version 3 source map moved one generated line down: its mappings start with one empty line
     (a ";"), the line the hint takes. A map without mappings is refused, not passed on unchanged.
 
-    >>> shifted_map('{"version": 3, "sources": ["a.js"], "mappings": "AAAA"}')
-    '{"version": 3, "sources": ["a.js"], "mappings": ";AAAA"}'
+    >>> shifted_map('{"version": 3, "names": [], "mappings": "AAAA;AACA"}')
+    '{"version": 3, "names": [], "mappings": ";AAAA;AACA"}'
     >>> shifted_map('{"version": 3}')
     Traceback (most recent call last):
     ValueError: a source map without "mappings": cannot move it below the compile hint
