@@ -409,6 +409,15 @@ def lighthouse_lines(lh: dict) -> list[str]:
                      f"{m.get('total-blocking-time', '')} | {m.get('cumulative-layout-shift', '')} |")
     if lh.get("skipped"):
         lines.append(f"| not run: {lh['skipped']} | | | | | | |")
+    short = {"first-contentful-paint": "FCP", "largest-contentful-paint": "LCP", "total-blocking-time": "TBT",
+             "cumulative-layout-shift": "CLS"}
+    under = [f"{role}, run {i + 1} ("
+             + ", ".join(f"{short.get(k, k)} {v}" for k, v in d["metrics"].items()) + "): " + "; ".join(d["failing"])
+             for role, r in lh.get("pages", {}).items()
+             for i, (scores, d) in enumerate(zip(r.get("runs", []), r.get("run_details", [])))
+             if any(v < 100 for v in scores.values()) and d["failing"]]
+    if under:
+        lines += ["", "Runs under 100, with the audits that cost them points: " + " — ".join(under) + "."]
     return lines + [""]
 
 
@@ -586,7 +595,9 @@ def median_lighthouse(reports: list[dict]) -> dict:
     """The run with the median performance score (Lighthouse's advice for noisy machines), plus every run's scores."""
     ranked = sorted(reports, key=lambda r: r["scores"].get("performance", 0))
     chosen = ranked[len(ranked) // 2]
-    return {**chosen, "runs": [r["scores"] for r in reports]}
+    # Each run's metrics and failing audits too: a run under 100 says what it lost its points on.
+    return {**chosen, "runs": [r["scores"] for r in reports],
+            "run_details": [{"metrics": r.get("metrics", {}), "failing": r.get("failing", [])} for r in reports]}
 
 
 def main() -> int:
