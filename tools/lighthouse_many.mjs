@@ -12,6 +12,12 @@ const chrome = await chromeLauncher.launch({
   chromePath: process.env.CHROME_PATH, userDataDir: profile,
   chromeFlags: ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run',
                 '--disable-background-networking', '--disable-component-update', '--disable-sync']});
+// An error outside the awaited calls (a socket to Chrome refused as it starts) ends node without the
+// `finally` below: Chrome is killed here too, or it outlives the run.
+process.on('uncaughtException', (err) => {
+  console.error(err);
+  Promise.resolve(chrome.kill()).finally(() => process.exit(1));
+});
 try {
   for (const [i, url] of urls.entries()) {
     const result = await lighthouse(url, {port: chrome.port, output: 'json', logLevel: 'error',
