@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from tests.support.browser import LAPTOP, PHONE
+from tests.support.browser import LAPTOP, PHONE, READY
 
 pytestmark = [pytest.mark.browser, pytest.mark.site]
 
@@ -113,8 +113,8 @@ def _visit_figure_pages(chromium, served_site, site_pages, context: dict, *, box
     each loaded once in tabs opened with `context`'s options.
 
     `boxes` measures each figure's box from domcontentloaded, before anything forces an image to
-    load (BOXES, then DECLARED, which loads them); `text` then waits for the load event, as a visit
-    for the text check alone would, and reads the smallest text. So one visit serves both checks
+    load (BOXES, then DECLARED, which loads them); `text` then waits for the load event and the page's
+    scripts, as a visit for the text check alone would, and reads the smallest text. So one visit serves both checks
     with each measured as if alone: the move check before any image was forced, the text check
     on a loaded page."""
     tabs = chromium.tabs(**context, first_visit=boxes)  # the move check measures boxes before the figures arrive
@@ -128,6 +128,11 @@ def _visit_figure_pages(chromium, served_site, site_pages, context: dict, *, box
                 visits[url]["declared"] = tab.evaluate(DECLARED, tab.evaluate(BOXES))
             if text:
                 tab.wait_for_load_state("load")
+                # and the page's scripts, which the loader starts after the first paint, so possibly after
+                # the load event: Material's bundle, as it starts, sets each relative src again as its
+                # absolute URL (`t[r]=t[r]`), which can restart an image the check is decoding (once, in a
+                # full make test, a phone's figure was read with no source)
+                tab.wait_for_function(READY)
                 visits[url]["smallest"] = tab.evaluate(SMALLEST_TEXT)
         return visits
     finally:
