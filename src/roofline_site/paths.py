@@ -26,3 +26,9 @@ def project_root(start: Path | None = None) -> Path:
 
 
 ROOT = project_root()
+
+
+def theme_file(theme_dirs, rel: str) -> Path | None:
+    """The file at `rel` in the first of `theme_dirs` (MkDocs' `config["theme"].dirs`: the custom_dir, then
+    Material's templates) that has it, as the theme's build copies it; None if none has it."""
+    return next((Path(d) / rel for d in theme_dirs if (Path(d) / rel).is_file()), None)

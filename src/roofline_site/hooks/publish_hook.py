@@ -33,6 +33,7 @@ from roofline_site.html.compile_hints import hint_site_scripts
 from roofline_site.html.description import derived_description, shorten
 from roofline_site.html.markdown_copy import CopyWriter, article_html, markdown_path
 from roofline_site.html.slim import slim_site
+from roofline_site.paths import theme_file
 
 
 @dataclass(frozen=True)
@@ -260,7 +261,7 @@ def _theme_stylesheets(config, site_dir: Path) -> dict[str, Path]:
     found = {}
     for css in sorted((site_dir / "assets" / "stylesheets").glob("*.css")):
         rel = css.relative_to(site_dir).as_posix()
-        source = next((Path(d) / rel for d in config["theme"].dirs if (Path(d) / rel).is_file()), None)
+        source = theme_file(config["theme"].dirs, rel)
         if source is not None:
             found[rel] = source
     return found

@@ -19,6 +19,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from roofline_site.paths import theme_file
+
 HINT = "//# allFunctionsCalledOnLoad\n"
 _MAPPINGS = re.compile(r'("mappings"\s*:\s*")')
 
@@ -50,21 +52,17 @@ def shifted_map(source_map: str) -> str:
     return moved
 
 
-def _theme_file(theme_dirs: list[str], rel: str) -> Path | None:
-    return next((Path(d) / rel for d in theme_dirs if (Path(d) / rel).is_file()), None)
-
-
 def hint_site_scripts(site_dir: Path, theme_dirs: list[str], ours: tuple[str, ...]) -> None:
     """Mark Material's bundle in `site_dir` (written from the theme's own copy and its map, so a dirty
     rebuild that kept the built one marks it once) and each of `ours` (paths in `site_dir`, already
     minified: rjsmin drops comments) for eager compilation."""
     for bundle in sorted((site_dir / "assets" / "javascripts").glob("bundle.*.min.js")):
         rel = bundle.relative_to(site_dir).as_posix()
-        source = _theme_file(theme_dirs, rel)
+        source = theme_file(theme_dirs, rel)
         if source is None:
             continue  # not Material's: leave it as built
         bundle.write_text(hinted(source.read_text(encoding="utf-8")), encoding="utf-8")
-        source_map = _theme_file(theme_dirs, rel + ".map")
+        source_map = theme_file(theme_dirs, rel + ".map")
         if source_map is not None:
             Path(str(bundle) + ".map").write_text(shifted_map(source_map.read_text(encoding="utf-8")), encoding="utf-8")
     for rel in ours:
