@@ -350,7 +350,7 @@ def test_search_index_holds_prose_not_popovers_or_hover_cards(site_dir):
 
 def test_no_script_holds_up_the_first_paint(site_pages):
     """Every external script is deferred or a module: none of them draws the first paint. Material's
-    bundle and ours are not in a script tag at all: the loader asks for them after the first frame
+    bundle and ours are not in a script tag at all: the loader asks for them after the first paint
     (overrides/partials/scripts.js; tests/site/test_startup.py watches it in a browser)."""
     for path, html in site_pages.items():
         for tag in re.findall(r"<script\b[^>]*\bsrc=[^>]*>", html):

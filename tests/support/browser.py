@@ -83,7 +83,7 @@ class Tabs:
         _forget(self._context, self._origins - {None})
 
 
-# The site's scripts start in the frame after a page's first paint (overrides/partials/scripts.js); on
+# The site's scripts start once a page's first paint is on screen (overrides/partials/scripts.js); on
 # a local server that can come after the load event. A page is set up, as a reader who taps it finds it,
 # once they have run; a page without the loader (a redirect stub, another site) is ready on load.
 READY = "() => !window.__rlLoad || window.__rlReady === true"

@@ -417,7 +417,7 @@ function initAll() {
 
 // Each instant navigation that brings a calculator builds it. On a page opened directly this module runs
 // before Material's bundle (the page names it to the loader first, overrides/partials/scripts.js, which
-// adds the scripts in order after the first frame), so document$ is looked for once the loader says the
+// adds the scripts in order after the first paint), so document$ is looked for once the loader says the
 // document is ready; a page swapped in later finds it at once.
 function watch() {
   if (window.document$ && typeof window.document$.subscribe === "function") window.document$.subscribe(() => initAll());
