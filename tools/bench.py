@@ -613,13 +613,24 @@ def median_lighthouse(reports: list[dict]) -> dict:
             "run_details": [{"metrics": r.get("metrics", {}), "failing": r.get("failing", [])} for r in reports]}
 
 
+def _env_count(name: str, default: int, least: int = 1) -> int:
+    """The whole number the environment variable `name` holds (`default` when unset), at least `least`;
+    anything else is refused with a sentence (a RuntimeError, which make bench prints as one line)."""
+    text = os.environ.get(name, "").strip()
+    if not text:
+        return default
+    if not text.isdigit() or int(text) < least:
+        raise RuntimeError(f"{name}={text!r} is not a whole number of at least {least}")
+    return int(text)
+
+
 def main() -> int:
-    runs = int(os.environ.get("BENCH_RUNS", "3"))
+    runs = _env_count("BENCH_RUNS", 3)
     # Five of the builds: on this shared 2-core machine the same warm build took 2.0-4.2 s of wall time
     # in five runs in a row (2.1-2.8 s of CPU), and a median of three read 2.05x stock in two runs of
     # make bench where three others read 1.5x.
-    build_runs = int(os.environ.get("BENCH_BUILD_RUNS", "5"))
-    lh_runs = int(os.environ.get("BENCH_LIGHTHOUSE_RUNS", "3"))
+    build_runs = _env_count("BENCH_BUILD_RUNS", 5)
+    lh_runs = _env_count("BENCH_LIGHTHOUSE_RUNS", 3)
     REPORTS.mkdir(exist_ok=True)
     port = free_port()
     site_url = f"http://127.0.0.1:{port}/"
@@ -667,8 +678,8 @@ def weights_and_lighthouse(site_dir: Path) -> int:
     Canonical URLs in that site name its own address, not the local server's: the SEO scores read as
     in a full `make bench` only when the site was built with SITE_URL set to where it is served.
     """
-    runs = int(os.environ.get("BENCH_LIGHTHOUSE_RUNS", "3"))
-    port = int(os.environ.get("BENCH_PORT", "0")) or free_port()
+    runs = _env_count("BENCH_LIGHTHOUSE_RUNS", 3)
+    port = _env_count("BENCH_PORT", 0, least=0) or free_port()
     REPORTS.mkdir(exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="roofline-bench-") as tmp:
         w = weights(site_dir, f"http://127.0.0.1:{port}/")

@@ -66,3 +66,17 @@ def test_lighthouse_that_fails_twice_says_which_pages(monkeypatch, tmp_path):
     with pytest.raises(RuntimeError) as err:
         bench.lighthouse_many(["http://x/1"], categories=("seo",), workdir=tmp_path)
     assert str(err.value) == "lighthouse failed twice on http://x/1: Error: connect ECONNREFUSED"
+
+
+@pytest.mark.parametrize("value", ["x", "-1", "2.5", "0"])
+def test_a_run_count_that_is_no_whole_number_is_refused_in_a_sentence(monkeypatch, value):
+    monkeypatch.setenv("BENCH_RUNS", value)
+    with pytest.raises(RuntimeError, match=r"^BENCH_RUNS='.*' is not a whole number of at least 1$"):
+        bench._env_count("BENCH_RUNS", 3)
+
+
+def test_a_run_count_unset_or_given_is_read(monkeypatch):
+    monkeypatch.delenv("BENCH_RUNS", raising=False)
+    assert bench._env_count("BENCH_RUNS", 3) == 3
+    monkeypatch.setenv("BENCH_RUNS", "7")
+    assert bench._env_count("BENCH_RUNS", 3) == 7
