@@ -11,6 +11,7 @@ import functools
 import gzip
 import http.server
 import io
+import re
 import socket
 import socketserver
 import sys
@@ -41,8 +42,12 @@ class _GzipHandler(http.server.SimpleHTTPRequestHandler):
             path, status = Path(self.directory) / "404.html", 404
         ctype = self.guess_type(str(path))
         gz = "gzip" in self.headers.get("Accept-Encoding", "") and path.suffix in TEXT_SUFFIXES
-        stat = path.stat()
-        data = served_bytes(str(path), stat.st_mtime_ns, stat.st_size, gz)
+        if self.server.local_sitemap and self.path.split("?")[0] == "/sitemap.xml":
+            xml = localized_sitemap(path.read_text(encoding="utf-8"), self.server.base).encode()
+            data = gzip.compress(xml, mtime=0) if gz else xml
+        else:
+            stat = path.stat()
+            data = served_bytes(str(path), stat.st_mtime_ns, stat.st_size, gz)
         self.send_response(status)
         self.send_header("Content-Type", ctype + ("; charset=utf-8" if ctype.startswith("text/") else ""))
         if gz:
@@ -51,6 +56,14 @@ class _GzipHandler(http.server.SimpleHTTPRequestHandler):
         self.send_header("Cache-Control", "max-age=600")  # what GitHub Pages sends
         self.end_headers()
         return io.BytesIO(data)
+
+
+def localized_sitemap(sitemap: str, base: str) -> str:
+    """The built sitemap with the local address `base` where it names the published one, as Pages serves
+    it with its own: Material's instant navigation acts only on the addresses its sitemap names, so a
+    browser served the published sitemap here never navigated instantly, as readers do."""
+    published = min(re.findall(r"<loc>\s*(.*?)\s*</loc>", sitemap), key=len)  # the home page: the site's address
+    return sitemap.replace(published, base)
 
 
 @functools.lru_cache(maxsize=1024)  # keyed by the file's time and size: a rebuilt file is read again
@@ -70,6 +83,7 @@ def free_port() -> int:
 class _Server(socketserver.ThreadingTCPServer):
     allow_reuse_address = True
     daemon_threads = True
+    local_sitemap, base = False, ""
 
     def handle_error(self, request, client_address):
         # A browser closing a kept-alive connection is not an error worth a traceback.
@@ -78,12 +92,14 @@ class _Server(socketserver.ThreadingTCPServer):
 
 
 @contextlib.contextmanager
-def serve(site_dir: Path, port: int = 0):
-    """Serve `site_dir` on 127.0.0.1 (gzip, Pages-style 404); yields the base URL with a trailing slash."""
+def serve(site_dir: Path, port: int = 0, *, local_sitemap: bool = False):
+    """Serve `site_dir` on 127.0.0.1 (gzip, Pages-style 404); yields the base URL with a trailing slash.
+    With `local_sitemap`, sitemap.xml names this address, not the published one (localized_sitemap)."""
     server = _Server(("127.0.0.1", port), functools.partial(_GzipHandler, directory=str(site_dir)))
+    server.local_sitemap, server.base = local_sitemap, f"http://127.0.0.1:{server.server_address[1]}/"
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
+        yield server.base
     finally:
         server.shutdown()
         server.server_close()

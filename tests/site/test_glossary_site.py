@@ -13,7 +13,7 @@ from urllib.parse import urljoin, urlsplit
 
 import pytest
 from tests.support.browser import PHONE
-from tests.support.site_helpers import page_cards, serve_local_sitemap, tab_until
+from tests.support.site_helpers import page_cards, tab_until
 
 from roofline_site.glossary.entries import CATEGORIES, CATEGORY_INTROS, load_glossary
 
@@ -407,13 +407,12 @@ def test_hover_focus_and_tap_show_the_card_with_the_entry_summary(page, site_pag
     assert foreign == []
 
 
-def test_a_term_opens_its_card_and_nothing_else_where_the_sitemap_names_the_site(page, site_dir):
+def test_a_term_opens_its_card_and_nothing_else_where_the_sitemap_names_the_site(page):
     # Material's instant navigation acts only on the addresses its sitemap.xml names. The built sitemap
     # names the published address, so served here it matched nothing, and Material's instant previews
     # (navigation.instant.preview: a second popover over our card, and the whole linked page fetched on
-    # each hover or focus) never showed in a test, while on the published site they did. Served here
-    # with the local address, as Pages serves it with its own.
-    serve_local_sitemap(page, site_dir, page.base_url)
+    # each hover or focus) never showed in a test, while on the published site they did. The test
+    # server serves it with the local address, as Pages serves it with its own.
     page.goto(page.base_url + "/playbook/", wait_until="load")
     page.wait_for_load_state("networkidle")  # the sitemap, which Material reads as it starts
     targets = []
@@ -436,15 +435,14 @@ def test_a_term_opens_its_card_and_nothing_else_where_the_sitemap_names_the_site
     assert fetched == [], f"pointing at a term fetched its whole page: {fetched}"
 
 
-def test_a_first_tap_shows_the_card_and_a_second_opens_the_entry_where_the_sitemap_names_the_site(chromium, served_site, site_dir):
+def test_a_first_tap_shows_the_card_and_a_second_opens_the_entry_where_the_sitemap_names_the_site(chromium, served_site):
     # Material's instant navigation takes a click on any link its sitemap names (its listener is on
     # document.body, which hears a click before the document does): on the published site a phone
     # reader's first tap on a term went to the entry's page, and no card showed. No test saw it, the
-    # sitemap served here naming the published address; here it names the local one, as Pages's names its own.
+    # sitemap served here naming the published address; now it names the local one, as Pages's names its own.
     tabs = chromium.tabs(**PHONE)
     try:
         tab = tabs.new_page()
-        serve_local_sitemap(tab, site_dir, served_site)
         tab.goto(f"{served_site}/playbook/", wait_until="networkidle")  # the sitemap, read as Material starts
         tab.evaluate("() => { window.__sameDocument = true; }")
         term = tab.locator("article a.gl-term").first

@@ -17,20 +17,19 @@ How a page is reached: on the phone, a reader who opened one glossary entry from
 next, so after the first entry of its half of the walk each entry (bar one with a table or a formula,
 loaded whole for the table check) is reached by Material's instant navigation from the page before,
 which swaps the page in without loading it; every other page, and every page on the laptop, is loaded
-whole. Each way, every check above runs on the page as it arrived. The tab is served the sitemap with
-the local address, as Pages serves it with its own: instant navigation acts only on the addresses it
-names (and a test that served the published one never saw a tap go where the published site sent it).
+whole. Each way, every check above runs on the page as it arrived. The test server serves the sitemap
+with the local address, as Pages serves it with its own: instant navigation acts only on the addresses
+it names (and a test that served the published one never saw a tap go where the published site sent it).
 """
 
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
 from tests.support.browser import LAPTOP, PHONE
-from tests.support.site_helpers import (LOCAL_SCHEMES, POPOVER_LOADING, pages_a_reader_clicks_through, serve_local_sitemap,
+from tests.support.site_helpers import (LOCAL_SCHEMES, POPOVER_LOADING, pages_a_reader_clicks_through,
                                         wait_for_popover)
 
 pytestmark = [pytest.mark.browser, pytest.mark.site]
@@ -146,15 +145,13 @@ def spread(n: int, k: int) -> list[int]:
     return sorted({round(j * (n - 1) / (k - 1)) for j in range(k)})
 
 
-def walk(tabs, base: str, site_dir: Path, urls: list[str], touch: bool, tables: set[str],
+def walk(tabs, base: str, urls: list[str], touch: bool, tables: set[str],
          tables_only: tuple[str, ...] = ()) -> dict:
     """Open a spread of terms and numbers on every page of `urls`; on those in `tables`, and on
     `tables_only` (loaded for that alone), check that tables and formulas read whole. Return the
-    problems found, by kind, with every request to another origin and every script error. The tab is
-    served `site_dir`'s sitemap with the local address (instant navigation needs it)."""
+    problems found, by kind, with every request to another origin and every script error."""
     problems = {"outside": [], "covers": [], "unopened": [], "overflow": [], "tables": [], "foreign": [], "errors": []}
     tab = tabs.new_page()
-    serve_local_sitemap(tab, site_dir, base)
     at = {"url": ""}
     tab.on("request", lambda r: None if r.url.startswith(base) or r.url.startswith(LOCAL_SCHEMES)
            else problems["foreign"].append(f"{at['url'] or '/'}: {r.url}"))
@@ -216,7 +213,7 @@ def walk(tabs, base: str, site_dir: Path, urls: list[str], touch: bool, tables: 
 
 @pytest.fixture(scope="module", params=[("390", "light"), ("390", "dark"), ("1280", "light"), ("1280", "dark")],
                 ids=lambda p: f"{p[0]}-{p[1]}")
-def walked(request, chromium, served_site, site_dir, site_pages):
+def walked(request, chromium, served_site, site_pages):
     size, scheme = request.param
     every = content_urls(site_pages)
     urls = every
@@ -233,7 +230,7 @@ def walked(request, chromium, served_site, site_dir, site_pages):
     mine = set(walked_urls) | set(tables_only)
     tabs = chromium.tabs(color_scheme=scheme, **SIZES[size])
     try:
-        problems = walk(tabs, served_site, site_dir, walked_urls, touch=size == "390", tables=tables,
+        problems = walk(tabs, served_site, walked_urls, touch=size == "390", tables=tables,
                         tables_only=tables_only)
         return size, problems, mine
     finally:

@@ -79,11 +79,3 @@ def pages_a_reader_clicks_through(site_pages) -> list[str]:
     return ["index.html", *top, *glossary[:1]]
 
 
-def serve_local_sitemap(tab, site_dir: Path, base: str) -> None:
-    """Serve the site's sitemap.xml to `tab` with the local address `base` where the built one names the
-    published address, as Pages serves it with its own: Material's instant navigation acts only on the
-    addresses the sitemap names, so a tab without this never navigates instantly, as readers do."""
-    sitemap = (site_dir / "sitemap.xml").read_text(encoding="utf-8")
-    published = min(re.findall(r"<loc>\s*(.*?)\s*</loc>", sitemap), key=len)  # the home page: the site's address
-    local = sitemap.replace(published, base.rstrip("/") + "/")
-    tab.route("**/sitemap.xml", lambda route: route.fulfill(body=local, content_type="application/xml"))
