@@ -317,12 +317,7 @@ def slim_site(site_dir: Path, theme_css: dict[str, Path], cache: Path | None = N
     reads (pages, scripts, the theme's sheets, ours, this module's code): a build whose pages did
     not change takes them from there instead of reading every page's names again.
     """
-    pages = []
-    for path in site_dir.rglob("*.html"):
-        html = path.read_text(encoding="utf-8", errors="replace")
-        pages.append(slim := collapse_indentation(html))
-        if slim != html:
-            path.write_text(slim, encoding="utf-8")
+    pages = [_collapsed_page(path) for path in site_dir.rglob("*.html")]
     scripts = [p.read_text(encoding="utf-8", errors="replace") for p in site_dir.rglob("*.js")]
     sources = {rel: source.read_text(encoding="utf-8") for rel, source in theme_css.items()}
     ours = [p.read_text(encoding="utf-8") for p in site_dir.rglob("*.css") if p.relative_to(site_dir).as_posix() not in sources]
@@ -350,6 +345,26 @@ def slim_site(site_dir: Path, theme_css: dict[str, Path], cache: Path | None = N
     for js in (site_dir / "assets").rglob("*.js"):  # Material's own (assets/javascripts) are minified already
         if not js.name.endswith(".min.js") and "javascripts" not in js.relative_to(site_dir).parts:
             js.write_text(minify_js(js.read_text(encoding="utf-8")), encoding="utf-8")
+
+
+# The pages this process collapsed, as it left them: path -> (mtime_ns, size). A rebuild under `mkdocs
+# serve --dirty` writes only the pages it rendered again; the others are read, not collapsed again (44 ms
+# of each rebuild's 0.45 s, issue 26). A page written since, by MkDocs or anyone, has another stamp.
+_COLLAPSED: dict[str, tuple[int, int]] = {}
+
+
+def _collapsed_page(path: Path) -> str:
+    """The text of the built page at `path`, its indentation collapsed (written back where that changed it)."""
+    stat = path.stat()  # before reading: a page written in between is collapsed again next time
+    html = path.read_text(encoding="utf-8", errors="replace")
+    if _COLLAPSED.get(str(path)) == (stat.st_mtime_ns, stat.st_size):
+        return html
+    slim = collapse_indentation(html)
+    if slim != html:
+        path.write_text(slim, encoding="utf-8")
+        stat = path.stat()
+    _COLLAPSED[str(path)] = (stat.st_mtime_ns, stat.st_size)
+    return slim
 
 
 def _sorted_names(used: Used) -> tuple[list[str], list[str]]:

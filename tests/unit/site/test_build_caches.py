@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -412,3 +413,26 @@ def test_a_spec_edit_renders_again_only_the_pages_that_execute_examples(derived_
         derived._last.clear()
     # By hand: the first build renders both; the second neither; the edit only the page that runs code.
     assert calls == ["plain.md", "run.md", "run.md"]
+
+
+def test_a_rebuild_collapses_only_the_pages_written_since(tmp_path, monkeypatch):
+    # Under `mkdocs serve --dirty` a rebuild writes only the pages it rendered again: those are collapsed
+    # afresh, the others read as left. Time stamps are set apart by hand (a second each), as a rebuild's are.
+    site, theme = _site(tmp_path / "serve", '<div>\n    <p class="a">x</p>\n</div>')
+    other = site / "other.html"
+    other.write_text('<div>\n    <p class="b">y</p>\n</div>', encoding="utf-8")
+    monkeypatch.setattr(slim, "_COLLAPSED", {})
+    seen = []
+    collapse = slim.collapse_indentation
+    monkeypatch.setattr(slim, "collapse_indentation", lambda html: seen.append(html) or collapse(html))
+    slim.slim_site(site, theme)
+    assert len(seen) == 2 and other.read_text(encoding="utf-8") == '<div>\n<p class="b">y</p>\n</div>'
+    seen.clear()
+    slim.slim_site(site, theme)  # nothing written since: nothing collapsed again, both classes still kept
+    assert seen == [] and _purged(site) == ".a{color:red}.b{color:blue}"
+    other.write_text('<div>\n    <p class="a">y</p>\n</div>', encoding="utf-8")  # the page rendered again
+    stamp = other.stat().st_mtime_ns + 1_000_000_000
+    os.utime(other, ns=(stamp, stamp))
+    slim.slim_site(site, theme)
+    assert seen == ['<div>\n    <p class="a">y</p>\n</div>']
+    assert other.read_text(encoding="utf-8") == '<div>\n<p class="a">y</p>\n</div>' and _purged(site) == ".a{color:red}"

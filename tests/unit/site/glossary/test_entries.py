@@ -210,3 +210,25 @@ def test_the_matcher_equals_one_alternation_of_every_name(glossary):
         got = [(m.start, m.end, m.slug) for m in find_mentions(text, glossary)]
         want = [(m.start(), m.end(), names[int(m.lastgroup[1:])][1]) for m in ref.finditer(text)]
         assert got == want, where
+
+
+def test_a_reload_parses_only_the_entry_that_changed_and_shows_its_edit(tmp_path, monkeypatch):
+    # `mkdocs serve` loads the glossary at every rebuild: an unchanged file is not parsed again, an edited
+    # one is, whatever its size or time stamp (the edit below keeps the file's length).
+    from roofline_site.glossary import entries
+
+    folder = tmp_path / "glossary"
+    _write_entry(folder, "hardware", "thing", GOOD)
+    _write_entry(folder, "hardware", "other", GOOD.replace("term: Thing", "term: Other").replace("gizmo", "doohickey"))
+    parsed = []
+    split = entries._split_front_matter
+    monkeypatch.setattr(entries, "_split_front_matter", lambda text, where: parsed.append(where) or split(text, where))
+    entries._entry.cache_clear()
+    first = load_glossary(folder)
+    assert sorted(parsed) == ["glossary/hardware/other.md", "glossary/hardware/thing.md"]
+    parsed.clear()
+    assert load_glossary(folder).entries == first.entries and parsed == []
+    _write_entry(folder, "hardware", "thing", GOOD.replace("does what things do", "does what makers do"))
+    again = load_glossary(folder)
+    assert parsed == ["glossary/hardware/thing.md"]
+    assert again.by_slug["thing"].summary == "A thing that does what makers do."
