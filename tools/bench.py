@@ -408,7 +408,7 @@ def weight_lines(w: dict) -> list[str]:
 
 def lighthouse_lines(lh: dict) -> list[str]:
     """The report's Lighthouse section: the median run of each page, with every run's performance."""
-    lines = ["## Lighthouse (mobile preset, Debian Chromium, served locally with gzip and keep-alive)", "",
+    lines = ["## Lighthouse (mobile preset, Debian Chromium, served locally with gzip, keep-alive and a sitemap of the local address)", "",
              "Each row is the run with the median performance score; `lighthouse.json` has every run."
              + (f" Before the runs the CPUs were {lh['busy_cpu_fraction']:.0%} busy with other work "
                 "(performance scores drop when they are)." if lh.get("busy_cpu_fraction") is not None else ""), "",
@@ -434,12 +434,13 @@ def lighthouse_lines(lh: dict) -> list[str]:
 
 
 def run_lighthouse(site_dir: Path, port: int, runs: int, work: Path) -> dict:
-    """Lighthouse on every page of LIGHTHOUSE_PAGES the site has, `runs` times each, served with gzip."""
+    """Lighthouse on every page of LIGHTHOUSE_PAGES the site has, `runs` times each, served with gzip and
+    the sitemap naming the local address, as Pages serves the site with its own."""
     lh: dict = {"pages": {}}
     if not (LIGHTHOUSE.exists() and Path(CHROMIUM).exists()):
         lh["skipped"] = "node_modules/.bin/lighthouse or Chromium missing (run npm ci)"
         return lh
-    with serve(site_dir, port) as base:
+    with serve(site_dir, port, local_sitemap=True) as base:
         lh["busy_cpu_fraction"] = busy = busy_cpu_fraction()
         if busy is not None and busy > 0.25:
             print(f"  warning: the CPUs are {busy:.0%} busy with other work; performance scores "

@@ -50,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     urls = [u.strip() for u in args.pages.split(",") if u.strip()] or page_urls(site)
     out.mkdir(parents=True, exist_ok=True)
     count = 0
-    with serve(site) as base_url:
+    with serve(site, local_sitemap=True) as base_url:
         base = base_url.rstrip("/")
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS)
