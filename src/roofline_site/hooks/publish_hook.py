@@ -29,7 +29,7 @@ from roofline_site import derived, serve_state
 from roofline_site.glossary.pages import EDIT_MARKER
 from roofline_site.html import escape as esc
 from roofline_site.html.bundle import BundleError, write_bundle
-from roofline_site.html.compile_hints import hint_site_scripts
+from roofline_site.html.compile_hints import hint_material_bundle, hint_scripts
 from roofline_site.html.description import derived_description, shorten
 from roofline_site.html.markdown_copy import CopyWriter, article_html, markdown_path
 from roofline_site.html.slim import slim_site
@@ -231,9 +231,12 @@ def on_post_build(config, **kwargs):
         write_bundle(Path(config["docs_dir"]) / "assets" / "calculator", site_dir / "assets" / "calculator", "ui.js")
     except BundleError as err:
         raise PluginError(str(err)) from None
+    # The scripts that run whole as a page starts compile eagerly: Material's bundle marked before the
+    # purge, which reads every script, so it reads the bundle as a dirty rebuild keeps it (else the purge
+    # missed its cache on the first edit under `mkdocs serve`); ours after minifying, which drops comments.
+    hint_material_bundle(site_dir, config["theme"].dirs)
     slim_site(site_dir, _theme_stylesheets(config, site_dir), derived.cache_dir("slim"), _features_off(config))
-    # After minifying, which drops comments: the scripts that run whole as a page starts compile eagerly.
-    hint_site_scripts(site_dir, config["theme"].dirs, ("assets/calculator/ui.js",))
+    hint_scripts(site_dir, ("assets/calculator/ui.js",))
 
 
 def _features_off(config) -> tuple[tuple[str, str], ...]:

@@ -52,10 +52,9 @@ def shifted_map(source_map: str) -> str:
     return moved
 
 
-def hint_site_scripts(site_dir: Path, theme_dirs: list[str], ours: tuple[str, ...]) -> None:
-    """Mark Material's bundle in `site_dir` (written from the theme's own copy and its map, so a dirty
-    rebuild that kept the built one marks it once) and each of `ours` (paths in `site_dir`, already
-    minified: rjsmin drops comments) for eager compilation."""
+def hint_material_bundle(site_dir: Path, theme_dirs: list[str]) -> None:
+    """Mark Material's bundle in `site_dir` for eager compilation, written from the theme's own copy and
+    its map, so a dirty rebuild that kept the built one marks it once."""
     for bundle in sorted((site_dir / "assets" / "javascripts").glob("bundle.*.min.js")):
         rel = bundle.relative_to(site_dir).as_posix()
         source = theme_file(theme_dirs, rel)
@@ -65,6 +64,11 @@ def hint_site_scripts(site_dir: Path, theme_dirs: list[str], ours: tuple[str, ..
         source_map = theme_file(theme_dirs, rel + ".map")
         if source_map is not None:
             Path(str(bundle) + ".map").write_text(shifted_map(source_map.read_text(encoding="utf-8")), encoding="utf-8")
+
+
+def hint_scripts(site_dir: Path, ours: tuple[str, ...]) -> None:
+    """Mark each of `ours` (paths in `site_dir`, already minified: rjsmin drops comments) for eager
+    compilation."""
     for rel in ours:
         script = site_dir / rel
         if script.is_file():

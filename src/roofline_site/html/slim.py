@@ -318,6 +318,15 @@ def slim_site(site_dir: Path, theme_css: dict[str, Path], cache: Path | None = N
     not change takes them from there instead of reading every page's names again.
     """
     pages = [_collapsed_page(path) for path in site_dir.rglob("*.html")]
+    # Ours minified first, so the purge's key reads the same text whether MkDocs copied a sheet afresh
+    # (a clean build) or left last build's minified one (a dirty rebuild under `mkdocs serve`: the
+    # purge ran again on its first edit, 80 ms). Minifying minified text changes nothing.
+    for css in (site_dir / "assets").rglob("*.css"):
+        if not css.name.endswith(".min.css") and css.relative_to(site_dir).as_posix() not in theme_css:
+            css.write_text(minify_css(css.read_text(encoding="utf-8")), encoding="utf-8")
+    for js in (site_dir / "assets").rglob("*.js"):  # Material's own (assets/javascripts) are minified already
+        if not js.name.endswith(".min.js") and "javascripts" not in js.relative_to(site_dir).parts:
+            js.write_text(minify_js(js.read_text(encoding="utf-8")), encoding="utf-8")
     scripts = [p.read_text(encoding="utf-8", errors="replace") for p in site_dir.rglob("*.js")]
     sources = {rel: source.read_text(encoding="utf-8") for rel, source in theme_css.items()}
     ours = [p.read_text(encoding="utf-8") for p in site_dir.rglob("*.css") if p.relative_to(site_dir).as_posix() not in sources]
@@ -338,13 +347,7 @@ def slim_site(site_dir: Path, theme_css: dict[str, Path], cache: Path | None = N
             _store_purged(by_names, purged)
         _store_purged(by_text, purged)
     for rel, css in purged.items():
-        (site_dir / rel).write_text(css, encoding="utf-8")
-    for css in (site_dir / "assets").rglob("*.css"):
-        if not css.name.endswith(".min.css"):
-            css.write_text(minify_css(css.read_text(encoding="utf-8")), encoding="utf-8")
-    for js in (site_dir / "assets").rglob("*.js"):  # Material's own (assets/javascripts) are minified already
-        if not js.name.endswith(".min.js") and "javascripts" not in js.relative_to(site_dir).parts:
-            js.write_text(minify_js(js.read_text(encoding="utf-8")), encoding="utf-8")
+        (site_dir / rel).write_text(css if rel.endswith(".min.css") else minify_css(css), encoding="utf-8")
 
 
 # The pages this process collapsed, as it left them: path -> (mtime_ns, size). A rebuild under `mkdocs
