@@ -42,7 +42,7 @@ class _GzipHandler(http.server.SimpleHTTPRequestHandler):
             path, status = Path(self.directory) / "404.html", 404
         ctype = self.guess_type(str(path))
         gz = "gzip" in self.headers.get("Accept-Encoding", "") and path.suffix in TEXT_SUFFIXES
-        if self.server.local_sitemap and self.path.split("?")[0] == "/sitemap.xml":
+        if self.server.local_sitemap and status == 200 and self.path.split("?")[0] == "/sitemap.xml":
             xml = localized_sitemap(path.read_text(encoding="utf-8"), self.server.base).encode()
             data = gzip.compress(xml, mtime=0) if gz else xml
         else:
@@ -62,7 +62,10 @@ def localized_sitemap(sitemap: str, base: str) -> str:
     """The built sitemap with the local address `base` where it names the published one, as Pages serves
     it with its own: Material's instant navigation acts only on the addresses its sitemap names, so a
     browser served the published sitemap here never navigated instantly, as readers do."""
-    published = min(re.findall(r"<loc>\s*(.*?)\s*</loc>", sitemap), key=len)  # the home page: the site's address
+    locs = re.findall(r"<loc>\s*(.*?)\s*</loc>", sitemap)
+    if not locs:  # names no address: nothing to move
+        return sitemap
+    published = min(locs, key=len)  # the home page: the site's address
     return sitemap.replace(published, base)
 
 

@@ -4,7 +4,10 @@ serves on only when asked, as Pages's names the published one."""
 from __future__ import annotations
 
 import gzip
+import urllib.error
 import urllib.request
+
+import pytest
 
 from tools.server import serve
 
@@ -38,3 +41,12 @@ def test_the_local_sitemap_names_the_served_address_and_the_plain_one_the_publis
             assert f"<loc>{base}glossary/ridge-point/</loc>" in local
     with serve(tmp_path) as base:
         assert _get(base + "sitemap.xml", gz=True) == SITEMAP
+
+
+def test_a_site_without_a_sitemap_answers_404_with_its_own_page(tmp_path):
+    # The branch that rewrites sitemap.xml read the 404 page in its place and failed on it (no <loc>).
+    (tmp_path / "404.html").write_text("<p>not here</p>", encoding="utf-8")
+    with serve(tmp_path, local_sitemap=True) as base:
+        with pytest.raises(urllib.error.HTTPError) as err:
+            _get(base + "sitemap.xml", gz=True)
+        assert err.value.code == 404 and gzip.decompress(err.value.read()) == b"<p>not here</p>"
