@@ -62,7 +62,7 @@ _LONG_DECIMAL = re.compile(rb"-?\d+\.\d{3,}")
 def compact_svg(svg: bytes) -> bytes:
     r"""matplotlib's SVG with its RDF <metadata>, its XML prolog and its groups' bookkeeping ids dropped and
     the drawing's coordinates rounded to 0.01 pt (0.014 px at the 700 px a figure is shown: no visible
-    change), then tidied (_tidy), which a reader downloads ~35 % fewer bytes of (issue 26). Text (labels,
+    change), then tidied (_tidy), which a reader downloads ~35 % fewer bytes of. Text (labels,
     tick values) is left as it is.
 
     >>> compact_svg(b'<?xml version="1.0"?>\n<!DOCTYPE svg>\n<svg viewBox="0 0 494.554453 359.3"><metadata>x</metadata>'

@@ -64,7 +64,7 @@ def enough_ticks(fig) -> None:
             # Minor ticks, unlabelled, only at the powers of ten no label names (a phone's axis labels
             # every other one), not at 2 ... 9 of every decade: barely visible beside the decades' grid,
             # they were about a quarter of a figure's render time (a matplotlib Tick each) and a third of
-            # its SVG's bytes (issue 26).
+            # its SVG's bytes.
             if axis.get_scale() == "log" and type(axis.get_minor_locator()) is LogLocator:
                 axis.set_minor_locator(LogLocator(base=10, subs=(1.0,), numticks=30))
                 axis.set_minor_formatter(NullFormatter())

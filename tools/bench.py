@@ -300,7 +300,7 @@ def measure_serve_edit(work: Path, runs: int, page: str = "ridge-point.md", time
 
 # --- Lighthouse ---------------------------------------------------------------------------------
 
-# Issue 26: the pages Lighthouse audits in every run (role -> page), the heaviest and the most used.
+# The pages Lighthouse audits in every run (role -> page), the heaviest and the most used.
 LIGHTHOUSE_PAGES = {"home": "index.html", "start here": "start-here/index.html", "batching": "batching/index.html",
                     "playbook": "playbook/index.html", "hardware reference": "hardware/index.html",
                     "many chips": "many-chips/index.html", "calculator": "calculator/index.html",

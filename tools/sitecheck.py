@@ -237,7 +237,7 @@ def page_weight(site_dir: Path, page_rel: str, site_url: str = "") -> int:
     return sum(transfer_bytes(site_dir / r) for r in page_resources(site_dir, page_rel, site_url))
 
 
-# --- what a reader downloads (issue 26) -------------------------------------------------------------
+# --- what a reader downloads ---------------------------------------------------------------------
 
 # A script's own relative URL: `new URL("./calculator.css", import.meta.url)` (or an alias of it).
 JS_RELATIVE_URL = re.compile(r"""\bnew URL\(\s*["'`]([^"'`\s$]+)["'`]\s*,""")

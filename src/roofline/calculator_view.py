@@ -277,7 +277,7 @@ def serving(device: Device, model: Model, input_tokens, output_tokens, weight_fo
 
 
 # What the calculator's scripts never read (the page names a device's and model's sources elsewhere):
-# left out of registry.json, which every reader of the calculator downloads (issue 26). A device's
+# left out of registry.json, which every reader of the calculator downloads, so every byte here is page weight. A device's
 # interconnect note is read only where it has no link (parallel.js says why a layout is refused).
 _DEVICE_UNREAD = ("memory_type", "capacity_unit", "source_url", "source_title")
 _INTERCONNECT_UNREAD = ("latency_floor_source_url", "latency_source_url")
@@ -329,7 +329,7 @@ def registry_json() -> dict[str, Any]:
     }
 
 
-# What only the scripts loaded on demand read (issue 26): the config.json reader's tables (config.js) and
+# What only the scripts loaded on demand read, kept out of every page's download: the config.json reader's tables (config.js) and
 # the Serving mode's constants and fields (serving.js, serve_ui.js, serve_state.js). They travel in a second file, fetched with those
 # scripts; the step mode, which every reader of the calculator downloads, gets the rest. It checks a link's
 # model against checkpoint_kinds and weight_scopes (model_link.js) and a chosen file against max_bytes

@@ -1,4 +1,4 @@
-"""Two steps MkDocs and Material run on every page, kept between builds (issue 26).
+"""Two steps MkDocs and Material run on every page, kept between builds, so a rebuild redoes only what changed.
 
 * `Page.render`, the Markdown-to-HTML conversion: Python-Markdown, its extensions and the executed
   examples (markdown-exec). It is a pure function of the page's Markdown (after the token hooks),

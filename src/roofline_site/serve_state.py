@@ -189,7 +189,7 @@ def guard_server(server) -> None:
 
 #: How often `make serve` looks at the disk for an edit. MkDocs' server polls every 0.5 s, a quarter
 #: of a second on average before a rebuild even starts, when the rebuild of one page takes about as
-#: long (issue 26: edit to view at most 1 s). Polling the watched files 5 times as often costs about
+#: long (the target: edit to view at most 1 s). Polling the watched files 5 times as often costs about
 #: 5 % of one core while `make serve` waits (measured on the 2-core machine).
 POLL_INTERVAL_S = 0.1
 

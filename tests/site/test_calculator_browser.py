@@ -263,7 +263,7 @@ BAD_INPUTS = [
     (0, {"model": "custom"}, "params", "0", "at least"),
     (0, {"model": "custom"}, "params", "x8", "must be a number"),
     (1, {}, "batch", "NaN", "must be a number"),
-    # Issue 25: the Devices field gave no message (0x4 read as 4; "" got the CLI's "--devices must be").
+    # The Devices field once gave no message (0x4 read as 4; "" got the CLI's "--devices must be").
     (0, {}, "dev", "abc", "Devices must be a number"),
     (0, {}, "dev", "1.5", "whole number"),
     (0, {}, "dev", "Infinity", "must be a number"),
@@ -451,7 +451,7 @@ def test_instant_navigation_initialises_the_calculator(page):
 def test_registry_json_in_the_site_is_the_package_export(site_dir):
     built = json.loads((site_dir / "calculator" / "registry.json").read_text(encoding="utf-8"))
     more = json.loads((site_dir / "calculator" / "registry_more.json").read_text(encoding="utf-8"))
-    # The step mode's file goes without what only the on-demand scripts read (issue 26) ...
+    # The step mode's file goes without what only the on-demand scripts read (page weight) ...
     assert "serving" not in built["constants"] and "families" not in built["config_reader"]
     # ... and the two, merged one level deep as config.js's completeRegistry merges them, are the export.
     for key, part in more.items():
@@ -473,7 +473,7 @@ def test_the_page_does_not_jump_when_the_calculator_appears(page):
 
 def test_the_readers_share_of_the_registry_that_does_not_load_gets_one_sentence(page):
     # The reader's tables (families, model types) come with it in registry_more.json, not in the registry
-    # every reader downloads (issue 26). Gone when a config is pasted: one sentence beside the field and no
+    # every reader downloads (page weight). Gone when a config is pasted: one sentence beside the field and no
     # result from a model it could not read; the next paste tries again and reads the config.
     text = (ROOT / "tests" / "fixtures" / "configs" / "gpt-oss-20b.json").read_text()
     page.route("**/registry_more.json", lambda route: route.abort())
@@ -494,13 +494,13 @@ def test_the_readers_share_of_the_registry_that_does_not_load_gets_one_sentence(
 
 
 def test_your_model_from_a_pasted_or_dropped_config(page):
-    # Issue 15: a config.json read in the browser, the same numbers as the package, a link that
+    # A config.json read in the browser, the same numbers as the package, a link that
     # carries the parsed fields (never the file), a bad config refused beside the field.
     from roofline.configs import read_config
 
     fixtures = ROOT / "tests" / "fixtures" / "configs"
     open_calc(page)
-    # The reader (config.js) loads when "your config" is chosen, not before (issue 26: page weight).
+    # The reader (config.js) loads when "your config" is chosen, not before (page weight).
     reader = lambda: [u for u in page.requests_seen if u.split("?")[0].endswith("/calculator/config.js")]  # noqa: E731
     assert reader() == []
     field(page, "model").select_option("config")
@@ -625,7 +625,7 @@ def test_no_layout_reports_more_tokens_per_second_than_the_speed_of_light_beside
 
 
 def test_awq_and_gptq_configs_run_in_their_own_format(page):
-    # Issue 22 item 1. Llama-3.1-8B at batch 1, one token cached, on the H100 (3.35 TB/s). By hand:
+    # Quantized checkpoints: Llama-3.1-8B at batch 1, one token cached, on the H100 (3.35 TB/s). By hand:
     # linear weights 32 · (2·4096·4096 + 2·4096·1024 + 3·4096·14336) = 6.979e9; int4 g128 (AWQ and GPTQ:
     # 0.5 B + a 2-byte fp16 scale and a 0.5-byte packed zero per 128 weights) = 0.5195 B each: 3.626 GB;
     # the output head 128256·4096 stays bf16: 1.051 GB; norms and one embedding row ~0.5 MB.
@@ -665,7 +665,7 @@ def test_awq_and_gptq_configs_run_in_their_own_format(page):
 
 
 def test_nvfp4_runs_at_the_fp4_peak_on_blackwell_and_is_refused_beside_activations_elsewhere(page):
-    # Issue 27 item 3: NVFP4 weights with FP4 activations compute at the FP4 peak; the H100 publishes none.
+    # NVFP4 weights with FP4 activations compute at the FP4 peak; the H100 publishes none.
     open_calc(page)
     field(page, "wd").select_option("nvfp4")
     field(page, "act").select_option("fp4")

@@ -214,8 +214,8 @@ def serve_requests(page) -> list[str]:
 
 
 def test_serving_modules_load_when_a_reader_switches_to_the_mode(page):
-    # A reader who stays with one step never downloads the Serving mode's five modules (issue 26:
-    # the page's weight counts what that reader downloads); the switch loads them and draws the
+    # A reader who stays with one step never downloads the Serving mode's five modules (the page's
+    # weight counts what that reader downloads); the switch loads them and draws the
     # frontier, and the link it writes restores the mode in a new tab.
     page.goto(f"{page.base_url}/calculator/", wait_until="networkidle")
     page.wait_for_selector(".rl-calc[data-rl-ready]")

@@ -1,4 +1,4 @@
-"""The changelog ends at the live numbers (item 8 of issue 22): its newest value for each quoted
+"""The changelog ends at the live numbers, so no old figure reads as current: its newest value for each quoted
 number is the one the site prints today. `make changelog` regenerates the unreleased section
 (numbers_diff against the tree that recorded the last release); when it is stale, this fails."""
 

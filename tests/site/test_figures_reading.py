@@ -242,8 +242,8 @@ def test_no_two_labels_overlap_in_any_figure(figure_text_hits):
 
 
 def test_no_label_crosses_a_drawn_line_in_any_figure(figure_text_hits):
-    """Leader lines, roofs, curves and guides pass beside a label, never through it (issue 22, item 12):
-    the number line's leaders crossed labels, the home roofline's ridge ran through its legend."""
+    """Leader lines, roofs, curves and guides pass beside a label, never through it, where
+    it would hide a word (a leader across a label, a ridge through a legend)."""
     crossed = [f"{name}: {hit}" for name, found in figure_text_hits.items() for hit in found["crossings"]]
     assert not crossed, "\n".join(crossed[:20])
 

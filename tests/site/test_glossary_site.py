@@ -460,7 +460,7 @@ def test_a_first_tap_shows_the_card_and_a_second_opens_the_entry_where_the_sitem
 
 @pytest.mark.site
 def test_cards_ship_apart_in_one_json_per_page_holding_exactly_its_terms(site_dir, site_pages):
-    # A page carries its terms, not their cards (issue 26: the playbook's cards were 4.7 KB of its
+    # A page carries its terms, not their cards (page weight: the playbook's cards were 4.7 KB of its
     # HTML, gzip); cards.json beside it holds one card per term marked on the page, and nothing else.
     checked = 0
     for path, html in site_pages.items():

@@ -86,7 +86,7 @@ def _outside_code(markdown: str) -> str:
 
 
 def test_planted_text_is_data_in_every_published_file_type(hostile_site):
-    """Issue 25: hostile spec text in the JSON (search index, numbers, calculator registry), the figures'
+    """Hostile spec text in the JSON (search index, numbers, calculator registry), the figures'
     CSV, the Markdown copies and llms.txt: data, never markup, never a broken row or a live link."""
     import csv
     import io

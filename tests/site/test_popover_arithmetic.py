@@ -1,5 +1,5 @@
 """Every number's popover reproduces it: the one-line arithmetic, read back as printed, gives the
-number as shown (item 7 of issue 22). The parser below is the test's own, not roofline.format's."""
+number as shown, so a reader can check it. The parser below is the test's own, not roofline.format's."""
 
 from __future__ import annotations
 
@@ -75,7 +75,7 @@ def popovers(site_dir, site_pages):
             yield page, shown, line
 
 
-# Kinds of computed number whose popover must carry its arithmetic (item 7 of issue 22), by the start
+# Kinds of computed number whose popover must carry its arithmetic, by the start
 # of the popover's label. Each is one division, product or sum of values the package has at hand.
 # Left out on purpose: values found by a search (critical batch, crossover prompt, largest batch that
 # fits: no one line gives a smallest-n), sums over every kernel of a step (the serving TPOT and engine
@@ -113,7 +113,7 @@ def test_the_parser_reads_what_the_site_prints():
 
 def test_every_popovers_arithmetic_gives_its_number_as_shown(site_dir, site_pages):
     lines = list(popovers(site_dir, site_pages))
-    # 402 of the built site's 1,451 numbers carried a line before issue 22's item 7 was finished.
+    # 402 of the built site's 1,451 numbers carried a line when only some kinds had one.
     assert len(lines) > 600, "popovers with an arithmetic line are missing"
     wrong = []
     for page, shown, line in lines:

@@ -1,5 +1,5 @@
 """What a default build publishes for machines and readers: no local address, header rows in the
-Markdown copies, and a way to get the package (item 13 of issue 22)."""
+Markdown copies, and a way to get the package."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Quality gates on the built site (issue 6): offline, linked, lean, and readable by machines.
+"""Quality gates on the built site: offline, linked, lean, and readable by machines.
 
 Every check is generic over whatever the site contains: it walks every built file. The checkers
 themselves are tested first on a tiny synthetic site, so a gate that stops seeing problems fails.
@@ -18,7 +18,7 @@ import yaml
 from tools import sitecheck
 from tests.conftest import ROOT
 
-PAGE_BUDGET_BYTES = 100_000  # issue 26: what a reader who scrolls a whole page downloads, gzip
+PAGE_BUDGET_BYTES = 100_000  # what a reader who scrolls a whole page downloads, gzip
 # Pages still over the budget, each held to a ceiling (bytes) a little above what it downloads now, so
 # it cannot grow unnoticed; lower a ceiling as the page gets lighter, and drop the line once it is under
 # the budget. Most of each is Material (its bundle 35 KB, stylesheets 17 KB); its search worker (12 KB)

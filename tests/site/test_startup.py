@@ -1,4 +1,4 @@
-"""What a page does as it starts (issue 26, Lighthouse's total blocking time): the palette toggle runs
+"""What a page does as it starts (Lighthouse's total blocking time): the palette toggle runs
 from our inline script, not from Material's palette component; stylesheet URLs are absolute before
 Material's bundle runs; code blocks are set up as they scroll into view.
 

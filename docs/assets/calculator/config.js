@@ -15,7 +15,7 @@ export { LINK_FIELDS, decodeModel, encodeModel } from "./model_link.js";
 
 // The registry's part only the scripts loaded on demand read (this reader's tables, the Serving mode's
 // constants): roofline.calculator_view.split_registry writes it beside registry.json, and the step mode,
-// which every reader downloads, goes without it (issue 26).
+// which every reader downloads, goes without it.
 const MORE = new URL("../../calculator/registry_more.json", import.meta.url).href;
 const completing = new WeakMap();
 

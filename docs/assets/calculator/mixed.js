@@ -1,7 +1,7 @@
 // The Serving mode's share of the per-kernel and parallel models: one engine step of a mixed batch
 // (kernels.mixed and parallel.mixed: decode tokens and a prefill chunk, fractional in steady state) and
 // the layouts a service sweeps (parallel.Layout with DP, parallel.candidate_layouts). Only serving.js
-// imports it, so the step mode, which every reader of the calculator downloads, goes without (issue 26).
+// imports it, so the step mode, which every reader of the calculator downloads, goes without.
 // Parity-tested through serving.js against roofline.calculator_view.serving.
 
 import { CalcError, kvElementsPerTokenPerLayer, peakFlopPerS } from "./calc.js";

@@ -16,7 +16,7 @@ import { DASH, configPanel, h, noteWeights, readConfigFile, readRaw, seedCustom,
   syncVisibility, writeRaw } from "./dom.js";
 import { drawFrontier, layoutStyle } from "./frontier_chart.js";
 
-// The mode's own rules (serve.css): the step mode's calculator.css goes without them (issue 26).
+// The mode's own rules (serve.css): the step mode's calculator.css goes without them (page weight).
 const SHEET = new URL("./serve.css", import.meta.url).href;
 
 /** serve.css in the page's head (once; again after a failed load), resolved once its rules apply, so the

@@ -252,7 +252,7 @@ def experts_touched(model: Model, tokens) -> np.ndarray:
 
 def window_layers(model: Model) -> tuple[int, int, int]:
     """(layers attending to everything, windowed layers, window): `sliding_window` and
-    `n_window_layers` where the model has them (issue 15's fields), else every layer full."""
+    `n_window_layers` where the model has them (as a sliding-window checkpoint's config.json names them), else every layer full."""
     window = int(getattr(model, "sliding_window", 0) or 0)
     n_win = int(getattr(model, "n_window_layers", 0) or 0) if window else 0
     return model.n_layers - n_win, n_win, window

@@ -1,6 +1,6 @@
 """mkdocs-gen-files script: write the registry the calculator reads to calculator/registry.json, and what
 only its on-demand scripts read (the config.json reader's tables, the Serving mode's constants) to
-calculator/registry_more.json, which config.js fetches with them (issue 26)."""
+calculator/registry_more.json, which config.js fetches with them, so the step mode every reader loads goes without."""
 
 import json
 

@@ -47,7 +47,7 @@ def card_html(entry: Entry, href: str) -> str:
             f'<a class="gl-card-link" href="{esc.attr(href)}">Open the glossary entry</a></span>')
 
 
-# On demand (issue 26): a built page ships its terms without their cards; the cards go into one JSON
+# On demand, to keep each page's download small: a built page ships its terms without their cards; the cards go into one JSON
 # per page (CARDS_FILE, beside its index.html, {slug: the card's inner HTML}) that glossary.js fetches
 # when a reader first points at, focuses or taps a term. The cards were the heaviest page's largest
 # part after Material's script, sent whether a reader opened one or not.

@@ -90,7 +90,7 @@ def parse_entry(path: Path, root: Path = ROOT) -> Entry:
 
 
 # Kept per text: `mkdocs serve` loads the whole glossary at every rebuild (its hook and its generated
-# pages), and an edit changes one file at most (16 ms of each rebuild's parsing, issue 26). Keyed by
+# pages), and an edit changes one file at most (16 ms of each rebuild's parsing, where an edit must show within a second). Keyed by
 # everything the entry is made from, so an edited file is parsed again; an Entry is frozen.
 @functools.lru_cache(maxsize=4096)
 def _entry(text: str, slug: str, folder: str, where: str) -> Entry:

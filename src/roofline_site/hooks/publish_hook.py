@@ -241,7 +241,7 @@ def on_post_build(config, **kwargs):
 
 def _features_off(config) -> tuple[tuple[str, str], ...]:
     """Material's features this site leaves off, as slim.features_off takes them: their rules go from its
-    stylesheet (issue 26: 1.5 KB gzip on every page). Each is read from the configuration, so turning one
+    stylesheet (1.5 KB gzip on every page). Each is read from the configuration, so turning one
     on brings its rules back."""
     off = []
     if "content.code.annotate" not in config["theme"].get("features", []):

@@ -1,4 +1,4 @@
-"""One file for what a page's module imports at load (issue 26): the calculator's step mode is 13 modules,
+"""One file for what a page's module imports at load, to cut what a reader downloads: the calculator's step mode is 13 modules,
 each gzipped on its own, and gzip finds the words they share (imports, `registry`, `const`, the names of
 their functions) only inside one file. Joined, they transfer about 4.5 KB less and take one request.
 

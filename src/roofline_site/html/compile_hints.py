@@ -1,4 +1,4 @@
-"""Compile hints (issue 26): the scripts every page runs as it starts are marked for eager compilation.
+"""Compile hints, to shorten a page's start-up: the scripts every page runs as it starts are marked for eager compilation.
 
 V8 compiles a function lazily, on the main thread, the first time it is called, unless the script's
 first line is the magic comment `//# allFunctionsCalledOnLoad` (Chrome 136 and later; to other engines

@@ -46,7 +46,7 @@ class Table:
         """`q` as a number in a column whose header names the unit (`q` ÷ `scale`, to `digits`
         figures), with the exact value it sorts by. With `popover`, the number has its own provenance
         popover; without, it is bare and the table's note says how the column is computed (the
-        registry-wide tables: a popover per cell made each device cost ~40 popovers, issue 18).
+        registry-wide tables: a popover per cell made each device cost ~40 popovers, so the build grew with the registry).
         Recorded in numbers.json either way."""
         from roofline.format import sig  # late: `mkdocs serve` reloads roofline
 
@@ -192,7 +192,7 @@ def _mark(out: list[str], table: _Open) -> None:
 
 #: The devices a teaching page's per-device table shows (one or two of each kind a reader is likely
 #: to hold): those pages make a point across the range, and the hardware reference lists every
-#: device once. A table costs then the same with 29 devices in the registry or 14,000 (issue 18).
+#: device once. A table costs then the same with 29 devices in the registry or 14,000, so the build does not grow with the registry.
 TEACHING_DEVICES = ("l4", "rtx-4090", "a100-sxm4-80gb", "h100-sxm5", "h200-sxm", "b200", "mi300x",
                     "tpu-v6e", "gaudi3", "m4-max", "epyc-9654")
 

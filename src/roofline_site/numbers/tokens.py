@@ -79,7 +79,7 @@ def _fresh_id() -> str:
 _deferred: dict[str, str] | None = None
 # The slot is an empty element, not an HTML comment: Python-Markdown looks, for every comment inside
 # an open inline tag, for its closing tag in the rest of the paragraph, and a registry table is one
-# paragraph, so comments made the build quadratic in the number of devices (issue 18).
+# paragraph, so comments made the build quadratic in the number of devices.
 POPOVER_SLOT = re.compile(r'<span data-rl-prov="([\w-]+)"></span>')
 
 
@@ -93,7 +93,7 @@ def _popover(q, ident: str) -> str:
     """The provenance of `q` as inline markup: label, exact value, arithmetic line, formula in words, inputs, sources.
 
     The label carries the value unrounded (data-rl-value, as Python's repr): a check reads it there,
-    in the popover a reader fetches on demand, not on every number of the page (issue 26).
+    in the popover a reader fetches on demand, not on every number of the page (page weight).
 
     Only phrasing elements (span, strong, b, a, template): the popover sits inside a paragraph, and
     a block element such as <ul> there would make the browser close the paragraph early.
@@ -132,7 +132,7 @@ def defer_popovers(store: dict[str, str] | None) -> None:
     _deferred = store
 
 
-# On demand (issue 26): a built page carries each popover empty, and its body goes into one JSON per
+# On demand, to keep each page's download small: a built page carries each popover empty, and its body goes into one JSON per
 # page (PROVENANCE_FILE, beside the page's index.html) that provenance.js fetches when a reader first
 # reaches for a number. The bodies were 60 % of the heaviest page's HTML, sent whether read or not.
 PROVENANCE_FILE = "provenance.json"

@@ -470,7 +470,7 @@ def test_registry_export_is_complete_and_json():
     assert data["constants"]["weight_formats"][:4] == ["bf16", "fp16", "fp32", "fp8"]
     h100 = next(d for d in data["devices"] if d["id"] == "h100-sxm5")
     assert h100["memory_bandwidth_bytes_per_s"] == get_device("h100-sxm5").memory_bandwidth_bytes_per_s
-    # Only what the scripts read: no sources or memory type (issue 26); the H100 has NVLink, so no
+    # Only what the scripts read: no sources or memory type (each byte is page weight); the H100 has NVLink, so no
     # note on why a layout needs a link, which a device without one (the MI250X here) keeps.
     assert not {"source_url", "source_title", "memory_type", "capacity_unit", "interconnect_note"} & set(h100)
     assert not {"latency_source_url", "latency_floor_source_url"} & set(h100["interconnect"])

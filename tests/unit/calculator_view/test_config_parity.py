@@ -74,7 +74,7 @@ VARIANTS = {
     "no-k.json": {"model_type": "deepseek_v2", "num_hidden_layers": 4, "hidden_size": 64, "num_attention_heads": 4,
                   "intermediate_size": 128, "vocab_size": 100, "n_routed_experts": 8, "num_experts_per_tok": None},
     "string.json": "a string",
-    # issue 25: shapes no checkpoint has, refused by the rules the option parser and the registry use
+    # shapes no checkpoint has, refused by the rules the option parser and the registry use
     "head-dim-uneven.json": {**json.loads((FIXTURES / "llama-3.1-8b.json").read_text()), "hidden_size": 4095},
     "head-dim-given.json": {**json.loads((FIXTURES / "llama-3.1-8b.json").read_text()), "hidden_size": 4095,
                             "head_dim": 128},

@@ -279,7 +279,7 @@ def test_the_calculator_gives_a_sentence_or_a_finite_result_for_every_hostile_va
     assert counts["problems"] == []
     assert counts["tried"] == counts["sentence"] + counts["finite"] >= 400
     assert counts["sentence"] > counts["tried"] / 2  # most of the corpus is junk: refused, not computed
-    # Issue 25: the Devices field gave no message for these (0x4 was read as 4 devices), and "" got the
+    # The Devices field once gave no message for these (0x4 was read as 4 devices), and "" got the
     # CLI's "--devices must be ... got 0". Each now gets its own sentence, in the field's words.
     for value, message in counts["devices"].items():
         assert message and message.startswith(("Devices ", "Enter a value for devices")), (value, message)
@@ -288,7 +288,7 @@ def test_the_calculator_gives_a_sentence_or_a_finite_result_for_every_hostile_va
                                             "(its max_position_embeddings).")
 
 
-# ---------------------------------------------------------------- issue 25: no traceback, no hang
+# ---------------------------------------------------------------- no traceback, no hang
 @pytest.mark.parametrize("args, words", [
     # A bare count has no KV heads: the layout note divided by zero (ZeroDivisionError, exit 1).
     (["layouts", "--model", "8e9", "--hardware", "h100-sxm5", "--context", "1", "--json"], None),
@@ -427,7 +427,7 @@ def test_the_reader_stops_at_the_limit_whatever_stat_says(monkeypatch, tmp_path)
     assert readfile.read_capped(Path(__file__), 10 * 1024 * 1024, "test file").startswith(b'"""')
 
 
-# ---------------------------------------------------------------- issue 25: a context the model cannot hold
+# ---------------------------------------------------------------- a context the model cannot hold
 # Each checkpoint's stated maximum, its config.json max_position_embeddings (read from the published files):
 # https://huggingface.co/meta-llama/Llama-2-7b-hf/blob/main/config.json (4096; Touvron et al. 2023: "context
 # length 4k"), https://huggingface.co/meta-llama/Llama-3.1-8B/blob/main/config.json (131072, rope_scaling
@@ -503,7 +503,7 @@ def test_a_registry_model_without_its_maximum_context_is_a_spec_error(tmp_path, 
     assert_one_line(*run_cli("models")[::2], ["models.toml", "llama-2-7b", "max_context_tokens", "missing"])
 
 
-# ---------------------------------------------------------------- issue 25: shapes no checkpoint has
+# ---------------------------------------------------------------- shapes no checkpoint has
 def _llama_config(**changes) -> dict:
     return {**json.loads((ROOT / "tests/fixtures/configs/llama-3.1-8b.json").read_text()), **changes}
 
@@ -532,7 +532,7 @@ def test_a_config_group_size_follows_the_option_rule(run_cli):
     assert read_config_doc(_llama_config(quantization_config={**q, "group_size": 64})).weight_group_size == 64
 
 
-# ---------------------------------------------------------------- issue 25: Markdown copies, long spec text
+# ---------------------------------------------------------------- Markdown copies, long spec text
 HOSTILE_NAME = "H100 <script>alert(1)</script> [md](javascript:alert(3)) `c` | ```"
 
 
@@ -589,7 +589,7 @@ def test_a_measurement_label_past_the_bound_gets_one_line(tmp_path, run_cli):
     assert_one_line(*run_cli("measure", "--from", str(f))[::2], ["label", "3,000 characters"])
 
 
-# ---------------------------------------------------------------- issue 25: a killed build, a read-only cache
+# ---------------------------------------------------------------- a killed build, a read-only cache
 def _running(pid: int) -> bool:
     """True while `pid` runs (a zombie no container init reaps counts as ended)."""
     try:
@@ -696,7 +696,7 @@ def test_a_read_only_figure_cache_builds_without_caching_and_says_so(monkeypatch
     assert all(r.levelno < logging.WARNING for r in caplog.records)  # a strict build goes on
 
 
-# ---------------------------------------------------------------- issue 25: a broken spec under serve
+# ---------------------------------------------------------------- a broken spec under serve
 def test_serve_answers_every_request_after_a_failed_rebuild(tmp_path):
     """MkDocs' own server, with the guard the numbers hook installs: a rebuild that raises (a negative
     bandwidth saved in hardware.toml) leaves the last good site served, the error at the top of each page.
@@ -750,7 +750,7 @@ def test_serve_answers_every_request_after_a_failed_rebuild(tmp_path):
         serve_state._failure["error"] = ""
 
 
-# ---------------------------------------------------------------- issue 25: every command × every bad-value class
+# ---------------------------------------------------------------- every command × every bad-value class
 BAD_VALUES = {  # class: the value typed
     "empty": "", "blank": " ", "negative": "-1", "zero": "0", "fraction": "1.5", "nan": "nan", "infinity": "inf",
     "overflow": "1e400", "hex": "0x10", "word": "abc", "escape": "\x1b[2J", "long": "9" * 400, "markup": "<b>1</b>",

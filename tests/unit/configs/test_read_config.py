@@ -1,4 +1,4 @@
-"""The config.json reader (issue 15): published parameter counts, hand-derived KV caches, refusals.
+"""The config.json reader: published parameter counts, hand-derived KV caches, refusals.
 
 Fixtures in tests/fixtures/configs/ are written by hand from each model's published config.json.
 Published figures are cited beside each expectation; KV bytes are derived by hand in comments.

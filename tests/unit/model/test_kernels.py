@@ -287,7 +287,7 @@ def test_a_sliding_window_caps_attention_and_the_cache():
 
 
 def test_every_registry_architecture_runs_through_the_kernel_model():
-    # MLA, shared experts, dense-first layers and narrow experts are modelled (issue 15's kernels);
+    # MLA, shared experts, dense-first layers and narrow experts are modelled (their own kernels);
     # a step of each registry model builds, with a positive time, and nothing is refused.
     from roofline.registry.models import models
 

@@ -1,4 +1,4 @@
-"""The per-kernel model on issue 15's architectures: MLA, shared experts, dense-before-MoE layers,
+"""The per-kernel model on the architectures beyond a plain dense transformer: MLA, shared experts, dense-before-MoE layers,
 fine-grained experts and sliding windows. Every expected value is derived by hand in its comment."""
 
 from __future__ import annotations

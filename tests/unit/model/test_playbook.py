@@ -55,7 +55,7 @@ def test_point_is_the_roofline():
 
 
 def test_one_point_type():
-    # The playbook, the kernel model and ops share one point type (issue 13): no other class
+    # The playbook, the kernel model and ops share one point type, so they cannot disagree: no other class
     # recomputes intensity, time and bound.
     from roofline.model import ops
 

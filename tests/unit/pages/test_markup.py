@@ -1,14 +1,14 @@
 """The prose an author edits reads as prose: token markup is short and sparse on every page.
 
 The measure, per page (docs/*.md and glossary entries):
-- a token's length is its expression: the characters between `{{` and `}}`, trimmed, as issue 23
-  counted them ("the longest is 449"); the braces are the fixed quote every number needs, as `**`
+- a token's length is its expression: the characters between `{{` and `}}`, trimmed, as a reader
+  counts them; the braces are the fixed quote every number needs, as `**`
   is to bold. Tokens inside code are not tokens;
 - markup share = the characters of the page's token expressions ÷ the characters of its body. The
-  body is the file after its front matter, code blocks included (as the issue counted a page).
+  body is the file after its front matter, code blocks included (as an author sees a page).
   Front-matter `bindings:` are not counted: they are declarations an author reads once, like an
   import block, and keeping them out of the sentences is the point of them.
-Targets (issue 23): no token over 120 characters; under 15 % markup on every page; tokens average
+Targets: no token over 120 characters; under 15 % markup on every page; tokens average
 under 35 characters on a teaching page (docs/).
 """
 

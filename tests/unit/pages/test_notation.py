@@ -1,4 +1,4 @@
-"""One symbol per quantity across the site (item 14 of issue 22).
+"""One symbol per quantity across the site, so a reader learns each symbol once.
 
 The notation table on Conventions lists each symbol once; every symbol a page's math uses must be
 in it. Symbols are read from the math the same way on both sides, so a page that brings back \\(B\\)

@@ -1,4 +1,4 @@
-"""Every ratio word in prose sits on a checked claim (item 8 of issue 22).
+"""Every ratio word in prose sits on a checked claim, so no "twice" or "half" outlives its numbers.
 
 "Doubles", "halves", "twice", "triples" say a number. A page writes one through the token
 `ratio_word(word, new, old, within)`, which fails the build when new ÷ old is not that factor;

@@ -1,4 +1,4 @@
-{#- The page's scripts start after its first paint (issue 26). A deferred script runs once the document is
+{#- The page's scripts start after its first paint, so the reader sees the page before any script runs. A deferred script runs once the document is
     parsed, which on a short page can come before the first frame: Material's bundle then held the first
     paint for its whole start-up (about 100 ms of a phone's time). Here each script named to __rlLoad is
     kept until the first paint is on screen, then added in order (async false: they run in the order
@@ -29,7 +29,7 @@
       (a listener added before, as our scripts add one for Material's document$, hears it again); then
       __rlReady says the page is set up, for tests that act as a reader would. Told in a task of its
       own: in the task of the last script's load event, Material's start-up and that script's run made
-      one long task, and a reader's tap waited for both (issue 26; in Lighthouse the two ways measured
+      one long task, and a reader's tap waited for both (in Lighthouse the two ways measured
       alike within the noise). #}
   window.__rlStart = function (urls) {
     queue.push([urls, function () {

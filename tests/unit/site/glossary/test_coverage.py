@@ -16,7 +16,7 @@ from roofline_site.glossary.entries import CATEGORIES, CATEGORY_INTROS, load_glo
 from tests.unit.pages.test_prose_numerals import STRIP
 from tests.conftest import ROOT
 
-MIN_ENTRIES = 90  # issue 24: the breadth of peers' glossaries (Modal's GPU Glossary has about 90)
+MIN_ENTRIES = 90  # the breadth of peers' glossaries (Modal's GPU Glossary has about 90)
 
 # Beyond the numerals test's STRIP: what the glossary pass skips as well.
 NOT_CARDED = [

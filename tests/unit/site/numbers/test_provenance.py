@@ -137,7 +137,7 @@ def test_popovers_show_only_the_inputs_that_enter_the_number():
 
 
 def test_a_built_page_carries_its_popovers_empty_and_their_bodies_apart():
-    # Issue 26: the page keeps the number and an empty popover (id, role, aria link intact); the body
+    # Page weight: the page keeps the number and an empty popover (id, role, aria link intact); the body
     # (label, formula, inputs, sources) goes to the page's provenance.json, keyed by the popover's id.
     from roofline_site.numbers.tokens import TokenError, defer_popovers, popovers_on_demand
 
