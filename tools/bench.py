@@ -36,7 +36,7 @@ REPORTS = ROOT / "reports"
 CHROMIUM = os.environ.get("CHROME_PATH", "/usr/bin/chromium")
 LIGHTHOUSE = ROOT / "node_modules" / ".bin" / "lighthouse"
 CATEGORIES = ("performance", "accessibility", "best-practices", "seo")
-# Builds against stock Material building the same Markdown, in the same run (#26): a spec change (every
+# Builds against stock Material building the same Markdown, in the same run: a spec change (every
 # figure rendered, the other caches of a warm build kept) at most 6x, a warm clean build and a no-change
 # rebuild at most 2x. A build that reads no cache at all has no target: it is reported beside them.
 TARGETS = {"scale_ms_per_device_max": 10.0, "spec_change_ratio_max": 6.0, "clean_build_ratio_max": 2.0,

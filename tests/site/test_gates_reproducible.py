@@ -53,7 +53,7 @@ def test_two_clean_builds_are_byte_identical(site_dir, tmp_path, capsys, monkeyp
     # those): before, every figure was saved four times.
     counts = json.loads(renders.read_text())
     assert set(counts) == set(FIGURES), f"renders counted for {sorted(counts)}"
-    assert {name: n for name, n in counts.items() if not 1 <= n <= 2} == {}  # wide and narrow (#26)
+    assert {name: n for name, n in counts.items() if not 1 <= n <= 2} == {}  # wide and narrow: two renders a figure, not four
     assert not (second / "stale.html").exists(), "the successful build was not swapped in"
     assert not second.with_name("site.tmp").exists() and not second.with_name("site.old").exists()
     diffs = tree_differences(site_dir, second)

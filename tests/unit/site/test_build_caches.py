@@ -1,4 +1,4 @@
-"""What a build keeps between builds (#26): the same output as computing afresh, and never a stale value."""
+"""What a build keeps between builds, so a rebuild redoes only what changed: the same output as computing afresh, and never a stale value."""
 
 from __future__ import annotations
 
