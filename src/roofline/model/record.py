@@ -6,7 +6,7 @@ A step is a `parallel.ParallelStep`: its `stage` (one device's kernels for one m
 they make; on one device it has no collectives and its totals are the stage's. `step_record` writes
 it as one flat, JSON-ready dict (units in the names; under a layout of more than one device, FLOPs,
 bytes and memory are one device's). `limits_record` adds the layout's limits (`parallel.limits`).
-README's "One step, one schema" lists every key.
+`record_schema` says what each key means.
 
 >>> from roofline.model import parallel
 >>> r = step_record(parallel.decode(Model.from_param_count(8e9), get_device("h100-sxm5")))

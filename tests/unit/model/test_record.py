@@ -1,4 +1,4 @@
-"""One step, one schema: the JSON of `decode`, `prefill`, `layouts` and `serve` agree, and README lists it.
+"""One step, one schema: the JSON of `decode`, `prefill`, `layouts` and `serve` agree, and record_schema names it.
 
 A key two commands share must mean the same thing in both: the same step gives the same value under
 `decode` and in its `layouts` row, workload-free figures are equal across decode and prefill, every
@@ -9,16 +9,14 @@ shared key has one JSON type, a service point shares only its layout's names wit
 from __future__ import annotations
 
 import json
-import re
-from pathlib import Path
 
 import pytest
 
 from roofline.calculator_view import calculate
+from roofline.model.record_schema import LAYOUTS_KEYS, SERVE_KEYS, SERVICE_KEYS, STEP_KEYS, WORKLOAD_KEYS
 from roofline.registry.hardware import get_device
 from roofline.registry.models import get_model
 
-from tests.conftest import ROOT
 MODEL, HW, BATCH, CONTEXT = "llama-3.1-8b", "h100-sxm5", 4, 2048
 LAYOUT_KEYS = {"layout", "devices", "tp", "pp", "ep", "dp"}
 #: Figures no workload enters: one step's and another's must agree on the same device, formats and layout.
@@ -107,15 +105,31 @@ def _decode_json() -> str:
     return buf.getvalue()
 
 
-def _readme_keys() -> set[str]:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    start = text.index("### One step, one schema")
-    table = text[start:text.index("\n#", start + 5)]
-    return set(re.findall(r"^\| `([a-z_]+)`", table, re.M))
-
-
-def test_readme_lists_every_key_of_the_one_schema(docs):
+def test_record_schema_names_every_key_the_commands_print_and_no_other(docs):
+    # The reference (reference/json.md) is generated from roofline.model.record_schema: a key a command
+    # prints that it does not name would go undocumented, a key it names that nothing prints would lie.
     decode, prefill, layouts, serve = docs
-    keys = set(decode) | set(prefill) | set(layouts["layouts"][0]) | set(serve["point"])
-    missing = keys - _readme_keys()
-    assert not missing, f"keys README's schema table does not list: {sorted(missing)}"
+    steps = set(decode) | set(prefill) | set(layouts["layouts"][0])
+    assert steps - set(STEP_KEYS) == set(), "step keys record_schema.STEP_KEYS lacks"
+    top = set(layouts) - set(decode)
+    assert top == set(LAYOUTS_KEYS), "layouts keys record_schema.LAYOUTS_KEYS lacks or names in vain"
+    assert set(serve["point"]) <= set(SERVICE_KEYS), "service keys record_schema.SERVICE_KEYS lacks"
+    assert set(serve["workload"]) == set(WORKLOAD_KEYS)
+    assert set(serve) <= set(SERVE_KEYS), "serve keys record_schema.SERVE_KEYS lacks"
+    # The other way: each documented key is printed by one of these runs or the two below.
+    sweep = _run_json("serve", "--model", MODEL, "--hardware", HW, "--input-tokens", "512", "--output-tokens", "128",
+                      "--tpot-ms", "0.001")
+    assert set(STEP_KEYS) - steps == set(), "STEP_KEYS names keys no command prints"
+    assert set(SERVE_KEYS) - set(serve) - set(sweep) == set(), "SERVE_KEYS names keys serve never prints"
+    assert set(SERVICE_KEYS) - set(serve["point"]) - set(sweep["frontier"][0]) == set()
+
+
+def _run_json(*args) -> dict:
+    import contextlib
+    import io
+
+    from roofline.cli import main
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        assert main([*args, "--json"]) == 0
+    return json.loads(buf.getvalue())

@@ -1,0 +1,194 @@
+"""What each key of the CLI's JSON means: `decode`, `prefill`, `layouts` and `serve`, one sentence a key.
+
+The records themselves are `record.step_record`, `record.limits_record` and `record.service_record`; this
+module only says what their keys mean, so the reference (reference/json.md, written by `make reference`)
+is generated from it and from the commands' own output, never typed twice. tests/unit/model/test_record.py
+holds the two together: a key a command prints and no table here names fails, and so does a key named
+here that no command prints.
+
+>>> STEP_KEYS["ridge_point"]
+"the weight matmuls' ridge, FLOP/byte"
+"""
+
+from __future__ import annotations
+
+#: A decode or prefill step (`decode --json`, `prefill --json`); a `layouts` row keeps some of these names.
+STEP_KEYS: dict[str, str] = {
+    "phase": "`decode` or `prefill`",
+    "model": "the model's id",
+    "hardware": "the device's id",
+    "batch": "sequences in the step (all devices)",
+    "context_len": "tokens cached per sequence (decode)",
+    "tokens_per_sequence": "tokens each sequence runs through the step: one in decode, the prompt in prefill",
+    "layout": "the layout's name (`1 device`, `TP8`, `TP4 × PP2`)",
+    "devices": "devices the layout uses, replicas included",
+    "tp": "tensor-parallel degree",
+    "pp": "pipeline stages",
+    "ep": "expert-parallel degree",
+    "dp": "data-parallel replicas",
+    "weight_format": "the weights' format (`--weight-format` names)",
+    "weight_scope": "which tensors it covers: `linear`, `mlp`, `experts`",
+    "weight_scope_words": "the same, in words",
+    "weight_format_source": "why that format: the config's `quantization_config`, the registry's checkpoint "
+                            "format, `--weight-format`, or the 16-bit default",
+    "weight_bytes_per_weight": "bytes per weight, group scales included",
+    "weight_formats_by_group": "attention, mlp, experts, shared: the format each group is read in",
+    "assumptions": "what the step assumed that the inputs do not say (a bare count's left-out scales)",
+    "head_format": "the output head's format (16-bit)",
+    "activation_dtype": "the activations' format",
+    "kv_dtype": "the KV cache's format",
+    "attention": "`fused` or `unfused`",
+    "compute_dtype": "the format the weight matmuls run in",
+    "peak_flop_per_s": "the weight matmuls' peak",
+    "bandwidth_bytes_per_s": "the memory bandwidth",
+    "ridge_point": "the weight matmuls' ridge, FLOP/byte",
+    "flops": "FLOPs of one device's kernels (one stage)",
+    "bytes": "bytes they move: `weight_bytes` + `kv_bytes` + `activation_bytes`",
+    "weight_bytes": "weight bytes read",
+    "kv_bytes": "KV-cache bytes read and written",
+    "kv_read_bytes": "the KV-cache bytes attention reads (every cached position, per sequence and layer)",
+    "activation_bytes": "activation bytes read and written",
+    "arithmetic_intensity": "`flops` ÷ `bytes` (a perfect-overlap view compares it with the ridge)",
+    "bound": "`compute-bound` where compute-bound kernels take at least half the time, else `memory-bound`; "
+             "under a layout whose collectives take half a stage, `collective latency-bound` or "
+             "`link-bandwidth-bound`",
+    "time_s": "the step's time: pp × (kernels + collectives) + sends; one device: the sum of the kernels' "
+              "roofline times",
+    "time_perfect_overlap_s": "the lower bound: each stage's max(Σ compute time, Σ memory time), or its "
+                              "collectives where longer",
+    "compute_time_s": "Σ of the kernels' FLOPs ÷ their peaks (one stage)",
+    "memory_time_s": "Σ of the kernels' bytes ÷ bandwidth (one stage)",
+    "attained_flop_per_s": "`flops` ÷ `stage_time_s`: the FLOP/s one device attains while its stage runs",
+    "flop_utilization": "`attained_flop_per_s` ÷ `peak_flop_per_s`",
+    "kernel_time_s": "time in the devices' own kernels: pp × one stage's",
+    "stage_time_s": "one stage: its kernels plus its collectives",
+    "collective_time_s": "one stage's collectives: Σ latency + bytes ÷ link bandwidth",
+    "collective_latency_share": "the share of `collective_time_s` that is latency",
+    "tokens_per_s": "tokens per second, whole batch",
+    "tokens_per_s_per_sequence": "tokens per second one sequence sees",
+    "tokens_per_s_per_device": "`tokens_per_s` ÷ `devices`",
+    "link_bytes": "bytes one device sends over its link per step",
+    "link_intensity": "a stage's FLOPs per byte sent over the link (null without a link)",
+    "link_ridge_point": "peak FLOP/s ÷ link bandwidth: the third roof (null without a link)",
+    "micro_batch": "sequences in one pipeline micro-batch",
+    "micro_batches": "micro-batches per device (at most pp: fewer leave stages idle)",
+    "bubble_fraction": "share of each stage's time it idles",
+    "collective_latency": "which latency each collective pays, in words (empty on one device)",
+    "collective_latency_used": "`floor`, `ring` or `set` (a layout of more than one device)",
+    "collective_latency_per_collective_s": "that latency per collective (null for a ring's, which grows with "
+                                           "its steps)",
+    "collective_latency_source_url": "where the floor or the ring's latency comes from",
+    "interconnect": "the link: `link`, `bandwidth_bytes_per_s_per_direction`, `domain_devices`, "
+                    "`latency_base_s`, `latency_per_step_s`, `source_url`, `latency_source_url`",
+    "kv_note": "where KV heads are replicated over tensor-parallel devices",
+    "weights_resident_bytes": "the weights one device holds",
+    "kv_resident_bytes": "the KV cache one device holds for its sequences",
+    "activation_peak_bytes": "the largest activations alive at once",
+    "runtime_reserve_bytes": "what the CUDA context and library workspaces take (an assumption)",
+    "memory_required_bytes": "their sum",
+    "memory_capacity_bytes": "the vendor's capacity",
+    "usable_memory_bytes": "what the runtime reports, where sourced (else the capacity)",
+    "fits": "`memory_required_bytes` ≤ `usable_memory_bytes`; where false, the throughputs and times are null",
+    "ops": "one object per kernel and collective: `name`, `count` (runs per step), `flops`, `bytes`, "
+           "`weight_bytes`, `activation_read_bytes`, `activation_written_bytes`, `kv_read_bytes`, "
+           "`kv_written_bytes`, `arithmetic_intensity`, `compute_dtype`, `peak_flop_per_s`, `ridge_point`, "
+           "`bound`, `time_s` (each the step's total over its runs); a collective adds `kind`, `devices`, "
+           "`link`, `link_bytes`, `latency_s`, `link_bandwidth_bytes_per_s` (its `bytes` are the bytes it "
+           "sends, its `ridge_point` the link's, its `bound` `latency-bound` or `link-bandwidth-bound`)",
+    "max_context_tokens": "the model's maximum context (`max_position_embeddings`; null for a bare count)",
+    "beyond_max_context": "whether the answer extrapolates past it (`--allow-beyond-max-context`)",
+    "critical_batch": "decode: the batch at which the weight matmuls, counting weight bytes only, reach the "
+                      "ridge (the sources' definition)",
+    "whole_step_crossing_batch": "decode: the batch at which the whole step's intensity reaches the ridge (a "
+                                 "perfect-overlap figure; null where attention's KV reads keep it below)",
+    "attention_intensity": "decode: attention's FLOP/byte as the context grows",
+    "max_batch_that_fits": "the largest batch that fits at this context (null for a bare count)",
+    "speed_of_light_tokens_per_s": "the layout's speed of light: bandwidth ÷ (stages × the weight bytes one "
+                                   "device reads per token at batch one)",
+    "limits": "decode: every limit of the layout (`parallel.limits`): `speed_of_light_tokens_per_s`, "
+              "`weight_bytes_per_device`, `bandwidth_bytes_per_s`, `link_time_s` and `link_tokens_per_s` (the "
+              "collectives and sends alone at batch one), `link_ridge_point`, `max_batch_that_fits`, "
+              "`assumes` (what the speed of light leaves out)",
+    "expected_with_ring_latency": "decode under a layout at the floor or a set latency: the same step at an "
+                                  "NCCL ring's latency (`time_s`, `collective_time_s`, "
+                                  "`tokens_per_s_per_sequence`, `bound`, `latency`)",
+    "time_to_first_token_s": "prefill: `time_s` (null where it does not fit)",
+}
+
+#: `layouts --json`, besides the step's names it repeats once (model, device, formats, context, batch).
+LAYOUTS_KEYS: dict[str, str] = {
+    "smallest_layout": "the fewest devices, replicas aside, on which the model fits at that batch and context "
+                       "(null if none in one domain)",
+    "layouts": "one row per layout within one scale-up domain, under the step's names (the times and "
+               "throughputs null where it does not fit)",
+}
+
+#: `serve --json` at its top level.
+SERVE_KEYS: dict[str, str] = {
+    "model": "the model's id",
+    "hardware": "the device's id",
+    "max_context_tokens": STEP_KEYS["max_context_tokens"],
+    "beyond_max_context": STEP_KEYS["beyond_max_context"],
+    "workload": "what the service runs (the table below)",
+    "targets": "`ttft_s` and `tpot_s`, the targets given (null where none)",
+    "ceiling": "a sentence: which figures are ceilings and which are expected",
+    "point": "with `--concurrency`: the service point (a service point's keys, below)",
+    "offline": "without `--concurrency`: the point of the most output tokens/s (every request queued at once)",
+    "frontier": "without `--concurrency`: every point over the layouts within one scale-up domain and "
+                "concurrency up to each layout's memory cap",
+    "best_under_targets": "the point with the most output tokens/s per device meeting every target (null when "
+                          "none does or no target is given)",
+    "targets_unmet": "where a target is met by no point: the sentence saying which, and the closest any point gets",
+    "assumptions": "what the service assumed: `chunk_tokens`, `collective_latency` (in words), "
+                   "`chunk_default_sources`, `chunk_meaning`, `runtime_reserve_bytes`, `memory_cap`, "
+                   "`decode_context`, `steady_state`, `first_token`, `derates` (`bandwidth`, `gemm`, "
+                   "`collective`: `value` and `what`; `not_captured`), `cost`",
+}
+
+#: `serve --json`'s `workload`.
+WORKLOAD_KEYS: dict[str, str] = {
+    "input_tokens": "prompt tokens per request",
+    "output_tokens": "output tokens per request",
+    "concurrency": "requests the clients keep in flight (null for the sweep)",
+    "max_concurrency": "the engine's cap on requests in flight (null for none)",
+    "chunk_tokens": "prompt tokens an engine step takes",
+    "weight_format": STEP_KEYS["weight_format"],
+    "weight_format_source": STEP_KEYS["weight_format_source"],
+    "weight_scope": STEP_KEYS["weight_scope"],
+    "activation_dtype": STEP_KEYS["activation_dtype"],
+    "kv_dtype": STEP_KEYS["kv_dtype"],
+    "attention": STEP_KEYS["attention"],
+    "usd_per_device_hour": "your price per device-hour (null: no cost shown)",
+    "collective_latency_used": STEP_KEYS["collective_latency_used"],
+    "collective_latency_per_collective_s": "the seconds each collective pays (null for the ring's)",
+}
+
+#: A service point (`record.service_record`): the layout's names from the step, then these. Every figure
+#: is a ceiling but the `expected_*` ones.
+SERVICE_KEYS: dict[str, str] = {
+    **{k: STEP_KEYS[k] for k in ("layout", "devices", "tp", "pp", "ep", "dp")},
+    "concurrency": "requests the clients keep in flight",
+    "running": "requests the engine holds in steady state",
+    "memory_cap": "requests whose KV cache at I + O tokens fits each device",
+    "limited_by": "what limits the point: `chunk` the prompt chunk, `memory` the KV cache at I + O tokens, `cap` "
+                  "`--max-concurrency`, else the step's: `compute` or `bandwidth` where kernels past or below "
+                  "their ridge take most of the step, `link-bandwidth` or `link-latency` where collectives take "
+                  "half the step or more",
+    "step_time_s": "the average engine step",
+    "ttft_s": "time to first token",
+    "tpot_s": "time per output token",
+    "request_latency_s": "TTFT + (O − 1) × TPOT",
+    "output_tokens_per_s": "all devices",
+    "output_tokens_per_s_per_device": "÷ `devices`",
+    "output_tokens_per_s_per_user": "1 ÷ TPOT",
+    "input_tokens_per_s": "prompt tokens per second",
+    "expected_output_tokens_per_s": "the same step on the device derated by the registry's measured efficiencies "
+                                    "(bandwidth × the median published bandwidth share, every peak × the median "
+                                    "MAMF GEMM share, the link × the median NCCL ring bus-bandwidth share): an "
+                                    "estimate, never a measurement",
+    "expected_output_tokens_per_s_per_device": "÷ `devices`",
+    "usd_per_million_output_tokens": "price × devices ÷ output tokens an hour (all the devices' time charged to "
+                                     "it; null without a price)",
+    "usd_per_million_input_tokens": "the same for input tokens",
+    "on_envelope": "frontier rows: not beaten on both tokens/s per device and tokens/s per user by any other point",
+}
