@@ -14,15 +14,18 @@ export UV_PROJECT_ENVIRONMENT := $(VENV)
 # figure process compile the same few hundred modules from source at each start: seconds each here).
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: site test test-fast serve bench numbers-diff changelog screenshots env clean help
+.PHONY: site test test-fast serve bench reference numbers-diff changelog screenshots env clean help
 
 help:
-	@echo "make site          build the site into site/ (strict, offline)"
-	@echo "make test          run the whole test suite (unit, built site, browser, Lighthouse)"
-	@echo "make test-fast     the unit tests only: no built site, no browser (about a minute)"
+	@echo "make site          set up .venv (uv, from uv.lock) and build the site into site/ (strict, offline)"
+	@echo "make test          the whole suite: unit, built site, browser, Lighthouse (about three minutes on"
+	@echo "                   two cores; runs npm ci; browser tests need Debian's chromium)"
+	@echo "make test-fast     the unit tests only: no built site, no browser (about half a minute)"
 	@echo "make serve         live preview on http://127.0.0.1:8000/ (re-renders only edited pages,"
 	@echo "                   or every page after an edit to the package, registry or glossary)"
-	@echo "make bench         timings and scores (writes reports/)"
+	@echo "make env           set up .venv only; then run .venv/bin/roofline or .venv/bin/mkdocs"
+	@echo "make reference     regenerate reference/ (CLI, JSON, spec-file fields) from the code"
+	@echo "make bench         timings and scores against their targets (writes reports/)"
 	@echo "make numbers-diff REF=<git ref>   numbers that changed since REF"
 	@echo "make changelog     the changelog's unreleased section: numbers changed since the last release"
 	@echo "make screenshots   every page at 390x844 (touch) and 1280x900, light and dark, into screenshots/"
@@ -66,6 +69,10 @@ serve: $(STAMP)
 
 bench: $(STAMP) $(NODE_STAMP)
 	@$(VENV)/bin/python -m tools.bench
+
+# The references generated from the code (tests/unit/test_repository_text.py fails when one is stale).
+reference: $(STAMP)
+	@$(VENV)/bin/python -m tools.reference
 
 numbers-diff: $(STAMP)
 	@test -n "$(REF)" || { echo "usage: make numbers-diff REF=<git ref>"; exit 2; }

@@ -100,7 +100,7 @@ def copy_project(dest: Path) -> Path:
             shutil.copytree(src, dest / part, ignore=shutil.ignore_patterns("__pycache__"))
         elif src.exists():
             shutil.copy2(src, dest / part)
-    # The caches travel with the copy (README, "what .cache/ keeps"): a build of the same sources skips
+    # The caches travel with the copy (ARCHITECTURE.md, "Caching"): a build of the same sources skips
     # matplotlib, and a page the copy leaves as it was takes its steps from the page store. Each key
     # hashes what its step reads, by paths relative to the project, so the copy's edits miss as they should.
     if (cache := ROOT / ".cache").is_dir():

@@ -46,7 +46,7 @@ class _Parser(argparse.ArgumentParser):
         raise InputError(message)
 
 
-#: The largest batch, context, prompt or matmul dimension an option takes (README): past it a
+#: The largest batch, context, prompt or matmul dimension an option takes: past it a
 #: result is a many-digit number about no real system, so the option is refused instead.
 MAX_SIZE = 10**9
 

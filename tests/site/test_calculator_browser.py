@@ -406,7 +406,7 @@ def test_light_and_dark_screenshots(page, tmp_path):
 
 
 def test_compact_version_embedded_in_a_page(page):
-    # A page embeds it as the README says: an element with the class rl-calc-mini and its data attributes.
+    # A page embeds it as CONTRIBUTING.md says: an element with the class rl-calc-mini and its data attributes.
     open_calc(page)
     page.evaluate("""() => { const div = document.createElement('div'); div.className = 'rl-calc-mini';
         Object.assign(div.dataset, {hw: 'a100-sxm4-80gb', model: 'mixtral-8x7b', phase: 'decode'});

@@ -42,4 +42,4 @@ def test_markdown_copies_keep_every_tables_header_row(site_dir):
 def test_start_here_and_measure_give_the_install_lines_and_the_repository(site_pages, page):
     html = site_pages[page]
     assert re.search(r'<a href="https://github\.com/[^"]+"[^>]*>https://github\.com/', html), "no repository link"
-    assert re.search(r"git clone https://\S+\ncd \S+\npip install \.\nroofline ", html), "no install lines"
+    assert re.search(r"git clone https://\S+\ncd \S+\nmake env\n\.venv/bin/roofline ", html), "no install lines"

@@ -191,9 +191,13 @@ def _parse_device(entry: Entry) -> Device:
     )
 
 
+#: Each table list of hardware.toml and its reader (the spec-file reference is generated from these).
+SPEC_TABLES = {"device": _parse_device}
+
+
 def load_devices(path: Path) -> dict[str, Device]:
     """Parse and validate a hardware spec file into {id: Device}, in file order."""
-    return load_by_id(path, {"device": _parse_device})
+    return load_by_id(path, SPEC_TABLES)
 
 
 REGISTRY: SpecRegistry[Device] = SpecRegistry("ROOFLINE_HARDWARE", "hardware.toml", "hardware", load_devices)

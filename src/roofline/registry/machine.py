@@ -91,7 +91,7 @@ def _get(doc: Any, path: str, name: str) -> Any:
     return cur
 
 
-#: Plausible measured rates (README): 1 MB/s to 1 PB/s, 1 MFLOP/s to 1 EFLOP/s. Outside, a file is broken.
+#: Plausible measured rates: 1 MB/s to 1 PB/s, 1 MFLOP/s to 1 EFLOP/s. Outside, a file is broken.
 RATE_RANGES = {"bytes_per_s": (1e6, 1e15, "1 MB/s to 1 PB/s"), "flop_per_s": (1e6, 1e18, "1 MFLOP/s to 1 EFLOP/s")}
 
 

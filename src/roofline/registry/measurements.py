@@ -159,8 +159,7 @@ def _parse(entry: Entry, kind: str) -> PublishedMeasurement:
 def load_measurement_file(path: Path) -> dict[str, "PublishedMeasurement | ServingMeasurement"]:
     """Parse and validate a measurements file once: every kind in KINDS order, then its [[serving]]
     runs, as {id: entry}; an id is unique across all of them."""
-    return load_by_id(path, {**{kind: (lambda e, kind=kind: _parse(e, kind)) for kind in KINDS},
-                             "serving": _parse_serving})
+    return load_by_id(path, SPEC_TABLES)
 
 
 def load_measurements(path: Path) -> dict[str, PublishedMeasurement]:
@@ -351,3 +350,8 @@ def serving_measurements() -> dict[str, ServingMeasurement]:
 def get_serving(ident: str) -> ServingMeasurement:
     """The serving run with this id, or an error naming the closest ids."""
     return lookup("serving measurement", ident, serving_measurements())
+
+
+#: Each table list of measurements.toml and its reader, every kind in KINDS order, then the serving runs
+#: (the spec-file reference is generated from these).
+SPEC_TABLES = {**{kind: (lambda e, kind=kind: _parse(e, kind)) for kind in KINDS}, "serving": _parse_serving}

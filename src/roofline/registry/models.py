@@ -11,7 +11,7 @@ from roofline.errors import InputError
 from roofline.registry.loader import SpecRegistry, load_by_id
 from roofline.registry.specfile import Entry
 
-#: How far a model card's parameter count may sit from the one its architecture fields give (README).
+#: How far a model card's parameter count may sit from the one its architecture fields give (CONTRIBUTING.md, "Add a model").
 PUBLISHED_TOLERANCE = 0.05
 
 WEIGHT_FORMATS = ("mxfp4", "nvfp4", "fp8-block", "fp8", "int4", "int8")  # quantization_config formats a Model records
@@ -519,9 +519,13 @@ def check_context(model: Model, tokens: int, option: str, allow_beyond: bool = F
                      f"give --allow-beyond-max-context to extrapolate past it")
 
 
+#: Each table list of models.toml and its reader (the spec-file reference is generated from these).
+SPEC_TABLES = {"model": _parse_model}
+
+
 def load_models(path: Path) -> dict[str, Model]:
     """Parse and validate a model spec file into {id: Model}, in file order."""
-    return load_by_id(path, {"model": _parse_model})
+    return load_by_id(path, SPEC_TABLES)
 
 
 REGISTRY: SpecRegistry[Model] = SpecRegistry("ROOFLINE_MODELS", "models.toml", "model", load_models)

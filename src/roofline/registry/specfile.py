@@ -15,7 +15,7 @@ from roofline.readfile import UnreadableFile, read_capped
 
 DATA_DIR = Path(str(resources.files("roofline") / "data"))
 
-#: The plausible range of every numeric spec field, in the field's own unit (README, "Editing a spec").
+#: The plausible range of every numeric spec field, in the field's own unit (reference/spec-files.md lists them).
 #: Outside it a value is a typo or a unit slip (GB/s typed as TB/s), refused in one line, so no page
 #: quotes a 400-digit number and no figure axis spans a googol.
 PLAUSIBLE: dict[str, tuple[float, float, str]] = {

@@ -25,8 +25,9 @@ def repository_link(repo_url: str) -> Raw:
 
 
 def install_block(repo_url: str) -> Raw:
-    """A shell block: clone, install the package (numpy is its one dependency), run the CLI."""
-    lines = (f"git clone {repo_url}", f"cd {clone_folder(repo_url)}", "pip install .",
-             "roofline decode --model llama-3.1-8b --hardware h100-sxm5")
+    """A shell block: clone, set up the environment as README does (`make env`: uv syncs .venv from
+    uv.lock), run the CLI from it without activating anything."""
+    lines = (f"git clone {repo_url}", f"cd {clone_folder(repo_url)}", "make env",
+             ".venv/bin/roofline decode --model llama-3.1-8b --hardware h100-sxm5")
     code = "\n".join(esc.attr(line) for line in lines)
     return Raw(f'<div class="language-sh highlight"><pre><span></span><code>{code}</code></pre></div>')

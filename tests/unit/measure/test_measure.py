@@ -70,7 +70,7 @@ def test_quick_run_records_its_budget(quick_run):
 
 @pytest.mark.parametrize("quick, budget_s", [(True, measure.QUICK_BUDGET_S), (False, measure.DEFAULT_BUDGET_S)])
 def test_a_run_without_a_budget_records_its_default(monkeypatch, quick, budget_s):
-    # --quick without --budget is 5 s (README, `roofline measure --help`), a full run 30 s. The kernels
+    # --quick without --budget is 5 s (`roofline measure --help`), a full run 30 s. The kernels
     # are stubbed: what is checked is the budget the record states and the share each phase is given.
     from roofline.measure import runner
 

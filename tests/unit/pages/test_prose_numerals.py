@@ -1,4 +1,4 @@
-"""No number in prose is typed by hand (README, "Numbers in prose").
+"""No number in prose is typed by hand (CONTRIBUTING.md, "Standards every change keeps").
 
 Scans docs/ and glossary/ Markdown (body and front-matter summary) and the string
 literals of every figure's alt() and caption(), outside fenced code, inline code,
