@@ -6,7 +6,8 @@ project, never the real tree. BENCH_BUILD_RUNS (default 5) sets the number of ti
 against stock Material, BENCH_RUNS (default 3) those of the rest, and BENCH_LIGHTHOUSE_RUNS (default 3)
 the Lighthouse runs per page, reported as the median run.
 `python -m tools.bench lighthouse [SITE_DIR]` measures only page weights and Lighthouse, on a built
-site (default site/), into the reports folder (weights-lighthouse.json).
+site (default site/), into the reports folder (weights-lighthouse.json). `python -m tools.bench report`
+writes reports/README.md again from the raw figures beside it, measuring nothing.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import urllib.request
 from pathlib import Path
 
 from roofline.atomic import atomic_write_text
+from roofline.measure.probe import cpu_model
 from roofline_site.numbers.tokens import TOKEN
 from tools import sitecheck
 from tools.server import free_port, serve
@@ -453,52 +455,126 @@ def run_lighthouse(site_dir: Path, port: int, runs: int, work: Path) -> dict:
     return lh
 
 
+def _runs(xs) -> str:
+    return " / ".join(f"{x:g}" for x in xs) if xs else ""
+
+
+def _met(value, limit, *, at_most: bool = True) -> str:
+    if value is None or limit is None:
+        return ""
+    return "met" if (value <= limit if at_most else value >= limit) else "**not met**"
+
+
+def _calculator(bench: dict) -> dict:
+    """The calculator benchmark's figures (tools/bench_calculator.py prints them as JSON), or {}."""
+    out = (bench.get("calculator") or {}).get("output", "")
+    try:
+        return json.loads(out[out.index("{"):])
+    except ValueError:
+        return {}
+
+
 def markdown_report(bench: dict, lh: dict) -> str:
-    b, s, w = bench["builds"], bench.get("serve_edit") or {}, bench["weights"]
+    """reports/README.md: the machine and the date, a summary of every measure against its target, then
+    one table per measure with its raw figures. Nothing but what this run measured."""
+    b, s, w, m = bench["builds"], bench.get("serve_edit") or {}, bench["weights"], bench["machine"]
+    calc = _calculator(bench)
+    stock, ours = b["runs"].get("stock_clean_s", []), b["runs"]
     lines = ["# Measured quality figures", "",
-             f"Written by `make bench` on {bench['machine']['cpus']} CPU(s), Python {bench['machine']['python']}, "
-             f"mkdocs {bench['machine']['mkdocs']}, mkdocs-material {bench['machine']['material']}. "
-             f"Builds against stock Material: {b['runs_count']} runs each; the rest: {b.get('other_runs_count', b['runs_count'])}; "
-             "medians. Raw figures: `bench.json`, `lighthouse.json`.", "",
-             "## Build speed", "",
-             "| build | ours (s) | stock Material (s) | ratio | target |", "|---|---|---|---|---|",
-             f"| clean, no cache read (ROOFLINE_FIGURE_CACHE=0) | {b['ours_cold_clean_median_s']} | {b['stock_clean_median_s']} | {b['cold_clean_ratio_vs_stock']}× | none (a spec change: the next row) |",
-             f"| a spec change: the H100's bandwidth edited, every figure rendered, caches of a warm build | {b['ours_spec_change_median_s']} | {b['stock_clean_median_s']} | {b['spec_change_ratio_vs_stock']}× | ≤ {TARGETS['spec_change_ratio_max']:g}× |",
-             f"| clean, every cache warm | {b['ours_clean_median_s']} | {b['stock_clean_median_s']} | {b['clean_ratio_vs_stock']}× | ≤ {TARGETS['clean_build_ratio_max']:g}× |",
-             f"| no-change rebuild | {b['ours_rebuild_median_s']} | {b['stock_rebuild_median_s']} | {b['rebuild_ratio_vs_stock']}× | ≤ {TARGETS['rebuild_ratio_max']:g}× |",
-             ""]
+             f"Written by `make bench` (`tools/bench.py`); raw figures in `bench.json` and `lighthouse.json`. "
+             f"Date: {m['date_utc'] + ' UTC' if m.get('date_utc') else 'not recorded'}. Machine: {m['cpus']} CPU(s), "
+             f"{m.get('cpu_model', 'CPU model not recorded')}; Python {m['python']}, mkdocs {m['mkdocs']}, "
+             f"mkdocs-material {m['material']}. Medians; builds against stock Material {b['runs_count']} runs each, "
+             f"the other timings {b.get('other_runs_count', b['runs_count'])}.", "",
+             "## Summary", "",
+             "| measure | result | target | |", "|---|---|---|---|",
+             f"| warm clean build ÷ stock Material | {b['clean_ratio_vs_stock']}× | ≤ {TARGETS['clean_build_ratio_max']:g}× "
+             f"| {_met(b['clean_ratio_vs_stock'], TARGETS['clean_build_ratio_max'])} |",
+             f"| no-change rebuild ÷ stock Material | {b['rebuild_ratio_vs_stock']}× | ≤ {TARGETS['rebuild_ratio_max']:g}× "
+             f"| {_met(b['rebuild_ratio_vs_stock'], TARGETS['rebuild_ratio_max'])} |",
+             f"| spec change ÷ stock Material | {b['spec_change_ratio_vs_stock']}× | ≤ {TARGETS['spec_change_ratio_max']:g}× "
+             f"| {_met(b['spec_change_ratio_vs_stock'], TARGETS['spec_change_ratio_max'])} |"]
     if sc := b.get("scale"):
-        lines += [f"With {sc['extra_devices']} generated devices added to the registry "
-                  f"(`tools/scale_registry.py`; figures rendered in both builds) a clean build takes "
-                  f"{sc['scaled_median_s']} s against {sc['base_median_s']} s: "
-                  f"{sc['ms_per_extra_device']} ms per extra device (target ≤ 10 ms); in the builds' own CPU "
-                  f"time, {sc['scaled_cpu_median_s']} s against {sc['base_cpu_median_s']} s, "
-                  f"{sc['cpu_ms_per_extra_device']} ms per extra device.", ""]
+        lines.append(f"| build time per extra registry device | {sc['ms_per_extra_device']} ms | "
+                     f"≤ {TARGETS['scale_ms_per_device_max']:g} ms | "
+                     f"{_met(sc['ms_per_extra_device'], TARGETS['scale_ms_per_device_max'])} |")
     if s.get("dirty"):
-        lines += [f"An edit to `docs/{s['dirty']['page']}` shows in `make serve` (`mkdocs serve --dirty`, which "
-                  f"re-renders only what the edit touches) after {s['dirty']['median_s']} s (median; target ≤ {TARGETS['serve_edit_s_max']:g} s)."]
-    if s.get("full"):
-        lines += [f"In a plain `mkdocs serve`, which renders every page on every edit, it takes "
-                  f"{s['full']['median_s']} s."]
+        lines.append(f"| page edit shown by `make serve` | {s['dirty']['median_s']} s | ≤ {TARGETS['serve_edit_s_max']:g} s "
+                     f"| {_met(s['dirty']['median_s'], TARGETS['serve_edit_s_max'])} |")
+    lines.append(f"| heaviest page download, gzip | {w['heaviest_page_bytes']:,} bytes (`{w['heaviest_page']}`) | "
+                 f"≤ {TARGETS['page_bytes_max']:,} bytes | {_met(w['heaviest_page_bytes'], TARGETS['page_bytes_max'])} |")
+    if w.get("largest_svg_bytes") is not None:
+        lines.append(f"| largest figure | {w['largest_svg_bytes']:,} bytes | ≤ {TARGETS['svg_bytes_max']:,} bytes "
+                     f"| {_met(w['largest_svg_bytes'], TARGETS['svg_bytes_max'])} |")
+    for key, label in (("kernel_sweep", "decode batch sweep, one call"), ("serving_frontier", "serving frontier, one call")):
+        if k := bench.get(key):
+            lines.append(f"| {label} | {k['median_ms']} ms | ≤ {k['target_ms']} ms | {_met(k['median_ms'], k['target_ms'])} |")
+    if f := calc.get("serving_frontier_recompute"):
+        lines.append(f"| calculator Serving mode: recompute and redraw | {f['median_ms']:.1f} ms | ≤ {f['target_median_ms']} ms "
+                     f"| {_met(f['median_ms'], f['target_median_ms'])} |")
+    if lh.get("pages"):
+        low = min(min(r["scores"].values()) for r in lh["pages"].values())
+        lines.append(f"| Lighthouse, lowest median score of {len(lh['pages'])} pages, every category | {low} | "
+                     f"{TARGETS['lighthouse_min']['performance']} | {_met(low, TARGETS['lighthouse_min']['performance'], at_most=False)} |")
+    lines += ["", "## Build speed", "",
+              "| build | ours (s) | runs (s) | stock Material (s) | ratio | target |", "|---|---|---|---|---|---|",
+              f"| clean, no cache read (`ROOFLINE_FIGURE_CACHE=0`) | {b['ours_cold_clean_median_s']} | "
+              f"{_runs(ours.get('ours_cold_clean_s'))} | {b['stock_clean_median_s']} | {b['cold_clean_ratio_vs_stock']}× | none |",
+              f"| a spec change: the H100's bandwidth edited, every figure rendered, the other caches warm | "
+              f"{b['ours_spec_change_median_s']} | {_runs(ours.get('ours_spec_change_s'))} | {b['stock_clean_median_s']} | "
+              f"{b['spec_change_ratio_vs_stock']}× | ≤ {TARGETS['spec_change_ratio_max']:g}× |",
+              f"| clean, every cache warm | {b['ours_clean_median_s']} | {_runs(ours.get('ours_clean_s'))} | "
+              f"{b['stock_clean_median_s']} | {b['clean_ratio_vs_stock']}× | ≤ {TARGETS['clean_build_ratio_max']:g}× |",
+              f"| no-change rebuild | {b['ours_rebuild_median_s']} | {_runs(ours.get('ours_rebuild_s'))} | "
+              f"{b['stock_rebuild_median_s']} | {b['rebuild_ratio_vs_stock']}× | ≤ {TARGETS['rebuild_ratio_max']:g}× |",
+              "", f"Stock Material's clean builds, each run (s): {_runs(stock)}; its rebuilds: "
+              f"{_runs(ours.get('stock_rebuild_s'))}.", ""]
+    if sc := b.get("scale"):
+        lines += ["## Registry scale", "",
+                  f"A clean build with {sc['extra_devices']} generated devices added (`tools/scale_registry.py`; "
+                  "figures rendered in both builds). Target: ≤ "
+                  f"{TARGETS['scale_ms_per_device_max']:g} ms of wall time per extra device.", "",
+                  "| registry | wall (s) | runs (s) | CPU (s) | runs (s) |", "|---|---|---|---|---|",
+                  f"| bundled | {sc['base_median_s']} | {_runs(sc['runs_s']['base'])} | {sc['base_cpu_median_s']} "
+                  f"| {_runs(sc['runs_cpu_s']['base'])} |",
+                  f"| + {sc['extra_devices']} devices | {sc['scaled_median_s']} | {_runs(sc['runs_s']['scaled'])} | "
+                  f"{sc['scaled_cpu_median_s']} | {_runs(sc['runs_cpu_s']['scaled'])} |",
+                  f"| per extra device (ms) | {sc['ms_per_extra_device']} | | {sc['cpu_ms_per_extra_device']} | |", ""]
     if s:
+        lines += ["## Serve edit", "",
+                  f"An edit to one page until the served page shows it. Target: ≤ {TARGETS['serve_edit_s_max']:g} s "
+                  "under `make serve`.", "", "| server | page | median (s) | runs (s) |", "|---|---|---|---|"]
+        for key, label in (("dirty", "`make serve` (`mkdocs serve --dirty`)"), ("full", "plain `mkdocs serve`")):
+            if r := s.get(key):
+                lines.append(f"| {label} | `docs/{r['page']}` | {r['median_s']} | {_runs(r.get('runs_s'))} |")
         lines.append("")
-    if bench.get("kernel_sweep"):
-        k = bench["kernel_sweep"]
-        lines += ["## Model speed", "",
-                  f"A decode batch sweep 1…4,096 with the per-kernel breakdown (Llama-3.1-8B, H100 SXM5): "
-                  f"{k['median_ms']} ms per vectorised call (median of {k['runs']}; target ≤ {k['target_ms']} ms).", ""]
-    if bench.get("serving_frontier"):
-        f = bench["serving_frontier"]
-        lines += [f"A full serving frontier (Llama-3.1-70B fp8 on the H100 SXM5, I 1024, O 256: every layout within "
-                  f"its 8-device domain × concurrency 1…each layout's memory cap, {f['points']} points with their "
-                  f"expected figures): {f['median_ms']} ms per call (median of {f['runs']}; target ≤ "
-                  f"{f['target_ms']} ms).", ""]
-    if bench.get("serving_frontier_js"):
-        f = bench["serving_frontier_js"]
-        lines += [f"The same frontier in the calculator's `serving.js` under node, memory caps kept: {f['median_ms']} ms "
-                  f"per recompute (median of {f['runs']}), before any drawing; the Serving mode's recompute and "
-                  f"redraw in Chromium (target ≤ {f['target_ms']} ms median) is in the calculator benchmark below.", ""]
+    model_rows = []
+    if k := bench.get("kernel_sweep"):
+        model_rows.append(f"| decode batch sweep 1…4,096, every kernel (Llama-3.1-8B, H100 SXM5), Python | "
+                          f"{k['median_ms']} | {k['runs']} | ≤ {k['target_ms']} |")
+    if f := bench.get("serving_frontier"):
+        model_rows.append(f"| serving frontier, every layout × concurrency, {f['points']} points (Llama-3.1-70B fp8, "
+                          f"H100 SXM5, I 1024, O 256), Python | {f['median_ms']} | {f['runs']} | ≤ {f['target_ms']} |")
+    if f := bench.get("serving_frontier_js"):
+        model_rows.append(f"| the same frontier in `serving.js` under node, before drawing | {f['median_ms']:.1f} | "
+                          f"{f['runs']} | |")
+    if f := calc.get("calculator_recompute"):
+        model_rows.append(f"| calculator step mode: recompute and redraw in Chromium (p95 {f['p95_ms']:.1f} ms) | "
+                          f"{f['median_ms']:.1f} | {f['events']} | |")
+    if f := calc.get("serving_frontier_recompute"):
+        model_rows.append(f"| calculator Serving mode: full frontier recomputed and redrawn in Chromium (p95 "
+                          f"{f['p95_ms']:.1f} ms) | {f['median_ms']:.1f} | {f['events']} | ≤ {f['target_median_ms']} |")
+    if model_rows:
+        lines += ["## Model and calculator speed", "", "| measure | median (ms) | runs | target (ms) |",
+                  "|---|---|---|---|", *model_rows, ""]
     return "\n".join(lines + weight_lines(w) + lighthouse_lines(lh))
+
+
+def render_report() -> None:
+    """reports/README.md again from the raw figures beside it, without measuring."""
+    bench = json.loads((REPORTS / "bench.json").read_text(encoding="utf-8"))
+    lh = json.loads((REPORTS / "lighthouse.json").read_text(encoding="utf-8"))
+    atomic_write_text(REPORTS / "README.md", markdown_report(bench, lh))
 
 
 def kernel_sweep(runs: int = 50) -> dict:
@@ -633,6 +709,7 @@ def main() -> int:
     build_runs = _env_count("BENCH_BUILD_RUNS", 5)
     lh_runs = _env_count("BENCH_LIGHTHOUSE_RUNS", 3)
     REPORTS.mkdir(exist_ok=True)
+    started = time.time()
     port = free_port()
     site_url = f"http://127.0.0.1:{port}/"
     env = {"SITE_URL": site_url}  # canonical URLs match where Lighthouse sees the site
@@ -651,7 +728,8 @@ def main() -> int:
             except Exception as err:  # noqa: BLE001 — report it, keep the other figures
                 print(f"  serve measurement failed: {err}", file=sys.stderr)
         site_dir = work / "ours"
-        bench = {"machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
+        bench = {"machine": {"date_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime(started)),
+                             "cpus": os.cpu_count(), "cpu_model": cpu_model(), "python": platform.python_version(),
                              "mkdocs": _version("mkdocs"), "material": _version("mkdocs-material")},
                  "targets": TARGETS, "builds": builds, "serve_edit": serve_edit,
                  "weights": weights(site_dir, site_url), "kernel_sweep": kernel_sweep(),
@@ -692,6 +770,8 @@ def weights_and_lighthouse(site_dir: Path) -> int:
 
 if __name__ == "__main__":
     try:
+        if sys.argv[1:2] == ["report"]:
+            sys.exit(render_report())
         if sys.argv[1:2] == ["lighthouse"]:
             sys.exit(weights_and_lighthouse(Path(sys.argv[2]) if len(sys.argv) > 2 else ROOT / "site"))
         sys.exit(main())

@@ -80,3 +80,16 @@ def test_a_run_count_unset_or_given_is_read(monkeypatch):
     assert bench._env_count("BENCH_RUNS", 3) == 3
     monkeypatch.setenv("BENCH_RUNS", "7")
     assert bench._env_count("BENCH_RUNS", 3) == 7
+
+
+def test_the_report_gives_the_date_the_machine_each_target_and_the_raw_runs():
+    from tests.conftest import ROOT
+    raw = json.loads((ROOT / "reports" / "bench.json").read_text(encoding="utf-8"))
+    raw["machine"] = {**raw["machine"], "date_utc": "2026-01-02 03:04", "cpu_model": "Test CPU"}
+    raw["builds"] = {**raw["builds"], "clean_ratio_vs_stock": 2.5,  # over its 2x target
+                     "runs": {**raw["builds"]["runs"], "ours_clean_s": [2.0, 3.5, 2.25]}}
+    text = bench.markdown_report(raw, {"pages": {}})
+    assert "Date: 2026-01-02 03:04 UTC" in text and "Test CPU" in text
+    assert "| warm clean build ÷ stock Material | 2.5× | ≤ 2× | **not met** |" in text
+    assert "| no-change rebuild ÷ stock Material |" in text and "| met |" in text
+    assert "2 / 3.5 / 2.25" in text  # every run, not only the median
