@@ -268,3 +268,14 @@ def test_make_help_and_readme_tell_the_same_story():
         assert d in readme, f"make help says {d!r}, README does not"
     for words in ("uv", "npm ci", "chromium"):
         assert words in help_text.lower() and words in readme.lower(), words
+
+
+def test_contributing_names_every_variable_the_code_reads_and_no_other():
+    # A variable the code reads and CONTRIBUTING.md leaves out is a switch nobody finds; one it names
+    # that nothing reads is a switch that does nothing.
+    read = set()
+    for path in [*(ROOT / "src").rglob("*.py"), *(ROOT / "tests" / "support").rglob("*.py")]:
+        read |= set(re.findall(r"\b(ROOFLINE_[A-Z_]+)\b", path.read_text(encoding="utf-8")))
+    named = set(re.findall(r"\b(ROOFLINE_[A-Z_]+)\b", (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")))
+    assert read - named == set(), "CONTRIBUTING.md, Environment variables, lacks these"
+    assert named - read == set(), "CONTRIBUTING.md names variables no code reads"
