@@ -9,6 +9,8 @@ An upstream project's issue is a source like any other and stays cited by its pr
 
 from __future__ import annotations
 
+import functools
+import os
 import re
 from pathlib import Path
 
@@ -23,7 +25,7 @@ TEXT_EXT = {".py", ".js", ".mjs", ".css", ".html", ".md", ".toml", ".yml", ".yam
 SKIP_DIRS = {"__pycache__", "node_modules", ".venv", ".hypothesis", ".pytest_cache", "site"}
 
 #: The word "issue", an optional "#" and a number: a tracker number (or an upstream project's).
-_ISSUE = re.compile(r"(?i)(?P<before>[\w./-]*)\W{0,2}\bissues?\s*#?\d+")
+_ISSUE = re.compile(r"(?i)\bissues?\s*#?\d+")
 #: Upstream projects whose issues the registry and the glossary cite as sources (matched against the
 #: word before "issue", lower case); an `owner/name` word is one too.
 UPSTREAM = frozenset({"nccl", "nccl-tests", "fbgemm", "transformers-benchmarks", "vllm", "sglang", "pytorch",
@@ -49,7 +51,8 @@ def tracker_numbers(text: str) -> list[str]:
     """Every "issue N" in `text` that names no upstream project, and every bare "#N"."""
     out = [m.group(0) for m in _HASH.finditer(text) if not _upstream_before(text, m.start())]
     for m in _ISSUE.finditer(text):
-        before = m.group("before").lower()
+        words = re.findall(r"[\w./-]+", text[max(0, m.start() - 60):m.start()])
+        before = words[-1].lower() if words else ""
         if before in UPSTREAM or "/" in before:
             continue
         out.append(m.group(0).strip())
@@ -128,7 +131,7 @@ _BACKTICKED = re.compile(r"`([^`\s]+)`")
 _LINK = re.compile(r"\]\(([^)\s]+)\)")
 _EXT = (".py", ".js", ".mjs", ".css", ".md", ".toml", ".yml", ".html")
 #: Where a path may be anchored: the root, or the package a section of the map is about.
-ANCHORS = ("", "src/roofline", "src/roofline_site", "docs/assets/calculator")
+ANCHORS = ("", "src/roofline", "src/roofline_site", "docs/assets/calculator", "tests/unit")
 
 
 def named_paths(text: str) -> list[str]:
@@ -150,12 +153,23 @@ def missing_paths(text: str, root: Path) -> list[str]:
         clean = path.lstrip("./") if path.startswith("./") else path
         if clean.startswith(WRITTEN_LATER) or clean in ("/", "site"):
             continue
-        if "/" in clean.rstrip("/"):
+        if "/" in clean:  # a path, or a folder (`data/`): from the root or a package the map is about
             if not any((root / anchor / clean).exists() for anchor in ANCHORS):
                 missing.append(path)
-        elif not (root / clean).exists() and not any(root.glob(f"**/{clean}")):
+        elif not (root / clean).exists() and clean not in _file_names(root):
             missing.append(path)
     return missing
+
+
+@functools.cache
+def _file_names(root: Path) -> frozenset[str]:
+    """The name of every file in the tree, outside what is installed or built."""
+    skip = {".git", ".venv", ".tools", ".cache", "node_modules", "site", "screenshots", "__pycache__"}
+    names: set[str] = set()
+    for _folder, subfolders, files in os.walk(root):
+        subfolders[:] = [d for d in subfolders if d not in skip and not d.startswith(".site")]
+        names.update(files)
+    return frozenset(names)
 
 
 @pytest.mark.parametrize("name", MAPS)
