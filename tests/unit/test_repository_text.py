@@ -202,6 +202,15 @@ def test_the_references_are_what_the_code_gives():
     assert reference.stale() == [], "run `make reference` and commit reference/"
 
 
+def test_a_stale_reference_is_caught(tmp_path):
+    from tools import reference
+    for name in reference.REFERENCES:
+        (tmp_path / name).write_text((ROOT / "reference" / name).read_text(encoding="utf-8"), encoding="utf-8")
+    cli = tmp_path / "cli.md"
+    cli.write_text(cli.read_text(encoding="utf-8").replace("| `--chunk-tokens` |", "| `--chunk` |"), encoding="utf-8")
+    assert reference.stale(tmp_path) == ["cli.md"]
+
+
 def _cli_sections(text: str) -> dict[str, str]:
     parts = re.split(r"^## roofline (\w+)$", text, flags=re.M)
     return dict(zip(parts[1::2], parts[2::2]))
