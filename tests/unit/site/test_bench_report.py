@@ -42,8 +42,8 @@ def _report(seo: float) -> dict:
 
 
 def test_lighthouse_runs_a_second_chrome_for_what_the_first_left_undone(monkeypatch, tmp_path):
-    # The first Chrome refuses its port after one report (as at 03:54 on 27 November: the run ended in a
-    # traceback and left Chrome running); the second does the other two. Each URL keeps its own report.
+    # The first Chrome refuses its port after one report (a Chrome that crashes mid-run ends in a
+    # traceback and leaves itself running); the second does the other two. Each URL keeps its own report.
     calls = []
 
     def fake_run(cmd, **kwargs):
