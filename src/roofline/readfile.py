@@ -29,6 +29,17 @@ _KINDS = ((stat.S_ISCHR, "character device"), (stat.S_ISBLK, "block device"), (s
           (stat.S_ISSOCK, "socket"), (stat.S_ISDIR, "folder"))
 
 
+def kind_of(mode: int) -> str:
+    """What a file whose `st_mode` is `mode` is, in words: 'FIFO (named pipe)', 'folder', 'regular file'.
+
+    >>> kind_of(stat.S_IFIFO), kind_of(stat.S_IFREG)
+    ('FIFO (named pipe)', 'regular file')
+    """
+    if stat.S_ISREG(mode):
+        return "regular file"
+    return next((name for test, name in _KINDS if test(mode)), "special file")
+
+
 class UnreadableFile(Exception):
     """Why a file cannot be read, as the end of a sentence the caller starts with the file's name."""
 
@@ -61,7 +72,7 @@ def read_capped(path: str | os.PathLike, limit_bytes: int, what: str) -> bytes:
     try:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
-            kind = next((name for test, name in _KINDS if test(mode)), "special file")
+            kind = kind_of(mode)
             if kind == "folder":
                 raise UnreadableFile(f"is a folder, not a {what}")
             raise UnreadableFile(f"is a {kind}, not a regular file: not a {what}")
