@@ -227,9 +227,11 @@ class Entry:
         return int(value) if integer else float(value)
 
     def source_url(self, field: str = "source_url") -> str:
+        from roofline.urls import url_problem
+
         url = self.text(field)
-        if not url.startswith("https://"):
-            raise self.fail(field, f"must be an https:// URL, got {url!r}")
+        if (problem := url_problem(url)) is not None:
+            raise self.fail(field, f"{problem}, got {show(url)}")
         return url
 
 

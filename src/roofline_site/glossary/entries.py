@@ -14,6 +14,7 @@ from pathlib import Path
 import yaml
 
 from roofline.readfile import UnreadableFile, read_capped
+from roofline.urls import url_problem
 from roofline.quantities import Source
 from roofline_site.glossary.annotate import Annotated, annotate_html, card_html, resolve_glossary_link
 from roofline_site.glossary.matching import Mention, case_sensitive, compile_matcher, find_mentions, fold, name_pattern
@@ -117,8 +118,11 @@ def _entry(text: str, slug: str, folder: str, where: str) -> Entry:
     sources = meta["sources"]
     if not isinstance(sources, list) or not all(
             isinstance(s, dict) and isinstance(s.get("title"), str) and isinstance(s.get("url"), str)
-            and s["url"].startswith("https://") for s in sources):
+            for s in sources):
         raise GlossaryError(f"{where}: field 'sources' must be a list of {{title, url}} with https URLs")
+    for i, s in enumerate(sources, 1):
+        if (problem := url_problem(s["url"])) is not None:
+            raise GlossaryError(f"{where}: field 'sources': source {i}'s url {problem}")
     if not body.strip():
         raise GlossaryError(f"{where}: the entry has no body (start it with the definition)")
     return Entry(slug=slug, term=meta["term"].strip(), aliases=_str_list(meta, "aliases", where),

@@ -48,6 +48,19 @@ def _is_site_or_web_link(href: str) -> bool:
     return scheme is None or scheme.group(1).lower() in ("http", "https")
 
 
+_DESTINATION_UNSAFE = re.compile(r"[\s()<>\"'`\\\[\]{}|^\x00-\x1f\x7f]")
+
+
+def destination(href: str) -> str:
+    """`href` as a Markdown link destination: every character that could end it or start new syntax
+    percent-encoded, so an address holding `)` stays one link, never two.
+
+    >>> destination("https://x.example/a)[pwn](javascript:alert(1)")
+    'https://x.example/a%29%5Bpwn%5D%28javascript:alert%281%29'
+    """
+    return _DESTINATION_UNSAFE.sub(lambda m: "".join(f"%{b:02X}" for b in m.group().encode("utf-8")), href)
+
+
 def _converter():
     """HTML -> Markdown for the page copies: fenced code with its language, ATX headings.
 
@@ -76,14 +89,15 @@ def _converter():
                 return alt
             title = el.attrs.get("title")
             title_part = f' "{_literal(title)}"' if title else ""
-            return f"![{alt}]({src}{title_part})"
+            return f"![{alt}]({destination(src)}{title_part})"
 
         def convert_a(self, el, text, parent_tags):
             href = el.get("href") or ""
             if not _is_site_or_web_link(href):
                 return text  # the label alone, as escape.link publishes a refused address
+            el = el.__copy__()
+            el["href"] = destination(href)
             if el.get("title"):  # markdownify escapes its quotes; the rest of the syntax is escaped here
-                el = el.__copy__()
                 el["title"] = _literal(el["title"].replace('"', "'"))
             return super().convert_a(el, text, parent_tags)
 
