@@ -8,7 +8,7 @@
 // mode (a shared link's model needs only model_link.js).
 
 import { CalcError } from "./calc.js";
-import { BLANK } from "./model_link.js";
+import { BLANK, shapeProblem } from "./model_link.js";
 
 // The share link's form (model_link.js), here too for the parity tests and the Serving mode.
 export { LINK_FIELDS, decodeModel, encodeModel } from "./model_link.js";
@@ -86,7 +86,10 @@ class Reader {
       if (spec.required) throw this.fail(spec.key, `is missing; the ${this.family.title} reader needs it`);
       return Array.isArray(spec.default) ? [...spec.default] : spec.default;
     }
-    return this.check(spec.key, this.cfg[spec.key], spec.kind);
+    const value = this.check(spec.key, this.cfg[spec.key], spec.kind);
+    const problem = spec.shape ? shapeProblem(this.R, spec.shape, value) : "";
+    if (problem) throw this.fail(spec.key, problem);
+    return value;
   }
 
   check(key, value, kind) {

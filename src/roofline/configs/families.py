@@ -18,6 +18,7 @@ from typing import Any, Callable
 
 from roofline.errors import InputError
 from roofline.model.formats import group_size_problem
+from roofline.registry.specfile import MODEL_SHAPE_FIELDS, model_shape_max, shape_problem
 from roofline.registry.models import WEIGHT_FORMATS as CHECKPOINT_KINDS, WEIGHT_SCOPES, Model, head_dim_rule
 
 REQUIRED = object()  # the reader refuses a config without this key
@@ -39,6 +40,13 @@ class Spec:
     kind: str = "int"          # int (≥ 1), count (≥ 0), int_or_null, bool, list_str, list_int
     default: Any = REQUIRED
     default_text: str = ""     # a default computed from other keys, in words
+
+    @property
+    def shape(self) -> str:
+        """The model shape field whose plausible range this key is held to ('' for none):
+        "ffn_size (dense layers)" is checked as an ffn_size."""
+        field = self.feeds.split(" ")[0]
+        return field if field in MODEL_SHAPE_FIELDS else ""
 
     def default_words(self) -> str:
         if self.default_text:
@@ -85,7 +93,10 @@ class Reader:
             if spec.default is REQUIRED:
                 raise self.fail(spec.key, f"is missing; the {self.family.title} reader needs it")
             return list(spec.default) if isinstance(spec.default, (list, tuple)) else spec.default
-        return self.check(spec.key, self.cfg[spec.key], spec.kind)
+        value = self.check(spec.key, self.cfg[spec.key], spec.kind)
+        if spec.shape and isinstance(value, int) and (problem := shape_problem(spec.shape, value)):
+            raise self.fail(spec.key, problem)  # a billion layers is a typo that would take minutes to compute
+        return value
 
     def check(self, key: str, value: Any, kind: str) -> Any:
         if kind == "bool":
@@ -528,10 +539,11 @@ def reader_json() -> dict[str, Any]:
         "layer_types": list(LAYER_TYPES), "windowed_layer_types": list(WINDOWED_LAYER_TYPES),
         "quant_methods": list(QUANT_METHODS), "attention_modules": list(_ATTENTION_MODULES),
         "always_sixteen_modules": list(_ALWAYS_SIXTEEN), "checkpoint_kinds": list(CHECKPOINT_KINDS),
-        "weight_scopes": list(WEIGHT_SCOPES), "model_types": {t: f.key for f in FAMILIES for t in f.model_types},
+        "weight_scopes": list(WEIGHT_SCOPES), "shape_max": model_shape_max(), "model_types": {t: f.key for f in FAMILIES for t in f.model_types},
         "families": {f.key: {"title": f.title, "nested": list(f.nested),
                              "specs": [{"key": s.key, "kind": s.kind, "required": s.default is REQUIRED,
-                                        "default": None if s.default is REQUIRED else s.default} for s in f.specs]}
+                                        "default": None if s.default is REQUIRED else s.default,
+                                        **({"shape": s.shape} if s.shape else {})} for s in f.specs]}
                      for f in FAMILIES},
     }
 

@@ -38,6 +38,14 @@ PLAUSIBLE: dict[str, tuple[float, float, str]] = {
     "experts_per_token": (1, 100_000, "1 to 100,000"),
     "published_params_B": (1e-6, 1e6, "a thousand to a quadrillion parameters"),
     "max_context_tokens": (1, 1e9, "1 to a billion tokens"),
+    "moe_ffn_size": (1, 10_000_000, "1 to 10,000,000"),
+    "n_shared_experts": (1, 100_000, "1 to 100,000"),
+    "sliding_window": (1, 1e9, "1 to a billion tokens"),
+    "kv_lora_rank": (1, 100_000, "1 to 100,000"),
+    "q_lora_rank": (1, 100_000, "1 to 100,000"),
+    "qk_nope_head_dim": (1, 100_000, "1 to 100,000"),
+    "qk_rope_head_dim": (1, 100_000, "1 to 100,000"),
+    "v_head_dim": (1, 100_000, "1 to 100,000"),
     # measurements.toml
     "measured_GB_per_s": (1e-3, 1e6, "1 MB/s to 1 PB/s"),
     "measured_TFLOP_per_s": (1e-6, 1e6, "1 MFLOP/s to 1 EFLOP/s"),
@@ -53,6 +61,31 @@ PLAUSIBLE: dict[str, tuple[float, float, str]] = {
     "output_tokens_per_s_total": (1e-3, 1e10, "0.001 to ten billion tokens/s"),
     "output_tokens_per_s_per_device": (1e-3, 1e9, "0.001 to a billion tokens/s"),
 }
+
+#: The model shape fields every reader of a model checks against PLAUSIBLE: models.toml, a config.json
+#: in the CLI or the calculator, and a calculator link. One table, exported to the calculator's JSON,
+#: so a config of a billion layers is refused in one line everywhere instead of computed for a minute.
+MODEL_SHAPE_FIELDS = ("n_layers", "hidden_size", "n_heads", "kv_heads", "head_dim", "ffn_size", "vocab_size",
+                      "n_experts", "experts_per_token", "max_context_tokens", "moe_ffn_size", "n_shared_experts",
+                      "sliding_window", "kv_lora_rank", "q_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim",
+                      "v_head_dim")
+
+
+def shape_problem(field: str, value: int) -> str | None:
+    """Why `value` is no real model's `field` (the end of a sentence), or None. Every shape field's
+    plausible range starts at 1, which the readers' type checks already hold, so only the top is checked.
+
+    >>> shape_problem("n_layers", 10**9)
+    'must be at most 10,000 for a real model, got 1000000000'
+    """
+    hi = int(PLAUSIBLE[field][1])
+    return f"must be at most {hi:,} for a real model, got {value}" if value > hi else None
+
+
+def model_shape_max() -> dict[str, int]:
+    """{field: largest plausible value} for every model shape field: what the calculator's readers check."""
+    return {f: int(PLAUSIBLE[f][1]) for f in MODEL_SHAPE_FIELDS}
+
 
 #: A spec file larger than this is not one (the bundled ones are tens of KB; a 14,000-device registry is
 #: about 10 MB): refused rather than read to the end.

@@ -81,6 +81,9 @@ VARIANTS = {
     "gptq-group-3.json": {**BASE, "quantization_config": {"quant_method": "gptq", "bits": 4, "group_size": 3}},
     "max-position-zero.json": {**BASE, "max_position_embeddings": 0},
     "max-position-missing.json": {k: v for k, v in BASE.items() if k != "max_position_embeddings"},
+    # Plausible ranges (registry.specfile.PLAUSIBLE, one table): a billion layers is no real model.
+    "billion-layers.json": {**BASE, "num_hidden_layers": 10**9},
+    "huge-hidden.json": {**BASE, "hidden_size": 2**24, "head_dim": 128},
 }
 
 

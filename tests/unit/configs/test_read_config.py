@@ -14,7 +14,7 @@ import sys
 import pytest
 
 from roofline.cli import main
-from roofline.configs import MAX_CONFIG_BYTES, field_table, read_config
+from roofline.configs import MAX_CONFIG_BYTES, field_table, read_config, read_config_doc
 from roofline.configs.families import FAMILIES
 from roofline.errors import InputError
 from roofline.model.accounting import kv_bytes_per_token
@@ -298,3 +298,14 @@ def test_the_page_table_is_the_readers_own():
     assert len([ln for ln in text.splitlines() if ln.startswith("| `") or ln.startswith("| (")]) == len(rows)
     assert text.count("**") == 2 * len({r["family"] for r in rows})
     assert "`text_config.sliding_window_pattern`" in text and "DeepSeek-V2 / V3 (R1)" in text
+
+
+@pytest.mark.parametrize("key,value,field", [("num_hidden_layers", 10**9, "10,000"),
+                                             ("intermediate_size", 10**8, "10,000,000"),
+                                             ("vocab_size", 5 * 10**8, "100,000,000")])
+def test_a_shape_no_real_model_has_is_refused_by_the_shared_plausible_range(key, value, field):
+    # registry.specfile.PLAUSIBLE: at most 10,000 layers, 10,000,000 wide MLPs, 100,000,000 tokens of
+    # vocabulary (models.toml's own ranges); a billion layers would take a minute and all memory.
+    doc = {**json.loads((ROOT / "tests" / "fixtures" / "configs" / "qwen3-8b.json").read_text()), key: value}
+    with pytest.raises(InputError, match=f"field '{key}' must be at most {field} for a real model"):
+        read_config_doc(doc, name="c.json")
