@@ -270,7 +270,11 @@ function quantScope(r, q, fallback) {
   let scope = fallback;
   const R = r.R;
   for (const name of skip) {
-    const last = name.replaceAll("*", "").split(".").filter((p) => p && !/^\d+$/.test(p));
+    if (name.split(".").some((p) => /^\d+$/.test(p))) {
+      throw r.fail("quantization_config.modules_to_not_convert", `names ${show(name)}, one layer's module; the reader `
+        + "keeps every layer in one format, so it cannot leave a single layer 16-bit");
+    }
+    const last = name.replaceAll("*", "").split(".").filter((p) => p);
     const tail = last.length ? last[last.length - 1] : "";
     if (R.attention_modules.includes(tail) || last.slice(-2).some((p) => R.attention_modules.includes(p))) {
       scope = fallback === "experts" ? "experts" : "mlp";
@@ -337,6 +341,9 @@ export function readConfig(R, doc, label = "config") {
   const r = new Reader(R, label, doc, family);
   const kw = FINISH[key](r.values(), r);
   const [weightFormat, group, scope] = readQuantization(r);
+  if (scope === "experts" && !((kw.n_experts || 1) > 1)) {
+    throw r.fail("quantization_config", `quantizes the routed experts only (${weightFormat}), and this ${family.title} model has none`);
+  }
   const name = typeof doc._name_or_path === "string" && doc._name_or_path.trim() ? doc._name_or_path : label;
   return { id: label, name, ...BLANK, ...kw, family: modelType, weight_format: weightFormat, weight_group_size: group,
     weight_scope: scope, weight_format_origin: weightFormat ? "config" : "", source_title: `${label} (${family.title} reader)` };

@@ -71,6 +71,9 @@ export function decodeModel(text, name = "your model", R = null) {
   for (const k of REQUIRED_FIELDS) {
     if (!(got[k] >= 1)) throw new CalcError(`The link's model has no ${k}.`);
   }
+  if ((got.weight_scope || got.weight_group_size) && !got.weight_format) {
+    throw new CalcError(`The link's model gives a weight scope or group size without its weight format.`);
+  }
   const m = { id: "config", name, ...BLANK, gated_ffn: true, tied_embeddings: false, ...got };
   if (m.weight_format) m.weight_format_origin = "config";
   if (m.n_heads % m.kv_heads) throw new CalcError(`The link's model: kv_heads must divide n_heads.`);

@@ -13,6 +13,7 @@ reader meant.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -151,6 +152,9 @@ class Family:
     def build(self, r: Reader, *, ident: str) -> Model:
         kw = self.finish(r.values(), r)
         fmt, group, scope = read_quantization(r)
+        if scope == "experts" and kw.get("n_experts", 1) <= 1:  # a label the step could not apply: refused
+            raise r.fail("quantization_config", f"quantizes the routed experts only ({fmt}), and this "
+                         f"{self.title} model has none")
         name = r.doc.get("_name_or_path")
         name = name if isinstance(name, str) and name.strip() else ident
         return Model(id=ident, name=name, family=r.doc["model_type"], weight_format=fmt,
@@ -498,7 +502,11 @@ def _scope(r: Reader, q: dict[str, Any], default: str) -> str:
         raise r.fail("quantization_config.modules_to_not_convert", f"must be a list of module names, got {_show(skip)}")
     scope = default
     for name in skip:
-        last = [p for p in name.replace("*", "").split(".") if p and not p.isdigit()]
+        if any(re.fullmatch(r"[0-9]+", p) for p in name.split(".")):  # one layer's module: the scope is every layer's alike
+            raise r.fail("quantization_config.modules_to_not_convert",
+                         f"names {_show(name)}, one layer's module; the reader keeps every layer in one format, "
+                         "so it cannot leave a single layer 16-bit")
+        last = [p for p in name.replace("*", "").split(".") if p]
         tail = last[-1] if last else ""
         if tail in _ATTENTION_MODULES or any(p in _ATTENTION_MODULES for p in last[-2:]):
             scope = "experts" if default == "experts" else "mlp"

@@ -36,6 +36,7 @@ LINKS = {
                          "n_layers must be at most 10,000 for a real model"),
     "a repeated key": (DENSE + ",n_layers:64", "gives n_layers twice"),
     "no experts at all": (DENSE + ",n_experts:0", "n_experts must be at least 1"),
+    "a scope without a format": (DENSE + ",weight_scope:experts", "without its weight format"),
 }
 
 
