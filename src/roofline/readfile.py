@@ -48,6 +48,30 @@ class UnreadableFile(Exception):
         self.missing = missing
 
 
+class RepeatedKey(ValueError):
+    """A JSON object that gives one key twice (json keeps the last in silence)."""
+
+    def __init__(self, key: str):
+        super().__init__(key)
+        self.key = key
+
+
+def unique_keys(pairs: list[tuple[str, object]]) -> dict:
+    """json's object_pairs_hook that refuses a key given twice: which value was meant is unknown.
+
+    >>> import json
+    >>> json.loads('{"a": 1, "a": 2}', object_pairs_hook=unique_keys)
+    Traceback (most recent call last):
+    roofline.readfile.RepeatedKey: a
+    """
+    out: dict = {}
+    for key, value in pairs:
+        if key in out:
+            raise RepeatedKey(key)
+        out[key] = value
+    return out
+
+
 def size_words(limit_bytes: int) -> str:
     """A byte limit as an error message says it: '10 MB'.
 

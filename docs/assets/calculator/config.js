@@ -204,6 +204,8 @@ const FINISH = {
   qwen3: (v, r) => ({ ...attention(v, r), ffn_size: v.intermediate_size, ...bias(v), ...qwenWindow(v, r) }),
   qwen3_moe: (v, r) => {
     const n = v.num_hidden_layers, step = v.decoder_sparse_step, only = new Set(v.mlp_only_layers || []);
+    const last = Math.max(-1, ...only);
+    if (last >= n) throw r.fail("mlp_only_layers", `lists layer ${last}, but the model's layers are 0 to ${n - 1}`);
     const ex = experts(r, v.num_experts, v.num_experts_per_tok, "num_experts", "num_experts_per_tok");
     if (!Object.keys(ex).length) return FINISH.qwen3(v, r);
     const moe = range(n).filter((i) => !only.has(i) && (i + 1) % step === 0);
@@ -223,6 +225,10 @@ const FINISH = {
       kv_lora_rank: v.kv_lora_rank,
       q_lora_rank: v.q_lora_rank || 0, qk_nope_head_dim: v.qk_nope_head_dim, qk_rope_head_dim: v.qk_rope_head_dim,
       v_head_dim: v.v_head_dim };
+    if (!Object.keys(ex).length && hasOwn(r.cfg, "n_shared_experts") && v.n_shared_experts) {
+      throw r.fail("n_shared_experts", `is ${v.n_shared_experts}, but shared experts sit beside routed ones, `
+        + "and n_routed_experts gives none");
+    }
     if (Object.keys(ex).length) {
       const moe = range(n).filter((i) => i >= v.first_k_dense_replace && i % v.moe_layer_freq === 0);
       Object.assign(out, ex, { moe_ffn_size: v.moe_intermediate_size, n_shared_experts: v.n_shared_experts || 0,
@@ -349,6 +355,32 @@ export function readConfig(R, doc, label = "config") {
     weight_scope: scope, weight_format_origin: weightFormat ? "config" : "", source_title: `${label} (${family.title} reader)` };
 }
 
+/** The first key an object of valid JSON `text` gives twice, or null (JSON.parse keeps the last in silence;
+ *  roofline.readfile.unique_keys refuses it). */
+function repeatedKey(text) {
+  const stack = [];
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === "{") stack.push({ keys: new Set(), key: true });
+    else if (c === "[") stack.push(null);
+    else if (c === "}" || c === "]") stack.pop();
+    else if (c === ",") { const top = stack[stack.length - 1]; if (top) top.key = true; }
+    else if (c === "\"") {
+      let j = i + 1;
+      while (text[j] !== "\"") j += text[j] === "\\" ? 2 : 1;
+      const top = stack[stack.length - 1];
+      if (top && top.key) {
+        const key = JSON.parse(text.slice(i, j + 1));
+        if (top.keys.has(key)) return key;
+        top.keys.add(key);
+        top.key = false;
+      }
+      i = j;
+    }
+  }
+  return null;
+}
+
 /** roofline.configs.load_config_file on text the reader pasted or dropped: size, then JSON, then the reader. */
 export function readConfigText(R, text, label = "config.json") {
   const size = new TextEncoder().encode(text).length;
@@ -360,6 +392,11 @@ export function readConfigText(R, text, label = "config.json") {
     doc = JSON.parse(text);
   } catch (err) {
     throw new CalcError(`${label}: not JSON (${String(err.message || err).split("\n")[0]})`);
+  }
+  const twice = repeatedKey(text);
+  if (twice !== null) {
+    const shown = twice.length <= 40 ? twice : `${twice.slice(0, 37)}...`;
+    throw new CalcError(`${label}: field '${shown}' is given twice; which value is meant is unknown`);
   }
   return readConfig(R, doc, label);
 }

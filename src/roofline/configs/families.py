@@ -271,6 +271,8 @@ def _qwen3(v, r):
 
 def _qwen3_moe(v, r):
     n, step, only = v["num_hidden_layers"], v["decoder_sparse_step"], set(v["mlp_only_layers"] or [])
+    if only and max(only) >= n:  # an index past the model would be set aside in silence
+        raise r.fail("mlp_only_layers", f"lists layer {max(only)}, but the model's layers are 0 to {n - 1}")
     experts = _experts(r, v["num_experts"], v["num_experts_per_tok"], "num_experts", "num_experts_per_tok")
     if not experts:
         return _qwen3(v, r)
@@ -308,6 +310,9 @@ def _deepseek(v, r):
            "head_dim": v["qk_nope_head_dim"] + v["qk_rope_head_dim"], "ffn_size": v["intermediate_size"],
            "gated_ffn": True, "vocab_size": v["vocab_size"], "tied_embeddings": v["tie_word_embeddings"],
            "max_context_tokens": v["max_position_embeddings"], **mla}
+    if not experts and "n_shared_experts" in r.cfg and v["n_shared_experts"]:
+        raise r.fail("n_shared_experts", f"is {v['n_shared_experts']}, but shared experts sit beside routed ones, "
+                     "and n_routed_experts gives none")
     if experts:
         # DeepSeek's modeling code: layer i is MoE when i >= first_k_dense_replace and i % moe_layer_freq == 0
         moe = [i for i in range(n) if i >= v["first_k_dense_replace"] and i % v["moe_layer_freq"] == 0]

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from roofline.errors import InputError
-from roofline.readfile import UnreadableFile, read_capped
+from roofline.readfile import RepeatedKey, UnreadableFile, read_capped, unique_keys
 from roofline.registry.specfile import MAX_TEXT_CHARS, show
 
 SCHEMA = "roofline-measurement/1"
@@ -211,7 +211,9 @@ def load_doc(path: Path | str, name: str | None = None) -> Any:
     except UnicodeDecodeError as err:
         raise MeasurementError(f"{name}: cannot read the measurement file ({err})") from None
     try:
-        doc = json.loads(text, parse_constant=_no_constant)
+        doc = json.loads(text, parse_constant=_no_constant, object_pairs_hook=unique_keys)
+    except RepeatedKey as err:
+        raise MeasurementError(f"{name}: field {show(err.key)} is given twice; which value is meant is unknown") from None
     except json.JSONDecodeError as err:
         raise MeasurementError(f"{name}: not valid JSON ({err.msg} at line {err.lineno}, column {err.colno})") from None
     except RecursionError:

@@ -14,7 +14,8 @@ import pytest
 from tests.support.node import CALC_DIR, mutated_calculator, requires_node, run_harness
 
 from roofline.calculator_view import _model_record, registry_json
-from roofline.configs import read_config_doc
+from roofline.configs import parse_config_text, read_config_doc, repeated_key_words
+from roofline.readfile import RepeatedKey
 from roofline.errors import InputError
 from roofline.model.formats import choose_weight_format
 from tests.conftest import ROOT
@@ -87,6 +88,10 @@ VARIANTS = {
     # Labels the step could not apply: mxfp4 quantizes experts, and a dense model has none; one
     # layer's module left 16-bit cannot be every layer's.
     "mxfp4-dense.json": {**BASE, "quantization_config": {"quant_method": "mxfp4"}},
+    # Fields that do not apply: a layer index past the model, shared experts beside no routed ones.
+    "mlp-only-past.json": {**json.loads((FIXTURES / "qwen3-30b-a3b.json").read_text()), "mlp_only_layers": [0, 48]},
+    "shared-no-routed.json": {**json.loads((FIXTURES / "deepseek-v3.json").read_text()), "n_routed_experts": None,
+                              "n_shared_experts": 1},
     "awq-one-layer.json": {**BASE, "quantization_config": {"quant_method": "awq", "bits": 4, "group_size": 128,
                                                            "modules_to_not_convert": ["model.layers.0.self_attn"]}},
 }
@@ -95,6 +100,10 @@ VARIANTS = {
 def cases() -> list[tuple[str, str]]:
     out = [(p.name, p.read_text(encoding="utf-8")) for p in sorted(FIXTURES.glob("*.json"))]
     out += [(name, json.dumps(doc)) for name, doc in VARIANTS.items()]
+    # A key given twice: JSON parsers keep the last in silence; both readers refuse it.
+    out += [("repeated-key.json", json.dumps(BASE)[:-1] + ', "num_hidden_layers": 2}'),
+            ("repeated-nested.json", json.dumps({**BASE, "quantization_config": {}})[:-3]
+             + '{"quant_method": "awq", "quant_method": "gptq"}}')]
     return out
 
 
@@ -103,6 +112,10 @@ def python_side(label: str, text: str) -> dict:
         doc = json.loads(text)
     except json.JSONDecodeError:
         return {"error": f"{label}: not JSON"}
+    try:
+        parse_config_text(text)
+    except RepeatedKey as err:
+        return {"error": f"{label}: {repeated_key_words(err.key)}"}
     try:
         m = read_config_doc(doc, name=label)
     except InputError as err:
