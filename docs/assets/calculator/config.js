@@ -350,7 +350,15 @@ export function readConfig(R, doc, label = "config") {
   if (scope === "experts" && !((kw.n_experts || 1) > 1)) {
     throw r.fail("quantization_config", `quantizes the routed experts only (${weightFormat}), and this ${family.title} model has none`);
   }
-  const name = typeof doc._name_or_path === "string" && doc._name_or_path.trim() ? doc._name_or_path : label;
+  let name = typeof doc._name_or_path === "string" && doc._name_or_path.trim() ? doc._name_or_path : label;
+  // readfile.surrogate_problem and one_line: no lone surrogate; breaks flattened, controls and bidi overrides dropped.
+  const lone = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.exec(name);
+  if (lone) {
+    const code = lone[0].charCodeAt(0).toString(16).toUpperCase();
+    throw r.fail("_name_or_path", `holds a lone surrogate (U+${code}), which is not text`);
+  }
+  name = name.replace(/[\n\r\v\f\x85\u2028\u2029]+/g, " ")
+    .replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, "").slice(0, 200);
   return { id: label, name, ...BLANK, ...kw, family: modelType, weight_format: weightFormat, weight_group_size: group,
     weight_scope: scope, weight_format_origin: weightFormat ? "config" : "", source_title: `${label} (${family.title} reader)` };
 }

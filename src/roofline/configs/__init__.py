@@ -20,7 +20,7 @@ from typing import Any
 
 from roofline.configs.families import FAMILIES, MODEL_TYPES, Reader, field_table, reader_json
 from roofline.errors import InputError
-from roofline.readfile import RepeatedKey, UnreadableFile, read_capped, unique_keys
+from roofline.readfile import RepeatedKey, UnreadableFile, json_int, read_capped, unique_keys
 from roofline.registry.models import Model, get_model
 
 MAX_CONFIG_BYTES = 10 * 1024 * 1024  # real config.json files are a few KB; 10 MB is certainly not one
@@ -57,7 +57,7 @@ def load_config_file(path: str | os.PathLike) -> dict[str, Any]:
 
 def parse_config_text(text: str) -> Any:
     """config.json text parsed as JSON: no NaN or Infinity, no key given twice (RepeatedKey)."""
-    return json.loads(text, parse_constant=_no_constant, object_pairs_hook=unique_keys)
+    return json.loads(text, parse_constant=_no_constant, object_pairs_hook=unique_keys, parse_int=json_int)
 
 
 def repeated_key_words(key: str) -> str:

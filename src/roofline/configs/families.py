@@ -19,6 +19,7 @@ from typing import Any, Callable
 
 from roofline.errors import InputError
 from roofline.model.formats import group_size_problem
+from roofline.readfile import one_line, surrogate_problem
 from roofline.registry.specfile import MODEL_SHAPE_FIELDS, model_shape_max, shape_problem
 from roofline.registry.models import WEIGHT_FORMATS as CHECKPOINT_KINDS, WEIGHT_SCOPES, Model, head_dim_rule
 
@@ -157,6 +158,9 @@ class Family:
                          f"{self.title} model has none")
         name = r.doc.get("_name_or_path")
         name = name if isinstance(name, str) and name.strip() else ident
+        if (problem := surrogate_problem(name)) is not None:
+            raise r.fail("_name_or_path", problem)
+        name = one_line(name)[:200]  # a name is shown on one line: a break in it would forge the CLI's output
         return Model(id=ident, name=name, family=r.doc["model_type"], weight_format=fmt,
                      weight_group_size=group, weight_scope=scope, weight_format_origin="config" if fmt else "",
                      source_title=f"{ident} ({self.title} reader)", **kw)

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from roofline.errors import InputError, SpecError
-from roofline.readfile import UnreadableFile, read_capped
+from roofline.readfile import UnreadableFile, one_line, read_capped, surrogate_problem
 
 DATA_DIR = Path(str(resources.files("roofline") / "data"))
 
@@ -152,6 +152,8 @@ def load_document(path: Path) -> dict[str, Any]:
         raise SpecError(f"{path.name}: not valid TOML ({err})") from None
     except RecursionError:
         raise SpecError(f"{path.name}: nests too deeply to read; not a spec file") from None
+    except ValueError:  # an integer of more than 4,300 digits, which Python will not convert
+        raise SpecError(f"{path.name}: holds a number of thousands of digits; no spec value is one") from None
     return doc
 
 
@@ -234,7 +236,9 @@ class Entry:
         if len(value) > limit:
             raise self.fail(field, f"is {len(value):,} characters long; at most {limit:,} (a spec field is a name "
                                    "or a note, not a document)")
-        return value
+        if (problem := surrogate_problem(value)) is not None:
+            raise self.fail(field, problem)
+        return one_line(value)  # every spec text field is shown on one line: a table cell, a legend, a popover
 
     def number(self, field: str, *, required: bool = True, integer: bool = False,
                allow_zero: bool = False) -> float | None:

@@ -92,6 +92,9 @@ VARIANTS = {
     "mlp-only-past.json": {**json.loads((FIXTURES / "qwen3-30b-a3b.json").read_text()), "mlp_only_layers": [0, 48]},
     "shared-no-routed.json": {**json.loads((FIXTURES / "deepseek-v3.json").read_text()), "n_routed_experts": None,
                               "n_shared_experts": 1},
+    # A name is one line: a break flattened, controls and U+202E dropped, a lone surrogate refused.
+    "forged-name.json": {**BASE, "_name_or_path": "evil\nroofline: error: forged \u202e\x1b[2J line"},
+    "surrogate-name.json": {**BASE, "_name_or_path": "evil\ud800"},
     "awq-one-layer.json": {**BASE, "quantization_config": {"quant_method": "awq", "bits": 4, "group_size": 128,
                                                            "modules_to_not_convert": ["model.layers.0.self_attn"]}},
 }
