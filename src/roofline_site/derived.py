@@ -275,7 +275,10 @@ def _write(target: Path, value) -> bool:
     except (OSError, pickle.PicklingError, TypeError, AttributeError):
         return False
     finally:
-        tmp.unlink(missing_ok=True)
+        try:  # on a read-only .cache the unlink itself fails: it is no error either
+            tmp.unlink(missing_ok=True)
+        except OSError:
+            pass
 
 
 def template_cache(env) -> "object | None":
