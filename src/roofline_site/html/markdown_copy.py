@@ -51,6 +51,9 @@ def _is_site_or_web_link(href: str) -> bool:
 _DESTINATION_UNSAFE = re.compile(r"[\s()<>\"'`\\\[\]{}|^\x00-\x1f\x7f]")
 
 
+_EDGE_UNDERSCORE = re.compile(r"(?<![A-Za-z0-9\\])_|_(?![A-Za-z0-9])")
+
+
 def destination(href: str) -> str:
     """`href` as a Markdown link destination: every character that could end it or start new syntax
     percent-encoded, so an address holding `)` stays one link, never two.
@@ -77,10 +80,13 @@ def _converter():
 
     class Converter(MarkdownConverter):
         def escape(self, text, parent_tags):
-            # Text a page shows may quote a file ("[x](javascript:..)", "<b>"): in the copy it stays
-            # text, never a link or a tag. Emphasis characters are left alone (formulas use them).
+            # Text a page shows may quote a file ("[x](javascript:..)", "<b>", a name "*em*"): in the
+            # copy it stays text, never a link, a tag or emphasis. Asterisks are escaped (markdownify),
+            # underscores where they could open or close emphasis: inside a word (lm_head) they cannot.
             text = super().escape(text, parent_tags)
-            return _COPY_SYNTAX.sub(r"\\\1", text) if "_noformat" not in parent_tags else text
+            if "_noformat" in parent_tags:
+                return text
+            return _EDGE_UNDERSCORE.sub(r"\\_", _COPY_SYNTAX.sub(r"\\\1", text))
 
         def convert_img(self, el, text, parent_tags):
             # The alt text of a figure names devices and models from the spec files: literal, as in the page.
@@ -113,7 +119,7 @@ def _converter():
             return f"{head}{fence}{body}{fence}{tail}"
 
     return Converter(heading_style="ATX", bullets="-", code_language_callback=language,
-                     escape_underscores=False, escape_asterisks=False, sup_symbol="^")
+                     escape_underscores=False, escape_asterisks=True, sup_symbol="^")
 
 
 def article_markdown(page_html: str) -> str:
