@@ -14,6 +14,7 @@ from pathlib import Path
 import yaml
 
 from roofline.readfile import UnreadableFile, read_capped
+from roofline_site import front_matter
 from roofline.urls import url_problem
 from roofline.quantities import Source
 from roofline_site.glossary.annotate import Annotated, annotate_html, card_html, resolve_glossary_link
@@ -42,9 +43,6 @@ def glossary_dir() -> Path:
     return Path(env) if env else GLOSSARY_DIR
 
 
-# libyaml's safe loader where PyYAML was built with it: the same documents, about ten times faster.
-_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
 
 def _split_front_matter(text: str, where: str) -> tuple[dict, str]:
     if not text.startswith("---\n"):
@@ -53,13 +51,16 @@ def _split_front_matter(text: str, where: str) -> tuple[dict, str]:
     if end == -1:
         raise GlossaryError(f"{where}: the front-matter block is not closed with '---'")
     try:
-        meta = yaml.load(text[4:end], Loader=_YAML_LOADER) or {}
+        meta = front_matter.load(text[4:end]) or {}
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         line = f" line {mark.line + 2}" if mark else ""
-        raise GlossaryError(f"{where}:{line}: front matter is not valid YAML ({getattr(err, 'problem', err)})") from None
+        raise GlossaryError(f"{where}:{line}: front matter is not valid YAML "
+                            f"({getattr(err, 'problem', None) or err})") from None
     if not isinstance(meta, dict):
         raise GlossaryError(f"{where}: front matter must be a mapping of fields")
+    if (problem := front_matter.meta_problem(meta, front_matter.ENTRY_KEYS)) is not None:
+        raise GlossaryError(f"{where}: {problem}")
     return meta, text[end + 4:].lstrip("\n")
 
 
