@@ -40,7 +40,17 @@ def glossary_dir() -> Path:
     import os
 
     env = os.environ.get("ROOFLINE_GLOSSARY")
-    return Path(env) if env else GLOSSARY_DIR
+    if env is None:
+        return GLOSSARY_DIR
+    if not env.strip():  # never read as "not set": that would build the bundled glossary in silence
+        raise GlossaryError("ROOFLINE_GLOSSARY is set but empty; unset it to use the bundled glossary/, "
+                            "or name a folder")
+    folder = Path(env)
+    if not folder.is_dir():
+        shown = env if len(env) <= 80 else env[:38] + "…" + env[-38:]
+        what = "does not exist" if not folder.exists() else "is not a folder"
+        raise GlossaryError(f"ROOFLINE_GLOSSARY={shown}: {what}; name a folder of glossary entries")
+    return folder
 
 
 

@@ -241,3 +241,14 @@ def test_a_reload_parses_only_the_entry_that_changed_and_shows_its_edit(tmp_path
     again = load_glossary(folder)
     assert parsed == ["glossary/hardware/thing.md"]
     assert again.by_slug["thing"].summary == "A thing that does what makers do."
+
+
+@pytest.mark.parametrize("value,said", [("", "ROOFLINE_GLOSSARY is set but empty"),
+                                        ("/dev/zero", "ROOFLINE_GLOSSARY=/dev/zero: is not a folder"),
+                                        ("/nowhere/glossary", "ROOFLINE_GLOSSARY=/nowhere/glossary: does not exist")])
+def test_the_glossary_variable_is_named_when_it_names_no_folder(monkeypatch, value, said):
+    from roofline_site.glossary.entries import glossary_dir
+
+    monkeypatch.setenv("ROOFLINE_GLOSSARY", value)
+    with pytest.raises(GlossaryError, match=re.escape(said)):
+        glossary_dir()
