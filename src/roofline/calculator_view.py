@@ -334,7 +334,7 @@ def registry_json() -> dict[str, Any]:
 # scripts; the step mode, which every reader of the calculator downloads, gets the rest. It checks a link's
 # model against checkpoint_kinds and weight_scopes (model_link.js) and a chosen file against max_bytes
 # before the reader's script arrives, so those stay in the first file.
-_STEP_READER_KEYS = ("checkpoint_kinds", "weight_scopes", "max_bytes")
+_STEP_READER_KEYS = ("checkpoint_kinds", "weight_scopes", "max_bytes", "shape_max")
 # The Serving mode's own fields' limits, units and starting values (serve_state.js reads them).
 _SERVING_ONLY = {"limits": ("input_tokens", "output_tokens", "concurrency", "chunk_tokens", "target_ms",
                             "usd_per_device_hour"),

@@ -6,6 +6,7 @@ Bad input prints one line, `roofline: error: ...`, and exits with status 2.
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import math
 import sys
@@ -550,9 +551,17 @@ def _check_writable(path: Path, option: str) -> None:
 
 
 def _check_writable_path(path: Path, option: str) -> None:
+    from roofline.atomic import write_target
+
     shown = fmt.terminal(path)
     if path.is_dir():
         raise InputError(f"{option} {shown}: is a folder; name a file inside it")
+    try:  # a device node, a FIFO or a socket is never replaced; a link's target is what gets written
+        path = write_target(path)
+    except OSError as err:
+        if err.errno not in (errno.EEXIST, errno.EISDIR):
+            raise
+        raise InputError(f"{option} {shown}: {err.strerror}") from None
     folder = path.parent
     while not folder.exists() and folder != folder.parent:
         folder = folder.parent

@@ -46,7 +46,9 @@ def first_problem(log: str) -> str:
     for line in reversed(lines):
         if "Error" in line or "error" in line:
             return line
-    return lines[-1] if lines else "mkdocs failed without output"
+    # An INFO line ("Building documentation...") is progress, never the reason a build failed.
+    said = [line for line in lines if not line.startswith(("INFO", "DEBUG"))]
+    return said[-1] if said else "mkdocs stopped without saying why"
 
 
 BLOCK_ERROR = re.compile(
@@ -75,6 +77,29 @@ def block_error_location(log: str, root: Path) -> tuple[str, str] | None:
     return m.group("page"), f"{m.group('page')}:{line}"
 
 
+def _save_log(path: Path, log: str) -> str:
+    """Keep a failed build's whole log at `path`; the words that say where it is, or why it is not."""
+    try:
+        path.parent.mkdir(exist_ok=True)
+        atomic_write_text(path, log)
+    except OSError as err:  # a read-only or full .cache: the one-line reason still reaches the reader
+        return f"full log not saved: {path.parent.name}/ cannot be written ({err.strerror or err})"
+    return f"full log: {path.parent.name}/{path.name}"
+
+
+_SIGNAL_EXITS = (128 + 9, 128 + 15)  # SIGKILL, SIGTERM as a shell reports a child they ended
+
+
+def _signal_name(number: int) -> str:
+    """'SIGKILL' for 9; the number where the platform has no name for it."""
+    import signal
+
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
 def build(site_dir: Path | None = None, extra_args: list[str] | None = None, root: Path = ROOT) -> int:
     """Build the project at `root` into `site_dir` (default root/site); 0 on success, 1 on failure.
 
@@ -89,7 +114,6 @@ def build(site_dir: Path | None = None, extra_args: list[str] | None = None, roo
     print(f"building the site (mkdocs build --strict) into {site_dir.name}/ ...", flush=True)
     start = time.perf_counter()
     cache = root / ".cache"
-    cache.mkdir(exist_ok=True)
     with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as out:
         try:
             proc = subprocess.Popen(cmd, cwd=root, env=env, stdin=subprocess.DEVNULL, stdout=out,
@@ -102,12 +126,15 @@ def build(site_dir: Path | None = None, extra_args: list[str] | None = None, roo
         out.seek(0)
         log = out.read()
     if code != 0:
-        atomic_write_text(cache / "last-build.log", log)
-        problem = first_problem(log)
-        if (where := block_error_location(log, root)) and problem.startswith(where[0] + ":"):
-            problem = where[1] + problem[len(where[0]):]  # the raising line in the page, not only the page
-        print(f"build failed, {site_dir.name}/ left as it was: {problem}"
-              f" (full log: .cache/last-build.log)", file=sys.stderr)
+        saved = _save_log(cache / "last-build.log", log)
+        if code < 0 or code in _SIGNAL_EXITS:  # ended by a signal (or a shell's 128 + N for one): no line
+            # of its log says why, so none is quoted as the reason
+            problem = f"the build was killed ({_signal_name(-code if code < 0 else code - 128)})"
+        else:
+            problem = first_problem(log)
+            if (where := block_error_location(log, root)) and problem.startswith(where[0] + ":"):
+                problem = where[1] + problem[len(where[0]):]  # the raising line in the page, not only the page
+        print(f"build failed, {site_dir.name}/ left as it was: {problem} ({saved})", file=sys.stderr)
         return 1
     print(f"built {site_dir.name}/ in {time.perf_counter() - start:.1f} s")
     return 0

@@ -55,8 +55,28 @@ def cache_key() -> str:
     h = hashlib.sha256(f"matplotlib {version('matplotlib')}; figures {','.join(FIGURES)}".encode())
     for label, path in sorted(inputs().items()):
         h.update(label.encode())
-        h.update(path.read_bytes() if path.exists() else b"<missing>")
+        h.update(input_bytes(path))
     return h.hexdigest()[:16]
+
+
+#: The largest input a key reads: a spec or measurement file past it is refused by its own reader.
+MAX_INPUT_BYTES = 64 * 1024 * 1024
+
+
+def input_bytes(path: Path) -> bytes:
+    """What a key hashes for one input: its bytes, or why it cannot be read.
+
+    Through the package's safe reader: a FIFO named zz.json in measurements/ would block a plain
+    read for good, and /dev/zero would read until memory runs out. A file that cannot be read is
+    hashed by its reason; the reader that loads it for the build then stops it with one line
+    naming the file.
+    """
+    from roofline.readfile import UnreadableFile, read_capped
+
+    try:
+        return read_capped(path, MAX_INPUT_BYTES, "build input")
+    except UnreadableFile as err:
+        return f"<unreadable: {err}>".encode()
 
 
 _build: dict = {"key": None, "loaded": {}, "values": {}, "changed": False}
@@ -194,7 +214,7 @@ def glue_key() -> str:
         h = hashlib.sha256(repr([(t, version(t)) for t in tools]).encode())
         for f in files:
             h.update(f.relative_to(ROOT).as_posix().encode())
-            h.update(f.read_bytes())
+            h.update(input_bytes(f))
         _glue[ROOT] = h.hexdigest()[:16]
     return _glue[ROOT]
 
@@ -255,7 +275,10 @@ def _write(target: Path, value) -> bool:
     except (OSError, pickle.PicklingError, TypeError, AttributeError):
         return False
     finally:
-        tmp.unlink(missing_ok=True)
+        try:  # on a read-only .cache the unlink itself fails: it is no error either
+            tmp.unlink(missing_ok=True)
+        except OSError:
+            pass
 
 
 def template_cache(env) -> "object | None":

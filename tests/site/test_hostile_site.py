@@ -160,3 +160,19 @@ def test_planted_strings_run_nowhere_and_show_as_typed(tab):
     for name, text in PAGE_PAYLOADS.items():
         assert text in shown, f"the {name} string does not show as typed on any page"
     assert PAYLOADS["terminal"] not in shown
+
+
+def test_data_files_hold_planted_text_as_data_never_as_markup(hostile_site):
+    import json
+
+    # numbers.json and the calculator's registry quote spec fields: the strings parse back as typed,
+    # and the files hold no `<` of their own (written as \u003c), whoever serves or opens them.
+    for rel in ("numbers.json", "calculator/registry.json", "calculator/registry_more.json"):
+        raw = (hostile_site / rel).read_text(encoding="utf-8")
+        assert "<" not in raw and ">" not in raw, rel
+        assert "XSS-script" in raw and json.loads(raw), rel
+    # No Markdown copy turns a planted string into a link, and emphasis from a name stays text.
+    for copy in hostile_site.rglob("index.md"):
+        text = _outside_code(copy.read_text(encoding="utf-8"))
+        assert "](javascript:" not in text, copy
+        assert "XSS-md *emph*" not in text, copy  # written \*emph\*: text, not emphasis

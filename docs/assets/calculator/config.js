@@ -8,7 +8,7 @@
 // mode (a shared link's model needs only model_link.js).
 
 import { CalcError } from "./calc.js";
-import { BLANK } from "./model_link.js";
+import { BLANK, shapeProblem } from "./model_link.js";
 
 // The share link's form (model_link.js), here too for the parity tests and the Serving mode.
 export { LINK_FIELDS, decodeModel, encodeModel } from "./model_link.js";
@@ -86,7 +86,10 @@ class Reader {
       if (spec.required) throw this.fail(spec.key, `is missing; the ${this.family.title} reader needs it`);
       return Array.isArray(spec.default) ? [...spec.default] : spec.default;
     }
-    return this.check(spec.key, this.cfg[spec.key], spec.kind);
+    const value = this.check(spec.key, this.cfg[spec.key], spec.kind);
+    const problem = spec.shape ? shapeProblem(this.R, spec.shape, value) : "";
+    if (problem) throw this.fail(spec.key, problem);
+    return value;
   }
 
   check(key, value, kind) {
@@ -201,6 +204,8 @@ const FINISH = {
   qwen3: (v, r) => ({ ...attention(v, r), ffn_size: v.intermediate_size, ...bias(v), ...qwenWindow(v, r) }),
   qwen3_moe: (v, r) => {
     const n = v.num_hidden_layers, step = v.decoder_sparse_step, only = new Set(v.mlp_only_layers || []);
+    const last = Math.max(-1, ...only);
+    if (last >= n) throw r.fail("mlp_only_layers", `lists layer ${last}, but the model's layers are 0 to ${n - 1}`);
     const ex = experts(r, v.num_experts, v.num_experts_per_tok, "num_experts", "num_experts_per_tok");
     if (!Object.keys(ex).length) return FINISH.qwen3(v, r);
     const moe = range(n).filter((i) => !only.has(i) && (i + 1) % step === 0);
@@ -220,6 +225,10 @@ const FINISH = {
       kv_lora_rank: v.kv_lora_rank,
       q_lora_rank: v.q_lora_rank || 0, qk_nope_head_dim: v.qk_nope_head_dim, qk_rope_head_dim: v.qk_rope_head_dim,
       v_head_dim: v.v_head_dim };
+    if (!Object.keys(ex).length && hasOwn(r.cfg, "n_shared_experts") && v.n_shared_experts) {
+      throw r.fail("n_shared_experts", `is ${v.n_shared_experts}, but shared experts sit beside routed ones, `
+        + "and n_routed_experts gives none");
+    }
     if (Object.keys(ex).length) {
       const moe = range(n).filter((i) => i >= v.first_k_dense_replace && i % v.moe_layer_freq === 0);
       Object.assign(out, ex, { moe_ffn_size: v.moe_intermediate_size, n_shared_experts: v.n_shared_experts || 0,
@@ -267,7 +276,11 @@ function quantScope(r, q, fallback) {
   let scope = fallback;
   const R = r.R;
   for (const name of skip) {
-    const last = name.replaceAll("*", "").split(".").filter((p) => p && !/^\d+$/.test(p));
+    if (name.split(".").some((p) => /^\d+$/.test(p))) {
+      throw r.fail("quantization_config.modules_to_not_convert", `names ${show(name)}, one layer's module; the reader `
+        + "keeps every layer in one format, so it cannot leave a single layer 16-bit");
+    }
+    const last = name.replaceAll("*", "").split(".").filter((p) => p);
     const tail = last.length ? last[last.length - 1] : "";
     if (R.attention_modules.includes(tail) || last.slice(-2).some((p) => R.attention_modules.includes(p))) {
       scope = fallback === "experts" ? "experts" : "mlp";
@@ -334,9 +347,46 @@ export function readConfig(R, doc, label = "config") {
   const r = new Reader(R, label, doc, family);
   const kw = FINISH[key](r.values(), r);
   const [weightFormat, group, scope] = readQuantization(r);
-  const name = typeof doc._name_or_path === "string" && doc._name_or_path.trim() ? doc._name_or_path : label;
+  if (scope === "experts" && !((kw.n_experts || 1) > 1)) {
+    throw r.fail("quantization_config", `quantizes the routed experts only (${weightFormat}), and this ${family.title} model has none`);
+  }
+  let name = typeof doc._name_or_path === "string" && doc._name_or_path.trim() ? doc._name_or_path : label;
+  // readfile.surrogate_problem and one_line: no lone surrogate; breaks flattened, controls and bidi overrides dropped.
+  const lone = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.exec(name);
+  if (lone) {
+    const code = lone[0].charCodeAt(0).toString(16).toUpperCase();
+    throw r.fail("_name_or_path", `holds a lone surrogate (U+${code}), which is not text`);
+  }
+  name = name.replace(/[\n\r\v\f\x85\u2028\u2029]+/g, " ")
+    .replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, "").slice(0, 200);
   return { id: label, name, ...BLANK, ...kw, family: modelType, weight_format: weightFormat, weight_group_size: group,
     weight_scope: scope, weight_format_origin: weightFormat ? "config" : "", source_title: `${label} (${family.title} reader)` };
+}
+
+/** The first key an object of valid JSON `text` gives twice, or null (JSON.parse keeps the last in silence;
+ *  roofline.readfile.unique_keys refuses it). */
+function repeatedKey(text) {
+  const stack = [];
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === "{") stack.push({ keys: new Set(), key: true });
+    else if (c === "[") stack.push(null);
+    else if (c === "}" || c === "]") stack.pop();
+    else if (c === ",") { const top = stack[stack.length - 1]; if (top) top.key = true; }
+    else if (c === "\"") {
+      let j = i + 1;
+      while (text[j] !== "\"") j += text[j] === "\\" ? 2 : 1;
+      const top = stack[stack.length - 1];
+      if (top && top.key) {
+        const key = JSON.parse(text.slice(i, j + 1));
+        if (top.keys.has(key)) return key;
+        top.keys.add(key);
+        top.key = false;
+      }
+      i = j;
+    }
+  }
+  return null;
 }
 
 /** roofline.configs.load_config_file on text the reader pasted or dropped: size, then JSON, then the reader. */
@@ -350,6 +400,11 @@ export function readConfigText(R, text, label = "config.json") {
     doc = JSON.parse(text);
   } catch (err) {
     throw new CalcError(`${label}: not JSON (${String(err.message || err).split("\n")[0]})`);
+  }
+  const twice = repeatedKey(text);
+  if (twice !== null) {
+    const shown = twice.length <= 40 ? twice : `${twice.slice(0, 37)}...`;
+    throw new CalcError(`${label}: field '${shown}' is given twice; which value is meant is unknown`);
   }
   return readConfig(R, doc, label);
 }

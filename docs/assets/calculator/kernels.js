@@ -92,6 +92,14 @@ export function checkpointFormatName(kind, group) {
 /** formats.choose_weight_format, the one rule: an explicit format (every linear layer unless `scope`
  *  narrows it), else the checkpoint's own over its own tensors, else 16-bit. Returns {format, scope, source}. */
 export function chooseWeightFormat(K, m, explicit = null, scope = null) {
+  const c = chosenFormat(K, m, explicit, scope);
+  if (c.scope === "experts" && !(m.n_experts > 1) && !isBare(m)) {
+    throw new CalcError(`weight scope 'experts' selects no tensors: ${m.name} has no routed experts (it is dense)`);
+  }
+  return c;
+}
+
+function chosenFormat(K, m, explicit, scope) {
   const S = K.weight_sources;
   if (scope !== null && !(scope in K.weight_scopes)) throw new CalcError(`unknown weight scope '${scope}'`);
   if (explicit !== null) return { format: parseWeightFormat(K, explicit).name, scope: scope || "linear", source: S.explicit };
@@ -101,7 +109,10 @@ export function chooseWeightFormat(K, m, explicit = null, scope = null) {
     return { format: checkpointFormatName(kind, m.weight_group_size || 0), scope: scope || own,
              source: m.weight_format_origin === "config" ? S.config : S.registry };
   }
-  return { format: "bf16", scope: scope || "linear", source: isBare(m) ? S.bare : S.sixteen };
+  if (scope !== null) {
+    throw new CalcError(`a weight scope narrows a weight format, and none is given: ${m.name} is stored in 16-bit; give a weight format with it`);
+  }
+  return { format: "bf16", scope: "linear", source: isBare(m) ? S.bare : S.sixteen };
 }
 
 /** Formats.matmul_dtype: the peak a weight matmul runs at. */

@@ -13,6 +13,13 @@ export const BLANK = {
   weight_format: "", weight_group_size: 0, weight_scope: "", weight_format_origin: "",
 };
 
+/** registry.specfile.shape_problem: why `value` is no real model's `field`, or "" (R.shape_max: one table). */
+export function shapeProblem(R, field, value) {
+  const hi = R && R.shape_max ? R.shape_max[field] : undefined;
+  return typeof value === "number" && hi !== undefined && value > hi
+    ? `must be at most ${hi.toLocaleString("en-US")} for a real model, got ${value}` : "";
+}
+
 // ------------------------------------------------------------------ the share link
 // A link carries the parsed fields, never the file: `cfg=` holds "field:value" pairs.
 export const LINK_FIELDS = ["n_layers", "hidden_size", "n_heads", "kv_heads", "head_dim", "ffn_size", "gated_ffn",
@@ -36,6 +43,7 @@ export function decodeModel(text, name = "your model", R = null) {
   const got = {};
   for (const part of String(text).slice(0, 2000).split(",")) {
     const [k, v] = part.split(":");
+    if (Object.prototype.hasOwnProperty.call(got, k)) throw new CalcError(`The link's model gives ${String(k).slice(0, 40)} twice.`);
     if (k === "weight_format" || k === "weight_scope") {
       const allowed = R ? (k === "weight_format" ? R.checkpoint_kinds : R.weight_scopes) : null;
       if (!/^[a-z0-9-]{1,20}$/.test(v || "") || (allowed && !allowed.includes(v))) {
@@ -54,10 +62,17 @@ export function decodeModel(text, name = "your model", R = null) {
     if (!/^\d{1,10}$/.test(v || "") || value > 1e9 || (BOOLS.has(k) && value > 1)) {
       throw new CalcError(`The link's model field ${k} must be a whole number, got "${String(v).slice(0, 40)}".`);
     }
+    // 0 stands for "absent" only where the record's blank is 0; a model routing to no expert is none.
+    if (!BOOLS.has(k) && value === 0 && BLANK[k] !== 0) throw new CalcError(`The link's model field ${k} must be at least 1.`);
+    const problem = shapeProblem(R, k, value);
+    if (problem) throw new CalcError(`The link's model field ${k} ${problem}.`);
     got[k] = BOOLS.has(k) ? value === 1 : value;
   }
   for (const k of REQUIRED_FIELDS) {
     if (!(got[k] >= 1)) throw new CalcError(`The link's model has no ${k}.`);
+  }
+  if ((got.weight_scope || got.weight_group_size) && !got.weight_format) {
+    throw new CalcError(`The link's model gives a weight scope or group size without its weight format.`);
   }
   const m = { id: "config", name, ...BLANK, gated_ffn: true, tied_embeddings: false, ...got };
   if (m.weight_format) m.weight_format_origin = "config";

@@ -3,6 +3,7 @@
 // can import it. The device, model, formats, layout and collective latency are the step
 // calculator's own fields (state.js FIELDS), resolved by the same code.
 
+import { integer } from "./format.js";
 import { FIELDS, parseNumber, resolveConfig } from "./state.js";
 
 /** The Serving mode's fields: the shared ones, then roofline serve's own (limits from registry.json). */
@@ -57,6 +58,11 @@ export function resolveServing(registry, raw) {
   };
   const I = num("in"), O = num("out"), conc = num("conc"), ttft = num("ttft"), tpot = num("tpot"), price = num("price");
   const chunk = num("chunk"), dp = num("dp");
+  // A request's prompt and answer share the model's window, as `roofline serve` refuses past it.
+  const limit = base.model ? base.model.max_context_tokens || 0 : 0;
+  if (limit && !("in" in errors || "out" in errors) && I + O > limit) {
+    errors.in = `Input plus output tokens must be at most ${integer(limit)} for ${base.model.name} (its max_position_embeddings).`;
+  }
   if (Object.keys(errors).length) return { errors };
   return {
     device: base.device, model: base.model, I, O, choice: { format: base.wd, scope: base.ws, source: base.wsource },

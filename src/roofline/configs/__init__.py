@@ -20,7 +20,7 @@ from typing import Any
 
 from roofline.configs.families import FAMILIES, MODEL_TYPES, Reader, field_table, reader_json
 from roofline.errors import InputError
-from roofline.readfile import UnreadableFile, read_capped
+from roofline.readfile import RepeatedKey, UnreadableFile, json_int, read_capped, unique_keys
 from roofline.registry.models import Model, get_model
 
 MAX_CONFIG_BYTES = 10 * 1024 * 1024  # real config.json files are a few KB; 10 MB is certainly not one
@@ -41,7 +41,9 @@ def load_config_file(path: str | os.PathLike) -> dict[str, Any]:
     p = Path(path)
     try:
         text = read_capped(p, MAX_CONFIG_BYTES, "config.json").decode("utf-8")
-        doc = json.loads(text, parse_constant=_no_constant)
+        doc = parse_config_text(text)
+    except RepeatedKey as err:
+        raise InputError(f"{p}: {repeated_key_words(err.key)}") from None
     except UnreadableFile as err:
         raise InputError(f"{p}: {err}") from None
     except UnicodeDecodeError:
@@ -51,6 +53,17 @@ def load_config_file(path: str | os.PathLike) -> dict[str, Any]:
     except RecursionError:
         raise InputError(f"{p}: nests too deeply to be a config.json") from None
     return doc
+
+
+def parse_config_text(text: str) -> Any:
+    """config.json text parsed as JSON: no NaN or Infinity, no key given twice (RepeatedKey)."""
+    return json.loads(text, parse_constant=_no_constant, object_pairs_hook=unique_keys, parse_int=json_int)
+
+
+def repeated_key_words(key: str) -> str:
+    """The refusal of a key given twice (config.js says the same)."""
+    shown = key if len(key) <= 40 else key[:37] + "..."
+    return f"field '{shown}' is given twice; which value is meant is unknown"
 
 
 def read_config(source: str | os.PathLike | dict[str, Any], *, name: str | None = None) -> Model:

@@ -13,11 +13,14 @@ reader meant.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
 from roofline.errors import InputError
 from roofline.model.formats import group_size_problem
+from roofline.readfile import one_line, surrogate_problem
+from roofline.registry.specfile import MODEL_SHAPE_FIELDS, model_shape_max, shape_problem
 from roofline.registry.models import WEIGHT_FORMATS as CHECKPOINT_KINDS, WEIGHT_SCOPES, Model, head_dim_rule
 
 REQUIRED = object()  # the reader refuses a config without this key
@@ -39,6 +42,13 @@ class Spec:
     kind: str = "int"          # int (≥ 1), count (≥ 0), int_or_null, bool, list_str, list_int
     default: Any = REQUIRED
     default_text: str = ""     # a default computed from other keys, in words
+
+    @property
+    def shape(self) -> str:
+        """The model shape field whose plausible range this key is held to ('' for none):
+        "ffn_size (dense layers)" is checked as an ffn_size."""
+        field = self.feeds.split(" ")[0]
+        return field if field in MODEL_SHAPE_FIELDS else ""
 
     def default_words(self) -> str:
         if self.default_text:
@@ -85,7 +95,10 @@ class Reader:
             if spec.default is REQUIRED:
                 raise self.fail(spec.key, f"is missing; the {self.family.title} reader needs it")
             return list(spec.default) if isinstance(spec.default, (list, tuple)) else spec.default
-        return self.check(spec.key, self.cfg[spec.key], spec.kind)
+        value = self.check(spec.key, self.cfg[spec.key], spec.kind)
+        if spec.shape and isinstance(value, int) and (problem := shape_problem(spec.shape, value)):
+            raise self.fail(spec.key, problem)  # a billion layers is a typo that would take minutes to compute
+        return value
 
     def check(self, key: str, value: Any, kind: str) -> Any:
         if kind == "bool":
@@ -140,8 +153,14 @@ class Family:
     def build(self, r: Reader, *, ident: str) -> Model:
         kw = self.finish(r.values(), r)
         fmt, group, scope = read_quantization(r)
+        if scope == "experts" and kw.get("n_experts", 1) <= 1:  # a label the step could not apply: refused
+            raise r.fail("quantization_config", f"quantizes the routed experts only ({fmt}), and this "
+                         f"{self.title} model has none")
         name = r.doc.get("_name_or_path")
         name = name if isinstance(name, str) and name.strip() else ident
+        if (problem := surrogate_problem(name)) is not None:
+            raise r.fail("_name_or_path", problem)
+        name = one_line(name)[:200]  # a name is shown on one line: a break in it would forge the CLI's output
         return Model(id=ident, name=name, family=r.doc["model_type"], weight_format=fmt,
                      weight_group_size=group, weight_scope=scope, weight_format_origin="config" if fmt else "",
                      source_title=f"{ident} ({self.title} reader)", **kw)
@@ -256,6 +275,8 @@ def _qwen3(v, r):
 
 def _qwen3_moe(v, r):
     n, step, only = v["num_hidden_layers"], v["decoder_sparse_step"], set(v["mlp_only_layers"] or [])
+    if only and max(only) >= n:  # an index past the model would be set aside in silence
+        raise r.fail("mlp_only_layers", f"lists layer {max(only)}, but the model's layers are 0 to {n - 1}")
     experts = _experts(r, v["num_experts"], v["num_experts_per_tok"], "num_experts", "num_experts_per_tok")
     if not experts:
         return _qwen3(v, r)
@@ -293,6 +314,9 @@ def _deepseek(v, r):
            "head_dim": v["qk_nope_head_dim"] + v["qk_rope_head_dim"], "ffn_size": v["intermediate_size"],
            "gated_ffn": True, "vocab_size": v["vocab_size"], "tied_embeddings": v["tie_word_embeddings"],
            "max_context_tokens": v["max_position_embeddings"], **mla}
+    if not experts and "n_shared_experts" in r.cfg and v["n_shared_experts"]:
+        raise r.fail("n_shared_experts", f"is {v['n_shared_experts']}, but shared experts sit beside routed ones, "
+                     "and n_routed_experts gives none")
     if experts:
         # DeepSeek's modeling code: layer i is MoE when i >= first_k_dense_replace and i % moe_layer_freq == 0
         moe = [i for i in range(n) if i >= v["first_k_dense_replace"] and i % v["moe_layer_freq"] == 0]
@@ -487,7 +511,11 @@ def _scope(r: Reader, q: dict[str, Any], default: str) -> str:
         raise r.fail("quantization_config.modules_to_not_convert", f"must be a list of module names, got {_show(skip)}")
     scope = default
     for name in skip:
-        last = [p for p in name.replace("*", "").split(".") if p and not p.isdigit()]
+        if any(re.fullmatch(r"[0-9]+", p) for p in name.split(".")):  # one layer's module: the scope is every layer's alike
+            raise r.fail("quantization_config.modules_to_not_convert",
+                         f"names {_show(name)}, one layer's module; the reader keeps every layer in one format, "
+                         "so it cannot leave a single layer 16-bit")
+        last = [p for p in name.replace("*", "").split(".") if p]
         tail = last[-1] if last else ""
         if tail in _ATTENTION_MODULES or any(p in _ATTENTION_MODULES for p in last[-2:]):
             scope = "experts" if default == "experts" else "mlp"
@@ -528,10 +556,11 @@ def reader_json() -> dict[str, Any]:
         "layer_types": list(LAYER_TYPES), "windowed_layer_types": list(WINDOWED_LAYER_TYPES),
         "quant_methods": list(QUANT_METHODS), "attention_modules": list(_ATTENTION_MODULES),
         "always_sixteen_modules": list(_ALWAYS_SIXTEEN), "checkpoint_kinds": list(CHECKPOINT_KINDS),
-        "weight_scopes": list(WEIGHT_SCOPES), "model_types": {t: f.key for f in FAMILIES for t in f.model_types},
+        "weight_scopes": list(WEIGHT_SCOPES), "shape_max": model_shape_max(), "model_types": {t: f.key for f in FAMILIES for t in f.model_types},
         "families": {f.key: {"title": f.title, "nested": list(f.nested),
                              "specs": [{"key": s.key, "kind": s.kind, "required": s.default is REQUIRED,
-                                        "default": None if s.default is REQUIRED else s.default} for s in f.specs]}
+                                        "default": None if s.default is REQUIRED else s.default,
+                                        **({"shape": s.shape} if s.shape else {})} for s in f.specs]}
                      for f in FAMILIES},
     }
 

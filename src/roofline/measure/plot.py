@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import io
+
 from pathlib import Path
 
 import numpy as np
 
+from roofline.atomic import atomic_write_bytes
 from roofline.errors import InputError
 from roofline.measure.compare import spec_dtype
 from roofline.registry.machine import Measurement
@@ -54,7 +57,9 @@ def plot_svg(path: Path | str, measurements: list[Measurement], device=None, dty
         ax.set_title("Measured roofline" + (f" beside the {device.name} spec" if device is not None else ""))
         fig.tight_layout()
         path.parent.mkdir(parents=True, exist_ok=True)
-        fig.savefig(path, format="svg", metadata={"Date": None})
+        svg = io.BytesIO()
+        fig.savefig(svg, format="svg", metadata={"Date": None})
+        atomic_write_bytes(path, svg.getvalue())  # a link's target written; a device node never replaced
     except OSError as err:
         raise InputError(f"cannot write the plot to {path} ({err.strerror})") from None
     finally:

@@ -295,6 +295,15 @@ def choose_weight_format(model, explicit: str | None = None, scope: str | None =
     >>> choose_weight_format(get_model("gpt-oss-20b"))
     WeightChoice(format='mxfp4', scope='experts', source='checkpoint format from the registry')
     """
+    choice = _chosen(model, explicit, scope)
+    if choice.scope == "experts" and not getattr(model, "is_moe", False) and not getattr(model, "is_bare", False):
+        # Labelled int4 over the experts, computed in 16-bit over everything: refused instead.
+        raise InputError(f"weight scope 'experts' selects no tensors: {getattr(model, 'name', 'the model')} has no "
+                         "routed experts (it is dense)")
+    return choice
+
+
+def _chosen(model, explicit: str | None, scope: str | None) -> WeightChoice:
     if scope is not None and scope not in WEIGHT_SCOPES:
         raise InputError(f"unknown weight scope {scope!r}: expected one of {', '.join(WEIGHT_SCOPES)}")
     if explicit is not None:
@@ -305,6 +314,9 @@ def choose_weight_format(model, explicit: str | None = None, scope: str | None =
         own = getattr(model, "weight_scope", "") or ("experts" if kind == "mxfp4" else "linear")
         source = SOURCE_CONFIG if getattr(model, "weight_format_origin", "") == "config" else SOURCE_REGISTRY
         return WeightChoice(name, scope or own, source)
+    if scope is not None:  # a scope narrows a format; over 16-bit weights it would change nothing
+        raise InputError(f"a weight scope narrows a weight format, and none is given: "
+                         f"{getattr(model, 'name', 'the model')} is stored in 16-bit; give a weight format with it")
     if getattr(model, "is_bare", False):
-        return WeightChoice("bf16", scope or "linear", SOURCE_BARE)
-    return WeightChoice("bf16", scope or "linear", SOURCE_SIXTEEN)
+        return WeightChoice("bf16", "linear", SOURCE_BARE)
+    return WeightChoice("bf16", "linear", SOURCE_SIXTEEN)

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from roofline.errors import InputError
-from roofline.readfile import UnreadableFile, read_capped
+from roofline.readfile import RepeatedKey, UnreadableFile, json_int, one_line, read_capped, surrogate_problem, unique_keys
 from roofline.registry.specfile import MAX_TEXT_CHARS, show
 
 SCHEMA = "roofline-measurement/1"
@@ -130,7 +130,9 @@ def _text(doc: dict, path: str, name: str, *, required: bool = True) -> str:
     if len(v) > MAX_TEXT_CHARS["*"]:  # the spec files' bound: a label or a note, not a document
         raise MeasurementError(f"{name}: field '{path}' is {len(v):,} characters long; at most "
                                f"{MAX_TEXT_CHARS['*']:,}")
-    return v
+    if (problem := surrogate_problem(v)) is not None:
+        raise MeasurementError(f"{name}: field '{path}' {problem}")
+    return one_line(v)
 
 
 def validate(doc: Any, name: str) -> Measurement:
@@ -211,7 +213,9 @@ def load_doc(path: Path | str, name: str | None = None) -> Any:
     except UnicodeDecodeError as err:
         raise MeasurementError(f"{name}: cannot read the measurement file ({err})") from None
     try:
-        doc = json.loads(text, parse_constant=_no_constant)
+        doc = json.loads(text, parse_constant=_no_constant, object_pairs_hook=unique_keys, parse_int=json_int)
+    except RepeatedKey as err:
+        raise MeasurementError(f"{name}: field {show(err.key)} is given twice; which value is meant is unknown") from None
     except json.JSONDecodeError as err:
         raise MeasurementError(f"{name}: not valid JSON ({err.msg} at line {err.lineno}, column {err.colno})") from None
     except RecursionError:

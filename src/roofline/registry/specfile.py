@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from roofline.errors import InputError, SpecError
-from roofline.readfile import UnreadableFile, read_capped
+from roofline.readfile import UnreadableFile, one_line, read_capped, surrogate_problem
 
 DATA_DIR = Path(str(resources.files("roofline") / "data"))
 
@@ -38,6 +38,14 @@ PLAUSIBLE: dict[str, tuple[float, float, str]] = {
     "experts_per_token": (1, 100_000, "1 to 100,000"),
     "published_params_B": (1e-6, 1e6, "a thousand to a quadrillion parameters"),
     "max_context_tokens": (1, 1e9, "1 to a billion tokens"),
+    "moe_ffn_size": (1, 10_000_000, "1 to 10,000,000"),
+    "n_shared_experts": (1, 100_000, "1 to 100,000"),
+    "sliding_window": (1, 1e9, "1 to a billion tokens"),
+    "kv_lora_rank": (1, 100_000, "1 to 100,000"),
+    "q_lora_rank": (1, 100_000, "1 to 100,000"),
+    "qk_nope_head_dim": (1, 100_000, "1 to 100,000"),
+    "qk_rope_head_dim": (1, 100_000, "1 to 100,000"),
+    "v_head_dim": (1, 100_000, "1 to 100,000"),
     # measurements.toml
     "measured_GB_per_s": (1e-3, 1e6, "1 MB/s to 1 PB/s"),
     "measured_TFLOP_per_s": (1e-6, 1e6, "1 MFLOP/s to 1 EFLOP/s"),
@@ -53,6 +61,31 @@ PLAUSIBLE: dict[str, tuple[float, float, str]] = {
     "output_tokens_per_s_total": (1e-3, 1e10, "0.001 to ten billion tokens/s"),
     "output_tokens_per_s_per_device": (1e-3, 1e9, "0.001 to a billion tokens/s"),
 }
+
+#: The model shape fields every reader of a model checks against PLAUSIBLE: models.toml, a config.json
+#: in the CLI or the calculator, and a calculator link. One table, exported to the calculator's JSON,
+#: so a config of a billion layers is refused in one line everywhere instead of computed for a minute.
+MODEL_SHAPE_FIELDS = ("n_layers", "hidden_size", "n_heads", "kv_heads", "head_dim", "ffn_size", "vocab_size",
+                      "n_experts", "experts_per_token", "max_context_tokens", "moe_ffn_size", "n_shared_experts",
+                      "sliding_window", "kv_lora_rank", "q_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim",
+                      "v_head_dim")
+
+
+def shape_problem(field: str, value: int) -> str | None:
+    """Why `value` is no real model's `field` (the end of a sentence), or None. Every shape field's
+    plausible range starts at 1, which the readers' type checks already hold, so only the top is checked.
+
+    >>> shape_problem("n_layers", 10**9)
+    'must be at most 10,000 for a real model, got 1000000000'
+    """
+    hi = int(PLAUSIBLE[field][1])
+    return f"must be at most {hi:,} for a real model, got {value}" if value > hi else None
+
+
+def model_shape_max() -> dict[str, int]:
+    """{field: largest plausible value} for every model shape field: what the calculator's readers check."""
+    return {f: int(PLAUSIBLE[f][1]) for f in MODEL_SHAPE_FIELDS}
+
 
 #: A spec file larger than this is not one (the bundled ones are tens of KB; a 14,000-device registry is
 #: about 10 MB): refused rather than read to the end.
@@ -119,6 +152,8 @@ def load_document(path: Path) -> dict[str, Any]:
         raise SpecError(f"{path.name}: not valid TOML ({err})") from None
     except RecursionError:
         raise SpecError(f"{path.name}: nests too deeply to read; not a spec file") from None
+    except ValueError:  # an integer of more than 4,300 digits, which Python will not convert
+        raise SpecError(f"{path.name}: holds a number of thousands of digits; no spec value is one") from None
     return doc
 
 
@@ -201,7 +236,9 @@ class Entry:
         if len(value) > limit:
             raise self.fail(field, f"is {len(value):,} characters long; at most {limit:,} (a spec field is a name "
                                    "or a note, not a document)")
-        return value
+        if (problem := surrogate_problem(value)) is not None:
+            raise self.fail(field, problem)
+        return one_line(value)  # every spec text field is shown on one line: a table cell, a legend, a popover
 
     def number(self, field: str, *, required: bool = True, integer: bool = False,
                allow_zero: bool = False) -> float | None:
@@ -227,9 +264,11 @@ class Entry:
         return int(value) if integer else float(value)
 
     def source_url(self, field: str = "source_url") -> str:
+        from roofline.urls import url_problem
+
         url = self.text(field)
-        if not url.startswith("https://"):
-            raise self.fail(field, f"must be an https:// URL, got {url!r}")
+        if (problem := url_problem(url)) is not None:
+            raise self.fail(field, f"{problem}, got {show(url)}")
         return url
 
 

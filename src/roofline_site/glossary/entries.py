@@ -14,6 +14,8 @@ from pathlib import Path
 import yaml
 
 from roofline.readfile import UnreadableFile, read_capped
+from roofline_site import front_matter
+from roofline.urls import url_problem
 from roofline.quantities import Source
 from roofline_site.glossary.annotate import Annotated, annotate_html, card_html, resolve_glossary_link
 from roofline_site.glossary.matching import Mention, case_sensitive, compile_matcher, find_mentions, fold, name_pattern
@@ -38,11 +40,18 @@ def glossary_dir() -> Path:
     import os
 
     env = os.environ.get("ROOFLINE_GLOSSARY")
-    return Path(env) if env else GLOSSARY_DIR
+    if env is None:
+        return GLOSSARY_DIR
+    if not env.strip():  # never read as "not set": that would build the bundled glossary in silence
+        raise GlossaryError("ROOFLINE_GLOSSARY is set but empty; unset it to use the bundled glossary/, "
+                            "or name a folder")
+    folder = Path(env)
+    if not folder.is_dir():
+        shown = env if len(env) <= 80 else env[:38] + "…" + env[-38:]
+        what = "does not exist" if not folder.exists() else "is not a folder"
+        raise GlossaryError(f"ROOFLINE_GLOSSARY={shown}: {what}; name a folder of glossary entries")
+    return folder
 
-
-# libyaml's safe loader where PyYAML was built with it: the same documents, about ten times faster.
-_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def _split_front_matter(text: str, where: str) -> tuple[dict, str]:
@@ -52,13 +61,16 @@ def _split_front_matter(text: str, where: str) -> tuple[dict, str]:
     if end == -1:
         raise GlossaryError(f"{where}: the front-matter block is not closed with '---'")
     try:
-        meta = yaml.load(text[4:end], Loader=_YAML_LOADER) or {}
+        meta = front_matter.load(text[4:end]) or {}
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         line = f" line {mark.line + 2}" if mark else ""
-        raise GlossaryError(f"{where}:{line}: front matter is not valid YAML ({getattr(err, 'problem', err)})") from None
+        raise GlossaryError(f"{where}:{line}: front matter is not valid YAML "
+                            f"({getattr(err, 'problem', None) or err})") from None
     if not isinstance(meta, dict):
         raise GlossaryError(f"{where}: front matter must be a mapping of fields")
+    if (problem := front_matter.meta_problem(meta, front_matter.ENTRY_KEYS)) is not None:
+        raise GlossaryError(f"{where}: {problem}")
     return meta, text[end + 4:].lstrip("\n")
 
 
@@ -117,8 +129,11 @@ def _entry(text: str, slug: str, folder: str, where: str) -> Entry:
     sources = meta["sources"]
     if not isinstance(sources, list) or not all(
             isinstance(s, dict) and isinstance(s.get("title"), str) and isinstance(s.get("url"), str)
-            and s["url"].startswith("https://") for s in sources):
+            for s in sources):
         raise GlossaryError(f"{where}: field 'sources' must be a list of {{title, url}} with https URLs")
+    for i, s in enumerate(sources, 1):
+        if (problem := url_problem(s["url"])) is not None:
+            raise GlossaryError(f"{where}: field 'sources': source {i}'s url {problem}")
     if not body.strip():
         raise GlossaryError(f"{where}: the entry has no body (start it with the definition)")
     return Entry(slug=slug, term=meta["term"].strip(), aliases=_str_list(meta, "aliases", where),

@@ -338,6 +338,11 @@ class StopAtFirstWarning(logging.Handler):
 @event_priority(100)
 def on_page_markdown(markdown, page, **kwargs):
     _state["page"] = page.file.src_uri
+    from roofline_site.front_matter import page_problem
+
+    # Known keys of their types only: `title: [7, 8]` would be published as a Python list.
+    if (problem := page_problem(page.file.content_string)) is not None:
+        raise PluginError(f"{page.file.src_uri}: {problem}")
     if _state["child"]:
         _note(f"page {page.file.src_uri}")
     return markdown

@@ -186,4 +186,4 @@ def on_post_build(config, **kwargs):
     # JSON writes as is; dataclasses.asdict deep-copied every one (8 ms per registry device).
     names = [f.name for f in fields(Rendered)]
     rows = [{n: getattr(r, n) for n in names} for page_records in _records.values() for r in page_records]
-    out.write_text(json.dumps(rows, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
+    out.write_text(esc.json_data(rows), encoding="utf-8")  # spec text in it stays data, never markup

@@ -118,3 +118,19 @@ def terminal(value: object) -> str:
     """
     return "".join(ch for ch in _CONTROL.sub("", str(value))
                    if ch in "\n\t" or unicodedata.category(ch) not in ("Cc",))
+
+
+_JSON_MARKUP = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026"})
+
+
+def json_data(value: object) -> str:
+    """`value` as compact JSON that holds no markup: `<`, `>` and `&` inside strings written as
+    \\u escapes. The data parse back the same; a file that quotes a spec field ("<script>") never
+    holds the markup itself, whoever serves or opens it.
+
+    >>> json_data({"name": "<b>&"})
+    '{"name":"\\\\u003cb\\\\u003e\\\\u0026"}'
+    """
+    import json
+
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).translate(_JSON_MARKUP)

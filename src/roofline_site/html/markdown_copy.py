@@ -48,6 +48,22 @@ def _is_site_or_web_link(href: str) -> bool:
     return scheme is None or scheme.group(1).lower() in ("http", "https")
 
 
+_DESTINATION_UNSAFE = re.compile(r"[\s()<>\"'`\\\[\]{}|^\x00-\x1f\x7f]")
+
+
+_EDGE_UNDERSCORE = re.compile(r"(?<![A-Za-z0-9\\])_|_(?![A-Za-z0-9])")
+
+
+def destination(href: str) -> str:
+    """`href` as a Markdown link destination: every character that could end it or start new syntax
+    percent-encoded, so an address holding `)` stays one link, never two.
+
+    >>> destination("https://x.example/a)[pwn](javascript:alert(1)")
+    'https://x.example/a%29%5Bpwn%5D%28javascript:alert%281%29'
+    """
+    return _DESTINATION_UNSAFE.sub(lambda m: "".join(f"%{b:02X}" for b in m.group().encode("utf-8")), href)
+
+
 def _converter():
     """HTML -> Markdown for the page copies: fenced code with its language, ATX headings.
 
@@ -64,10 +80,13 @@ def _converter():
 
     class Converter(MarkdownConverter):
         def escape(self, text, parent_tags):
-            # Text a page shows may quote a file ("[x](javascript:..)", "<b>"): in the copy it stays
-            # text, never a link or a tag. Emphasis characters are left alone (formulas use them).
+            # Text a page shows may quote a file ("[x](javascript:..)", "<b>", a name "*em*"): in the
+            # copy it stays text, never a link, a tag or emphasis. Asterisks are escaped (markdownify),
+            # underscores where they could open or close emphasis: inside a word (lm_head) they cannot.
             text = super().escape(text, parent_tags)
-            return _COPY_SYNTAX.sub(r"\\\1", text) if "_noformat" not in parent_tags else text
+            if "_noformat" in parent_tags:
+                return text
+            return _EDGE_UNDERSCORE.sub(r"\\_", _COPY_SYNTAX.sub(r"\\\1", text))
 
         def convert_img(self, el, text, parent_tags):
             # The alt text of a figure names devices and models from the spec files: literal, as in the page.
@@ -76,14 +95,15 @@ def _converter():
                 return alt
             title = el.attrs.get("title")
             title_part = f' "{_literal(title)}"' if title else ""
-            return f"![{alt}]({src}{title_part})"
+            return f"![{alt}]({destination(src)}{title_part})"
 
         def convert_a(self, el, text, parent_tags):
             href = el.get("href") or ""
             if not _is_site_or_web_link(href):
                 return text  # the label alone, as escape.link publishes a refused address
+            el = el.__copy__()
+            el["href"] = destination(href)
             if el.get("title"):  # markdownify escapes its quotes; the rest of the syntax is escaped here
-                el = el.__copy__()
                 el["title"] = _literal(el["title"].replace('"', "'"))
             return super().convert_a(el, text, parent_tags)
 
@@ -99,7 +119,7 @@ def _converter():
             return f"{head}{fence}{body}{fence}{tail}"
 
     return Converter(heading_style="ATX", bullets="-", code_language_callback=language,
-                     escape_underscores=False, escape_asterisks=False, sup_symbol="^")
+                     escape_underscores=False, escape_asterisks=True, sup_symbol="^")
 
 
 def article_markdown(page_html: str) -> str:

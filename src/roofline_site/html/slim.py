@@ -412,4 +412,7 @@ def _store_purged(target: Path | None, purged: dict[str, str]) -> None:
     except OSError:
         pass
     finally:
-        tmp.unlink(missing_ok=True)
+        try:  # on a read-only .cache the unlink itself fails: it is no error either
+            tmp.unlink(missing_ok=True)
+        except OSError:
+            pass

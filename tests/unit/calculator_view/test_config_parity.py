@@ -14,7 +14,8 @@ import pytest
 from tests.support.node import CALC_DIR, mutated_calculator, requires_node, run_harness
 
 from roofline.calculator_view import _model_record, registry_json
-from roofline.configs import read_config_doc
+from roofline.configs import parse_config_text, read_config_doc, repeated_key_words
+from roofline.readfile import RepeatedKey
 from roofline.errors import InputError
 from roofline.model.formats import choose_weight_format
 from tests.conftest import ROOT
@@ -81,12 +82,31 @@ VARIANTS = {
     "gptq-group-3.json": {**BASE, "quantization_config": {"quant_method": "gptq", "bits": 4, "group_size": 3}},
     "max-position-zero.json": {**BASE, "max_position_embeddings": 0},
     "max-position-missing.json": {k: v for k, v in BASE.items() if k != "max_position_embeddings"},
+    # Plausible ranges (registry.specfile.PLAUSIBLE, one table): a billion layers is no real model.
+    "billion-layers.json": {**BASE, "num_hidden_layers": 10**9},
+    "huge-hidden.json": {**BASE, "hidden_size": 2**24, "head_dim": 128},
+    # Labels the step could not apply: mxfp4 quantizes experts, and a dense model has none; one
+    # layer's module left 16-bit cannot be every layer's.
+    "mxfp4-dense.json": {**BASE, "quantization_config": {"quant_method": "mxfp4"}},
+    # Fields that do not apply: a layer index past the model, shared experts beside no routed ones.
+    "mlp-only-past.json": {**json.loads((FIXTURES / "qwen3-30b-a3b.json").read_text()), "mlp_only_layers": [0, 48]},
+    "shared-no-routed.json": {**json.loads((FIXTURES / "deepseek-v3.json").read_text()), "n_routed_experts": None,
+                              "n_shared_experts": 1},
+    # A name is one line: a break flattened, controls and U+202E dropped, a lone surrogate refused.
+    "forged-name.json": {**BASE, "_name_or_path": "evil\nroofline: error: forged \u202e\x1b[2J line"},
+    "surrogate-name.json": {**BASE, "_name_or_path": "evil\ud800"},
+    "awq-one-layer.json": {**BASE, "quantization_config": {"quant_method": "awq", "bits": 4, "group_size": 128,
+                                                           "modules_to_not_convert": ["model.layers.0.self_attn"]}},
 }
 
 
 def cases() -> list[tuple[str, str]]:
     out = [(p.name, p.read_text(encoding="utf-8")) for p in sorted(FIXTURES.glob("*.json"))]
     out += [(name, json.dumps(doc)) for name, doc in VARIANTS.items()]
+    # A key given twice: JSON parsers keep the last in silence; both readers refuse it.
+    out += [("repeated-key.json", json.dumps(BASE)[:-1] + ', "num_hidden_layers": 2}'),
+            ("repeated-nested.json", json.dumps({**BASE, "quantization_config": {}})[:-3]
+             + '{"quant_method": "awq", "quant_method": "gptq"}}')]
     return out
 
 
@@ -95,6 +115,10 @@ def python_side(label: str, text: str) -> dict:
         doc = json.loads(text)
     except json.JSONDecodeError:
         return {"error": f"{label}: not JSON"}
+    try:
+        parse_config_text(text)
+    except RepeatedKey as err:
+        return {"error": f"{label}: {repeated_key_words(err.key)}"}
     try:
         m = read_config_doc(doc, name=label)
     except InputError as err:
@@ -159,8 +183,9 @@ import * as kernels from "./kernels.js";
 import { readFileSync } from "node:fs";
 const input = JSON.parse(readFileSync(0, "utf8"));
 const K = input.registry.constants.kernels;
+const tried = (f) => { try { return f(); } catch (err) { return { error: err.message }; } };
 const out = input.registry.models.map((m) => [m.id, kernels.chooseWeightFormat(K, m),
-  kernels.chooseWeightFormat(K, m, "int4-g64", null), kernels.chooseWeightFormat(K, m, "mxfp4", "experts")]);
+  kernels.chooseWeightFormat(K, m, "int4-g64", null), tried(() => kernels.chooseWeightFormat(K, m, "mxfp4", "experts"))]);
 process.stdout.write(JSON.stringify(out));
 """
 
@@ -179,6 +204,11 @@ def test_the_registry_models_choose_the_same_weight_format_in_javascript(tmp_pat
         m = get_model(mid)
         assert own == py(choose_weight_format(m)), mid
         assert explicit == py(choose_weight_format(m, "int4-g64")), mid
-        assert narrowed == py(choose_weight_format(m, "mxfp4", "experts")), mid
+        if m.is_moe or m.is_bare:
+            assert narrowed == py(choose_weight_format(m, "mxfp4", "experts")), mid
+        else:  # a dense model has no experts for the scope to select: refused alike, never computed in 16-bit
+            with pytest.raises(InputError) as err:
+                choose_weight_format(m, "mxfp4", "experts")
+            assert narrowed == {"error": str(err.value)}, mid
     own = {mid: o["format"] for mid, o, _, _ in got}
     assert own["gpt-oss-20b"] == "mxfp4" and own["deepseek-v3"] == "fp8-b128" and own["llama-3.1-8b"] == "bf16"

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import subprocess
 import sys
 
 import pytest
 
 from roofline.cli import main
-from roofline.configs import MAX_CONFIG_BYTES, field_table, read_config
+from roofline.configs import MAX_CONFIG_BYTES, field_table, read_config, read_config_doc
 from roofline.configs.families import FAMILIES
 from roofline.errors import InputError
 from roofline.model.accounting import kv_bytes_per_token
@@ -298,3 +299,34 @@ def test_the_page_table_is_the_readers_own():
     assert len([ln for ln in text.splitlines() if ln.startswith("| `") or ln.startswith("| (")]) == len(rows)
     assert text.count("**") == 2 * len({r["family"] for r in rows})
     assert "`text_config.sliding_window_pattern`" in text and "DeepSeek-V2 / V3 (R1)" in text
+
+
+@pytest.mark.parametrize("key,value,field", [("num_hidden_layers", 10**9, "10,000"),
+                                             ("intermediate_size", 10**8, "10,000,000"),
+                                             ("vocab_size", 5 * 10**8, "100,000,000")])
+def test_a_shape_no_real_model_has_is_refused_by_the_shared_plausible_range(key, value, field):
+    # registry.specfile.PLAUSIBLE: at most 10,000 layers, 10,000,000 wide MLPs, 100,000,000 tokens of
+    # vocabulary (models.toml's own ranges); a billion layers would take a minute and all memory.
+    doc = {**json.loads((ROOT / "tests" / "fixtures" / "configs" / "qwen3-8b.json").read_text()), key: value}
+    with pytest.raises(InputError, match=f"field '{key}' must be at most {field} for a real model"):
+        read_config_doc(doc, name="c.json")
+
+
+@pytest.mark.parametrize("fixture,edit,said", [
+    ("qwen3-30b-a3b.json", {"mlp_only_layers": [0, 48]}, "mlp_only_layers' lists layer 48, but the model's layers are 0 to 47"),
+    ("deepseek-v3.json", {"n_routed_experts": None, "n_shared_experts": 1}, "n_shared_experts' is 1, but shared experts"),
+])
+def test_a_field_that_does_not_apply_is_refused_never_set_aside(fixture, edit, said):
+    # Qwen3-30B-A3B has 48 layers (its config.json), numbered 0 to 47; DeepSeek's shared experts sit
+    # beside routed ones, so a dense config that names some describes no model.
+    doc = {**json.loads((ROOT / "tests" / "fixtures" / "configs" / fixture).read_text()), **edit}
+    with pytest.raises(InputError, match=re.escape(said)):
+        read_config_doc(doc, name=fixture)
+
+
+def test_a_key_given_twice_is_refused(tmp_path):
+    path = tmp_path / "c.json"
+    path.write_text((ROOT / "tests" / "fixtures" / "configs" / "qwen3-8b.json").read_text().rstrip()[:-1]
+                    + ', "num_hidden_layers": 2}')
+    with pytest.raises(InputError, match="field 'num_hidden_layers' is given twice"):
+        read_config(path)

@@ -122,8 +122,13 @@ def test_an_unknown_or_unhonoured_quantization_is_refused_never_read_as_bf16(cap
         read_config(_awq_doc(bits=3))
     with pytest.raises(InputError, match=r"group_size' must be a positive power of two up to 1048576, got 100"):
         read_config(_awq_doc(group_size=100))
-    with pytest.raises(InputError, match=r"names 'model.layers.3.mlp', which the reader cannot map"):
+    with pytest.raises(InputError, match=r"names 'model.layers.3.mlp', one layer's module"):
         read_config(_awq_doc(modules_to_not_convert=["model.layers.3.mlp"]))
+    with pytest.raises(InputError, match=r"names 'model.layers.mlp', which the reader cannot map"):
+        read_config(_awq_doc(modules_to_not_convert=["model.layers.mlp"]))
+    # One layer's attention left 16-bit is not every layer's: refused, never applied to all of them.
+    with pytest.raises(InputError, match=r"names 'model.layers.0.self_attn', one layer's module"):
+        read_config(_awq_doc(modules_to_not_convert=["model.layers.0.self_attn"]))
     assert read_config(_awq_doc(modules_to_not_convert=["self_attn"])).weight_scope == "mlp"
     assert main(["decode", "--model", str(FIXTURES / "broken-quant-method.json"), "--hardware", "h100-sxm5"]) == 2
     err = capsys.readouterr().err.strip()
@@ -296,3 +301,18 @@ def test_quantization_formats():
     assert (awq.weight_format, awq.weight_group_size) == ("int4", 0)
     with pytest.raises(InputError, match=r"quantization_config.bits' is 3; the package models gptq at 4 or 8 bits only"):
         read_config({**base, "quantization_config": {"quant_method": "gptq", "bits": 3}})
+
+
+def test_a_weight_label_the_step_cannot_apply_is_refused(run_cli):
+    # Llama-3.1-8B is dense: an experts scope selects no tensor, so "int4 on the experts" would print
+    # int4 and compute every weight in bf16 (about 16 GB of weights read per step).
+    code, out, err = run_cli("decode", "--model", "llama-3.1-8b", "--hardware", "h100-sxm5", "--weight-format", "int4",
+                             "--weight-scope", "experts")
+    assert code == 2 and out == "" and "selects no tensors" in err and err.count("\n") == 1
+    # A scope alone narrows no format: refused rather than ignored.
+    code, out, err = run_cli("decode", "--model", "llama-3.1-8b", "--hardware", "h100-sxm5", "--weight-scope", "mlp")
+    assert code == 2 and "none is given" in err
+    # An mxfp4 checkpoint quantizes experts only; on a dense config it is refused at the reader.
+    doc = json.loads((FIXTURES / "llama-3.1-8b.json").read_text())
+    with pytest.raises(InputError, match="quantizes the routed experts only"):
+        read_config({**doc, "quantization_config": {"quant_method": "mxfp4"}})

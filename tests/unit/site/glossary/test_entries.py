@@ -156,6 +156,15 @@ A thing is a thing.
     (lambda t: t.replace("sources:\n  - {title: \"A real source\", url: \"https://example.org/thing\"}\n", ""),
      "field 'sources' is missing"),
     (lambda t: t.replace("do.", "do. It is good."), "must be one sentence"),
+    # A schema: misspelt or unknown keys, a key given twice, controls, anchors and aliases refused.
+    (lambda t: t.replace("aliases: [gizmo]", "alias: [gizmo]"), "field 'alias' is not a front-matter field "
+                                                                  "(did you mean 'aliases'?)"),
+    (lambda t: t.replace("see_also: []", "see-also: [other]"), "field 'see-also' is not a front-matter field"),
+    (lambda t: t.replace("term: Thing", "term: Thing\nterm: Other"), "field 'term' is given twice"),
+    (lambda t: t.replace("term: Thing", 'term: "Thing\\x1b[2J"'), "control character U+001B"),
+    (lambda t: t.replace("term: Thing", "term: Thing\x00"), "control character U+0000"),
+    (lambda t: t.replace("see_also: []", "see_also: &a [x]\nbindings: {b: *a}"), "anchor or alias"),
+    (lambda t: t.replace("term: Thing", "term: [7, 8]"), "field 'term' must be text, got a list"),
 ])
 def test_malformed_entries_fail_with_one_line_naming_file_and_field(tmp_path, mutate, message):
     folder = tmp_path / "glossary"
@@ -232,3 +241,14 @@ def test_a_reload_parses_only_the_entry_that_changed_and_shows_its_edit(tmp_path
     again = load_glossary(folder)
     assert parsed == ["glossary/hardware/thing.md"]
     assert again.by_slug["thing"].summary == "A thing that does what makers do."
+
+
+@pytest.mark.parametrize("value,said", [("", "ROOFLINE_GLOSSARY is set but empty"),
+                                        ("/dev/zero", "ROOFLINE_GLOSSARY=/dev/zero: is not a folder"),
+                                        ("/nowhere/glossary", "ROOFLINE_GLOSSARY=/nowhere/glossary: does not exist")])
+def test_the_glossary_variable_is_named_when_it_names_no_folder(monkeypatch, value, said):
+    from roofline_site.glossary.entries import glossary_dir
+
+    monkeypatch.setenv("ROOFLINE_GLOSSARY", value)
+    with pytest.raises(GlossaryError, match=re.escape(said)):
+        glossary_dir()

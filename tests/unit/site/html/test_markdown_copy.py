@@ -73,3 +73,14 @@ def test_a_sortable_tables_header_row_keeps_its_names_and_units():
     md = article_markdown(article_html(page, "T"))
     assert "| Device | Bandwidth (TB/s) |" in md, md
     assert "|  |" not in md
+
+
+def test_emphasis_characters_from_a_name_stay_text_in_the_copy():
+    from roofline_site.html.markdown_copy import article_markdown
+
+    # A device named "*em* _under_" shows those characters on the page (esc.text); in the copy they
+    # must not become emphasis. The page's own <em> and <strong> still do, and lm_head keeps its
+    # underscore bare (inside a word it cannot open emphasis).
+    md = article_markdown('<article class="md-content__inner"><p>*em* _under_ lm_head <em>e</em> '
+                          '<strong>b</strong></p></article>')
+    assert md.strip() == r"\*em\* \_under\_ lm_head *e* **b**"
