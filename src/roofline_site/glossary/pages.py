@@ -14,13 +14,18 @@ EDIT_MARKER = '<span class="gl-edit"></span>'
 
 
 def entry_markdown(entry: Entry, glossary: Glossary) -> str:
-    """The page published at /glossary/<slug>/: title, category, body, see also, backlinks, sources."""
+    """The page published at /glossary/<slug>/: title, the definition, category, body, see also,
+    backlinks, sources."""
     by_slug = glossary.by_slug
     # Search ranks a definition above a passing mention on an explainer page (Material's boost).
     # The entry's bindings travel in the published page's front matter, where the number hook reads them.
     bound = ["bindings:", *(f"  {name}: {json.dumps(expr, ensure_ascii=False)}" for name, expr in entry.bindings)]
-    lines = ["---", "search:", "  boost: 2", *(bound if entry.bindings else []), "---", "",
+    # The summary is the definition: it opens the page, and it is the page's description (meta tag,
+    # llms.txt), so a search snippet or an index shows what the term is rather than its category.
+    lines = ["---", "search:", "  boost: 2", f"description: {json.dumps(entry.summary, ensure_ascii=False)}",
+             *(bound if entry.bindings else []), "---", "",
              f"# {esc.text(entry.term)}", "",
+             f'<p class="gl-lead">{esc.text(entry.summary)}</p>', "",
              f'<p class="gl-meta"><span class="gl-cat">{esc.text(entry.category_label)}</span>'
              + (f" · also called {', '.join(f'<em>{esc.text(a)}</em>' for a in entry.aliases)}" if entry.aliases else "")
              + f' · {EDIT_MARKER}</p>', "", entry.body.rstrip(), ""]
