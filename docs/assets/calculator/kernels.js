@@ -389,6 +389,12 @@ export { layerPositions, causalLayerPairs };
 
 const WEIGHT_MATMULS = new Set(["qkv_proj", "o_proj", "gate_up_proj", "up_proj", "down_proj", "experts_gate_up",
   "experts_down", "shared_gate_up", "shared_down", "router", "lm_head", "weights"]);
+// kernels.MATMUL_GROUPS: the tensor group of each weight matmul's weights ("head": embedding, router, head).
+const MATMUL_GROUPS = { qkv_proj: "attention", o_proj: "attention", gate_up_proj: "mlp", up_proj: "mlp",
+  down_proj: "mlp", experts_gate_up: "experts", experts_down: "experts", shared_gate_up: "shared",
+  shared_down: "shared", router: "head", lm_head: "head" };
+// kernels._in_weight_format: the weight matmul stores its weights in the weight format.
+const inWeightFormat = (f, name) => !(name in MATMUL_GROUPS) || weightsFor(f, MATMUL_GROUPS[name]).name === f.weights.name;
 
 /** kernels.first_true: smallest n in 1..limit with pred(n), pred monotone; null if none. */
 function firstTrue(pred, limit) {
@@ -406,13 +412,12 @@ function firstTrue(pred, limit) {
   return hi;
 }
 
-/** kernels.critical_batch: the weight matmuls (weight bytes only) reach the ridge. */
+/** kernels.critical_batch: every weight matmul in the weight format (weight bytes only) reaches its own ridge. */
 export function criticalBatch(C, K, m, device, f) {
   return firstTrue((b) => {
     const s = step(C, K, m, device, f, "fused", "decode", b, 1);
-    let flops = 0, wbytes = 0;
-    for (const o of s.ops) if (WEIGHT_MATMULS.has(o.name)) { flops += o.flops; wbytes += o.weight_bytes; }
-    return flops / wbytes >= s.ridge;
+    return s.ops.every((o) => !WEIGHT_MATMULS.has(o.name) || !inWeightFormat(f, o.name) || !(o.weight_bytes > 0)
+      || o.flops / o.weight_bytes >= o.ridge_point);
   }, K.critical_batch_max);
 }
 
