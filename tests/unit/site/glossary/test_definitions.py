@@ -94,3 +94,12 @@ def test_a_related_term_has_its_own_card(glossary, name, slug):
     from roofline_site.glossary.entries import find_mentions
 
     assert [m.slug for m in find_mentions(f"Here {name} appears.", glossary)] == [slug]
+
+
+def test_every_definition_fits_a_search_snippet(glossary):
+    # The definition is the page's meta description, written into an attribute with quotes escaped:
+    # a search engine shows about this much, and the built-site check allows no more.
+    import html
+
+    for e in glossary.entries:
+        assert len(html.escape(e.summary)) <= 170, f"{e.path}: the summary is too long for a description"
