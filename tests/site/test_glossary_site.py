@@ -270,6 +270,9 @@ def test_the_index_reads_on_a_phone(chromium, served_site, glossary):
         target.tap()
         tab.wait_for_function("location.hash.startsWith('#a-z-')")
         heading = tab.locator(f"article h3[id='{tab.evaluate('location.hash.slice(1)')}']")
+        # The jump may scroll smoothly over a long index: wait for it to settle before measuring.
+        tab.wait_for_function("""(id) => { const r = document.getElementById(id).getBoundingClientRect();
+            return r.top >= 0 && r.top < innerHeight / 2; }""", arg=tab.evaluate("location.hash.slice(1)"), timeout=5000)
         top = heading.bounding_box()["y"]
         assert 0 <= top < PHONE["viewport"]["height"] / 2, top
         foreign = []

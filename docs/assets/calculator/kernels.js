@@ -389,12 +389,8 @@ export { layerPositions, causalLayerPairs };
 
 const WEIGHT_MATMULS = new Set(["qkv_proj", "o_proj", "gate_up_proj", "up_proj", "down_proj", "experts_gate_up",
   "experts_down", "shared_gate_up", "shared_down", "router", "lm_head", "weights"]);
-// kernels.MATMUL_GROUPS: the tensor group of each weight matmul's weights ("head": embedding, router, head).
-const MATMUL_GROUPS = { qkv_proj: "attention", o_proj: "attention", gate_up_proj: "mlp", up_proj: "mlp",
-  down_proj: "mlp", experts_gate_up: "experts", experts_down: "experts", shared_gate_up: "shared",
-  shared_down: "shared", router: "head", lm_head: "head" };
-// kernels._in_weight_format: the weight matmul stores its weights in the weight format.
-const inWeightFormat = (f, name) => !(name in MATMUL_GROUPS) || weightsFor(f, MATMUL_GROUPS[name]).name === f.weights.name;
+// kernels.MATMUL_GROUPS by a name's first word; the rest are the MLP's.
+const GROUP = { qkv: "attention", o: "attention", experts: "experts", shared: "shared", router: "head", lm: "head" };
 
 /** kernels.first_true: smallest n in 1..limit with pred(n), pred monotone; null if none. */
 function firstTrue(pred, limit) {
@@ -412,13 +408,11 @@ function firstTrue(pred, limit) {
   return hi;
 }
 
-/** kernels.critical_batch: every weight matmul in the weight format (weight bytes only) reaches its own ridge. */
+/** kernels.critical_batch: each weight matmul in the weight format (weight bytes only) reaches its ridge. */
 export function criticalBatch(C, K, m, device, f) {
-  return firstTrue((b) => {
-    const s = step(C, K, m, device, f, "fused", "decode", b, 1);
-    return s.ops.every((o) => !WEIGHT_MATMULS.has(o.name) || !inWeightFormat(f, o.name) || !(o.weight_bytes > 0)
-      || o.flops / o.weight_bytes >= o.ridge_point);
-  }, K.critical_batch_max);
+  return firstTrue((b) => step(C, K, m, device, f, "fused", "decode", b, 1).ops.every((o) => !WEIGHT_MATMULS.has(o.name)
+    || !(o.weight_bytes > 0) || weightsFor(f, GROUP[o.name.split("_")[0]] || "mlp").name !== f.weights.name
+    || o.flops / o.weight_bytes >= o.ridge_point), K.critical_batch_max);
 }
 
 // The critical batch depends on the device, the model and the formats only: kept between recomputes
