@@ -390,8 +390,8 @@ export { layerPositions, causalLayerPairs };
 // kernels.WEIGHT_MATMULS by first word, each with its MATMUL_GROUPS tensor group
 const GROUP = { qkv: "attention", o: "attention", gate: "mlp", up: "mlp", down: "mlp", experts: "experts",
   shared: "shared", router: "head", lm: "head", weights: "mlp" };
-// kernels._in_weight_format: a weight matmul whose weights take the weight format
-const inFormat = (f, o, g = GROUP[o.name.split("_")[0]]) => g && o.weight_bytes > 0 && weightsFor(f, g).name === f.weights.name;
+// kernels._in_weight_format: a weight matmul whose weights take the weight format (formatsOf's object)
+const inFormat = (f, o, g = GROUP[o.name.split("_")[0]]) => g && o.weight_bytes > 0 && weightsFor(f, g) === f.weights;
 
 /** kernels.first_true: smallest n in 1..limit with pred(n), pred monotone; null if none. */
 function firstTrue(pred, limit) {
