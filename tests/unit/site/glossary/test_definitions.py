@@ -103,3 +103,35 @@ def test_every_definition_fits_a_search_snippet(glossary):
 
     for e in glossary.entries:
         assert len(html.escape(e.summary)) <= 170, f"{e.path}: the summary is too long for a description"
+
+
+#: Sentences that describe the site or its history rather than the term (the reviewer's examples).
+NOT_EXPLANATION = re.compile(r"earlier versions of this site|the package models it|the site names this bound"
+                             r"|this site has no prices|the site quotes the whole-step|the package refuses", re.I)
+MAX_WORDS = 35
+
+
+def _words(sentence: str) -> int:
+    """Words as a reader sees them: a token is one number, inline math one symbol, a link its text."""
+    sentence = re.sub(r"\{\{.*?\}\}", "N", sentence)
+    sentence = re.sub(r"\\\(.*?\\\)", "x", sentence)
+    return len(re.sub(r"\]\([^)]*\)", "]", sentence).split())
+
+
+def _prose_sentences(body: str):
+    for paragraph in body.split("\n\n"):
+        if not paragraph.lstrip().startswith(("|", "#", "-", "!!!", "???")):
+            yield from re.split(r"(?<=[.!?])\s+(?=[A-Z(\[{])", " ".join(paragraph.split()))
+
+
+def test_entries_explain_in_sentences_a_reader_can_hold(glossary):
+    for e in glossary.entries:
+        assert not NOT_EXPLANATION.search(e.body), f"{e.path}: {NOT_EXPLANATION.search(e.body).group()!r}"
+        for sentence in [e.summary, *_prose_sentences(e.body)]:
+            assert _words(sentence) <= MAX_WORDS, f"{e.path}: a sentence of {_words(sentence)} words: {sentence[:80]!r}"
+
+
+def test_the_voice_checks_can_fail():
+    assert NOT_EXPLANATION.search("Earlier versions of this site called this limit the memory wall.")
+    long = "word " * (MAX_WORDS + 1)
+    assert _words(long) > MAX_WORDS and _words("A {{ decode(m, hw).time }} step.") == 3
