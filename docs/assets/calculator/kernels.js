@@ -398,8 +398,11 @@ export function step(C, K, m, device, f, attention, phase, batch, length) {
 /** kernels.layer_positions and kernels.causal_layer_pairs, for the service model (serving.js). */
 export { layerPositions, causalLayerPairs };
 
-const WEIGHT_MATMULS = new Set(["qkv_proj", "o_proj", "gate_up_proj", "up_proj", "down_proj", "experts_gate_up",
-  "experts_down", "shared_gate_up", "shared_down", "router", "lm_head", "weights"]);
+// kernels.WEIGHT_MATMULS by first word, each with its MATMUL_GROUPS tensor group
+const GROUP = { qkv: "attention", o: "attention", gate: "mlp", up: "mlp", down: "mlp", experts: "experts",
+  shared: "shared", router: "head", lm: "head", weights: "mlp" };
+// kernels._in_weight_format: a weight matmul whose weights take the weight format (formatsOf's object)
+const inFormat = (f, o, g = GROUP[o.name.split("_")[0]]) => g && o.weight_bytes > 0 && weightsFor(f, g) === f.weights;
 
 /** kernels.first_true: smallest n in 1..limit with pred(n), pred monotone; null if none. */
 function firstTrue(pred, limit) {
@@ -417,18 +420,13 @@ function firstTrue(pred, limit) {
   return hi;
 }
 
-/** kernels.critical_batch: the weight matmuls (weight bytes only) reach the ridge. */
+/** kernels.critical_batch: each weight matmul in the weight format reaches its own ridge. */
 export function criticalBatch(C, K, m, device, f) {
-  return firstTrue((b) => {
-    const s = step(C, K, m, device, f, "fused", "decode", b, 1);
-    let flops = 0, wbytes = 0;
-    for (const o of s.ops) if (WEIGHT_MATMULS.has(o.name)) { flops += o.flops; wbytes += o.weight_bytes; }
-    return flops / wbytes >= s.ridge;
-  }, K.critical_batch_max);
+  return firstTrue((b) => step(C, K, m, device, f, "fused", "decode", b, 1).ops.every((o) => !inFormat(f, o)
+    || o.flops / o.weight_bytes >= o.ridge_point), K.critical_batch_max);
 }
 
-// The critical batch depends on the device, the model and the formats only: kept between recomputes
-// (it takes a few hundred step evaluations, most of a redraw's budget).
+// Kept between recomputes: a few hundred steps, most of a redraw's budget.
 const criticalCache = new Map();
 export function criticalBatchCached(C, K, m, device, f) {
   const key = JSON.stringify([device, m, f]);

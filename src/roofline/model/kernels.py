@@ -715,6 +715,17 @@ def weight_bytes_per_token(model: Model, formats: Formats | str | None = None) -
 # ------------------------------------------------------------------- derived quantities -----
 WEIGHT_MATMULS = ("qkv_proj", "o_proj", "gate_up_proj", "up_proj", "down_proj", "experts_gate_up",
                   "experts_down", "shared_gate_up", "shared_down", "router", "lm_head", "weights")
+#: The tensor group each weight matmul's weights belong to (Formats.weights_for): "head" is the
+#: embedding, router and output head, which stay 16-bit unless the checkpoint quantizes them.
+MATMUL_GROUPS = {"qkv_proj": "attention", "o_proj": "attention", "gate_up_proj": "mlp", "up_proj": "mlp",
+                 "down_proj": "mlp", "experts_gate_up": "experts", "experts_down": "experts",
+                 "shared_gate_up": "shared", "shared_down": "shared", "router": "head", "lm_head": "head"}
+
+
+def _in_weight_format(name: str, formats: Formats) -> bool:
+    """Whether the weight matmul `name` stores its weights in the weight format (a bare model's one does)."""
+    group = MATMUL_GROUPS.get(name)
+    return group is None or formats.weights_for(group).name == formats.weights.name
 
 
 def first_true(pred, limit: int) -> int | None:
@@ -741,11 +752,16 @@ def first_true(pred, limit: int) -> int | None:
 
 
 def critical_batch(model: Model, device: Device, formats: Formats | None = None, max_batch: int = 1 << 20) -> int | None:
-    """The sources' critical batch: the smallest decode batch at which the weight matmuls, counting
-    their weight bytes only, reach the ridge point. It does not depend on the context.
+    """The sources' critical batch: the smallest decode batch at which every weight matmul stored in
+    the weight format, counting its weight bytes only, reaches the ridge of the roof it runs on. It
+    does not depend on the context. Matmuls kept in 16-bit (the router and output head, and tensors
+    outside the format's scope) reach the bf16 ridge at the bf16 critical batch, whatever the format.
 
-    With 16-bit weights the matmuls' weights-only intensity is 2·B·P ÷ 2·P = B, so the critical
-    batch is ⌈ridge⌉: 296 on an H100 SXM5 in bf16 (989.4e12 / 3.35e12 = 295.3).
+    With 16-bit weights a matmul's weights-only intensity is 2·B·P ÷ 2·P = B, so the critical
+    batch is ⌈ridge⌉: 296 on an H100 SXM5 in bf16 (989.4e12 / 3.35e12 = 295.3). Each matmul is held
+    to the roof it runs on: with fp8 weights and activations the fp8 matmuls reach the fp8 ridge
+    (590.7) at 2·B ≥ 590.7, and the 16-bit head the bf16 ridge at B ≥ 295.3, both at 296. Pooling
+    mixed-format FLOPs and bytes against one ridge would hold the bf16 head to the fp8 roof.
 
     >>> critical_batch(get_model("llama-3.1-8b"), get_device("h100-sxm5"))
     296
@@ -754,10 +770,12 @@ def critical_batch(model: Model, device: Device, formats: Formats | None = None,
 
     def reached(b):
         s = decode(model, device, b, 1, formats)
-        mm = [k for k in s.ops if k.name in WEIGHT_MATMULS]
-        flops = sum(np.asarray(k.flops, float) for k in mm)
-        wbytes = sum(np.asarray(k.weight_bytes, float) for k in mm)
-        return flops / wbytes >= s.ridge_point
+        ok = True
+        for k in s.ops:
+            if (k.name in WEIGHT_MATMULS and _in_weight_format(k.name, formats)
+                    and np.any(np.asarray(k.weight_bytes, float) > 0)):
+                ok = np.logical_and(ok, np.asarray(k.flops, float) / np.asarray(k.weight_bytes, float) >= k.ridge_point)
+        return ok
 
     return first_true(reached, max_batch)
 

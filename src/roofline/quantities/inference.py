@@ -449,10 +449,11 @@ def active_params(model) -> Quantity:
 
 
 def weights_size(model, weight_format: str = "bf16") -> Quantity:
-    """Every weight of the checkpoint as stored: group scales included, embedding and head in 16-bit."""
+    """Every weight of the checkpoint as stored: group scales included, embedding and head in 16-bit.
+    weight_format="checkpoint" takes the checkpoint's own format over the tensors it stores in it."""
     m = as_model(model)
-    f = _formats(weight_format)
-    return Quantity(_k.weights_resident_bytes(m, f), "B", f"weights of {m.name} in {f.weights.name}",
+    f = _formats(weight_format, model=m)
+    return Quantity(_k.weights_resident_bytes(m, f), "B", f"weights of {m.name} in {f.weights.name}, {f.scope_words}",
                     "parameters × bytes per parameter (group scales and zero points included; embedding and head 16-bit)",
                     model_inputs(m))
 

@@ -140,7 +140,15 @@ def _entry(text: str, slug: str, folder: str, where: str) -> Entry:
                  category=meta["category"], summary=summary,
                  sources=tuple(Source(s["title"], s["url"]) for s in sources),
                  see_also=_str_list(meta, "see_also", where), body=body, path=where,
-                 bindings=_bindings(meta, where))
+                 bindings=_bindings(meta, where), marked=_marked(meta, where))
+
+
+def _marked(meta: dict, where: str) -> bool:
+    """The entry's `marked:` (default true): whether the term matcher marks its mentions on pages."""
+    value = meta.get("marked", True)
+    if not isinstance(value, bool):
+        raise GlossaryError(f"{where}: field 'marked' must be true or false")
+    return value
 
 
 def _bindings(meta: dict, where: str) -> tuple[tuple[str, str], ...]:

@@ -4,7 +4,7 @@ The hover-card hook uses it on every page's HTML, and the "Mentioned in" lists a
 that pass produced, so cards and backlinks cannot disagree.
 
 Matching rules (documented once, here):
-- every name is the term or one of its aliases;
+- every name is the term or one of its aliases, of an entry not declared `marked: false`;
 - a name with an upper-case letter after its first character ("KV cache", "FLOPs", "MoE")
   matches case-sensitively; any other name ("ridge point") matches in any case;
 - a space or hyphen inside a name matches a space, a no-break space or a hyphen;
@@ -74,7 +74,7 @@ class Matcher:
 
 def compile_matcher(entries: tuple[Entry, ...]) -> tuple[Matcher, dict]:
     """The matcher over every name of `entries`, and its group name -> slug map."""
-    names = sorted(((n, e.slug) for e in entries for n in e.names), key=lambda t: (-len(t[0]), t[0]))
+    names = sorted(((n, e.slug) for e in entries if e.marked for n in e.names), key=lambda t: (-len(t[0]), t[0]))
     group_slug, alts = {}, {}
     for i, (name, slug) in enumerate(names):
         group_slug[f"g{i}"] = slug

@@ -14,24 +14,47 @@ EDIT_MARKER = '<span class="gl-edit"></span>'
 
 
 def entry_markdown(entry: Entry, glossary: Glossary) -> str:
-    """The page published at /glossary/<slug>/: title, category, body, see also, backlinks, sources."""
+    """The page published at /glossary/<slug>/: title, the definition, category, body, see also,
+    backlinks, sources."""
     by_slug = glossary.by_slug
     # Search ranks a definition above a passing mention on an explainer page (Material's boost).
     # The entry's bindings travel in the published page's front matter, where the number hook reads them.
     bound = ["bindings:", *(f"  {name}: {json.dumps(expr, ensure_ascii=False)}" for name, expr in entry.bindings)]
-    lines = ["---", "search:", "  boost: 2", *(bound if entry.bindings else []), "---", "",
+    # The summary is the definition: it opens the page, and it is the page's description (meta tag,
+    # llms.txt), so a search snippet or an index shows what the term is rather than its category.
+    lines = ["---", "search:", "  boost: 2", f"description: {json.dumps(entry.summary, ensure_ascii=False)}",
+             *(bound if entry.bindings else []), "---", "",
              f"# {esc.text(entry.term)}", "",
+             f'<p class="gl-lead">{esc.text(entry.summary)}</p>', "",
              f'<p class="gl-meta"><span class="gl-cat">{esc.text(entry.category_label)}</span>'
              + (f" · also called {', '.join(f'<em>{esc.text(a)}</em>' for a in entry.aliases)}" if entry.aliases else "")
              + f' · {EDIT_MARKER}</p>', "", entry.body.rstrip(), ""]
     if entry.see_also:
         lines += ["## See also", ""]
-        lines += [f"- [{esc.text(by_slug[s].term)}]({s}.md): {esc.text(by_slug[s].summary)}" for s in entry.see_also]
+        lines += [f"- {linked_definition(by_slug[s])}" for s in entry.see_also]
         lines.append("")
     lines += ["## Mentioned in", "", f'<div class="gl-mentioned" data-gl-mentioned="{entry.slug}"></div>', "",
               "## Sources", ""]
     lines += [f"- {esc.link(s.title, s.url)}" for s in entry.sources]
     return "\n".join(lines) + "\n"
+
+
+def linked_definition(entry: Entry) -> str:
+    """A list line's text for `entry`: its definition with the defined name linked ("The [KV cache](kv-cache.md)
+    is …"), so a list does not say the term twice; "[Term](slug.md): summary" where the definition
+    opens otherwise.
+
+    >>> from roofline_site.glossary.records import Entry
+    >>> e = Entry("hbm", "HBM", ("high-bandwidth memory",), "hardware", "HBM (high-bandwidth memory) is DRAM.", (), (), "x", "")
+    >>> linked_definition(e)
+    '[HBM](hbm.md) (high-bandwidth memory) is DRAM.'
+    """
+    names = "|".join(re.escape(n) for n in sorted(entry.names, key=len, reverse=True))
+    m = re.match(rf"((?:A|An|The)\s+)?({names})(?=[\s(])", entry.summary, re.IGNORECASE)
+    if m is None:
+        return f"[{esc.text(entry.term)}]({entry.slug}.md): {esc.text(entry.summary)}"
+    rest = entry.summary[m.end():]  # escaping trims the edges: the space after the name is put back
+    return f"{m.group(1) or ''}[{esc.text(m.group(2))}]({entry.slug}.md) {esc.text(rest)}"
 
 
 def _letter(name: str) -> str:
@@ -73,7 +96,7 @@ def index_markdown(glossary: Glossary) -> str:
     for cat in present:
         members = [e for e in glossary.entries if e.category == cat]
         lines += [f"## {CATEGORIES[cat]} {{#{cat}}}", "", f'<p class="gl-intro">{esc.text(CATEGORY_INTROS[cat])}</p>', ""]
-        lines += [f"- [{esc.text(e.term)}]({e.slug}.md): {esc.text(e.summary)}" for e in members]
+        lines += [f"- {linked_definition(e)}" for e in members]
         lines.append("")
     lines += ["## A–Z {#a-z}", "",
               '<nav class="gl-letters" aria-label="Letters"><ul>'

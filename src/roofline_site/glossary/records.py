@@ -61,6 +61,9 @@ class Entry:
     body: str
     path: str  # relative to the repository root, e.g. "glossary/hardware/hbm.md"
     bindings: tuple[tuple[str, str], ...] = ()  # (name, expression): the body's tokens use the names
+    # False for a word so common that marking it in every section would bury the other terms
+    # ("token"): pages link it by hand, and the matcher leaves it alone.
+    marked: bool = True
 
     @property
     def names(self) -> tuple[str, ...]:

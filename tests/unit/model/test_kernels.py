@@ -185,6 +185,22 @@ def test_critical_batch_is_the_ridge_for_bf16_weights_whatever_the_context():
     assert critical_batch(get_model("llama-2-7b"), get_device(H100)) == 296
 
 
+def test_critical_batch_holds_each_weight_matmul_to_its_own_roof():
+    # The rule: a matmul with s bytes per weight does 2·B FLOPs per weight read, so it reaches its
+    # ridge at B = ridge · s / 2. H100 SXM5: bf16 ridge 989.4e12 / 3.35e12 = 295.34; fp8 ridge
+    # 1978.9e12 / 3.35e12 = 590.72 (NVIDIA H100 datasheet, dense).
+    m, d = get_model("llama-3.1-8b"), get_device(H100)
+    # fp8 weights and fp8 activations: the fp8 matmuls need 2·B ≥ 590.72, B = ⌈295.36⌉ = 296; the
+    # 16-bit head runs on the bf16 roof, B ≥ 295.34, also 296. Pooling mixed-format FLOPs and bytes
+    # against the fp8 ridge gave 317.
+    assert critical_batch(m, d, Formats.of("fp8", "fp8")) == 296
+    # fp8 weights dequantized to bf16: 2·B ≥ 295.34, B = ⌈147.67⌉ = 148 (the head reaches its ridge at 296).
+    assert critical_batch(m, d, Formats.of("fp8")) == 148
+    # int4 in groups of 128 with an fp16 scale and an int4 zero point per group: s = 0.5 + 2.5/128
+    # = 0.51953 bytes, B = ⌈295.34 · 0.51953 / 2⌉ = ⌈76.72⌉ = 77.
+    assert critical_batch(m, d, Formats.of("int4-g128")) == 77
+
+
 def test_whole_step_crossing_is_a_different_named_figure():
     m, d = get_model("llama-3.1-8b"), get_device(H100)
     assert whole_step_crossing_batch(m, d, 4096) is None      # attention's KV reads keep it below

@@ -15,3 +15,16 @@ def test_prefill_turns_compute_bound_where_the_mlp_matmuls_cross():
     assert NAMESPACE["crossover_prompt"]("llama-3.1-8b", "h100-sxm5").value > 326
     # A weights-only model is one matmul per token with no activations: T ≥ 295.34 -> 296.
     assert NAMESPACE["compute_bound_prompt"](8e9, "h100-sxm5").value == 296
+
+
+def test_weights_size_of_a_checkpoint_keeps_its_own_scope():
+    import pytest
+
+    from roofline.quantities.inference import weights_size
+
+    # gpt-oss-120b ships only its routed experts in MXFP4; attention, router and head stay bf16.
+    # OpenAI's model card (arXiv:2508.10925, table 1) gives the checkpoint as 60.8 GiB = 65.28e9 B.
+    shipped = weights_size("gpt-oss-120b", "checkpoint")
+    assert shipped.value == pytest.approx(60.8 * 2**30, rel=0.005)
+    # MXFP4 applied to attention too is smaller than what ships: the scope changes the answer.
+    assert weights_size("gpt-oss-120b", "mxfp4").value < shipped.value - 1e9
