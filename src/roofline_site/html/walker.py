@@ -87,7 +87,8 @@ class SkipList:
 
 NOT_PROSE = SkipList(
     tags=frozenset({"script", "style", "template", "noscript", "button"}),
-    classes=frozenset({"rl-prov", "md-source-file", "md-feedback", "linenos"}),
+    # rl-if-touch: the touch wording of a phrase written twice (rl-if-hover beside it); a copy keeps one.
+    classes=frozenset({"rl-prov", "md-source-file", "md-feedback", "linenos", "rl-if-touch"}),
     link_classes=frozenset({"headerlink", "md-content__button"}),
     attrs=frozenset({"hidden"}),
     roles=frozenset({"tooltip"}),

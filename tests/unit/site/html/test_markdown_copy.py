@@ -73,3 +73,12 @@ def test_a_sortable_tables_header_row_keeps_its_names_and_units():
     md = article_markdown(article_html(page, "T"))
     assert "| Device | Bandwidth (TB/s) |" in md, md
     assert "|  |" not in md
+
+
+def test_a_phrase_written_for_hover_and_for_touch_reads_once_in_the_copy():
+    # Both wordings sit side by side in the page and CSS shows one; a copy that kept both read "focusTap".
+    page = ('<article class="md-content__inner"><p><span class="rl-if-hover">Hover over or focus</span>'
+            '<span class="rl-if-touch">Tap</span> any number.</p></article>')
+    md = article_markdown(page)
+    assert "Hover over or focus any number." in md
+    assert "Tap" not in md
