@@ -144,3 +144,11 @@ def test_the_sentence_counter_counts_tokens_as_words_and_splits_lists():
     assert got == ["One X two X three.", "- Item one.", "- Item two.", "Next one."]
     assert word_count(got[0]) == 5
     assert not math.isnan(word_count("word"))
+
+
+# ---------------------------------------------------------------- Start here -----------
+def test_the_sizing_path_goes_through_serving_and_many_chips_before_the_calculator():
+    text = (DOCS / "start-here.md").read_text(encoding="utf-8")
+    section = text.split("## I need to size hardware", 1)[1].split("\n## ", 1)[0]
+    order = [section.find(link) for link in ("(serving.md)", "(many-chips.md)", "(calculator.md)")]
+    assert -1 not in order and order == sorted(order), "Serving, then Many chips, then the calculator"
