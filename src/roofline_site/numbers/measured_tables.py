@@ -254,12 +254,16 @@ def machines_table(page: str = "", records: list | None = None) -> Raw:
     rows = []
     for m in site_measurements():
         src = m.source.split("/")[-1]
-        rows.append([esc_text(m.label), f"<code>{esc_text(m.source)}</code>", esc_text(m.cpu_model),
-                     t.cell(machine("copy", source=src)), t.cell(machine("triad", source=src)),
-                     t.cell(machine("fp64", source=src)), t.cell(machine("fp32", source=src)),
-                     t.cell(machine_ridge(source=src)), esc_text(m.blas)])
-    return _markdown(["Machine", "File", "CPU", "Copy", "Triad", "fp64 GEMM", "fp32 GEMM", "Ridge (fp32 ÷ triad)",
-                      "BLAS"], rows, ["l", "l", "l", "r", "r", "r", "r", "r", "l"])
+        # The machine, then what it answers (triad, fp32 GEMM, their ridge); what it was and the rest fold away.
+        rows.append([esc_text(m.label), _num(t, machine("triad", source=src)), _num(t, machine("fp32", source=src)),
+                     _num(t, machine_ridge(source=src)), _num(t, machine("copy", source=src)),
+                     _num(t, machine("fp64", source=src)), f"<code>{esc_text(m.source)}</code>", esc_text(m.cpu_model),
+                     esc_text(m.blas)])
+    return html_table([Column("Machine", numeric=False), Column("Triad"), Column("fp32 GEMM"),
+                       Column("Ridge (fp32 ÷ triad)"), Column("Copy", secondary=True),
+                       Column("fp64 GEMM", secondary=True), Column("File", numeric=False, secondary=True),
+                       Column("CPU", numeric=False, secondary=True), Column("BLAS", numeric=False, secondary=True)],
+                      rows, "Measurement files in measurements/")
 
 
 def kernels_table(page: str = "", records: list | None = None) -> Raw:

@@ -35,6 +35,7 @@ WITHDRAWN = [
     ("batching.md", "memory wall"),
     # The ring latency is one single-channel DGX-A100 measurement; stock NCCL on NVSwitch runs NVLink SHARP.
     ("many-chips.md", "stock collective library"), ("calculator.md", "stock collective library"),
+    ("calculator.md", "the figure to expect"),
     ("many-chips.md", "expect {{"), ("many-chips.md", ", expect "), ("playbook.md", "you should expect"),
     ("many-chips.md", "as the expected one"),
     # "A NVIDIA ..." read wrong; a device name that starts with a vendor takes "The".
