@@ -188,7 +188,8 @@ def _serving_summary(t, runs) -> Raw:
         rows.append([f"{esc_text(engine)}, {esc_text(rs[0].model_name)}, {esc_text(fmt)} weights",
                      (str(len(rs)), float(len(rs))), stat("median"), stat("min"), stat("max")])
     return html_table([Column("Engine, model, weights", numeric=False), Column("Runs"),
-                       Column("Median published ÷ ceiling", "%"), Column("Lowest", "%"), Column("Highest", "%")],
+                       Column("Median published ÷ ceiling", "%"), Column("Lowest", "%", secondary=True),
+                       Column("Highest", "%", secondary=True)],
                       rows, "Published serving runs per engine, model and weight format")
 
 

@@ -17,7 +17,7 @@ from tests.support.exercise_blocks import page_namespace
 from tests.support.sentences import sentences, word_count
 
 DOCS = ROOT / "docs"
-#: The Serving page is held to the same rules by its own checks.
+#: Every docs page but Serving, whose definition of *expected* still lists every derate in one sentence.
 PAGES = sorted(p.name for p in DOCS.glob("*.md") if p.name != "serving.md")
 
 #: (page, phrase) that must not come back: each said more than the page's own numbers support.
