@@ -8,12 +8,11 @@ table, no two cards share a title.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from tests.conftest import ROOT
 from tests.support.browser import LAPTOP, PHONE
 
-DOCS = Path(__file__).resolve().parents[2] / "docs"
+DOCS = ROOT / "docs"
 PAGES = sorted(p.stem for p in DOCS.glob("*.md") if p.stem != "index") + [""]
 
 # For each table: how wide it is against the box it scrolls in, and each row's first cell as shown.

@@ -17,7 +17,8 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.conftest import ROOT
+
 AUDIT = ROOT / "tests" / "content_audit.toml"
 
 _FRONT = re.compile(r"\A---\n.*?\n---\n", re.S)
