@@ -82,3 +82,11 @@ def test_a_phrase_written_for_hover_and_for_touch_reads_once_in_the_copy():
     md = article_markdown(page)
     assert "Hover over or focus any number." in md
     assert "Tap" not in md
+
+
+def test_a_tables_column_toggle_is_left_out_of_the_copy():
+    page = ('<article class="md-content__inner"><div class="rl-fold"><label class="rl-fold-toggle"><input type="checkbox">'
+            ' Show every column (adds Source)</label><table><thead><tr><th>a</th></tr></thead>'
+            '<tbody><tr><td>x</td></tr></tbody></table></div></article>')
+    md = article_markdown(page)
+    assert "Show every column" not in md and "x" in md
