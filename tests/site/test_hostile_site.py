@@ -144,6 +144,9 @@ def test_planted_strings_run_nowhere_and_show_as_typed(tab):
         # Open every number's provenance and every glossary card on the page: their text is planted too.
         tab.evaluate("""() => { for (const el of document.querySelectorAll('.rl-num, .gl-term'))
                                   el.dispatchEvent(new MouseEvent('mouseover', {bubbles: true})); }""")
+        # Show what a reader can ask for: every folded column and every closed list of rows.
+        tab.evaluate("""() => { for (const box of document.querySelectorAll('.rl-fold-toggle input')) box.checked = true;
+                                  for (const d of document.querySelectorAll('details')) d.open = true; }""")
         tab.wait_for_timeout(200)
         shown += tab.evaluate("() => document.body.innerText")
         assert tab.ran == [], f"/{path}: {tab.ran}"

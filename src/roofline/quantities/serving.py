@@ -107,7 +107,8 @@ def _quantity(p, what: str, m, d, wl, where: str) -> Quantity | str:
                     f"weights {f.weights.name}, activations {f.activation}, KV {f.kv}",
                     "continuous batching with chunked prefill in steady state; one engine step through the "
                     "per-kernel model (a ceiling unless labelled expected)", _inputs(m, d, wl),
-                    6 if unit == "" else 3,  # counts of requests print whole
+                    # Counts of requests print whole; a ratio of devices at the three figures its inputs carry.
+                    6 if unit == "" and float(value).is_integer() else 3,
                     _line(p, what, wl))
 
 

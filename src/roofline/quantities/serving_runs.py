@@ -48,13 +48,31 @@ def _model_inputs(run) -> tuple[Input, ...]:
     return (*model_inputs(run.model), bandwidth_input(d), peak_input(d, run.activation_format))
 
 
+def published_digits(published: float, per_device: float) -> int:
+    """Significant figures a per-device rate carries from the published figure it was divided from:
+    no more figures than the published one has, and no digit past its last decimal place.
+
+    >>> published_digits(26604, 26604 / 8), published_digits(3627, 3627 / 8), published_digits(36, 36 / 8)
+    (4, 3, 2)
+    """
+    import math
+
+    text = f"{published:.6f}".rstrip("0").rstrip(".")
+    decimals = len(text.split(".")[1]) if "." in text else 0
+    significant = len(text.replace(".", "").lstrip("-").lstrip("0")) or 1
+    whole = max(1, math.floor(math.log10(abs(per_device))) + 1) if per_device else 1
+    return max(2, min(significant, whole + decimals))
+
+
 def serving_run_published(ident: str) -> Quantity:
-    """The run's published output tokens/s, per device."""
+    """The run's published output tokens/s, per device, at the precision the published figure carries."""
     run = serving_run(ident)
+    stated = run.output_tokens_per_s_per_device if run.stated_per_device else run.output_tokens_per_s
+    digits = published_digits(stated, run.output_tokens_per_s_per_device)
     return Quantity(run.output_tokens_per_s_per_device, "tokens/s",
                     f"published output tokens/s per device: {describe(run)}",
                     f"as published ÷ {run.devices} devices" if not run.stated_per_device else "as published (per device)",
-                    (_published_input(run),), 4,
+                    (_published_input(run),), digits,
                     () if run.stated_per_device or run.devices == 1 else
                     (Term(run.output_tokens_per_s, "tokens/s"), "÷", Term(float(run.devices))))
 

@@ -87,7 +87,9 @@ class SkipList:
 
 NOT_PROSE = SkipList(
     tags=frozenset({"script", "style", "template", "noscript", "button"}),
-    classes=frozenset({"rl-prov", "md-source-file", "md-feedback", "linenos"}),
+    # rl-if-touch: the touch wording of a phrase written twice (rl-if-hover beside it); a copy keeps one.
+    # rl-fold-toggle: the checkbox that shows a table's folded columns, a control and not the page's text.
+    classes=frozenset({"rl-prov", "md-source-file", "md-feedback", "linenos", "rl-if-touch", "rl-fold-toggle"}),
     link_classes=frozenset({"headerlink", "md-content__button"}),
     attrs=frozenset({"hidden"}),
     roles=frozenset({"tooltip"}),

@@ -76,7 +76,9 @@ def config_fields_table(page: str = "", records: list | None = None) -> Raw:
 
     families: dict[tuple[str, str], list[list[str]]] = {}
     for r in field_table():
-        key = f"`{r['where']}{r['key']}`" if r["key"] else "(modeling code)"
+        # A nested key may break after its dot ("text_config." then the key), so the column stays narrow.
+        key = (f"<code>{'.<wbr>'.join(esc_text(part) for part in (r['where'] + r['key']).split('.'))}</code>"
+               if r["key"] else f"(modeling code: {esc_text(r['feeds'])})")  # named by what it sets: titles stay distinct
         families.setdefault((r["family"], r["model_types"]), []).append(
             [_escape_cell(key), _escape_cell(r["feeds"]), _escape_cell(r["default"])])
     return Raw("\n\n".join(f"**{esc_text(family)}** (`{model_types}`)\n\n"

@@ -20,6 +20,13 @@ NEVER = "never reaches the ridge"
 UNFIT = "‡"  # marks a critical batch that does not fit in memory
 NO_ROOM = "weights alone do not fit"  # a largest batch of zero sequences, said in words
 DASH = "—"  # no such figure: sorts last
+WHOLE_MEMORY = "§"  # marks a largest batch that counts all of a shared memory as the model's
+#: Device kinds whose memory capacity is shared with a host or is a socket's maximum, not a card's own:
+#: the largest batch that fits them assumes the whole of it holds the model and its cache.
+SHARED_MEMORY_KINDS = {
+    "soc": "a system-on-chip's unified memory, shared with its CPU and operating system",
+    "cpu": "a CPU socket's maximum memory, which few servers install",
+}
 
 
 def _link(text: str, url: str) -> str:
@@ -60,7 +67,7 @@ def critical_batches_table(page: str = "", records: list | None = None, model: s
     t = _Table(page, records, f"table('critical-batches', model={model!r}, context={context!r})",
                   "critical batch per device")
     ctx = example(context)
-    rows, any_unfit = [], False
+    rows, any_unfit, shared = [], False, []
     for d in teaching_devices(device_ids):
         crit = critical_batch(model, d.id)
         wall = max_batch(model, d.id, ctx)
@@ -70,17 +77,28 @@ def critical_batches_table(page: str = "", records: list | None = None, model: s
         any_unfit |= unfit
         crit_text, crit_exact = t.value(crit, popover=True)
         crit_cell = (crit_text + (f" {UNFIT}" if unfit else ""), crit_exact)
+        wall_cell = t.value(wall, popover=True) if float(wall) >= 1 else (NO_ROOM, None)
+        if d.kind in SHARED_MEMORY_KINDS:
+            wall_cell = (f"{wall_cell[0]} {WHOLE_MEMORY}", wall_cell[1])
+            shared.append(d)
         rows.append([esc_text(d.name), t.value(ridge(d.id, d.sixteen_bit_dtype), popover=True), crit_cell,
-                     t.value(wall, popover=True) if float(wall) >= 1 else NO_ROOM, cross])
+                     wall_cell, cross])
     table = html_table([Column("Device", numeric=False), Column("Ridge (dense 16-bit)", "FLOP/byte"),
                         Column("Critical batch (weight matmuls)", "sequences"),
                         Column(f"Largest batch that fits, {ctx.text()} tokens cached", "sequences"),
                         Column(f"Whole-step crossing, {ctx.text()} tokens cached", "sequences")],
                        rows, "Critical batch per device")
+    notes = []
     if any_unfit:
-        table = Raw(f"{table}\n\n{UNFIT} More sequences than fit at that context: memory runs out before the "
-                    "weight matmuls reach the ridge.")
-    return table
+        notes.append(f"{UNFIT} More sequences than fit at that context: memory runs out before the "
+                     "weight matmuls reach the ridge.")
+    if shared:
+        kinds = sorted({d.kind for d in shared})
+        what = "; ".join(f"{', '.join(esc_text(d.name) for d in shared if d.kind == k)}: all of "
+                         f"{SHARED_MEMORY_KINDS[k]}" for k in kinds)
+        notes.append(f"{WHOLE_MEMORY} Counts the whole memory capacity as the model's ({what}). "
+                     "A real machine leaves less, so fewer sequences fit.")
+    return Raw("\n\n".join([str(table), *notes])) if notes else table
 
 
 def hardware_table(page: str = "", records: list | None = None) -> Raw:

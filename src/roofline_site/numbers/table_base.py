@@ -70,6 +70,9 @@ class Column:
     header: str
     unit: str = ""
     numeric: bool = True
+    #: A column that explains a row rather than naming or answering it (a source, a format, a layout):
+    #: folded away until the reader asks for every column, so the table fits its page column.
+    secondary: bool = False
 
 
 def html_table(columns: list[Column], rows: list[list], label: str, *, wide: bool = False) -> Raw:
@@ -80,20 +83,32 @@ def html_table(columns: list[Column], rows: list[list], label: str, *, wide: boo
     comes here. `label` names the table for screen readers. A `wide` table (a reference of a dozen
     columns) gets tighter cells (tables.css); its first column is the row's name, kept in view.
     """
+    more = ' class="rl-more"'
     head = "".join(
-        f'<th scope="col"{"" if c.numeric else " data-rl-text"} data-label="{_label(c)}"><button type="button" class="rl-sort">'
-        + f'{c.header}<span class="rl-unit">{c.unit}</span></button></th>' for c in columns)  # (the sort arrow follows the unit)
+        f'<th scope="col"{more if c.secondary else ""}{"" if c.numeric else " data-rl-text"} data-label="{_label(c)}">'
+        + f'<button type="button" class="rl-sort">{c.header}<span class="rl-unit">{c.unit}</span></button></th>'
+        for c in columns)  # (the sort arrow follows the unit)
     body = []
     for row in rows:
         cells = []
         for c, cell in zip(columns, row):
             html, key = (cell, None) if isinstance(cell, str) else cell
             sort = f' data-v="{key!r}"' if key is not None else ""
-            cells.append(f"<td{sort}>{html}</td>" if not c.numeric else f'<td class="rl-r"{sort}>{html}</td>')
+            classes = " ".join(x for x in ("rl-r" if c.numeric else "", "rl-more" if c.secondary else "") if x)
+            attrs = f' class="{classes}"' if classes else ""
+            cells.append(f"<td{attrs}{sort}>{html}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
     # One line per row and no blank line inside: Markdown reads the whole block as raw HTML.
-    return Raw(f'<table data-rl-sort{" data-rl-wide" if wide else ""} aria-label="{label}">\n<thead><tr>{head}</tr></thead>\n<tbody>\n'
-               + "\n".join(body) + "\n</tbody>\n</table>")
+    table = (f'<table data-rl-sort{" data-rl-wide" if wide else ""} aria-label="{label}">\n<thead><tr>{head}</tr></thead>\n'
+             "<tbody>\n" + "\n".join(body) + "\n</tbody>\n</table>")
+    folded = [c for c in columns if c.secondary]
+    if not folded:
+        return Raw(table)
+    # The secondary columns fold away (tables.css) until the box is ticked: no script, and a reader
+    # without CSS sees every column.
+    names = ", ".join(_TAGS.sub("", c.header) for c in folded)
+    return Raw(f'<div class="rl-fold">\n<label class="rl-fold-toggle"><input type="checkbox"> Show every column '
+               f'(adds {names})</label>\n{table}\n</div>')
 
 
 def _label(c: Column) -> str:

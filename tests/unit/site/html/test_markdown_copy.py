@@ -84,3 +84,20 @@ def test_emphasis_characters_from_a_name_stay_text_in_the_copy():
     md = article_markdown('<article class="md-content__inner"><p>*em* _under_ lm_head <em>e</em> '
                           '<strong>b</strong></p></article>')
     assert md.strip() == r"\*em\* \_under\_ lm_head *e* **b**"
+
+
+def test_a_phrase_written_for_hover_and_for_touch_reads_once_in_the_copy():
+    # Both wordings sit side by side in the page and CSS shows one; a copy that kept both read "focusTap".
+    page = ('<article class="md-content__inner"><p><span class="rl-if-hover">Hover over or focus</span>'
+            '<span class="rl-if-touch">Tap</span> any number.</p></article>')
+    md = article_markdown(page)
+    assert "Hover over or focus any number." in md
+    assert "Tap" not in md
+
+
+def test_a_tables_column_toggle_is_left_out_of_the_copy():
+    page = ('<article class="md-content__inner"><div class="rl-fold"><label class="rl-fold-toggle"><input type="checkbox">'
+            ' Show every column (adds Source)</label><table><thead><tr><th>a</th></tr></thead>'
+            '<tbody><tr><td>x</td></tr></tbody></table></div></article>')
+    md = article_markdown(page)
+    assert "Show every column" not in md and "x" in md
