@@ -460,14 +460,21 @@ def cmd_prefill(args) -> None:
     limit, limit_text = _max_context(args, m, args.prompt, "--prompt")
     lay = _layout(args, m, d)
     f, choice = _formats(args, m)
-    s = parallel.prefill(m, d, args.prompt, args.batch, f, args.attention, lay, _latency(args))
+    s = parallel.prefill(m, d, args.prompt, args.batch, f, args.attention, lay, _latency(args), args.cache_hit_rate)
     payload = _step_payload(s, choice)
     payload["time_to_first_token_s"] = s.time_s if s.fits else None
+    cached = int(kernels.cached_prompt_tokens(args.prompt, args.cache_hit_rate))
+    payload.update({"cache_hit_rate": args.cache_hit_rate, "cached_prompt_tokens": cached,
+                    "computed_prompt_tokens": args.prompt - cached})
     payload.update(limit)
     if not s.fits:
         payload.update({"time_s": None, "time_perfect_overlap_s": None, "tokens_per_s": None,
                         "tokens_per_s_per_sequence": None})
     extra = [("time to first token", fmt.seconds(s.time_s))]
+    extra.append(("prefix cache", "no hits (cache hit rate 0, the default): every prompt token computed"
+                  if not cached else
+                  f"hit rate {fmt.percent(args.cache_hit_rate, 3)}: {cached:,} of {args.prompt:,} prompt tokens "
+                  f"served from the cache (their KV read, not recomputed), {args.prompt - cached:,} computed"))
     _emit(args, payload, _step_text(s, extra, args.ops, choice) + limit_text)
     if not s.fits:
         sys.exit(EXIT_USAGE) if not args.json else None
@@ -854,6 +861,9 @@ def build_parser() -> argparse.ArgumentParser:
                             help="tokens already cached per sequence (at least 1: the new token attends to them and itself)")
         else:
             sp.add_argument("--prompt", type=_positive_int("prompt"), required=True, help="prompt tokens per sequence")
+            sp.add_argument("--cache-hit-rate", type=_number("--cache-hit-rate", 0, 1), default=0.0, metavar="H",
+                            help="share of the prompt a prefix cache already holds: those tokens are not recomputed, "
+                                 "only their KV is read (the last token is always computed). Default 0: no hits")
         _add_weight_options(sp)
         sp.add_argument("--activation-dtype", default="bf16", choices=ACTIVATION_DTYPES,
                         help="format of activations; fp8 with fp8 weights runs the matmuls on the fp8 peak")

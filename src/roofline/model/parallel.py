@@ -724,7 +724,7 @@ def on_one_device(stage: kernels.KernelStep) -> ParallelStep:
 
 
 def _step(phase: str, model: Model, device: Device, layout: Layout, batch, length, formats, attention,
-          latency="floor") -> ParallelStep:
+          latency="floor", cache_hit_rate=0.0) -> ParallelStep:
     layout = layout or Layout()
     latency = check_latency(latency)
     check_layout(model, device, layout)
@@ -739,10 +739,11 @@ def _step(phase: str, model: Model, device: Device, layout: Layout, batch, lengt
     def run(m: Model, b):
         if phase == "decode":
             return kernels.decode(m, device, b, length, formats, attention)
-        return kernels.prefill(m, device, length, b, formats, attention)
+        return kernels.prefill(m, device, length, b, formats, attention, cache_hit_rate)
 
     stage = run(part, micro)
-    tokens = micro * (np.asarray(length, float) if phase == "prefill" else 1.0)
+    # the tokens the collectives carry: the prompt tokens computed (a prefix-cache hit sends none)
+    tokens = micro * (np.asarray(stage.tokens_per_sequence, float) if phase == "prefill" else 1.0)
     return _assemble(model, device, layout, part, stage, lambda: run(part, np.ceil(per_replica / micro_batches)),
                      tokens, micro, b, micro, micro_batches, latency)
 
@@ -836,9 +837,14 @@ def decode(model: Model, device: Device, batch=1, context_len=1, formats: Format
 
 
 def prefill(model: Model, device: Device, prompt_len, batch=1, formats: Formats | None = None,
-            attention: str = "fused", layout: Layout | None = None, latency="floor") -> ParallelStep:
-    """A prefill of `prompt_len` tokens for each of `batch` sequences under `layout` (time to first token)."""
-    return _step("prefill", model, device, layout, batch, prompt_len, formats, attention, latency)
+            attention: str = "fused", layout: Layout | None = None, latency="floor",
+            cache_hit_rate=0.0) -> ParallelStep:
+    """A prefill of `prompt_len` tokens for each of `batch` sequences under `layout` (time to first token).
+
+    `cache_hit_rate`: the share of the prompt a prefix cache holds (`kernels.cached_prompt_tokens`);
+    0 (the default) is the plain prefill, 1 leaves only the last token to compute.
+    """
+    return _step("prefill", model, device, layout, batch, prompt_len, formats, attention, latency, cache_hit_rate)
 
 
 # -------------------------------------------------------------------------------- fit ------

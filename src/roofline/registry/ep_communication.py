@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from roofline.errors import InputError
 from roofline.registry.hardware import GIGA, MICRO, REGISTRY as HARDWARE, get_device
 from roofline.registry.loader import SpecRegistry, load_by_id
 from roofline.registry.specfile import Entry
@@ -36,6 +37,31 @@ class EPMeasurement:
     note: str
 
 
+@dataclass(frozen=True)
+class BalancerExample:
+    """A published expert-load balancer figure, read as a lower bound on the imbalance it removed.
+
+    >>> balancer_examples()["sglang-lplb-deepseek"].imbalance_at_least
+    1.0734
+    """
+
+    id: str
+    library: str
+    model: str
+    speedup: float
+    imbalance_at_least: float
+    source_url: str
+    note: str
+
+
+def _parse_balancer(entry: Entry) -> BalancerExample:
+    speedup, imb = entry.number("speedup"), entry.number("imbalance_at_least")
+    if not 1 <= imb <= 1024:
+        raise entry.fail("imbalance_at_least", f"must be from 1 (perfect balance) to 1,024, got {imb:g}")
+    return BalancerExample(entry.text("id"), entry.text("library"), entry.text("model"), speedup, imb,
+                           entry.source_url(), entry.text("note"))
+
+
 def _choice(entry: Entry, field: str, allowed: tuple[str, ...]) -> str:
     value = entry.text(field)
     if value not in allowed:
@@ -45,7 +71,10 @@ def _choice(entry: Entry, field: str, allowed: tuple[str, ...]) -> str:
 
 def _parse(entry: Entry) -> EPMeasurement:
     device = entry.text("device")
-    get_device(device)  # an unknown device is refused with the registry's sentence
+    try:
+        get_device(device)
+    except InputError as err:
+        raise entry.fail("device", str(err)) from None
     lat = entry.number("measured_latency_us", required=False)
     return EPMeasurement(
         id=entry.text("id"), library=entry.text("library"), device=device,
@@ -58,14 +87,19 @@ def _parse(entry: Entry) -> EPMeasurement:
 
 
 def load(path: Path) -> dict[str, EPMeasurement]:
-    return load_by_id(path, {"measurement": _parse})
+    return load_by_id(path, {"measurement": _parse, "balancer": _parse_balancer})
 
 
-REGISTRY: SpecRegistry[EPMeasurement] = SpecRegistry("ROOFLINE_EP_COMMUNICATION", "ep_communication.toml",
+REGISTRY: SpecRegistry[EPMeasurement | BalancerExample] = SpecRegistry("ROOFLINE_EP_COMMUNICATION", "ep_communication.toml",
                                                      "expert-parallel measurement", load,
                                                      depends_on=(HARDWARE,))
 
 
 def ep_measurements() -> dict[str, EPMeasurement]:
-    """Every row, in file order."""
-    return dict(REGISTRY.entries())
+    """Every all-to-all row, in file order."""
+    return {k: v for k, v in REGISTRY.entries().items() if isinstance(v, EPMeasurement)}
+
+
+def balancer_examples() -> dict[str, BalancerExample]:
+    """Every published balancer figure, in file order."""
+    return {k: v for k, v in REGISTRY.entries().items() if isinstance(v, BalancerExample)}
