@@ -287,7 +287,7 @@ def ep_network_share(ep: int, device: Device) -> float:
 
 
 #: The expected efficiency of each link in an EP all-to-all, from DeepEP's normal kernels on H800
-#: (docs/legacy.md): intranode EP8 dispatch 153 GB/s of the H800's 200 GB/s NVLink each way, internode
+#: (its legacy performance tables): intranode EP8 dispatch 153 GB/s of the H800's 200 GB/s NVLink each way, internode
 #: EP16 dispatch 43 GB/s of its 50 GB/s NIC (the lowest RDMA figure in the table; EP32 and EP64 report
 #: logical bandwidth that counts local traffic). `ep_expected_efficiency` reads them from the registry.
 def ep_expected_efficiency() -> tuple[float, float]:

@@ -1,7 +1,7 @@
 """DeepEP's published all-to-all table and a balancer figure: read as sourced, refused in one line when bad."""
 
 import re
-from pathlib import Path
+from tests.conftest import ROOT
 
 import pytest
 
@@ -9,12 +9,12 @@ from roofline.errors import SpecError
 from roofline.model import parallel
 from roofline.registry import ep_communication as ep
 
-SRC = Path(ep.__file__).parent.parent / "data" / "ep_communication.toml"
+SRC = ROOT / "src" / "roofline" / "data" / "ep_communication.toml"
 
 
 def test_deepep_rows_as_published():
     rows = ep.ep_measurements()
-    # docs/legacy.md: normal kernels 153 GB/s NVLink (intranode EP8), 43 GB/s RDMA (internode EP16);
+    # DeepEP legacy performance tables: normal kernels 153 GB/s NVLink (intranode EP8), 43 GB/s RDMA (internode EP16);
     # low-latency dispatch of 128 tokens per rank at EP16 in 118 us
     assert rows["deepep-normal-intranode-dispatch-ep8"].measured_bytes_per_s == 153e9
     assert rows["deepep-normal-internode-dispatch-ep16"].measured_bytes_per_s == 43e9
@@ -39,7 +39,7 @@ def test_balancer_example_is_a_lower_bound_on_imbalance():
 @pytest.mark.parametrize("old, new, message", [
     ("measured_GB_per_s = 153", "measured_GB_per_s = 0", "field 'measured_GB_per_s' must be positive"),
     ('kernel = "normal"', 'kernel = "fast"', "field 'kernel' must be one of normal, low-latency"),
-    ('device = "h800-sxm"', 'device = "h900"', "unknown device 'h900'"),
+    ('device = "h800-sxm"', 'device = "h900"', "field 'device' unknown hardware 'h900'"),
 ])
 def test_bad_rows_refused_in_one_line(tmp_path, monkeypatch, old, new, message):
     f = tmp_path / "ep_communication.toml"
@@ -47,7 +47,7 @@ def test_bad_rows_refused_in_one_line(tmp_path, monkeypatch, old, new, message):
     monkeypatch.setenv("ROOFLINE_EP_COMMUNICATION", str(f))
     ep.REGISTRY.cache_clear()
     try:
-        with pytest.raises(Exception, match=re.escape(message)) as err:
+        with pytest.raises(SpecError, match=re.escape(message)) as err:
             ep.ep_measurements()
         assert "\n" not in str(err.value)
         if isinstance(err.value, SpecError):
