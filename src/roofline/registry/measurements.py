@@ -159,8 +159,10 @@ def _parse(entry: Entry, kind: str) -> PublishedMeasurement:
 def load_measurement_file(path: Path) -> dict[str, "PublishedMeasurement | ServingMeasurement"]:
     """Parse and validate a measurements file once: every kind in KINDS order, then its [[serving]]
     runs, as {id: entry}; an id is unique across all of them."""
+    from roofline.registry.cross_node import parse_cross_node  # published results across nodes
+
     return load_by_id(path, {**{kind: (lambda e, kind=kind: _parse(e, kind)) for kind in KINDS},
-                             "serving": _parse_serving})
+                             "serving": _parse_serving, "cross_node": parse_cross_node})
 
 
 def load_measurements(path: Path) -> dict[str, PublishedMeasurement]:
