@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from figures_gen import Table, log_ticks
-from roofline import format as fmt, get_device, get_model, quantities
+from roofline import example, format as fmt, get_device, get_model, quantities
 
 NAME = "many-chips-nodes"
 DEVICE, MODEL = "h200-sxm", "deepseek-v3"
-CONTEXT = 2000                 # DeepSeek's and SGLang's published runs: 2,000-token inputs
-PER_DEVICE = (64, 256)         # sequences per GPU: a light and a heavy decode batch
+CONTEXT = int(example("ep_prompt"))  # SGLang's published cross-node runs: 2,000-token inputs
+PER_DEVICE = (int(example("batch_mid")), int(example("ep_batch_heavy")))  # a light and a heavy batch per GPU
 NODES = (1, 2, 4, 8, 16)       # EP8 to EP128: every degree divides the 256 experts
 COLOURS = ("#3f51b5", "#d81b60")
 
@@ -37,7 +37,8 @@ def draw(fig, table: Table) -> None:
     ax.xaxis.set_minor_formatter(NullFormatter())
     log_ticks(ax, "y", [])
     ax.set_ylim(bottom=0)
-    ax.set_xlabel(f"HGX {get_device(DEVICE).name} nodes of 8, EP over all GPUs (log)")
+    d = get_device(DEVICE)
+    ax.set_xlabel(f"HGX {d.name} nodes of {d.network.node_devices}, EP over all GPUs (log)")
     ax.set_ylabel("decode tokens/s per GPU")
     ax.set_title(f"{get_model(MODEL).name}: where the network becomes the roof")
     ax.legend(loc="lower right", frameon=False)
@@ -48,8 +49,9 @@ def _summary(b: int) -> str:
 
 
 def alt() -> str:
-    return (f"Chart of {get_model(MODEL).name} decode ceiling tokens/s per GPU against the number of 8-GPU "
-            f"{get_device(DEVICE).name} nodes, expert-parallel over all GPUs, {CONTEXT} tokens cached. "
+    d = get_device(DEVICE)
+    return (f"Chart of {get_model(MODEL).name} decode ceiling tokens/s per GPU against the number of "
+            f"{d.network.node_devices}-GPU {d.name} nodes, expert-parallel over all GPUs, {CONTEXT} tokens cached. "
             f"Batch of {PER_DEVICE[0]} sequences per GPU: {_summary(PER_DEVICE[0])}. "
             f"Batch of {PER_DEVICE[1]} per GPU: {_summary(PER_DEVICE[1])}.")
 

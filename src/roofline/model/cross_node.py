@@ -39,7 +39,7 @@ def formats_of(result: CrossNodeResult) -> Formats:
 def ceiling(result: CrossNodeResult) -> CrossNodeCeiling:
     """The package's bound for `result`'s phase, layout, formats and lengths (see the module docstring).
 
-    >>> from roofline.registry.cross_node import cross_node_results
+    >>> from roofline.registry.measurements import cross_node_results
     >>> c = ceiling(cross_node_results()["sglang-h100-prefill"])
     >>> c.tokens_per_s_per_device > cross_node_results()["sglang-h100-prefill"].tokens_per_s_per_device
     True

@@ -84,6 +84,13 @@ def ep_network_bytes_per_token(model, hw, ep, activation: str = "fp8") -> Quanti
                                 Term(float(a), "B"), "×", Term(float(ep - g)), "÷", Term(float(ep))))
 
 
+def model_experts(model) -> Quantity:
+    """A mixture-of-experts model's routed experts, from its config: {{ model_experts("kimi-k2") }}."""
+    m = as_model(model)
+    return Quantity(float(m.n_experts), "", f"{m.name} routed experts (config.json n_routed_experts)",
+                    "from the model's config", model_inputs(m), digits=6)
+
+
 def kv_over_network(model, hw, prompt, kv_dtype: str = "bf16") -> Quantity:
     """One prompt's KV cache sent to a decode node over one NIC: latency floor + bytes ÷ network bandwidth."""
     m, d, prompt = as_model(model), as_device(hw), _n(prompt)
@@ -136,7 +143,7 @@ def ep_decode(model, hw, nodes, batch_per_device, context, what: str = "tokens_p
 
 # ------------------------------------------------------------ published results across nodes ------
 def _result(ident: str):
-    from roofline.registry.cross_node import cross_node_results
+    from roofline.registry.measurements import cross_node_results
 
     rows = cross_node_results()
     if ident not in rows:
@@ -147,6 +154,14 @@ def _result(ident: str):
 def cross_node_result(ident: str):
     """A published cross-node result's record, for names and fields: {{ cross_node_result("…").system }}."""
     return _result(ident)
+
+
+def cross_node_hit_rate(ident: str) -> Quantity:
+    """A published result's prefix-cache hit rate, as its source states it."""
+    r = _result(ident)
+    return Quantity(r.cache_hit_rate, "%", f"{r.system}: share of input tokens served from a prefix cache",
+                    "as published", (Input(f"published: {r.system} cache hit rate", r.cache_hit_rate, "",
+                                           Source(r.source_title, r.source_url)),), 3)
 
 
 def _published_input(r) -> Input:
@@ -193,7 +208,7 @@ def cross_node_share(ident: str, digits: int = 2) -> Quantity:
 
 def cross_node_max_share(digits: int = 2) -> Quantity:
     """The highest published ÷ ceiling over every cross-node result (a claim keeps it below 1)."""
-    from roofline.registry.cross_node import cross_node_results
+    from roofline.registry.measurements import cross_node_results
 
     shares = {i: cross_node_share(i, digits) for i in cross_node_results()}
     top = max(shares, key=lambda i: shares[i].value)
@@ -214,6 +229,6 @@ def imbalance_example() -> Quantity:
 
 
 #: The token functions this topic adds to the namespace pages evaluate in.
-TOKENS = (network_bandwidth, network_latency, node_size, link_to_network, ep_network_share, ep_network_bytes_per_token,
-          kv_over_network, ep_decode, cross_node_result, cross_node_published, cross_node_ceiling, cross_node_share,
+TOKENS = (model_experts, network_bandwidth, network_latency, node_size, link_to_network, ep_network_share, ep_network_bytes_per_token,
+          kv_over_network, ep_decode, cross_node_result, cross_node_hit_rate, cross_node_published, cross_node_ceiling, cross_node_share,
           cross_node_max_share, imbalance_example)

@@ -17,12 +17,14 @@ from roofline.registry.models import Model, get_model
 from roofline.registry.specfile import Entry
 
 PHASES = ("decode", "prefill")
+WEIGHT_FORMAT = re.compile(r"bf16|fp16|fp8|fp8-[bg][1-9][0-9]{0,5}|int8|int4|int[48]-g[1-9][0-9]{0,5}|mxfp4|nvfp4")
 
 
 @dataclass(frozen=True)
 class CrossNodeResult:
     """One published per-node figure of a deployment that spans nodes.
 
+    >>> from roofline.registry.measurements import cross_node_results
     >>> r = cross_node_results()["deepseek-h800-decode"]
     >>> r.tokens_per_s_per_device  # 14.8k per node of 8
     1850.0
@@ -100,12 +102,9 @@ def parse_cross_node(entry: Entry) -> CrossNodeResult:
     for field, allowed in (("activation_format", PEAK_DTYPES), ("kv_format", STORAGE_DTYPES)):
         if entry.text(field) not in allowed:
             raise entry.fail(field, f"must be one of {', '.join(allowed)}, got {entry.text(field)!r}")
-    from roofline.model.formats import parse_weight_format
-
-    try:
-        parse_weight_format(entry.text("weight_format"))
-    except Exception as err:
-        raise entry.fail("weight_format", str(err)) from None
+    if not WEIGHT_FORMAT.fullmatch(entry.text("weight_format")):
+        raise entry.fail("weight_format", "must be a weight format the package reads (bf16, fp16, fp8, fp8-bN, "
+                                          f"int8, int4-gN, mxfp4, nvfp4), got {entry.text('weight_format')!r}")
     hit = entry.number("cache_hit_rate", allow_zero=True)
     if hit >= 1 or (phase == "decode" and hit):
         raise entry.fail("cache_hit_rate", "must be below 1 (a prefill computes at least one token), and 0 for "
@@ -124,10 +123,3 @@ def parse_cross_node(entry: Entry) -> CrossNodeResult:
         context_tokens=int(entry.number("context_tokens", integer=True)), cache_hit_rate=hit,
         tokens_per_s_per_node=entry.number("tokens_per_s_per_node"), quote=entry.text("quote"),
         note=entry.text("note"), assumed=tuple(assumed))
-
-
-def cross_node_results() -> dict[str, CrossNodeResult]:
-    """Every published cross-node result, in file order."""
-    from roofline.registry.measurements import REGISTRY
-
-    return {i: m for i, m in REGISTRY.entries().items() if isinstance(m, CrossNodeResult)}

@@ -353,3 +353,10 @@ def serving_measurements() -> dict[str, ServingMeasurement]:
 def get_serving(ident: str) -> ServingMeasurement:
     """The serving run with this id, or an error naming the closest ids."""
     return lookup("serving measurement", ident, serving_measurements())
+
+
+def cross_node_results() -> dict:
+    """Every published result across nodes ([[cross_node]], `registry.cross_node`), in file order."""
+    from roofline.registry.cross_node import CrossNodeResult
+
+    return {i: m for i, m in REGISTRY.entries().items() if isinstance(m, CrossNodeResult)}
