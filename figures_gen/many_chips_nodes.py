@@ -59,7 +59,7 @@ def alt() -> str:
 def caption() -> str:
     d, m = get_device(DEVICE), get_model(MODEL)
     best = max(NODES, key=lambda n: _q(n, PER_DEVICE[1]))
-    return (f"{m.name} in its fp8 checkpoint on the {d.name}, fp8 activations, dense peaks, {CONTEXT} tokens cached "
+    return (f"{m.name} in its fp8 checkpoint on the {d.name}, fp8 activations, dense peaks, {fmt.sig(float(CONTEXT), 6)} tokens cached "
             f"per sequence. Ceilings: each step at its perfect-overlap time, the all-to-all split between NVLink and one "
             f"{fmt.bytes_per_s(d.network.bandwidth_bytes_per_s_per_direction)} NIC per GPU at their spec bandwidths and "
             f"latency floors. At a batch of {PER_DEVICE[1]} sequences per GPU "

@@ -31,8 +31,7 @@ def network_bandwidth(hw) -> Quantity:
     d = as_device(hw)
     net = _network(d)
     return Quantity(net.bandwidth_bytes_per_s_per_direction, "B/s", f"{d.name} network bandwidth per direction",
-                    "NIC line rate in bits/s ÷ 8", _network_inputs(d)[:1],
-                    arithmetic=(Term(8 * net.bandwidth_bytes_per_s_per_direction, "bit/s"), "÷", Term(8.0)))
+                    "NIC line rate in bits/s ÷ 8 bits per byte", _network_inputs(d)[:1])
 
 
 def network_latency(hw) -> Quantity:
