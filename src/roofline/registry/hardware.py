@@ -23,6 +23,9 @@ SIXTEEN_BIT = ("bf16", "fp16")
 
 
 MICRO = 1e-6
+#: Microseconds per second: latencies are divided by it, not multiplied by MICRO, so 2.3 µs is the
+#: double nearest 2.3e-06 (2.3 × 1e-6 is one unit in the last place off, and prints as 2.2999999999999996e-06).
+PER_MICRO = 1e6
 
 
 @dataclass(frozen=True)
@@ -151,12 +154,12 @@ def _parse_interconnect(entry: Entry) -> tuple[Interconnect | None, str]:
         link=link,
         bandwidth_bytes_per_s_per_direction=entry.number("scaleup_bandwidth_GB_per_s_per_direction") * GIGA,
         domain_devices=domain,
-        latency_base_s=float(base) * MICRO,
-        latency_per_step_s=entry.number("collective_latency_per_step_us") * MICRO,
+        latency_base_s=float(base) / PER_MICRO,
+        latency_per_step_s=entry.number("collective_latency_per_step_us") / PER_MICRO,
         source_url=entry.source_url("scaleup_source_url"),
         latency_source_url=entry.source_url("collective_latency_source_url"),
         note=note,
-        latency_floor_s=entry.number("collective_latency_floor_us") * MICRO,
+        latency_floor_s=entry.number("collective_latency_floor_us") / PER_MICRO,
         latency_floor_source_url=entry.source_url("collective_latency_floor_source_url"),
         latency_floor_note=entry.text("collective_latency_floor_note"),
     ), note
@@ -177,7 +180,7 @@ def _parse_network(entry: Entry, interconnect: Interconnect | None) -> tuple[Net
         link=entry.text("scaleout_link"),
         # vendors quote NICs in decimal gigabits per second: ÷ 8 for bytes
         bandwidth_bytes_per_s_per_direction=entry.number("scaleout_bandwidth_Gb_per_s_per_direction") * GIGA / 8,
-        latency_floor_s=entry.number("scaleout_latency_floor_us") * MICRO,
+        latency_floor_s=entry.number("scaleout_latency_floor_us") / PER_MICRO,
         node_devices=node,
         source_url=entry.source_url("scaleout_source_url"),
         latency_source_url=entry.source_url("scaleout_latency_source_url"),
