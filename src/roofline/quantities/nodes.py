@@ -192,7 +192,7 @@ def cross_node_ceiling(ident: str) -> Quantity:
     c = ceiling(r)
     return Quantity(c.tokens_per_s_per_device, "tokens/s",
                     f"ceiling tokens/s per device: {_describe(r)}; at {c.batch_per_device:g} sequences per device",
-                    "perfect-overlap step at the largest batch that fits (decode) or the best prompts per device "
+                    "perfect-overlap step with as many sequences as memory holds (decode) or the best prompts per device "
                     "(prefill), datasheet peaks, spec bandwidths, latency floors", (*model_inputs(r.model),
                                                                                     *_network_inputs(r.device)))
 
