@@ -159,3 +159,23 @@ def test_cli_decodes_across_nodes_and_names_the_network(run_cli):
                              "--context", "2000", "--nodes", "2", "--json")
     assert code == 0, err
     assert "EP16" in out
+
+
+def test_expected_all_to_all_is_judged_against_deepeps_low_latency_time():
+    # DeepEP's low-latency dispatch on H800s at EP16 (two nodes): 128 tokens per rank, hidden 7168,
+    # top-8, FP8: S = 128 · 8 · 7168 · 1 B = 7,340,032 B per rank, in 118 us measured.
+    # Ceiling: 8/16 · S = 3,670,016 B over a 50 GB/s NIC = 73.4 us (NVLink's 7/16 · S at 200 GB/s is
+    # 16.1 us, in parallel) + the 2.8 us network floor = 76.2 us: below the measurement, as a floor must be.
+    # Expected: the NIC at DeepEP's 43 GB/s (85.3 us), plus the ring's 6.05 + 7 · 1.975 = 19.875 us and
+    # the network floor: 108.0 us, within 10 % of the 118 us measured.
+    from roofline.registry.ep_communication import ep_measurements
+
+    h800 = get_device("h800-sxm")
+    payload = 128 * 8 * 7168 * 1
+    floor = parallel.ep_all_to_all(payload, 16, h800, 1978.9e12, "dispatch", 1)
+    expected = parallel.ep_all_to_all(payload, 16, h800, 1978.9e12, "dispatch", 1, latency="ring")
+    measured = ep_measurements()["deepep-low-latency-dispatch-ep16"].measured_latency_s
+    assert float(floor.time_s) == pytest.approx(76.2e-6, rel=1e-3)
+    assert float(expected.time_s) == pytest.approx(108.03e-6, rel=1e-3)
+    assert float(floor.time_s) < measured
+    assert abs(float(expected.time_s) / measured - 1) < 0.1
