@@ -690,7 +690,10 @@ def cmd_layouts(args) -> None:
     where = "" if f.weights.element in ("bf16", "fp16", "fp32") else f" on {f.scope_words}"
     head = (f"layouts · {m.name} on {d.name} ({link}) · decode at batch {args.batch}, context {args.context} · "
             f"weights {f.weights.name}{where} ({choice.source}), KV {f.kv}"
-            + (f" · collective latency {parallel.latency_description(ic, latency)}" if ic else ""))
+            + (f" · collective latency {parallel.latency_description(ic, latency)}" if ic else "")
+            + (f" · {nodes} nodes of {d.network.node_devices} over {d.network.link}, "
+               f"{fmt.bytes_per_s(d.network.bandwidth_bytes_per_s_per_direction)} each way per device, "
+               f"{fmt.seconds(d.network.latency_floor_s)} floor" if nodes > 1 else ""))
     text = head + "\n" + _table(text_rows, [("layout", "layout"), ("devices", "devices"), ("fit", "fits"),
                                             ("w", "weights/device"), ("kv", "KV/device"), ("mb", "max batch"),
                                             ("coll", "collectives"), ("seq", "tok/s/seq"), ("sol", "speed of light"),
