@@ -30,7 +30,7 @@ def network_bandwidth(hw) -> Quantity:
     """A device's scale-out network bandwidth, one direction: {{ network_bandwidth("h100-sxm5") }}."""
     d = as_device(hw)
     net = _network(d)
-    return Quantity(net.bandwidth_bytes_per_s_per_direction, "B/s", f"{d.name} network bandwidth per direction",
+    return Quantity(net.bandwidth_bytes_per_s_per_direction, "B/s", f"{d.name} network: one NIC's line rate each way",
                     "NIC line rate in bits/s ÷ 8 bits per byte", _network_inputs(d)[:1])
 
 
