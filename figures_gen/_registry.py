@@ -24,6 +24,7 @@ FIGURES: tuple[str, ...] = (
     "playbook_disagg",
     # many chips (docs/many-chips.md)
     "many_chips_tp",
+    "many_chips_nodes",
     # serving (docs/serving.md)
     "serving_frontier",
     # measurements (docs/measure.md, docs/real-systems.md)

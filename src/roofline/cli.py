@@ -345,6 +345,19 @@ def _layout_rows(s) -> list[tuple[str, str]]:
         rows.append(("collectives", f"{fmt.seconds(s.collective_time_s)} per stage: {runs} runs over {ic.link}, "
                                     f"{fmt.nbytes(s.link_bytes)} sent per device, "
                                     f"{fmt.seconds(sum(c.latency_s for c in s.collectives))} of it latency"))
+        net = float(sum(float(c.network_bytes) for c in s.collectives))
+        if net:
+            nw = s.stage.device.network
+            rows.append(("network", f"{fmt.nbytes(net)} of it per device across nodes over {nw.link} "
+                                    f"({fmt.bytes_per_s(nw.bandwidth_bytes_per_s_per_direction)} each way, "
+                                    f"{fmt.seconds(nw.latency_floor_s)} floor), the rest over {ic.link}; "
+                                    f"{s.layout.devices} devices on {parallel.domains_spanned(s.layout.replica_devices, s.stage.device)} "
+                                    "scale-up domains"))
+    if s.layout.ep > 1:
+        rows.append(("experts", f"{(s.model.n_experts + s.layout.redundant_experts) // s.layout.ep} per rank"
+                                + (f" ({s.layout.redundant_experts} redundant copies)" if s.layout.redundant_experts else "")
+                                + "; load " + ("perfectly balanced (the default)" if s.layout.expert_imbalance == 1 else
+                                               f"busiest rank {fmt.sig(s.layout.expert_imbalance)}× the mean")))
         rows.append(("latency", s.latency_description))
         rows.append(("link roof", f"{fmt.intensity(s.link_intensity)} per link byte vs link ridge "
                                   f"{fmt.intensity(s.link_ridge_point)} ({fmt.bytes_per_s(ic.bandwidth_bytes_per_s_per_direction)} "
@@ -359,11 +372,20 @@ def _layout_rows(s) -> list[tuple[str, str]]:
 def _layout(args, model, device) -> parallel.Layout:
     """The layout the options name: --devices N (what an engine picks) or --tp/--pp/--ep/--dp."""
     explicit = any(v != 1 for v in (args.tp, args.pp, args.ep, args.dp))
+    nodes = getattr(args, "nodes", None)
+    extra = dict(redundant_experts=getattr(args, "redundant_experts", 0),
+                 expert_imbalance=getattr(args, "expert_imbalance", 1.0))
     if args.devices is not None:
-        if explicit:
-            raise InputError("--devices picks the layout itself: give --devices or --tp/--pp/--ep/--dp, not both")
+        if explicit or nodes is not None:
+            raise InputError("--devices picks the layout itself: give --devices or --nodes or --tp/--pp/--ep/--dp, "
+                             "not both")
         return parallel.engine_layout(model, device, args.devices)
-    return parallel.Layout(args.tp, args.pp, args.ep, args.dp)
+    if nodes is not None and not explicit:
+        return parallel.node_layout(model, device, nodes, **extra)
+    lay = parallel.Layout(args.tp, args.pp, args.ep, args.dp, **extra)
+    if nodes is not None:
+        parallel.check_nodes(lay, device, nodes)
+    return lay
 
 
 def _latency(args):
@@ -439,14 +461,21 @@ def cmd_prefill(args) -> None:
     limit, limit_text = _max_context(args, m, args.prompt, "--prompt")
     lay = _layout(args, m, d)
     f, choice = _formats(args, m)
-    s = parallel.prefill(m, d, args.prompt, args.batch, f, args.attention, lay, _latency(args))
+    s = parallel.prefill(m, d, args.prompt, args.batch, f, args.attention, lay, _latency(args), args.cache_hit_rate)
     payload = _step_payload(s, choice)
     payload["time_to_first_token_s"] = s.time_s if s.fits else None
+    cached = int(kernels.cached_prompt_tokens(args.prompt, args.cache_hit_rate))
+    payload.update({"cache_hit_rate": args.cache_hit_rate, "cached_prompt_tokens": cached,
+                    "computed_prompt_tokens": args.prompt - cached})
     payload.update(limit)
     if not s.fits:
         payload.update({"time_s": None, "time_perfect_overlap_s": None, "tokens_per_s": None,
                         "tokens_per_s_per_sequence": None})
     extra = [("time to first token", fmt.seconds(s.time_s))]
+    extra.append(("prefix cache", "no hits (cache hit rate 0, the default): every prompt token computed"
+                  if not cached else
+                  f"hit rate {fmt.percent(args.cache_hit_rate, 3)}: {cached:,} of {args.prompt:,} prompt tokens "
+                  f"served from the cache (their KV read, not recomputed), {args.prompt - cached:,} computed"))
     _emit(args, payload, _step_text(s, extra, args.ops, choice) + limit_text)
     if not s.fits:
         sys.exit(EXIT_USAGE) if not args.json else None
@@ -594,6 +623,26 @@ def _add_layout_options(sp) -> None:
     sp.add_argument("--devices", type=_positive_int("--devices"), metavar="N",
                     help="shorthand: the layout an engine would pick for N devices (tensor parallelism as wide "
                          "as the heads allow, pipeline stages for the rest); the output names it")
+    _add_node_options(sp)
+
+
+def _add_node_options(sp, layouts: bool = False) -> None:
+    sp.add_argument("--nodes", type=_positive_int("--nodes"), default=None, metavar="N",
+                    help="machines joined by the scale-out network (8 GPUs each on HGX boards, 4 on a GB200 tray): "
+                         + ("compare the layouts over all their devices" if layouts else
+                            "alone, the layout the field runs there (EP over every device for a mixture of "
+                            "experts, TP in a domain and PP across for a dense model); with --tp/--ep/--pp/--dp, "
+                            "the layout must use every device"))
+    if layouts:
+        return
+    sp.add_argument("--redundant-experts", type=_whole_number("--redundant-experts", 0, parallel.MAX_DEGREE),
+                    default=0, metavar="R",
+                    help="extra expert copies that fill EP ranks the experts alone do not divide, as expert-load "
+                         "balancers add them (DeepSeek-V3's 256 experts on EP48: 32). Default 0")
+    sp.add_argument("--expert-imbalance", type=_number("--expert-imbalance", 1, parallel.MAX_DEGREE),
+                    default=1.0, metavar="F",
+                    help="the busiest EP rank's routed tokens over the mean rank's; the slowest rank sets the step. "
+                         "Default 1: perfect balance")
 
 
 def _add_max_context_option(sp) -> None:
@@ -622,7 +671,8 @@ def cmd_layouts(args) -> None:
     f, choice = _formats(args, m)
     latency = _latency(args)
     rows = []
-    for lay in parallel.candidate_layouts(m, d):
+    nodes = args.nodes or 1
+    for lay in parallel.candidate_layouts(m, d, nodes=nodes):
         s = parallel.decode(m, d, args.batch, args.context, f, args.attention, lay, latency)
         fits = bool(s.fits)
         lim = parallel.limits(m, d, args.context, f, args.attention, lay, latency)
@@ -649,7 +699,10 @@ def cmd_layouts(args) -> None:
     where = "" if f.weights.element in ("bf16", "fp16", "fp32") else f" on {f.scope_words}"
     head = (f"layouts · {m.name} on {d.name} ({link}) · decode at batch {args.batch}, context {args.context} · "
             f"weights {f.weights.name}{where} ({choice.source}), KV {f.kv}"
-            + (f" · collective latency {parallel.latency_description(ic, latency)}" if ic else ""))
+            + (f" · collective latency {parallel.latency_description(ic, latency)}" if ic else "")
+            + (f" · {nodes} nodes of {d.network.node_devices} over {d.network.link}, "
+               f"{fmt.bytes_per_s(d.network.bandwidth_bytes_per_s_per_direction)} each way per device, "
+               f"{fmt.seconds(d.network.latency_floor_s)} floor" if nodes > 1 else ""))
     text = head + "\n" + _table(text_rows, [("layout", "layout"), ("devices", "devices"), ("fit", "fits"),
                                             ("w", "weights/device"), ("kv", "KV/device"), ("mb", "max batch"),
                                             ("coll", "collectives"), ("seq", "tok/s/seq"), ("sol", "speed of light"),
@@ -658,7 +711,9 @@ def cmd_layouts(args) -> None:
     text += ("\nspeed of light: batch 1, weights only (each device reads its share once per token at the spec "
              "bandwidth; KV cache, activations and collectives left out)")
     text += ("\n" + (f"fewest devices that hold it at batch {args.batch}: {fit['devices']} ({fit['layout']})" if fit else
-                     f"no layout within one scale-up domain holds it at batch {args.batch}, context {args.context}"))
+                     (f"no layout over {nodes} nodes holds it" if nodes > 1 else
+                      "no layout within one scale-up domain holds it")
+                     + f" at batch {args.batch}, context {args.context}"))
     _emit(args, {"model": m.id, "hardware": d.id, "batch": args.batch, "context_len": args.context, **limit,
                  "collective_latency": parallel.latency_description(ic, latency) if ic else None,
                  "weight_format": f.weights.name, "weight_scope": f.scope, "weight_scope_words": f.scope_words,
@@ -818,6 +873,9 @@ def build_parser() -> argparse.ArgumentParser:
                             help="tokens already cached per sequence (at least 1: the new token attends to them and itself)")
         else:
             sp.add_argument("--prompt", type=_positive_int("prompt"), required=True, help="prompt tokens per sequence")
+            sp.add_argument("--cache-hit-rate", type=_number("--cache-hit-rate", 0, 1), default=0.0, metavar="H",
+                            help="share of the prompt a prefix cache already holds: those tokens are not recomputed, "
+                                 "only their KV is read (the last token is always computed). Default 0: no hits")
         _add_weight_options(sp)
         sp.add_argument("--activation-dtype", default="bf16", choices=ACTIVATION_DTYPES,
                         help="format of activations; fp8 with fp8 weights runs the matmuls on the fp8 peak")
@@ -833,6 +891,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--hardware", required=True, help="registry device id (see `roofline hardware`)")
     sp.add_argument("--context", type=_context, required=True, help="tokens cached per sequence")
     sp.add_argument("--batch", type=_positive_int("batch"), default=1, help="sequences decoded together (all devices)")
+    _add_node_options(sp, layouts=True)
     _add_weight_options(sp)
     sp.add_argument("--activation-dtype", default="bf16", choices=ACTIVATION_DTYPES, help="format of activations")
     sp.add_argument("--kv-dtype", default="bf16", choices=STORAGE_DTYPES, help="format of the KV cache")

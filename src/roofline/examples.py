@@ -52,6 +52,10 @@ EXAMPLES = MappingProxyType({
     "serve_tpot": (0.030, "s", "a TPOT target: about 33 tokens/s per user, faster than people read"),
     "serve_tight_tpot": (0.002, "s", "a TPOT target no layout of eight H100s meets for a 70B model"),
     "price_per_device_hour": (2.0, "USD", "an illustrative price per GPU-hour, the reader's own input: put yours in"),
+    "ep_prompt": (2000, "", "the 2,000-token inputs of SGLang's published cross-node DeepSeek-V3 runs"),
+    "ep_batch_heavy": (256, "", "a heavy decode batch per GPU under expert parallelism"),
+    "ep_two_nodes": (16, "", "an expert-parallel degree over two 8-GPU nodes"),
+    "ep_nine_nodes": (72, "", "an expert-parallel degree over nine 8-GPU nodes, SGLang's decode pool"),
 })
 
 

@@ -577,24 +577,51 @@ def decode(model: Model, device: Device, batch=1, context_len=1, formats: Format
 
 
 @remembered
+def cached_prompt_tokens(prompt_len, cache_hit_rate) -> np.ndarray:
+    """Prompt tokens a prefix cache serves: ⌊hit rate × prompt⌋, at most prompt − 1 (the last token is always
+    computed: its logits give the first output token, as vLLM and SGLang recompute it on a full hit).
+
+    >>> int(cached_prompt_tokens(2000, 0.5)), int(cached_prompt_tokens(2000, 1.0))
+    (1000, 1999)
+    """
+    h = np.asarray(cache_hit_rate, float)
+    if h.ndim or not (np.isfinite(h) and 0 <= h <= 1) or isinstance(cache_hit_rate, bool):
+        raise InputError(f"cache hit rate must be a number from 0 to 1 (the share of prompt tokens a prefix "
+                         f"cache holds), got {cache_hit_rate!r}")
+    n = np.asarray(prompt_len, float)
+    return np.minimum(np.floor(h * n), n - 1)
+
+
 def prefill(model: Model, device: Device, prompt_len, batch=1, formats: Formats | None = None,
-            attention: str = "fused") -> KernelStep:
+            attention: str = "fused", cache_hit_rate=0.0) -> KernelStep:
     """Process `prompt_len` prompt tokens for each of `batch` sequences: the time to first token.
 
     Fused attention computes the causal half (token i attends to i positions); unfused
     attention writes the full prompt × prompt score matrix and masks it, as eager code does.
     The output head runs on the last position only.
+
+    With a prefix-cache `cache_hit_rate` h, the first `cached_prompt_tokens` positions are not
+    recomputed: their weight matmuls and their own attention pairs are gone, and what a hit costs is
+    reading their cached K and V as the new tokens attend to them (the attended positions still
+    count the whole prompt). At h = 0 this is the plain prefill exactly.
     """
     formats = _check(formats, attention, device)
     b = check_size("batch", batch)
     n = check_size("prompt length", prompt_len)
     b, n = np.broadcast_arrays(b, n)
+    cached = cached_prompt_tokens(n, cache_hit_rate)
     if model.is_bare:
         attended = pairs = 0 * n
-    else:
+    elif not np.any(cached):
         attended = layer_positions(model, n)
         # fused: the causal half; unfused (eager): the full prompt × prompt matrix, masked
         pairs = causal_layer_pairs(model, n) if attention == "fused" else n * attended
+    else:
+        attended = layer_positions(model, n)
+        new = n - cached
+        pairs = (causal_layer_pairs(model, n) - causal_layer_pairs(model, cached) if attention == "fused"
+                 else new * attended)
+        n = new
     ops = _kernels(model, device, formats, attention, b, n, attended, pairs, np.ones_like(b), mla_expanded=True)
     kv_resident = b * attended * _kv_elements_per_token_per_layer(model) * formats.kv_bytes
     return KernelStep("prefill", model, device, formats, attention, scalar(b), scalar(n), scalar(np.zeros_like(n)),

@@ -166,6 +166,13 @@ class CollectivePoint:
     peak_flop_per_s: float         # the device's matmul peak: for the link's ridge point
     count: int = 1
     link: str = ""
+    #: The share of `link_bytes` that crosses the scale-out network (an all-to-all whose ranks span
+    #: nodes); the rest moves over the scale-up link. Both links run at once: the slower sets the time.
+    network_share: float = 0.0
+    network_bandwidth_bytes_per_s: float = 0.0
+    #: True where the runs take turns (pipeline sends, one stage boundary after another): the two links'
+    #: times add; False where both links carry one run at once (an all-to-all): the slower sets it.
+    sequential: bool = False
 
     flops = 0.0
     weight_bytes = 0.0
@@ -192,8 +199,23 @@ class CollectivePoint:
         return self.count * self.latency_per_run_s
 
     @computed_once
+    def network_bytes(self):
+        """Bytes each device sends over the scale-out network, all runs (0 inside one domain)."""
+        return scalar(np.asarray(self.link_bytes, float) * self.network_share)
+
+    @computed_once
+    def scaleup_bytes(self):
+        """Bytes each device sends over its scale-up link, all runs."""
+        return scalar(np.asarray(self.link_bytes, float) - np.asarray(self.network_bytes, float))
+
+    @computed_once
     def transfer_time_s(self):
-        return scalar(np.asarray(self.link_bytes, float) / self.link_bandwidth_bytes_per_s)
+        """Bytes ÷ bandwidth on each link; where the ranks span nodes, the slower of the two links."""
+        on_link = np.asarray(self.scaleup_bytes, float) / self.link_bandwidth_bytes_per_s
+        if not self.network_share:
+            return scalar(on_link)
+        on_network = np.asarray(self.network_bytes, float) / self.network_bandwidth_bytes_per_s
+        return scalar(on_link + on_network if self.sequential else np.maximum(on_link, on_network))
 
     @computed_once
     def link_time_s(self):
@@ -227,6 +249,148 @@ def collective(kind: str, payload_bytes, devices: int, interconnect: Interconnec
     return CollectivePoint(name or kind, kind, int(devices), scalar(np.asarray(payload_bytes, float)),
                            interconnect.bandwidth_bytes_per_s_per_direction, latency, peak_flop_per_s,
                            int(count), interconnect.link)
+
+
+def _busiest_rank(op, imbalance: float):
+    """An expert kernel as the busiest EP rank runs it: its routed tokens' FLOPs and activations × imbalance."""
+    if imbalance == 1.0:
+        return op
+    return dataclasses.replace(op, flops=scalar(np.asarray(op.flops, float) * imbalance),
+                               act_read_bytes=scalar(np.asarray(op.act_read_bytes, float) * imbalance),
+                               act_written_bytes=scalar(np.asarray(op.act_written_bytes, float) * imbalance))
+
+
+def domains_spanned(devices: int, device: Device) -> int:
+    """Scale-up domains `devices` ranks fill, placed domain by domain: ⌈devices ÷ domain size⌉.
+
+    >>> domains_spanned(16, get_device("h100-sxm5")), domains_spanned(48, get_device("gb200-per-gpu"))
+    (2, 1)
+    """
+    ic = device.interconnect
+    return 1 if ic is None else math.ceil(devices / ic.domain_devices)
+
+
+def ep_network_share(ep: int, device: Device) -> float:
+    """The share of an EP all-to-all's sent bytes that crosses the scale-out network.
+
+    A rank sends (ep − 1)/ep of its routed copies away (1/ep stays home): (g − 1)/ep to the g − 1 other
+    ranks of its scale-up domain over the link and (ep − g)/ep to ranks in other domains over the
+    network, with g = min(ep, domain size) and experts spread evenly (each copy goes to its expert's rank,
+    as DeepEP's low-latency kernels send it). Of the bytes sent, the network carries (ep − g)/(ep − 1).
+
+    >>> ep_network_share(16, get_device("h100-sxm5"))  # (16 − 8) / 15
+    0.5333333333333333
+    """
+    ic = device.interconnect
+    g = min(ep, ic.domain_devices) if ic else 1
+    return (ep - g) / (ep - 1) if ep > 1 else 0.0
+
+
+#: The expected efficiency of each link in an EP all-to-all, from DeepEP's normal kernels on H800
+#: (its legacy performance tables): intranode EP8 dispatch 153 GB/s of the H800's 200 GB/s NVLink each way, internode
+#: EP16 dispatch 43 GB/s of its 50 GB/s NIC (the lowest RDMA figure in the table; EP32 and EP64 report
+#: logical bandwidth that counts local traffic). `ep_expected_efficiency` reads them from the registry.
+def ep_expected_efficiency() -> tuple[float, float]:
+    """(scale-up link, network) efficiencies an expected all-to-all runs at: DeepEP's measured ÷ spec.
+
+    >>> [round(x, 3) for x in ep_expected_efficiency()]  # 153 / 200, 43 / 50
+    [0.765, 0.86]
+    """
+    from roofline.registry.ep_communication import ep_measurements
+    from roofline.registry.hardware import get_device as _get
+
+    rows = ep_measurements()
+    nv, net = rows["deepep-normal-intranode-dispatch-ep8"], rows["deepep-normal-internode-dispatch-ep16"]
+    d = _get(nv.device)
+    return (nv.measured_bytes_per_s / d.interconnect.bandwidth_bytes_per_s_per_direction,
+            net.measured_bytes_per_s / d.network.bandwidth_bytes_per_s_per_direction)
+
+
+def ep_all_to_all(payload_bytes, ep: int, device: Device, peak_flop_per_s: float, name: str, count: int,
+                  latency="floor") -> CollectivePoint:
+    """An EP all-to-all (dispatch or combine) of `payload_bytes` per rank over `ep` ranks, split by link.
+
+    Inside one domain it is `collective("all-to-all", ...)`. Across domains the bytes split as
+    `ep_network_share` says and both links run at once; the latency is the larger of the two floors
+    (a ceiling) or, expected, the NCCL ring's plus the network's floor, with each link at DeepEP's
+    measured efficiency.
+
+    >>> c = ep_all_to_all(1e6, 16, get_device("h100-sxm5"), 989.4e12, "dispatch", 1)
+    >>> round(float(c.network_bytes)), round(float(c.scaleup_bytes))  # 8/16 and 7/16 of 1 MB
+    (500000, 437500)
+    """
+    ic, net = device.interconnect, device.network
+    if domains_spanned(ep, device) == 1:
+        return collective("all-to-all", payload_bytes, ep, ic, peak_flop_per_s, name, count, latency)
+    latency = check_latency(latency)
+    link_bw, net_bw = ic.bandwidth_bytes_per_s_per_direction, net.bandwidth_bytes_per_s_per_direction
+    if latency == LATENCY_FLOOR:
+        per_run = max(ic.latency_floor_s, net.latency_floor_s)
+    elif latency == LATENCY_RING:
+        per_run = run_latency_s("all-to-all", min(ep, ic.domain_devices), ic, latency) + net.latency_floor_s
+        eff_link, eff_net = ep_expected_efficiency()
+        link_bw, net_bw = link_bw * eff_link, net_bw * eff_net
+    else:
+        per_run = latency
+    return CollectivePoint(name, "all-to-all", int(ep), scalar(np.asarray(payload_bytes, float)), link_bw, per_run,
+                           peak_flop_per_s, int(count), f"{ic.link} + {net.link}", ep_network_share(ep, device),
+                           net_bw)
+
+
+def pipeline_sends(payload_bytes, layout: Layout, device: Device, peak_flop_per_s: float,
+                   latency="floor") -> CollectivePoint:
+    """The pp − 1 activation sends between pipeline stages; those at a domain boundary cross the network.
+
+    Stages are placed in order, so of the pp − 1 boundaries, (domains spanned − 1) cross nodes; the
+    sends take turns, so the two links' times add.
+    """
+    ic, net = device.interconnect, device.network
+    crossings = min(domains_spanned(layout.replica_devices, device) - 1, layout.pp - 1)
+    c = collective("send", payload_bytes, 2, ic, peak_flop_per_s, "pp_send", layout.pp - 1, latency)
+    if crossings <= 0 or net is None:
+        return c
+    per_run = c.latency_per_run_s
+    if check_latency(latency) in LATENCY_CHOICES:
+        per_run = (per_run * (layout.pp - 1 - crossings) + max(per_run, net.latency_floor_s) * crossings) \
+            / (layout.pp - 1)
+    return dataclasses.replace(c, latency_per_run_s=per_run, link=f"{ic.link} + {net.link}",
+                               network_share=crossings / (layout.pp - 1),
+                               network_bandwidth_bytes_per_s=net.bandwidth_bytes_per_s_per_direction,
+                               sequential=True)
+
+
+NETWORK = "network"
+LINK = "link"
+
+
+def kv_transfer(model: Model, device: Device, prompt_tokens, kv_dtype: str = "bf16", over: str = NETWORK,
+                latency="floor") -> CollectivePoint:
+    """One prompt's KV cache sent from a prefill device to a decode device: one send, latency + bytes ÷ bandwidth.
+
+    `over`: "network" (pools on separate nodes, one NIC each way: the disaggregated deployments) or
+    "link" (both pools in one scale-up domain). The bytes are the model's KV format: prompt ×
+    KV bytes per token (MLA's latent and rotary key; K and V per KV head otherwise).
+
+    >>> c = kv_transfer(get_model("deepseek-v3"), get_device("h100-sxm5"), 2000)
+    >>> round(float(c.link_bytes)), round(c.time_s * 1e3, 4)  # 2000·61·576·2 B ÷ 50 GB/s + 2.8 µs
+    (140544000, 2.8137)
+    """
+    from roofline.model.accounting import kv_bytes_per_token
+
+    tokens = _degree("prompt tokens", prompt_tokens)
+    nbytes = tokens * kv_bytes_per_token(model, kv_dtype)
+    ic = require_interconnect(device, "shipping a KV cache")
+    peak = device.peak_flop_per_s()
+    if over == LINK:
+        return collective("send", nbytes, 2, ic, peak, "kv_send", 1, latency)
+    if over != NETWORK:
+        raise InputError(f"a KV cache goes over 'network' or 'link', got {over!r}")
+    net = device.network
+    if net is None:
+        raise InputError(f"shipping a KV cache between nodes needs a network, but {device.network_note}")
+    per_run = net.latency_floor_s if check_latency(latency) in LATENCY_CHOICES else check_latency(latency)
+    return CollectivePoint("kv_send", "send", 2, float(nbytes), net.bandwidth_bytes_per_s_per_direction, per_run,
+                           peak, 1, net.link)
 
 
 def link_ridge_point(device: Device, dtype: str = "bf16") -> float:
@@ -267,10 +431,27 @@ class Layout:
     pp: int = 1
     ep: int = 1
     dp: int = 1
+    #: Extra copies of (the busiest) experts that fill EP ranks the experts alone do not divide, as
+    #: expert-load balancers add them (DeepSeek's EPLB, SGLang's): each rank holds (E + r) ÷ ep experts.
+    redundant_experts: int = 0
+    #: The busiest EP rank's routed tokens ÷ the mean rank's (1: perfect balance, the default). The
+    #: slowest rank sets the step, so its experts' work and its all-to-all bytes scale by this factor.
+    expert_imbalance: float = 1.0
 
     def __post_init__(self):
         for opt in ("tp", "pp", "ep", "dp"):
             object.__setattr__(self, opt, _degree(f"--{opt}", getattr(self, opt)))
+        r = self.redundant_experts
+        if isinstance(r, bool) or not isinstance(r, (int, np.integer, float)) or not math.isfinite(r) \
+                or r != int(r) or not 0 <= r <= MAX_DEGREE:
+            raise InputError(f"--redundant-experts must be a whole number from 0 to {MAX_DEGREE}, got {r!r}")
+        object.__setattr__(self, "redundant_experts", int(r))
+        f = self.expert_imbalance
+        if isinstance(f, bool) or not isinstance(f, (int, np.integer, float)) or not math.isfinite(f) \
+                or not 1 <= f <= max(self.ep, 1):
+            raise InputError(f"--expert-imbalance must be a number from 1 (perfect balance) to the EP degree "
+                             f"({self.ep}: every routed token on one rank), got {f!r}")
+        object.__setattr__(self, "expert_imbalance", float(f))
 
     @property
     def devices(self) -> int:
@@ -285,6 +466,8 @@ class Layout:
     def name(self) -> str:
         parts = [f"{k.upper()}{v}" for k, v in (("tp", self.tp), ("ep", self.ep), ("pp", self.pp), ("dp", self.dp))
                  if v > 1]
+        if self.redundant_experts:
+            parts[parts.index(f"EP{self.ep}")] += f" (+{self.redundant_experts} redundant experts)"
         return " × ".join(parts) or "1 device"
 
     @property
@@ -310,10 +493,18 @@ def check_layout(model: Model, device: Device, layout: Layout) -> None:
     for opt, n in (("--tp", tp), ("--ep", ep), ("--pp", pp)):
         if n > 1:
             ic = require_interconnect(device, f"{opt} {n}")
+            if tp > ic.domain_devices:
+                raise InputError(f"--tp {tp}: tensor parallelism all-reduces the activations twice per layer, so it "
+                                 f"stays inside one {device.name} scale-up domain ({ic.link}), which holds "
+                                 f"{ic.domain_devices}; span nodes with --ep or --pp instead")
             if layout.replica_devices > ic.domain_devices:
-                raise InputError(f"{opt} {n}: {layout.name} spans {layout.replica_devices} devices but one "
-                                 f"{device.name} scale-up domain ({ic.link}) holds {ic.domain_devices}; "
-                                 "the scale-out network between domains is not modelled")
+                if device.network is None:
+                    raise InputError(f"{opt} {n}: {layout.name} spans {layout.replica_devices} devices but one "
+                                     f"{device.name} scale-up domain ({ic.link}) holds {ic.domain_devices}, and "
+                                     f"{device.network_note}")
+                if ep > ic.domain_devices and ep % ic.domain_devices:
+                    raise InputError(f"--ep {ep}: expert parallelism across nodes fills whole scale-up domains of "
+                                     f"{ic.domain_devices} {device.name}s; give a multiple of {ic.domain_devices}")
     if tp > 1 and ep > 1:
         raise InputError(f"--ep {ep} with --tp {tp}: expert parallelism is modelled with data-parallel attention "
                          "(each device keeps whole attention weights), so combine it with --tp 1")
@@ -327,8 +518,23 @@ def check_layout(model: Model, device: Device, layout: Layout) -> None:
     if ep > 1:
         if not model.is_moe:
             raise InputError(f"--ep {ep}: {model.name} is dense; expert parallelism needs a mixture-of-experts model")
-        if model.n_experts % ep:
-            raise InputError(f"--ep {ep}: {model.name} has {model.n_experts} experts, which {ep} does not divide")
+        slots, r = model.n_experts + layout.redundant_experts, layout.redundant_experts
+        if slots % ep:
+            need = r + (-slots) % ep
+            if r:
+                raise InputError(f"--ep {ep} with --redundant-experts {r}: {model.n_experts} + {r} = {slots} expert "
+                                 f"copies do not fill {ep} ranks evenly; give --redundant-experts {need}")
+            raise InputError(f"--ep {ep}: {model.name} has {model.n_experts} experts, which {ep} does not divide; "
+                             f"give --redundant-experts {need} (copies of the busiest experts fill the ranks, as "
+                             f"expert-load balancers add them) or an EP degree that divides {model.n_experts}")
+        if slots // ep > model.n_experts:
+            raise InputError(f"--redundant-experts {r}: {slots // ep} experts per rank is more than {model.name}'s "
+                             f"{model.n_experts}; a rank holds each expert at most once")
+    if layout.redundant_experts and ep == 1:
+        raise InputError("--redundant-experts needs expert parallelism (--ep 2 or more): the copies fill EP ranks")
+    if layout.expert_imbalance > 1 and ep == 1:
+        raise InputError("--expert-imbalance needs expert parallelism (--ep 2 or more): it is the busiest EP "
+                         "rank's load over the mean")
     if pp > 1 and pp > model.n_layers:
         raise InputError(f"--pp {pp}: {model.name} has only {model.n_layers} layers to give the stages")
 
@@ -455,7 +661,17 @@ class ParallelStep:
         """Which collective latency the step's figures use (empty without collectives)."""
         if self.layout.replica_devices == 1 or self.stage.device.interconnect is None:
             return ""
-        return latency_description(self.stage.device.interconnect, self.latency)
+        text = latency_description(self.stage.device.interconnect, self.latency)
+        net = self.stage.device.network
+        if net is not None and any(c.network_share for c in self.collectives + ((self.sends,) if self.sends else ())):
+            from roofline import format as fmt
+            text += (f"; across nodes at least the network's floor, {fmt.seconds(net.latency_floor_s)} "
+                     f"({net.link})")
+            if self.latency == LATENCY_RING:
+                eff_link, eff_net = ep_expected_efficiency()
+                text += (f", each link at DeepEP's measured share of its spec ({eff_link:.0%} scale-up, "
+                         f"{eff_net:.0%} network)")
+        return text
 
     @computed_once
     def tokens_per_s(self):
@@ -508,7 +724,7 @@ def on_one_device(stage: kernels.KernelStep) -> ParallelStep:
 
 
 def _step(phase: str, model: Model, device: Device, layout: Layout, batch, length, formats, attention,
-          latency="floor") -> ParallelStep:
+          latency="floor", cache_hit_rate=0.0) -> ParallelStep:
     layout = layout or Layout()
     latency = check_latency(latency)
     check_layout(model, device, layout)
@@ -523,10 +739,11 @@ def _step(phase: str, model: Model, device: Device, layout: Layout, batch, lengt
     def run(m: Model, b):
         if phase == "decode":
             return kernels.decode(m, device, b, length, formats, attention)
-        return kernels.prefill(m, device, length, b, formats, attention)
+        return kernels.prefill(m, device, length, b, formats, attention, cache_hit_rate)
 
     stage = run(part, micro)
-    tokens = micro * (np.asarray(length, float) if phase == "prefill" else 1.0)
+    # the tokens the collectives carry: the prompt tokens computed (a prefix-cache hit sends none)
+    tokens = micro * (np.asarray(stage.tokens_per_sequence, float) if phase == "prefill" else 1.0)
     return _assemble(model, device, layout, part, stage, lambda: run(part, np.ceil(per_replica / micro_batches)),
                      tokens, micro, b, micro, micro_batches, latency)
 
@@ -554,18 +771,24 @@ def _assemble(model: Model, device: Device, layout: Layout, part: Model, stage: 
                  collective("all-gather", logit_rows * model.vocab_size * a, n, ic, peak, "logits_all_gather", 1, latency)]
     if layout.ep > 1:
         n = layout.ep
-        # the full batch's expert weights, shared out: each device reads 1/ep of the experts the batch touches
+        # each rank holds (E + r) ÷ ep expert copies: 1/ep of the experts, times (E + r) ÷ E for the copies
+        held = (model.n_experts + layout.redundant_experts) / (model.n_experts * n)
+        imb = layout.expert_imbalance
+        # the full batch's expert weights, shared out: each device reads its share of the experts the batch touches
         expert_w = {k.name: k.weight_bytes for k in whole().ops if k.name.startswith("experts_")}  # tp is 1 with ep
-        ops = tuple(dataclasses.replace(k, weight_bytes=scalar(np.asarray(expert_w[k.name]) / n))
-                    if k.name in expert_w else k for k in stage.ops)
-        resident = stage.weights_resident_bytes - _expert_resident_bytes(part, f) * (1 - 1 / n)
+        ops = tuple(_busiest_rank(dataclasses.replace(k, weight_bytes=scalar(np.asarray(expert_w[k.name]) * held)),
+                                  imb) if k.name in expert_w else
+                    (_busiest_rank(k, imb) if k.name == "mlp_act" and model.is_moe else k) for k in stage.ops)
+        resident = stage.weights_resident_bytes - _expert_resident_bytes(part, f) * (1 - held)
         stage = dataclasses.replace(stage, ops=ops, weights_resident_bytes=resident)
-        routed = tokens * model.experts_per_token * d * a  # each routed copy of a token goes to its expert's device
-        coll += [collective("all-to-all", routed, n, ic, peak, "moe_dispatch_all_to_all", L, latency),
-                 collective("all-to-all", routed, n, ic, peak, "moe_combine_all_to_all", L, latency)]
+        # each routed copy of a token goes to its expert's rank; the busiest rank receives (dispatch) and
+        # sends back (combine) `imb` times the mean
+        routed = tokens * model.experts_per_token * d * a * imb
+        coll += [ep_all_to_all(routed, n, device, peak, "moe_dispatch_all_to_all", L, latency),
+                 ep_all_to_all(routed, n, device, peak, "moe_combine_all_to_all", L, latency)]
     sends = None
     if layout.pp > 1:
-        sends = collective("send", tokens * d * a, 2, ic, peak, "pp_send", layout.pp - 1, latency)
+        sends = pipeline_sends(tokens * d * a, layout, device, peak, latency)
     # KV: the stage's cache for one micro-batch, times the micro-batches this device holds
     kv = np.asarray(stage.kv_resident_bytes) * micro_batches
     note = ""
@@ -614,9 +837,14 @@ def decode(model: Model, device: Device, batch=1, context_len=1, formats: Format
 
 
 def prefill(model: Model, device: Device, prompt_len, batch=1, formats: Formats | None = None,
-            attention: str = "fused", layout: Layout | None = None, latency="floor") -> ParallelStep:
-    """A prefill of `prompt_len` tokens for each of `batch` sequences under `layout` (time to first token)."""
-    return _step("prefill", model, device, layout, batch, prompt_len, formats, attention, latency)
+            attention: str = "fused", layout: Layout | None = None, latency="floor",
+            cache_hit_rate=0.0) -> ParallelStep:
+    """A prefill of `prompt_len` tokens for each of `batch` sequences under `layout` (time to first token).
+
+    `cache_hit_rate`: the share of the prompt a prefix cache holds (`kernels.cached_prompt_tokens`);
+    0 (the default) is the plain prefill, 1 leaves only the last token to compute.
+    """
+    return _step("prefill", model, device, layout, batch, prompt_len, formats, attention, latency, cache_hit_rate)
 
 
 # -------------------------------------------------------------------------------- fit ------
@@ -705,8 +933,60 @@ def limits(model: Model, device: Device, context_len=1, formats: Formats | None 
         latency=one.latency, latency_description=one.latency_description, assumes=assumes)
 
 
-def candidate_layouts(model: Model, device: Device, max_devices: int | None = None) -> list[Layout]:
-    """Layouts within one scale-up domain, fewest devices first: TP, then PP, EP and DP at each count."""
+def node_devices(device: Device, nodes) -> int:
+    """Devices in `nodes` machines (one node: the scale-up domain where no network is recorded), or one sentence.
+
+    >>> node_devices(get_device("h100-sxm5"), 12)  # SGLang's 96-GPU deployment: 12 nodes of 8
+    96
+    """
+    n = _degree("--nodes", nodes)
+    if n == 1:
+        return device.network.node_devices if device.network else (device.interconnect.domain_devices
+                                                                   if device.interconnect else 1)
+    if device.network is None:
+        raise InputError(f"--nodes {n}: {device.network_note}, so layouts stay inside one node")
+    return n * device.network.node_devices
+
+
+def node_layout(model: Model, device: Device, nodes, redundant_experts: int = 0, expert_imbalance: float = 1.0) -> Layout:
+    """The layout the field runs on `nodes` machines: for a mixture of experts, expert parallelism over
+    every device with data-parallel attention (as DeepSeek's and SGLang's deployments do); for a dense
+    model, tensor parallelism inside each scale-up domain and pipeline stages across them.
+
+    >>> node_layout(get_model("deepseek-v3"), get_device("h100-sxm5"), 2).name
+    'EP16'
+    """
+    n = node_devices(device, nodes)
+    if model.is_moe and not model.is_bare:
+        lay = Layout(ep=n, redundant_experts=redundant_experts, expert_imbalance=expert_imbalance)
+        try:
+            check_layout(model, device, lay)
+        except InputError as err:
+            raise InputError(f"--nodes {nodes}: {err}") from None
+        return lay
+    try:
+        lay = engine_layout(model, device, n)
+        return Layout(lay.tp, lay.pp, lay.ep, lay.dp, redundant_experts, expert_imbalance)
+    except InputError as err:
+        raise InputError(f"--nodes {nodes}: {err}") from None
+
+
+def check_nodes(layout: Layout, device: Device, nodes) -> None:
+    """Refuse a node count the layout does not fill exactly, naming both."""
+    n = node_devices(device, nodes)
+    if layout.devices != n:
+        raise InputError(f"--nodes {nodes}: {nodes} node{'s' if nodes != 1 else ''} of {device.name}s hold {n} "
+                         f"devices but {layout.name} uses {layout.devices}; give a layout over all {n} or fewer nodes")
+
+
+def candidate_layouts(model: Model, device: Device, max_devices: int | None = None, nodes: int = 1) -> list[Layout]:
+    """Layouts within one scale-up domain, fewest devices first: TP, then PP, EP and DP at each count.
+
+    With `nodes` > 1, the layouts over every device of that many machines instead: EP over all of them
+    (where the experts divide), TP inside a domain with PP or DP across domains, EP in a domain with DP.
+    """
+    if nodes != 1:
+        return _node_candidates(model, device, nodes)
     ic = device.interconnect
     top = ic.domain_devices if ic else 1
     if max_devices:
@@ -723,6 +1003,27 @@ def candidate_layouts(model: Model, device: Device, max_devices: int | None = No
     return out
 
 
+def _node_candidates(model: Model, device: Device, nodes) -> list[Layout]:
+    n, domain = node_devices(device, nodes), device.interconnect.domain_devices
+    out: list[Layout] = []
+    tp = 1
+    while tp <= min(domain, n):
+        if n % tp == 0:
+            out += [Layout(tp=tp, pp=n // tp), Layout(tp=tp, dp=n // tp)]
+        tp *= 2
+    out += [Layout(ep=n)] + [Layout(ep=e, dp=n // e) for e in range(2, n) if n % e == 0 and e % domain == 0
+                              or (n % e == 0 and e == domain)]
+    keep = []
+    for lay in out:
+        try:
+            check_layout(model, device, lay)
+        except InputError:
+            continue
+        if lay not in keep:
+            keep.append(lay)
+    return keep
+
+
 def engine_layout(model: Model, device: Device, devices: int) -> Layout:
     """The layout an engine such as vLLM picks for `devices` devices: tensor parallelism inside the
     scale-up domain, as wide as the attention heads allow, and pipeline stages for the rest.
@@ -733,7 +1034,7 @@ def engine_layout(model: Model, device: Device, devices: int) -> Layout:
     n = _degree("--devices", devices)
     if n == 1:
         return Layout()
-    tp = n
+    tp = min(n, device.interconnect.domain_devices) if device.interconnect else n  # TP stays inside a domain
     while tp > 1 and (model.n_heads % tp or (model.kv_heads % tp and tp % model.kv_heads) or n % tp):
         tp -= 1
     lay = Layout(tp=tp, pp=n // tp)

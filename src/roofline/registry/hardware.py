@@ -23,6 +23,9 @@ SIXTEEN_BIT = ("bf16", "fp16")
 
 
 MICRO = 1e-6
+#: Microseconds per second: latencies are divided by it, not multiplied by MICRO, so 2.3 µs is the
+#: double nearest 2.3e-06 (2.3 × 1e-6 is one unit in the last place off, and prints as 2.2999999999999996e-06).
+PER_MICRO = 1e6
 
 
 @dataclass(frozen=True)
@@ -51,6 +54,29 @@ class Interconnect:
     latency_floor_s: float = 0.0
     latency_floor_source_url: str = ""
     latency_floor_note: str = ""
+
+
+@dataclass(frozen=True)
+class Network:
+    """A device's scale-out network: what carries traffic between nodes (scale-up domains).
+
+    Bandwidth is per direction per device: one 400 Gb/s ConnectX-7 NIC per GPU on an HGX H100 node
+    sends 400e9 / 8 = 50e9 bytes/s each way. The latency floor is the fastest published one-way
+    small-message transfer between two nodes on that fabric; a ceiling uses it. `node_devices` is
+    how many devices one machine holds (8 on an HGX board, 4 on a GB200 compute tray).
+
+    >>> get_device("h100-sxm5").network.bandwidth_bytes_per_s_per_direction
+    50000000000.0
+    """
+
+    link: str
+    bandwidth_bytes_per_s_per_direction: float
+    latency_floor_s: float
+    node_devices: int
+    source_url: str
+    latency_source_url: str
+    note: str
+    latency_note: str
 
 
 @dataclass(frozen=True)
@@ -84,6 +110,9 @@ class Device:
     #: The scale-up link, or None: `interconnect_note` then says why (no link, or none recorded).
     interconnect: Interconnect | None = None
     interconnect_note: str = "no scale-up link is recorded in the registry for this device"
+    #: The scale-out network between nodes, or None: `network_note` then says why.
+    network: Network | None = None
+    network_note: str = "no scale-out network is recorded in the registry for this device"
 
     @property
     def usable_memory_bytes_or_vendor(self) -> float:
@@ -125,15 +154,39 @@ def _parse_interconnect(entry: Entry) -> tuple[Interconnect | None, str]:
         link=link,
         bandwidth_bytes_per_s_per_direction=entry.number("scaleup_bandwidth_GB_per_s_per_direction") * GIGA,
         domain_devices=domain,
-        latency_base_s=float(base) * MICRO,
-        latency_per_step_s=entry.number("collective_latency_per_step_us") * MICRO,
+        latency_base_s=float(base) / PER_MICRO,
+        latency_per_step_s=entry.number("collective_latency_per_step_us") / PER_MICRO,
         source_url=entry.source_url("scaleup_source_url"),
         latency_source_url=entry.source_url("collective_latency_source_url"),
         note=note,
-        latency_floor_s=entry.number("collective_latency_floor_us") * MICRO,
+        latency_floor_s=entry.number("collective_latency_floor_us") / PER_MICRO,
         latency_floor_source_url=entry.source_url("collective_latency_floor_source_url"),
         latency_floor_note=entry.text("collective_latency_floor_note"),
     ), note
+
+
+def _parse_network(entry: Entry, interconnect: Interconnect | None) -> tuple[Network | None, str]:
+    """The scale-out fields; absent says no network is recorded (layouts then stay inside one domain)."""
+    if not entry.has("scaleout_link"):
+        return None, f"no scale-out network is recorded in the registry for the {entry.text('name')}"
+    if interconnect is None:
+        raise entry.fail("scaleout_link", "needs a scale-up link (scaleup_link) first: a node's devices talk over it")
+    node = int(entry.number("scaleout_node_devices", integer=True))
+    domain = interconnect.domain_devices
+    if domain % node and node % domain:
+        raise entry.fail("scaleout_node_devices", f"must divide the scale-up domain ({domain}) or be a multiple of "
+                                                  f"it, got {node}")
+    return Network(
+        link=entry.text("scaleout_link"),
+        # vendors quote NICs in decimal gigabits per second: ÷ 8 for bytes
+        bandwidth_bytes_per_s_per_direction=entry.number("scaleout_bandwidth_Gb_per_s_per_direction") * GIGA / 8,
+        latency_floor_s=entry.number("scaleout_latency_floor_us") / PER_MICRO,
+        node_devices=node,
+        source_url=entry.source_url("scaleout_source_url"),
+        latency_source_url=entry.source_url("scaleout_latency_source_url"),
+        note=entry.text("scaleout_note"),
+        latency_note=entry.text("scaleout_latency_note"),
+    ), ""
 
 
 def _parse_device(entry: Entry) -> Device:
@@ -167,7 +220,10 @@ def _parse_device(entry: Entry) -> Device:
     if not isinstance(checked, dt.date):
         raise entry.fail("checked", "must be a date such as 2026-11-22")
     interconnect, interconnect_note = _parse_interconnect(entry)
+    network, network_note = _parse_network(entry, interconnect)
     return Device(
+        network=network,
+        network_note=network_note,
         interconnect=interconnect,
         interconnect_note=interconnect_note,
         id=entry.text("id"),

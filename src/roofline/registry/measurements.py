@@ -159,7 +159,9 @@ def _parse(entry: Entry, kind: str) -> PublishedMeasurement:
 def load_measurement_file(path: Path) -> dict[str, "PublishedMeasurement | ServingMeasurement"]:
     """Parse and validate a measurements file once: every kind in KINDS order, then its [[serving]]
     runs, as {id: entry}; an id is unique across all of them."""
-    return load_by_id(path, SPEC_TABLES)
+    from roofline.registry.cross_node import parse_cross_node  # published results across nodes
+
+    return load_by_id(path, {**SPEC_TABLES, "cross_node": parse_cross_node})
 
 
 def load_measurements(path: Path) -> dict[str, PublishedMeasurement]:
@@ -355,3 +357,10 @@ def get_serving(ident: str) -> ServingMeasurement:
 #: Each table list of measurements.toml and its reader, every kind in KINDS order, then the serving runs
 #: (the spec-file reference is generated from these).
 SPEC_TABLES = {**{kind: (lambda e, kind=kind: _parse(e, kind)) for kind in KINDS}, "serving": _parse_serving}
+
+
+def cross_node_results() -> dict:
+    """Every published result across nodes ([[cross_node]], `registry.cross_node`), in file order."""
+    from roofline.registry.cross_node import CrossNodeResult
+
+    return {i: m for i, m in REGISTRY.entries().items() if isinstance(m, CrossNodeResult)}

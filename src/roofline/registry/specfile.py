@@ -26,6 +26,11 @@ PLAUSIBLE: dict[str, tuple[float, float, str]] = {
     "dense_peak_TFLOP_per_s": (1e-6, 1e6, "1 MFLOP/s to 1 EFLOP/s"),
     "power_W": (0.1, 1e6, "0.1 W to 1 MW"),
     "collective_latency_floor_us": (1e-3, 1e4, "1 ns to 10 ms"),
+    # a NIC from 1 Gb/s Ethernet to 100 Tb/s, far past any shipping part (a GB/s figure typed as Gb/s stays inside;
+    # a bytes/s figure does not); a network latency from 100 ns (below any switch hop) to 1 ms
+    "scaleout_bandwidth_Gb_per_s_per_direction": (1, 1e5, "1 Gb/s to 100 Tb/s"),
+    "scaleout_latency_floor_us": (0.1, 1e3, "0.1 us to 1 ms"),
+    "scaleout_node_devices": (1, 1024, "1 to 1,024 devices"),
     # models.toml
     "n_layers": (1, 10_000, "1 to 10,000"),
     "hidden_size": (1, 1_000_000, "1 to 1,000,000"),

@@ -48,6 +48,7 @@ def test_figure_captions_say_sku_dtype_dense_and_context():
               "h100_roofline": (h100, "bf16", "dense", "token cached"),
               "intensity_line": (h100, "bf16", "dense", "token cached"),
               "many_chips_tp": (h200, "bf16", "dense", "tokens cached"),
+              "many_chips_nodes": (h200, "fp8", "dense", "tokens cached"),
               "prefill_intensity": (h100, "bf16", "dense"),
               "hardware_map": ("bf16", "dense"),
               "serving_frontier": (h100, "fp8", "dense", "ceilings", "1024 prompt and 256 output tokens")}
