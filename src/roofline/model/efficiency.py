@@ -237,8 +237,17 @@ def _attention_split(work: kernels.MixedWork, layers: int):
     return score_share, pos_share, np.maximum(length, 1.0), np.maximum(context, 1.0)
 
 
-def _op_time(op, eta):
-    return np.asarray(op.time_s, float) / eta
+def kernel_time_s(op, efficiency):
+    """One kernel's expected time: its roofline time ÷ its efficiency (capped at 1, so never below the roofline).
+
+    >>> p = kernels.RooflinePoint("copy", weight_bytes=3.35e6, peak_flop_per_s=1e15, bandwidth_bytes_per_s=3.35e12)
+    >>> round(kernel_time_s(p, 0.5) * 1e6, 6)  # 1 µs at the roofline, 2 µs at half of it
+    2.0
+    """
+    return scalar(np.asarray(op.time_s, float) / np.minimum(np.asarray(efficiency, float), 1.0))
+
+
+_op_time = kernel_time_s
 
 
 def _attention_time(op, score_share, pos_share, eta_prefill, eta_decode):
