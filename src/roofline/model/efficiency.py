@@ -263,11 +263,12 @@ def _attention_time(op, score_share, pos_share, eta_prefill, eta_decode):
 
 def expected_mixed(model: Model, device: Device, work: kernels.MixedWork, formats: Formats | None = None,
                    attention: str = "fused", layout: Layout | None = None, latency="floor",
-                   engine: str | None = None) -> ExpectedStep:
+                   engine: str | None = None, ceiling: parallel.ParallelStep | None = None) -> ExpectedStep:
     """The expected time of one engine step: `parallel.mixed`'s step with every kernel at its
     efficiency and the engine's per-step overhead added once (see the module docstring).
 
-    Same inputs as `parallel.mixed`, plus the engine whose overhead applies (default TensorRT-LLM's).
+    Same inputs as `parallel.mixed`, plus the engine whose overhead applies (default TensorRT-LLM's)
+    and, to save recomputing it, the ceiling's step for the same inputs where the caller has it.
 
     >>> w = kernels.MixedWork(64, 64 * 32 * 1024, 0, 0, 0, 64, 64, 64 * 32 * 1024)
     >>> e = expected_mixed(get_model("llama-3.1-8b"), get_device("h100-sxm5"), w)
@@ -275,7 +276,7 @@ def expected_mixed(model: Model, device: Device, work: kernels.MixedWork, format
     True
     """
     layout = layout or Layout()
-    step = parallel.mixed(model, device, work, formats, attention, layout, latency)
+    step = ceiling if ceiling is not None else parallel.mixed(model, device, work, formats, attention, layout, latency)
     f = fits()
     notices: list[str] = []
 
@@ -336,9 +337,9 @@ def _collective_time(c: parallel.CollectivePoint, link_eta: float):
 
 def expected_time_s(model: Model, device: Device, work: kernels.MixedWork, formats: Formats | None = None,
                     attention: str = "fused", layout: Layout | None = None, latency="floor",
-                    engine: str | None = None):
+                    engine: str | None = None, ceiling: parallel.ParallelStep | None = None):
     """`expected_mixed(...).time_s`: the expected step time in seconds (scalar or array, as `work`)."""
-    return expected_mixed(model, device, work, formats, attention, layout, latency, engine).time_s
+    return expected_mixed(model, device, work, formats, attention, layout, latency, engine, ceiling).time_s
 
 
 def describe() -> list[dict]:

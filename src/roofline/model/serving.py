@@ -315,7 +315,8 @@ def _points(model: Model, device: Device, layout: Layout, wl: Workload, concurre
     lat = wl.collective_latency
     step = parallel.mixed(model, device, work, f, a, layout, lat)
     t = np.atleast_1d(np.asarray(step.time_s, float))
-    t_exp = np.atleast_1d(np.asarray(efficiency.expected_time_s(model, device, work, f, a, layout, lat), float))
+    t_exp = np.atleast_1d(np.asarray(efficiency.expected_time_s(model, device, work, f, a, layout, lat, ceiling=step),
+                                     float))
     steps = wl.steps_in_engine
     in_system_steps = (c / layout.dp) / lam          # Little's law: the client's whole wait, in steps
     wait_steps = np.maximum(in_system_steps - steps, 0.0)
