@@ -14,7 +14,7 @@ export UV_PROJECT_ENVIRONMENT := $(VENV)
 # figure process compile the same few hundred modules from source at each start: seconds each here).
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: site test test-fast serve bench numbers-diff changelog screenshots env clean help
+.PHONY: site test test-fast serve bench compare-aic numbers-diff changelog screenshots env clean help
 
 help:
 	@echo "make site          build the site into site/ (strict, offline)"
@@ -23,6 +23,7 @@ help:
 	@echo "make serve         live preview on http://127.0.0.1:8000/ (re-renders only edited pages,"
 	@echo "                   or every page after an edit to the package, registry or glossary)"
 	@echo "make bench         timings and scores (writes reports/)"
+	@echo "make compare-aic   NVIDIA's AIConfigurator beside the expected figure (own venv; writes reports/)"
 	@echo "make numbers-diff REF=<git ref>   numbers that changed since REF"
 	@echo "make changelog     the changelog's unreleased section: numbers changed since the last release"
 	@echo "make screenshots   every page at 390x844 (touch) and 1280x900, light and dark, into screenshots/"
@@ -66,6 +67,9 @@ serve: $(STAMP)
 
 bench: $(STAMP) $(NODE_STAMP)
 	@$(VENV)/bin/python -m tools.bench
+
+compare-aic: $(STAMP)
+	@$(VENV)/bin/python -m tools.compare_aic
 
 numbers-diff: $(STAMP)
 	@test -n "$(REF)" || { echo "usage: make numbers-diff REF=<git ref>"; exit 2; }
