@@ -49,7 +49,7 @@ from roofline.registry.models import Model
 #: Kernel classes whose efficiency is fitted against a size.
 FITTED = ("matmul", "grouped_matmul", "attention_prefill", "attention_decode")
 SIZE_WORDS = {"matmul": "M (tokens)", "grouped_matmul": "tokens per expert", "attention_prefill": "prompt length",
-              "attention_decode": "cached context", "allreduce_latency": "devices"}
+              "attention_decode": "KV bytes read per layer", "allreduce_latency": "devices"}
 #: The engine whose overhead the expected figure uses where none is named: the one whose overlap
 #: scheduler the serving model's steady state resembles (the CPU's work hidden under the GPU's).
 DEFAULT_ENGINE = "TensorRT-LLM"
@@ -57,8 +57,10 @@ _MATMULS = ("qkv_proj", "o_proj", "gate_up_proj", "up_proj", "down_proj", "share
             "router", "lm_head", "weights")
 _EXPERTS = ("experts_gate_up", "experts_down")
 _ATTENTION = ("attention", "attn_qk", "attn_pv")
-#: DeepGEMM's operands: FP8 inputs (1 byte each) and a BF16 output (2 bytes).
-_IN_BYTES, _OUT_BYTES = 1.0, 2.0
+#: Bytes per operand element: FP8 (1 byte), NVFP4 (half a byte plus one FP8 scale per 16 elements);
+#: the output is BF16 (2 bytes) in every published matmul row.
+_IN_BYTES = {"fp8": 1.0, "nvfp4": 0.5 + 1.0 / 16}
+_OUT_BYTES = 2.0
 
 
 # ------------------------------------------------------------------------ row efficiency ------
@@ -66,7 +68,7 @@ def row_efficiency(row: KernelMeasurement) -> float:
     """A kernel row's efficiency: roofline time on its registry device ÷ the measured time.
 
     For a matmul the measured time is 2·groups·m·n·k ÷ the measured FLOP/s; its roofline time is
-    max(FLOPs ÷ peak, bytes ÷ bandwidth) with FP8 inputs and a BF16 output (DeepGEMM's).
+    max(FLOPs ÷ peak, bytes ÷ bandwidth) with the row's operand format in and a BF16 output.
 
     >>> r = [m for m in kernel_measurements("matmul") if m.m == 64 and m.n == 2112][0]
     >>> round(row_efficiency(r), 3)  # memory-bound: 1,688 GB/s of 3,350 (15.87 MB in 9.41 µs)
@@ -76,7 +78,8 @@ def row_efficiency(row: KernelMeasurement) -> float:
     if row.kernel in ("matmul", "grouped_matmul"):
         g, m, n, k = row.groups, row.m, row.n, row.k
         flops = 2.0 * g * m * n * k
-        nbytes = g * (m * k * _IN_BYTES + n * k * _IN_BYTES + m * n * _OUT_BYTES)
+        b_in = _IN_BYTES[row.operand_format]
+        nbytes = g * (m * k * b_in + n * k * b_in + m * n * _OUT_BYTES)
         roof = max(flops / d.peak_flop_per_s(row.dtype), nbytes / d.memory_bandwidth_bytes_per_s)
         return roof / (flops / row.value)
     if row.kernel == "attention_prefill":
@@ -141,18 +144,44 @@ def fit(points: list[tuple[float, float]], kernel: str = "matmul") -> Efficiency
     return EfficiencyFit(kernel, my - slope * mx, slope, lo, hi, len(points))
 
 
-_FITS: dict[tuple, dict] = {}
+_FITS: dict[tuple, object] = {}
 
 
 def _key() -> tuple:
     return (REGISTRY.path(), hardware.REGISTRY.path(), models.REGISTRY.path())
 
 
+def _dtype_family(dtype: str) -> str:
+    """Rows and kernels are matched on their compute format: fp4 and nvfp4 alike, fp16 with bf16."""
+    return {"nvfp4": "fp4", "mxfp4": "fp4", "fp16": "bf16"}.get(dtype, dtype)
+
+
 def fits() -> dict[str, EfficiencyFit]:
-    """Every fitted kernel class's efficiency function, from the registry's kernel rows."""
-    key = _key()
+    """Every fitted kernel class's efficiency function over all its rows (every device and format)."""
+    key = ("all", *_key())
     if key not in _FITS:
         _FITS[key] = {k: fit([(r.size, row_efficiency(r)) for r in kernel_measurements(k)], k) for k in FITTED}
+    return _FITS[key]
+
+
+def fit_for(kind: str, device_id: str, dtype: str) -> tuple[EfficiencyFit, str]:
+    """The efficiency function a kernel of `kind` in `dtype` on `device_id` runs at, and a notice where
+    it is not the device's own: the rows of the same device and format where there are any, else those
+    of the same format on any device, else every row of the class.
+
+    >>> fit_for("matmul", "h200-sxm", "fp8")[1]  # the H200's own FP8 rows
+    ''
+    """
+    key = (kind, device_id, _dtype_family(dtype), *_key())
+    if key not in _FITS:
+        rows = kernel_measurements(kind)
+        fam = _dtype_family(dtype)
+        same_fmt = [r for r in rows if _dtype_family(r.dtype) == fam]
+        own = [r for r in same_fmt if r.device_id == device_id]
+        chosen, note = (own, "") if own else (same_fmt, f"{kind.replace('_', ' ')}: no {fam} rows measured on "
+                                                       f"{device_id}; {fam} rows of other devices used") \
+            if same_fmt else (rows, f"{kind.replace('_', ' ')}: no {fam} rows; rows of every format used")
+        _FITS[key] = (fit([(r.size, row_efficiency(r)) for r in chosen], kind), note)
     return _FITS[key]
 
 
@@ -277,35 +306,46 @@ def expected_mixed(model: Model, device: Device, work: kernels.MixedWork, format
     """
     layout = layout or Layout()
     step = ceiling if ceiling is not None else parallel.mixed(model, device, work, formats, attention, layout, latency)
-    f = fits()
     notices: list[str] = []
-
-    def eta(kind, size):
-        value, outside = f[kind].at(size)
-        if outside:
-            notices.append(f[kind].notice())
-        return value
-
     stage = step.stage
     part = stage.model
+
+    def eta(kind, size, dtype):
+        f, note = fit_for(kind, device.id, dtype)
+        value, outside = f.at(size)
+        if outside:
+            notices.append(f.notice())
+        if note:
+            notices.append(note)
+        return value
+
     tokens = np.asarray(stage.tokens_per_sequence, float)
-    eta_mm = eta("matmul", np.maximum(tokens, 1.0))
+    mm_dtype = stage.matmul_dtype
+    eta_mm = eta("matmul", np.maximum(tokens, 1.0), mm_dtype)
     head = next((op for op in stage.ops if op.name == "lm_head"), None)
     head_rows = (np.asarray(head.act_read_bytes, float) / (part.hidden_size * stage.formats.activation_bytes)
                  if head is not None else tokens)
-    eta_head = eta("matmul", np.maximum(head_rows, 1.0))
-    score_share, pos_share, length, context = _attention_split(work, max(model.n_layers, 1))
+    eta_head = eta("matmul", np.maximum(head_rows, 1.0), head.compute_dtype if head is not None else mm_dtype)
+    score_share, pos_share, length, _ = _attention_split(work, max(model.n_layers, 1))
     has_prefill = bool(np.any(score_share < 1))
     has_decode = bool(np.any(score_share > 0))
-    eta_pre = eta("attention_prefill", length) if has_prefill else 1.0
-    eta_dec = eta("attention_decode", context) if has_decode else 1.0
+    att = next((op for op in stage.ops if op.name in _ATTENTION), None)
+    att_dtype = att.compute_dtype if att is not None else "bf16"
+    eta_pre = eta("attention_prefill", length, att_dtype) if has_prefill else 1.0
+    if has_decode and att is not None:
+        # the KV cache one layer's decode attention reads on this device: the kernel's KV bytes (all layers)
+        # times the decoding requests' share of the positions, ÷ the layers
+        per_layer = np.asarray(att.kv_read_bytes, float) * pos_share / max(att.count, 1)
+        eta_dec = eta("attention_decode", np.maximum(per_layer, 1.0), stage.formats.kv)
+    else:
+        eta_dec = 1.0
     eta_bw = min(measured.bandwidth_derate(), 1.0)
     per_expert = None
     if model.is_moe:
         whole = tokens * layout.ep  # EP: the replica's tokens reach every device's experts
         touched = kernels.experts_touched(model, whole)
         per_expert = np.maximum(whole * model.experts_per_token / np.maximum(touched, 1e-9), 1.0)
-        eta_ex = eta("grouped_matmul", per_expert)
+        eta_ex = eta("grouped_matmul", per_expert, mm_dtype)
     total = np.asarray(0.0)
     for op in stage.ops:
         if op.name in _EXPERTS:

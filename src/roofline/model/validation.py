@@ -121,8 +121,8 @@ def _miss_reasons() -> dict[str, str]:
     return {
         "MoE": "expert load is taken as uniform and the grouped matmuls at DeepGEMM's H800 efficiency; "
                "no published expert-load statistics or balancer speedups are in the registry yet",
-        "vLLM": vllm_words + ", and every kernel efficiency was measured on NVIDIA Hopper",
-        "nvfp4": "no FP4 kernel rows: Blackwell's FP4 matmuls run at the FP8 Hopper efficiencies",
+        "vLLM": vllm_words + ", and every kernel efficiency was measured on NVIDIA GPUs",
+        "nvfp4": "the FP4 matmul rows come from the B200 alone, and no decode attention was measured on Blackwell",
         "memory": "the engine's KV-cache memory fraction is not modelled: the run's requests in flight are "
                   "the ceiling's, which fill all the memory left after weights and the runtime reserve",
     }

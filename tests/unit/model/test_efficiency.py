@@ -54,6 +54,23 @@ def test_a_published_row_efficiency_by_hand():
     # is 1426 ÷ the H100 SXM5's dense FP8 peak of 1978.9 = 0.7206.
     row = next(r for r in measurements.kernel_measurements("matmul") if (r.m, r.n, r.k) == (4096, 7168, 16384))
     assert efficiency.row_efficiency(row) == pytest.approx(1426 / 1978.9, rel=1e-9)
+    # An NVFP4 row on the B200, M 1: 2 · 6144 · 4096 FLOPs at 3.562 TFLOP/s take 14.13 µs; it moves
+    # (4096 + 6144 · 4096) × (0.5 + 1/16) B in and 6144 × 2 B out = 14,170,112 B, 1.840 µs at the
+    # registry's 7.7 TB/s: efficiency 1.840 ÷ 14.13 = 0.1302.
+    row = next(r for r in measurements.kernel_measurements("matmul")
+               if r.device_id == "b200" and (r.m, r.n, r.k) == (1, 6144, 4096))
+    moved = (4096 + 6144 * 4096) * (0.5 + 1 / 16) + 6144 * 2
+    assert efficiency.row_efficiency(row) == pytest.approx((moved / 7.7e12) / (2 * 6144 * 4096 / 3.562e12), rel=1e-9)
+    assert efficiency.row_efficiency(row) == pytest.approx(0.1302, abs=5e-5)
+
+
+def test_a_kernel_runs_at_its_own_device_and_formats_rows_first():
+    # The H200 has FP8 matmul rows of its own; the MI300X has none, so every device's FP8 rows are used
+    # and the step says so.
+    assert efficiency.fit_for("matmul", "h200-sxm", "fp8")[1] == ""
+    fit, note = efficiency.fit_for("matmul", "mi300x", "fp8")
+    assert note == "matmul: no fp8 rows measured on mi300x; fp8 rows of other devices used"
+    assert fit.rows == len([r for r in measurements.kernel_measurements("matmul") if r.dtype == "fp8"])
 
 
 def test_interpolation_is_monotone_and_clamps_with_a_notice():
@@ -68,9 +85,11 @@ def test_interpolation_is_monotone_and_clamps_with_a_notice():
         above, out_above = f.at(f.size_max * 10)
         assert out_below and out_above
         assert below == f.at(f.size_min)[0] and above == f.at(f.size_max)[0]
-    # The smallest measured matmul is M = 64: a batch-1 decode step is outside it, and says so.
-    step = efficiency.expected_mixed(L8, H100, _work(L8, 1, 1024))
-    assert any(n.startswith("matmul: M (tokens) outside the measured 64 to 4096") for n in step.notices)
+    # The smallest decode attention measured reads 16.8 MB of KV cache in one layer (batch 8 at 1,024
+    # positions, 2 KB each). Batch 1 at 128 positions of Llama 3.1 8B in BF16 reads 128 × 2 × 8 × 128 × 2 B
+    # = 0.52 MB a layer: below the measured sizes, and the step says so.
+    step = efficiency.expected_mixed(L8, H100, _work(L8, 1, 127))
+    assert any(n.startswith("attention decode: KV bytes read per layer outside the measured") for n in step.notices)
 
 
 @pytest.mark.parametrize("model,device,layout", [(L8, H100, Layout()), (L70, H200, Layout(tp=2)),

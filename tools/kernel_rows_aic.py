@@ -1,0 +1,89 @@
+"""Print [[kernel]] rows for data/measurements.toml from the kernel database AIConfigurator publishes.
+
+AIConfigurator's wheel (PyPI `aiconfigurator`, Apache-2.0) ships the per-kernel latencies NVIDIA
+collected with TensorRT-LLM on each GPU (aiconfigurator_core/systems/data/<system>/...). This picks a
+small grid of them (three weight-matmul shapes of Llama-class models × M from 1 to 16,384; decode
+attention of a 32-head, 8-KV-head, 128-wide layer with an FP8 cache over batch × context) and prints
+them as registry rows with their source. Run it in AIConfigurator's own environment
+(`make compare-aic` creates .cache/aic-venv): `.cache/aic-venv/bin/python tools/kernel_rows_aic.py`.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+from pathlib import Path
+
+import pandas as pd
+
+import aiconfigurator_core
+
+DATA = Path(aiconfigurator_core.__file__).parent / "systems" / "data"
+VERSION = importlib.metadata.version("aiconfigurator")
+URL = f"https://pypi.org/project/aiconfigurator/{VERSION}/"
+SYSTEMS = {"h200_sxm": ("h200-sxm", "NVIDIA H200"), "h100_sxm": ("h100-sxm5", "NVIDIA H100 SXM"),
+           "b200_sxm": ("b200", "NVIDIA B200")}
+SHAPES = ((6144, 4096), (4096, 16384), (10240, 8192))
+MS = (1, 16, 128, 1024, 4096, 16384)
+DECODE = ((8, 1024), (32, 1024), (128, 1024), (32, 4096), (128, 4096), (512, 512), (1024, 256), (2048, 128),
+          (16, 8192))
+
+
+def row(**kw) -> str:
+    lines = ["[[kernel]]"]
+    for k, v in kw.items():
+        lines.append(f'{k} = "{v}"' if isinstance(v, str) else f"{k} = {v}")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    out = []
+    for system, (device, name) in SYSTEMS.items():
+        trt = max(p.parent.name for p in (DATA / system / "gemm" / "trtllm").glob("*/gemm_perf.parquet"))
+        g = pd.read_parquet(DATA / system / "gemm" / "trtllm" / trt / "gemm_perf.parquet")
+        dtype = "nvfp4" if system == "b200_sxm" else "fp8"
+        g = g[g.gemm_dtype == dtype]
+        for n, k in SHAPES:
+            for m in MS:
+                hit = g[(g.m == m) & (g.n == n) & (g.k == k)]
+                if hit.empty:
+                    continue
+                us = float(hit.latency.median()) * 1e3
+                tflops = 2.0 * m * n * k / (us * 1e-6) / 1e12
+                out.append(row(id=f"aic-{system}-{dtype}-gemm-m{m}-n{n}-k{k}", kernel="matmul",
+                               library="TensorRT-LLM GEMM (AIConfigurator database)",
+                               software=f"TensorRT-LLM {trt}, collected by NVIDIA for AIConfigurator {VERSION}",
+                               device=device, dtype="fp4" if dtype == "nvfp4" else "fp8",
+                               operand_format=dtype, m=m, n=n, k=k, groups=1,
+                               measured_TFLOP_per_s=round(tflops, 3),
+                               what=f"{dtype} weight matmul, per-tensor scales ({name}), median latency {us:.2f} µs",
+                               date="2026", source_url=URL,
+                               source_title=f"AIConfigurator {VERSION} wheel: systems/data/{system}/gemm/trtllm/{trt}/gemm_perf.parquet"))
+    system, (device, name) = "h200_sxm", SYSTEMS["h200_sxm"]
+    trt = max(p.parent.name for p in (DATA / system / "attention" / "trtllm").glob("*/generation_attention_perf.parquet"))
+    a = pd.read_parquet(DATA / system / "attention" / "trtllm" / trt / "generation_attention_perf.parquet")
+    a = a[(a.num_heads == 32) & (a.num_key_value_heads == 8) & (a.head_dim == 128) & (a.kv_cache_dtype == "fp8")
+          & (a.window_size == 0)]
+    for b, ctx in DECODE:
+        hit = a[(a.batch_size == b) & (a.isl + a.step == ctx)]
+        if hit.empty:
+            hit = a[(a.batch_size == b) & (a.isl == ctx)]
+        if hit.empty:
+            continue
+        h = hit.iloc[0]
+        ctx_real = int(h.isl + h.step)
+        us = float(h.latency) * 1e3
+        kv_bytes = b * ctx_real * 2 * 8 * 128 * 1.0
+        out.append(row(id=f"aic-{system}-decode-attention-b{b}-ctx{ctx_real}", kernel="attention_decode",
+                       library="TensorRT-LLM XQA decode attention (AIConfigurator database)",
+                       software=f"TensorRT-LLM {trt}, collected by NVIDIA for AIConfigurator {VERSION}",
+                       device=device, dtype="fp8", size=kv_bytes,
+                       measured_GB_per_s=round(kv_bytes / (us * 1e-6) / 1e9, 2),
+                       shape=f"batch {b}, cached context {ctx_real}, 32 query heads, 8 KV heads, head dim 128, FP8 KV cache",
+                       what=f"one layer's decode attention, {kv_bytes / 1e6:.1f} MB of KV cache read in {us:.1f} µs",
+                       date="2026", source_url=URL,
+                       source_title=f"AIConfigurator {VERSION} wheel: systems/data/{system}/attention/trtllm/{trt}/generation_attention_perf.parquet"))
+    print("\n".join(out))
+
+
+if __name__ == "__main__":
+    main()
