@@ -24,6 +24,9 @@ SYSTEMS = {"h200_sxm": ("h200-sxm", "NVIDIA H200"), "h100_sxm": ("h100-sxm5", "N
            "b200_sxm": ("b200", "NVIDIA B200")}
 SHAPES = ((6144, 4096), (4096, 16384), (10240, 8192))
 MS = (1, 16, 128, 1024, 4096, 16384)
+#: Qwen3-235B-A22B's experts: hidden 4096, expert width 1536, 128 experts, 8 per token, over 8 GPUs (EP8).
+MOE = {"hidden": 4096, "inter": 1536, "experts": 128, "topk": 8, "ep": 8}
+MOE_TOKENS = (64, 256, 1024, 4096, 16384)
 DECODE = ((8, 1024), (32, 1024), (128, 1024), (32, 4096), (128, 4096), (512, 512), (1024, 256), (2048, 128),
           (16, 8192))
 
@@ -58,6 +61,40 @@ def main() -> None:
                                what=f"{dtype} weight matmul, per-tensor scales ({name}), median latency {us:.2f} µs",
                                date="2026", source_url=URL,
                                source_title=f"AIConfigurator {VERSION} wheel: systems/data/{system}/gemm/trtllm/{trt}/gemm_perf.parquet"))
+    for system, (device, name) in SYSTEMS.items():
+        dtype = "nvfp4" if system == "b200_sxm" else "fp8"
+        files = sorted((DATA / system / "moe" / "trtllm").glob("*/moe_perf.parquet"))
+        if not files:
+            continue
+        m = MOE
+        for f in reversed(files):  # the newest collection that has the shape
+            d = pd.read_parquet(f)
+            d = d[(d.moe_dtype == dtype) & (d.hidden_size == m["hidden"]) & (d.inter_size == m["inter"])
+                  & (d.num_experts == m["experts"]) & (d.topk == m["topk"]) & (d.moe_ep_size == m["ep"])
+                  & (d.moe_tp_size == 1) & (d.distribution == "power_law_1.01")]
+            if not d.empty:
+                trt = f.parent.name
+                break
+        groups = m["experts"] // m["ep"]
+        for tokens in MOE_TOKENS:
+            hit = d[d.num_tokens == tokens]
+            if hit.empty:
+                continue
+            us = float(hit.latency.min()) * 1e3
+            per_expert = tokens * m["topk"] // m["experts"]
+            n, k = 3 * m["inter"], m["hidden"]  # gate-up (2 × 1536) and down (1536) as one matmul: same FLOPs and weights
+            tflops = 2.0 * groups * per_expert * n * k / (us * 1e-6) / 1e12
+            out.append(row(id=f"aic-{system}-{dtype}-moe-qwen3-235b-ep8-t{tokens}", kernel="grouped_matmul",
+                           library="TensorRT-LLM fused MoE (AIConfigurator database)",
+                           software=f"TensorRT-LLM {trt}, collected by NVIDIA for AIConfigurator {VERSION}",
+                           device=device, dtype="fp4" if dtype == "nvfp4" else "fp8", operand_format=dtype,
+                           m=per_expert, n=n, k=k, groups=groups, measured_TFLOP_per_s=round(tflops, 3),
+                           shape=f"Qwen3-235B-A22B experts on one of 8 GPUs (EP8): {tokens} tokens × 8 experts each "
+                                 f"over 128, expert load skewed (power law, alpha 1.01, AIConfigurator's default)",
+                           what=f"{dtype} fused MoE layer (gate-up and down of the {groups} local experts counted as one "
+                                f"matmul of width {n}), {tokens} tokens, median latency {us:.1f} µs",
+                           date="2026", source_url=URL,
+                           source_title=f"AIConfigurator {VERSION} wheel: systems/data/{system}/moe/trtllm/{trt}/moe_perf.parquet"))
     system, (device, name) = "h200_sxm", SYSTEMS["h200_sxm"]
     trt = max(p.parent.name for p in (DATA / system / "attention" / "trtllm").glob("*/generation_attention_perf.parquet"))
     a = pd.read_parquet(DATA / system / "attention" / "trtllm" / trt / "generation_attention_perf.parquet")
