@@ -42,23 +42,25 @@ def main() -> None:
     out = []
     for system, (device, name) in SYSTEMS.items():
         trt = max(p.parent.name for p in (DATA / system / "gemm" / "trtllm").glob("*/gemm_perf.parquet"))
-        g = pd.read_parquet(DATA / system / "gemm" / "trtllm" / trt / "gemm_perf.parquet")
-        dtype = "nvfp4" if system == "b200_sxm" else "fp8"
-        g = g[g.gemm_dtype == dtype]
-        for n, k in SHAPES:
+        every = pd.read_parquet(DATA / system / "gemm" / "trtllm" / trt / "gemm_perf.parquet")
+        for dtype in ("nvfp4" if system == "b200_sxm" else "fp8", "bfloat16"):
+          g = every[every.gemm_dtype == dtype]
+          short = "bf16" if dtype == "bfloat16" else dtype
+          for n, k in SHAPES:
             for m in MS:
                 hit = g[(g.m == m) & (g.n == n) & (g.k == k)]
                 if hit.empty:
                     continue
                 us = float(hit.latency.median()) * 1e3
                 tflops = 2.0 * m * n * k / (us * 1e-6) / 1e12
+                scales = ", per-tensor scales" if short == "fp8" else ", a scale per 16" if short == "nvfp4" else ""
                 out.append(row(id=f"aic-{system}-{dtype}-gemm-m{m}-n{n}-k{k}", kernel="matmul",
                                library="TensorRT-LLM GEMM (AIConfigurator database)",
                                software=f"TensorRT-LLM {trt}, collected by NVIDIA for AIConfigurator {VERSION}",
-                               device=device, dtype="fp4" if dtype == "nvfp4" else "fp8",
-                               operand_format=dtype, m=m, n=n, k=k, groups=1,
+                               device=device, dtype={"nvfp4": "fp4"}.get(short, short),
+                               operand_format=short, m=m, n=n, k=k, groups=1,
                                measured_TFLOP_per_s=round(tflops, 3),
-                               what=f"{dtype} weight matmul, per-tensor scales ({name}), median latency {us:.2f} µs",
+                               what=f"{short} weight matmul{scales} ({name}), median latency {us:.2f} µs",
                                date="2026", source_url=URL,
                                source_title=f"AIConfigurator {VERSION} wheel: systems/data/{system}/gemm/trtllm/{trt}/gemm_perf.parquet"))
     for system, (device, name) in SYSTEMS.items():

@@ -57,9 +57,9 @@ _MATMULS = ("qkv_proj", "o_proj", "gate_up_proj", "up_proj", "down_proj", "share
             "router", "lm_head", "weights")
 _EXPERTS = ("experts_gate_up", "experts_down")
 _ATTENTION = ("attention", "attn_qk", "attn_pv")
-#: Bytes per operand element: FP8 (1 byte), NVFP4 (half a byte plus one FP8 scale per 16 elements);
+#: Bytes per operand element: BF16 (2 bytes), FP8 (1 byte), NVFP4 (half a byte plus one FP8 scale per 16 elements);
 #: the output is BF16 (2 bytes) in every published matmul row.
-_IN_BYTES = {"fp8": 1.0, "nvfp4": 0.5 + 1.0 / 16}
+_IN_BYTES = {"bf16": 2.0, "fp8": 1.0, "nvfp4": 0.5 + 1.0 / 16}
 _OUT_BYTES = 2.0
 
 

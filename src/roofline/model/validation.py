@@ -119,8 +119,8 @@ def _miss_reasons() -> dict[str, str]:
     vllm_words = (f"one vLLM per-step overhead row ({fmt.seconds(vllm.value)} a step, measured on {vllm.device.name}) stands in for "
                   "an unstated vLLM version on ROCm" if vllm else "no vLLM per-step overhead row is recorded")
     return {
-        "MoE": "expert load is taken as uniform and the grouped matmuls at DeepGEMM's H800 efficiency; "
-               "no published expert-load statistics or balancer speedups are in the registry yet",
+        "MoE": "the experts run at the efficiency measured for one expert shape with skewed load, and the layout "
+               "the ceiling takes for the run (expert parallelism, attention on every device) may not be the engine's",
         "vLLM": vllm_words + ", and every kernel efficiency was measured on NVIDIA GPUs",
         "nvfp4": "the FP4 matmul rows come from the B200 alone, and no decode attention was measured on Blackwell",
         "memory": "the engine's KV-cache memory fraction is not modelled: the run's requests in flight are "

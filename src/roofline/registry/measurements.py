@@ -228,7 +228,7 @@ class KernelMeasurement:
     n: int = 0
     k: int = 0
     groups: int = 1
-    operand_format: str = "fp8"   # matmul rows: the operands' storage ("fp8", or "nvfp4": 4 bits plus a scale per 16)
+    operand_format: str = "fp8"   # matmul rows: the operands' storage ("bf16", "fp8", or "nvfp4": 4 bits plus a scale per 16)
     shape: str = ""
     engine: str = ""
     measured_on: str = ""
@@ -257,8 +257,8 @@ def _parse_kernel(entry: Entry) -> KernelMeasurement:
         dims = {d: int(entry.number(d, integer=True)) for d in ("m", "n", "k", "groups")}
         size = float(dims["m"])
         dims["operand_format"] = entry.text("operand_format", required=False) or "fp8"
-        if dims["operand_format"] not in ("fp8", "nvfp4"):
-            raise entry.fail("operand_format", f"must be fp8 or nvfp4, got {dims['operand_format']!r}")
+        if dims["operand_format"] not in ("bf16", "fp8", "nvfp4"):
+            raise entry.fail("operand_format", f"must be bf16, fp8 or nvfp4, got {dims['operand_format']!r}")
     else:
         size = float(entry.number("size"))
     dtype = entry.text("dtype", required=kernel not in ("allreduce_latency", "engine_step")) or ""
