@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from roofline_site.html.escape import link as esc_link, text as esc_text
 from roofline_site.numbers.table_base import Column, Table as _Table, html_table, markdown_table
+from roofline_site.numbers.tokens import Raw
 
 _GROUP_WORDS = {"source": "Source", "engine": "Engine", "format": "Weight format", "family": "Model family",
                 "device": "Device"}
@@ -31,12 +32,25 @@ def kernel_table(page: str = "", records: list | None = None) -> "object":
         if r.kernel not in efficiency.FITTED:
             continue
         where = esc_text(r.measured_on or r.device.name) + (" †" if r.measured_on else "")
-        rows.append([esc_text(r.kernel.replace("_", " ")), t.value(kernel_row_efficiency(r.id), 0.01, 2, popover=True),
-                     (esc_text(_shape(r)), r.size), esc_text(r.dtype), where, esc_link(f"{r.library}, {r.date}", r.source_url)])
-    return html_table([Column("Kernel", numeric=False), Column("Efficiency", "%"),
-                       Column("Shape (groups × M × N × K) or size", numeric=False), Column("Format", numeric=False),
-                       Column("Ran on", numeric=False), Column("Source", numeric=False)], rows,
-                      "Published kernel rows and their efficiency against the roofline")
+        # bare numbers (a popover per cell would make this long table the page's heaviest part); the note says how
+        rows.append([esc_text(r.kernel.replace("_", " ")), t.value(kernel_row_efficiency(r.id), 0.01, 2),
+                     (esc_text(_shape(r)), r.size), esc_text(r.dtype), where, esc_text(r.library.split(" (")[0])])
+    table = html_table([Column("Kernel", numeric=False), Column("Efficiency", "%"),
+                        Column("Shape (groups × M × N × K) or size", numeric=False), Column("Format", numeric=False),
+                        Column("Ran on", numeric=False), Column("Source", numeric=False)], rows,
+                       "Published kernel rows and their efficiency against the roofline")
+    note = ("Efficiency: a matmul's roofline time on the registry device (FLOPs ÷ dense peak or bytes moved ÷ "
+            "bandwidth, whichever is longer; operands in the row's format, a BF16 output) ÷ the time the measured "
+            "FLOP/s give; prefill attention's measured FLOP/s ÷ the dense peak; decode attention's measured "
+            "bandwidth ÷ the spec bandwidth.")
+    sources = {}
+    for r in efficiency.kernel_measurements():
+        sources.setdefault(r.source_url, (r.source_title, r.software, 0))
+        title, software, n = sources[r.source_url]
+        sources[r.source_url] = (title, software, n + 1)
+    lines = [f"- {esc_link(title, url)}: {n} rows. Software: {esc_text(software)}."
+             for url, (title, software, n) in sources.items()]
+    return Raw(str(table) + "\n\n" + note + "\n\n" + "\n".join(lines))
 
 
 def fits_table(page: str = "", records: list | None = None):
