@@ -14,7 +14,7 @@ export UV_PROJECT_ENVIRONMENT := $(VENV)
 # figure process compile the same few hundred modules from source at each start: seconds each here).
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: site test test-fast serve bench reference numbers-diff changelog screenshots env clean help
+.PHONY: site test test-fast serve bench reference compare-aic numbers-diff changelog screenshots env clean help
 
 help:
 	@echo "make site          set up .venv (uv, from uv.lock) and build the site into site/ (strict, offline)"
@@ -26,6 +26,7 @@ help:
 	@echo "make env           set up .venv only; then run .venv/bin/roofline or .venv/bin/mkdocs"
 	@echo "make reference     regenerate reference/ (CLI, JSON, spec-file fields) from the code"
 	@echo "make bench         timings and scores against their targets (writes reports/)"
+	@echo "make compare-aic   NVIDIA's AIConfigurator beside the expected figure (own venv; writes reports/)"
 	@echo "make numbers-diff REF=<git ref>   numbers that changed since REF"
 	@echo "make changelog     the changelog's unreleased section: numbers changed since the last release"
 	@echo "make screenshots   every page at 390x844 (touch) and 1280x900, light and dark, into screenshots/"
@@ -73,6 +74,9 @@ bench: $(STAMP) $(NODE_STAMP)
 # The references generated from the code (tests/unit/test_repository_text.py fails when one is stale).
 reference: $(STAMP)
 	@$(VENV)/bin/python -m tools.reference
+
+compare-aic: $(STAMP)
+	@$(VENV)/bin/python -m tools.compare_aic
 
 numbers-diff: $(STAMP)
 	@test -n "$(REF)" || { echo "usage: make numbers-diff REF=<git ref>"; exit 2; }

@@ -30,6 +30,7 @@ FIGURES: tuple[str, ...] = (
     # measurements (docs/measure.md, docs/real-systems.md)
     "measured_roofline",
     "real_vs_sol",
+    "expected_vs_published",
 )
 
 

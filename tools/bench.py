@@ -7,7 +7,9 @@ against stock Material, BENCH_RUNS (default 3) those of the rest, and BENCH_LIGH
 the Lighthouse runs per page, reported as the median run.
 `python -m tools.bench lighthouse [SITE_DIR]` measures only page weights and Lighthouse, on a built
 site (default site/), into the reports folder (weights-lighthouse.json). `python -m tools.bench report`
-writes reports/README.md again from the raw figures beside it, measuring nothing.
+writes reports/README.md again from the raw figures beside it, measuring nothing. `python -m tools.bench
+expected` writes only the expected figure's validation against published serving runs
+(expected-validation.json and .md; `make bench` writes them too, and adds the section to README.md).
 """
 
 from __future__ import annotations
@@ -567,6 +569,8 @@ def markdown_report(bench: dict, lh: dict) -> str:
     if model_rows:
         lines += ["## Model and calculator speed", "", "| measure | median (ms) | runs | target (ms) |",
                   "|---|---|---|---|", *model_rows, ""]
+    if bench.get("expected_validation"):
+        lines += expected_lines(bench["expected_validation"])
     return "\n".join(lines + weight_lines(w) + lighthouse_lines(lh))
 
 
@@ -575,6 +579,57 @@ def render_report() -> None:
     bench = json.loads((REPORTS / "bench.json").read_text(encoding="utf-8"))
     lh = json.loads((REPORTS / "lighthouse.json").read_text(encoding="utf-8"))
     atomic_write_text(REPORTS / "README.md", markdown_report(bench, lh))
+
+
+def expected_validation() -> dict:
+    """The expected figure against every published serving run (roofline.model.validation.report):
+    overall and per-group statistics, the targets and by how much they are missed, the worst misses."""
+    from roofline.model import efficiency, validation
+
+    t0 = time.perf_counter()
+    report = validation.report()
+    report["seconds"] = round(time.perf_counter() - t0, 2)
+    report["efficiencies"] = efficiency.describe()
+    return report
+
+
+def expected_lines(e: dict) -> list[str]:
+    """The report's section on the expected figure: the statistics against the targets, per group, worst misses."""
+    o, t = e["overall"], e["targets"]
+    ok = lambda key: "met" if e["meets"][key] else "missed"  # noqa: E731
+    lines = ["## The expected figure against published serving runs", "",
+             f"Over {e['runs']} published serving runs (published ÷ expected; the expected figure is fitted to "
+             "kernel benchmarks only, never to a serving run):", "",
+             "| statistic | value | target | |", "|---|---|---|---|",
+             f"| within ±25 % | {o['within_25']:.1%} | ≥ {t['within_25']:.0%} | {ok('within_25')}"
+             + (f", short by {e['short_by']['within_25']:.1%} of the runs" if not e["meets"]["within_25"] else "") + " |",
+             f"| geometric-mean error | ×{o['geo_mean_error']:.3f} | ≤ ×{t['geo_mean_error']:.2f} | {ok('geo_mean_error')}"
+             + (f", over by ×{o['geo_mean_error'] / t['geo_mean_error']:.2f}" if not e["meets"]["geo_mean_error"] else "")
+             + " |",
+             f"| runs above their ceiling | {len(e['runs_above_ceiling'])} | 0 | {ok('runs_above_ceiling')} |",
+             f"| expected figures above their ceiling | {len(e['expected_above_ceiling'])} | 0 | "
+             f"{ok('expected_above_ceiling')} |",
+             f"| within ±50 % | {o['within_50']:.1%} | | |",
+             f"| median published ÷ expected | {o['median_ratio']:.3f} | | |", "",
+             "| group | runs | median ratio | within ±25 % | within ±50 % | geometric-mean error |",
+             "|---|---|---|---|---|---|"]
+    for by, groups in e["groups"].items():
+        for g, s in groups.items():
+            lines.append(f"| {by}: {g} | {s['count']} | {s['median_ratio']:.3f} | {s['within_25']:.1%} | "
+                         f"{s['within_50']:.1%} | ×{s['geo_mean_error']:.3f} |")
+    lines += ["", "Worst misses: " + "; ".join(f"`{w['id']}` at {w['ratio']:.2f} ({w['reason']})" for w in e["worst"]) + ".",
+              ""]
+    return lines
+
+
+def write_expected() -> dict:
+    """reports/expected-validation.json and .md: what `python -m tools.bench expected` and `make bench` write."""
+    e = expected_validation()
+    REPORTS.mkdir(exist_ok=True)
+    atomic_write_text(REPORTS / "expected-validation.json", json.dumps(e, indent=1) + "\n")
+    atomic_write_text(REPORTS / "expected-validation.md", "\n".join(["# Expected figure: validation", "",
+                                                                     *expected_lines(e)[2:]]))
+    return e
 
 
 def kernel_sweep(runs: int = 50) -> dict:
@@ -733,7 +788,8 @@ def main() -> int:
                              "mkdocs": _version("mkdocs"), "material": _version("mkdocs-material")},
                  "targets": TARGETS, "builds": builds, "serve_edit": serve_edit,
                  "weights": weights(site_dir, site_url), "kernel_sweep": kernel_sweep(),
-                 "serving_frontier": serving_frontier(), "serving_frontier_js": serving_frontier_js()}
+                 "serving_frontier": serving_frontier(), "serving_frontier_js": serving_frontier_js(),
+                 "expected_validation": write_expected()}
         lh = run_lighthouse(site_dir, port, lh_runs, work)
     calc = ROOT / "tools" / "bench_calculator.py"
     if calc.exists():
@@ -770,6 +826,9 @@ def weights_and_lighthouse(site_dir: Path) -> int:
 
 if __name__ == "__main__":
     try:
+        if sys.argv[1:2] == ["expected"]:
+            print("\n".join(expected_lines(write_expected())))
+            sys.exit(0)
         if sys.argv[1:2] == ["report"]:
             sys.exit(render_report())
         if sys.argv[1:2] == ["lighthouse"]:

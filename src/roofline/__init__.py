@@ -52,6 +52,8 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "parallel": ("roofline.model.parallel", None),
     "playbook": ("roofline.model.playbook", None),
     "measured": ("roofline.model.measured", None),
+    "efficiency": ("roofline.model.efficiency", None),
+    "validation": ("roofline.model.validation", None),
     "format": ("roofline.format", None),
     "quantities": ("roofline.quantities", None),
     "measure": ("roofline.measure", None),

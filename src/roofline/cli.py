@@ -927,6 +927,10 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--kv-dtype", default="bf16", choices=STORAGE_DTYPES, help="format of the KV cache")
     sp.add_argument("--attention", default="fused", choices=kernels.ATTENTION_VARIANTS, help="attention variant")
     _add_max_context_option(sp)
+    from roofline import cli_compare
+
+    cli_compare.add_parser(add, _add_weight_options, _whole_number, _number, ACTIVATION_DTYPES, STORAGE_DTYPES,
+                           kernels.ATTENTION_VARIANTS, _positive_int)
     sp = add("measure", cmd_measure, "measure this machine's memory bandwidth (STREAM copy/triad) and GEMM FLOP/s")
     sp.add_argument("--quick", action="store_true", help="a short run (about 5 s) with smaller arrays")
     sp.add_argument("--budget", type=_number("--budget", 2, 600, "seconds"),

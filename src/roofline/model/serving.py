@@ -38,7 +38,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from roofline.errors import InputError
-from roofline.model import kernels, measured, parallel
+from roofline.model import efficiency, kernels, measured, parallel
 from roofline.model.formats import Formats
 from roofline.model.parallel import Layout
 from roofline.registry.hardware import Device
@@ -304,8 +304,7 @@ def _classify(step: parallel.ParallelStep, chunk_bound, slots_short, mem_binds) 
     return np.where(chunk_bound, "chunk", out)
 
 
-def _points(model: Model, device: Device, layout: Layout, wl: Workload, concurrency, cap: int,
-            expected_device: Device | None = None) -> list[ServicePoint]:
+def _points(model: Model, device: Device, layout: Layout, wl: Workload, concurrency, cap: int) -> list[ServicePoint]:
     """Service points at each client concurrency in `concurrency` (an array), one vectorised pass."""
     c = np.atleast_1d(np.asarray(concurrency, float))
     reader_cap = wl.max_concurrency or MAX_CONCURRENCY
@@ -316,8 +315,8 @@ def _points(model: Model, device: Device, layout: Layout, wl: Workload, concurre
     lat = wl.collective_latency
     step = parallel.mixed(model, device, work, f, a, layout, lat)
     t = np.atleast_1d(np.asarray(step.time_s, float))
-    exp_dev = expected_device or measured.derated_device(device)
-    t_exp = np.atleast_1d(np.asarray(parallel.mixed(model, exp_dev, work, f, a, layout, lat).time_s, float))
+    t_exp = np.atleast_1d(np.asarray(efficiency.expected_time_s(model, device, work, f, a, layout, lat, ceiling=step),
+                                     float))
     steps = wl.steps_in_engine
     in_system_steps = (c / layout.dp) / lam          # Little's law: the client's whole wait, in steps
     wait_steps = np.maximum(in_system_steps - steps, 0.0)
@@ -416,7 +415,6 @@ def frontier(model: Model, device: Device, workload: Workload, max_devices: int 
     """
     if max_devices is not None:
         _whole("--devices", max_devices, 1, parallel.MAX_DEGREE)
-    exp_dev = measured.derated_device(device)
     out: list[ServicePoint] = []
     for lay in parallel.candidate_layouts(model, device, max_devices):
         cap = memory_cap(model, device, lay, workload)
@@ -425,7 +423,7 @@ def frontier(model: Model, device: Device, workload: Workload, max_devices: int 
         top = min(cap, workload.max_concurrency or cap)
         grid = concurrency_grid(top)
         grid = grid[grid >= lay.dp]
-        out += _points(model, device, lay, workload, grid, cap, exp_dev)
+        out += _points(model, device, lay, workload, grid, cap)
     if not out:
         domain = max_devices or (device.interconnect.domain_devices if device.interconnect else 1)
         raise InputError(f"no layout within {domain} {device.name}s holds {model.name} with one request of "

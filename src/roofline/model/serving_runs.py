@@ -42,8 +42,16 @@ class RunCeiling:
 
     @property
     def expected_tokens_per_s(self) -> float:
-        """The same point on the device derated by measured efficiencies: an estimate, not a measurement."""
-        return self.point.expected_output_tokens_per_s
+        """The same point with every kernel at its published efficiency and the run's own engine's
+        per-step overhead (`efficiency.step_overhead_s`): an estimate, not a measurement.
+
+        The point's expected step carries the default engine's overhead; the run's engine's replaces it.
+        """
+        from roofline.model import efficiency
+
+        p = self.point
+        step = p.expected_step_time_s - efficiency.step_overhead_s() + run_overhead_s(self.run)
+        return p.expected_output_tokens_per_s * p.expected_step_time_s / step
 
     @property
     def share(self) -> float:
@@ -54,6 +62,13 @@ class RunCeiling:
     def expected_share(self) -> float:
         """Published ÷ expected."""
         return self.run.output_tokens_per_s / self.expected_tokens_per_s
+
+
+def run_overhead_s(run: ServingMeasurement) -> float:
+    """The per-step overhead of the run's engine where the registry has a row for it, else the default's."""
+    from roofline.model import efficiency
+
+    return efficiency.step_overhead_s(run.engine if run.engine in efficiency.engines() else None)
 
 
 def workload(run: ServingMeasurement) -> serving.Workload:

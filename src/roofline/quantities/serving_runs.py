@@ -95,16 +95,26 @@ def serving_run_ceiling(ident: str) -> Quantity:
                     _model_inputs(run), 3)
 
 
-def serving_run_expected(ident: str) -> Quantity:
-    """The same point on the device derated by measured efficiencies: an estimate, never a measurement."""
-    from roofline.quantities.measured import derate_inputs
+def _efficiency_inputs() -> tuple[Input, ...]:
+    """The kernel rows the expected figure's efficiencies are fitted to, one input per source."""
+    from roofline.model.efficiency import kernel_measurements
 
+    seen: dict[tuple[str, str], int] = {}
+    for r in kernel_measurements():
+        seen[(r.source_title, r.source_url)] = seen.get((r.source_title, r.source_url), 0) + 1
+    return tuple(Input(f"kernel rows from {t}", float(n), "", Source(t, u)) for (t, u), n in seen.items())
+
+
+def serving_run_expected(ident: str) -> Quantity:
+    """The same point with every kernel at its published efficiency plus the engine's per-step overhead:
+    an estimate, never a measurement."""
     c = _ceiling(ident)
     run = c.run
     return Quantity(c.expected_tokens_per_s / run.devices, "tokens/s",
-                    f"expected output tokens/s per device (derated, an estimate): {describe(run)}; at {_point_words(c)}",
-                    "the ceiling's step rerun with bandwidth, dense peaks and link bandwidth × their measured medians",
-                    (*_model_inputs(run), *derate_inputs()), 3)
+                    f"expected output tokens/s per device (an estimate): {describe(run)}; at {_point_words(c)}",
+                    "the ceiling's step with every kernel at its efficiency from published kernel benchmarks, "
+                    f"plus {run.engine}'s per-step overhead where the registry has it",
+                    (*_model_inputs(run), *_efficiency_inputs()), 3)
 
 
 def serving_run_bound(ident: str) -> str:
@@ -129,7 +139,7 @@ def serving_run_expected_share(ident: str, digits: int = 2) -> Quantity:
     """Published ÷ expected for one run."""
     c = _ceiling(ident)
     return Quantity(c.expected_share, "%", f"published as a share of the expected figure: {describe(c.run)}",
-                    "published ÷ expected (derated ceiling)", (_published_input(c.run), *_model_inputs(c.run)), digits,
+                    "published ÷ expected (kernel efficiencies and engine overhead)", (_published_input(c.run), *_model_inputs(c.run)), digits,
                     _per_device_ratio(c.run, c.expected_tokens_per_s))
 
 

@@ -156,9 +156,9 @@ def _parse(entry: Entry, kind: str) -> PublishedMeasurement:
     )
 
 
-def load_measurement_file(path: Path) -> dict[str, "PublishedMeasurement | ServingMeasurement"]:
-    """Parse and validate a measurements file once: every kind in KINDS order, then its [[serving]]
-    runs, as {id: entry}; an id is unique across all of them."""
+def load_measurement_file(path: Path) -> dict[str, "PublishedMeasurement | KernelMeasurement | ServingMeasurement"]:
+    """Parse and validate a measurements file once: every kind in KINDS order, then its [[kernel]]
+    rows, its [[serving]] runs and its [[cross_node]] results, as {id: entry}; an id is unique across all of them."""
     from roofline.registry.cross_node import parse_cross_node  # published results across nodes
 
     return load_by_id(path, {**SPEC_TABLES, "cross_node": parse_cross_node})
@@ -188,6 +188,106 @@ def get_measurement(ident: str) -> PublishedMeasurement:
 def of_kind(kind: str) -> list[PublishedMeasurement]:
     """Published measurements of one kind, in file order."""
     return [m for m in published().values() if m.kind == kind]
+
+
+# ------------------------------------------------------------------ kernel rows -------------------
+
+#: Kernel classes with rows, and the value field each one states.
+KERNEL_CLASSES = {
+    "matmul": "measured_TFLOP_per_s",
+    "grouped_matmul": "measured_TFLOP_per_s",
+    "attention_prefill": "measured_TFLOP_per_s",
+    "attention_decode": "measured_GB_per_s",
+    "allreduce_latency": "measured_us",
+    "engine_step": "measured_us",
+}
+
+
+@dataclass(frozen=True)
+class KernelMeasurement:
+    """One kernel's published speed at one size: a row the expected model's efficiencies are fitted to.
+
+    `value` is in base units: FLOP/s (matmul, grouped_matmul, attention_prefill), B/s
+    (attention_decode) or seconds (allreduce_latency, engine_step). `size` is what the class's
+    efficiency varies with: M (matmul), M per group (grouped_matmul), sequence length, cached
+    context, devices, or 1 (engine_step).
+    """
+
+    id: str
+    kernel: str
+    library: str
+    software: str
+    device_id: str
+    value: float
+    size: float
+    what: str
+    date: str
+    source_url: str
+    source_title: str
+    dtype: str = ""
+    m: int = 0
+    n: int = 0
+    k: int = 0
+    groups: int = 1
+    operand_format: str = "fp8"   # matmul rows: the operands' storage ("bf16", "fp8", or "nvfp4": 4 bits plus a scale per 16)
+    shape: str = ""
+    engine: str = ""
+    measured_on: str = ""
+    mapping: str = ""
+    quote: str = ""
+
+    @property
+    def device(self) -> Device:
+        return get_device(self.device_id)
+
+
+def _parse_kernel(entry: Entry) -> KernelMeasurement:
+    kernel = entry.text("kernel")
+    if kernel not in KERNEL_CLASSES:
+        raise entry.fail("kernel", f"must be one of {', '.join(KERNEL_CLASSES)}, got {kernel!r}")
+    device_id = entry.text("device")
+    try:
+        device = get_device(device_id)
+    except Exception as err:
+        raise entry.fail("device", f"is not in the registry ({err})") from None
+    field = KERNEL_CLASSES[kernel]
+    raw = entry.number(field, allow_zero=kernel == "engine_step")
+    value = raw * {"measured_TFLOP_per_s": TERA, "measured_GB_per_s": GIGA, "measured_us": 1e-6}[field]
+    dims = {}
+    if kernel in ("matmul", "grouped_matmul"):
+        dims = {d: int(entry.number(d, integer=True)) for d in ("m", "n", "k", "groups")}
+        size = float(dims["m"])
+        dims["operand_format"] = entry.text("operand_format", required=False) or "fp8"
+        if dims["operand_format"] not in ("bf16", "fp8", "nvfp4"):
+            raise entry.fail("operand_format", f"must be bf16, fp8 or nvfp4, got {dims['operand_format']!r}")
+    else:
+        size = float(entry.number("size"))
+    dtype = entry.text("dtype", required=kernel not in ("allreduce_latency", "engine_step")) or ""
+    if dtype:
+        try:
+            device.peak_flop_per_s(dtype)
+        except Exception as err:
+            raise entry.fail("dtype", f"must be a dtype the device has a dense peak for ({err})") from None
+    engine = entry.text("engine", required=kernel == "engine_step") or ""
+    mapping = entry.text("mapping", required=False)
+    if entry.text("measured_on", required=False) and not mapping:
+        raise entry.fail("mapping", "is missing: measured_on names a stand-in, and mapping must say why it is fair")
+    date = entry.raw.get("date")
+    if not isinstance(date, str) or not re.fullmatch(r"\d{4}(-\d{2})?", date):
+        raise entry.fail("date", f"must be a year or year-month string such as \"2024-05\", got {date!r}")
+    return KernelMeasurement(
+        id=entry.text("id"), kernel=kernel, library=entry.text("library"), software=entry.text("software"),
+        device_id=device_id, value=value, size=size, what=entry.text("what"), date=date,
+        source_url=entry.source_url(), source_title=entry.text("source_title"), dtype=dtype,
+        shape=entry.text("shape", required=False), engine=engine,
+        measured_on=entry.text("measured_on", required=False), mapping=mapping,
+        quote=entry.text("quote", required=False), **dims)
+
+
+def kernel_measurements(kernel: str | None = None) -> list[KernelMeasurement]:
+    """The published kernel rows, in file order (those of one class with `kernel`)."""
+    return [m for m in REGISTRY.entries().values()
+            if isinstance(m, KernelMeasurement) and (kernel is None or m.kernel == kernel)]
 
 
 # ------------------------------------------------------------------ serving runs ------------------
@@ -356,7 +456,8 @@ def get_serving(ident: str) -> ServingMeasurement:
 
 #: Each table list of measurements.toml and its reader, every kind in KINDS order, then the serving runs
 #: (the spec-file reference is generated from these).
-SPEC_TABLES = {**{kind: (lambda e, kind=kind: _parse(e, kind)) for kind in KINDS}, "serving": _parse_serving}
+SPEC_TABLES = {**{kind: (lambda e, kind=kind: _parse(e, kind)) for kind in KINDS}, "kernel": _parse_kernel,
+               "serving": _parse_serving}
 
 
 def cross_node_results() -> dict:

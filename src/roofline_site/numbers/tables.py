@@ -8,11 +8,12 @@ module's TABLES; this module only gathers them.
 
 from __future__ import annotations
 
-from roofline_site.numbers import core_tables, cross_node_table, measured_tables, reference_tables
+from roofline_site.numbers import core_tables, cross_node_table, expected_tables, measured_tables, reference_tables
 from roofline_site.numbers.tokens import Raw
 
 #: Every generated table, by the name pages use in `{{ table("name") }}`.
-TABLES = {**core_tables.TABLES, **measured_tables.TABLES, **reference_tables.TABLES, **cross_node_table.TABLES}
+TABLES = {**core_tables.TABLES, **measured_tables.TABLES, **reference_tables.TABLES, **cross_node_table.TABLES,
+          **expected_tables.TABLES}
 
 
 def table(name: str, page: str = "", records: list | None = None, **kw) -> Raw:
