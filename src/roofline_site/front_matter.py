@@ -19,7 +19,8 @@ PAGE_KEYS: dict[str, type | tuple[type, ...]] = {"title": str, "description": st
                                                  "subtitle": str}
 #: Keys a glossary entry may set (glossary/<category>/<slug>.md), each checked further by its reader.
 ENTRY_KEYS: dict[str, type | tuple[type, ...]] = {"term": str, "aliases": list, "category": str, "summary": str,
-                                                  "sources": list, "see_also": list, "bindings": dict}
+                                                  "sources": list, "see_also": list, "bindings": dict,
+                                                  "marked": bool}
 #: Control characters no front matter holds (a tab and a line break are layout).
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u202a-\u202e\u2066-\u2069]")
 
@@ -46,7 +47,7 @@ def meta_problem(meta: dict, allowed: dict[str, type | tuple[type, ...]]) -> str
             return f"field '{_shown(key)}' is not a front-matter field{hint}"
         want = allowed[key]
         if value is not None and not isinstance(value, want):
-            words = {str: "text", list: "a list", dict: "a mapping"}
+            words = {str: "text", list: "a list", dict: "a mapping", bool: "true or false"}
             return f"field '{key}' must be {words.get(want, 'of another type')}, got {_kind(value)}"
     return None
 
