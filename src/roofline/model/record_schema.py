@@ -113,6 +113,9 @@ STEP_KEYS: dict[str, str] = {
                                   "NCCL ring's latency (`time_s`, `collective_time_s`, "
                                   "`tokens_per_s_per_sequence`, `bound`, `latency`)",
     "time_to_first_token_s": "prefill: `time_s` (null where it does not fit)",
+    "cache_hit_rate": "prefill: the share of the prompt a prefix cache holds (`--cache-hit-rate`; 0: no hits)",
+    "cached_prompt_tokens": "prefill: prompt tokens the prefix cache serves (their KV read, not recomputed)",
+    "computed_prompt_tokens": "prefill: prompt tokens computed (the prompt less the cached ones)",
 }
 
 #: `layouts --json`, besides the step's names it repeats once (model, device, formats, context, batch).
