@@ -179,3 +179,12 @@ def test_expected_all_to_all_is_judged_against_deepeps_low_latency_time():
     assert float(expected.time_s) == pytest.approx(108.03e-6, rel=1e-3)
     assert float(floor.time_s) < measured
     assert abs(float(expected.time_s) / measured - 1) < 0.1
+
+
+def test_pipeline_stages_across_nodes_send_over_the_network_by_hand():
+    # Llama 3.1 405B on TP8 × PP2 over two HGX H100 nodes: one stage per node, so the one stage boundary
+    # crosses the network. At batch 1 the send is one token's activations: 16,384 hidden × 2 B = 32,768 B,
+    # over a 50 GB/s NIC = 0.65536 us, plus the network's 2.8 us floor (above NVLink's 2.3): 3.45536 us.
+    s = parallel.decode(get_model("llama-3.1-405b"), H100, 1, 1024, layout=Layout(tp=8, pp=2))
+    assert float(s.sends.network_bytes) == 32_768
+    assert float(s.sends.time_s) == pytest.approx(3.45536e-6, rel=1e-6)
