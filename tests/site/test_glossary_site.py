@@ -270,6 +270,10 @@ def test_the_index_reads_on_a_phone(chromium, served_site, glossary):
             li => li.getBoundingClientRect().right))""")
         assert right <= PHONE["viewport"]["width"]
         target = letters.last
+        # Bring the letter into view and let that scroll end first: a tap that lands while the page
+        # is still moving has its jump overtaken by the scroll already under way.
+        target.scroll_into_view_if_needed()
+        tab.wait_for_timeout(300)
         target.tap()
         tab.wait_for_function("location.hash.startsWith('#a-z-')")
         heading = tab.locator(f"article h3[id='{tab.evaluate('location.hash.slice(1)')}']")
@@ -285,6 +289,20 @@ def test_the_index_reads_on_a_phone(chromium, served_site, glossary):
         assert foreign == []
     finally:
         tabs.close()
+
+
+@pytest.mark.site
+def test_an_entry_opens_with_its_definition_which_is_its_description_and_llms_txt_line(site_dir, site_pages, glossary):
+    # What a reader, a search engine and an LLM index see first is what the term is, not its category.
+    llms = (site_dir / "llms.txt").read_text(encoding="utf-8")
+    for e in glossary.entries:
+        html = site_pages[f"glossary/{e.slug}/index.html"]
+        meta = re.search(r'<meta name="description" content="([^"]*)"', html)
+        assert meta and html_lib.unescape(meta.group(1)) == e.summary, e.slug
+        lead = re.search(r'<p class="gl-lead">(.*?)</p>', html, re.S)
+        assert lead and " ".join(html_lib.unescape(re.sub(r"<[^>]+>", "", lead.group(1))).split()) == e.summary, e.slug
+        line = next(l for l in llms.splitlines() if f"(glossary/{e.slug}/index.md)" in l)
+        assert line.split("): ", 1)[1].replace("\\", "") == e.summary, e.slug  # llms.txt escapes Markdown syntax
 
 
 @pytest.mark.site
