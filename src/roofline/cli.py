@@ -898,7 +898,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = _parser().parse_args(argv)
         args.func(args)
     except RooflineError as err:
-        print(f"roofline: error: {fmt.terminal(err)}", file=sys.stderr)
+        print(f"roofline: error: {fmt.one_line_error(err)}", file=sys.stderr)
         return EXIT_USAGE
     except RecursionError:
         print("roofline: error: an input nests too deeply to read", file=sys.stderr)

@@ -26,6 +26,27 @@ def terminal(text: object) -> str:
     return _CONTROL.sub("", str(text))
 
 
+#: The longest one-line error, in characters: a 60 KB expression or a 5,000-character path quoted in
+#: one would bury the reason.
+MAX_ERROR_CHARS = 200
+
+
+def one_line_error(text: object, limit: int = MAX_ERROR_CHARS) -> str:
+    """An error message as one terminal line of at most about `limit` characters: controls and
+    line breaks gone, a long middle (the quoted input, mostly) elided so the start (what, where)
+    and the end (why) remain.
+
+    >>> one_line_error("--model " + "a" * 500 + ": not found", 60)
+    '--model aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa … aaaaaaaa: not found'
+    """
+    flat = " ".join(terminal(text).split())
+    if len(flat) <= limit:
+        return flat
+    head = (limit - 3) * 2 // 3
+    tail = limit - 3 - head
+    return f"{flat[:head]} … {flat[-tail:]}"
+
+
 def json_safe(value):
     """`value` for JSON output: NaN and infinities as null, whole floats as integers, recursively.
 

@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 from roofline.atomic import atomic_write_text
+from roofline.format import one_line_error
 from roofline_site.paths import ROOT
 
 ERROR_LINE = re.compile(r"^(ERROR|WARNING)\s+-\s+(.*)$")
@@ -169,7 +170,7 @@ def build(site_dir: Path | None = None, extra_args: list[str] | None = None, roo
             problem = first_problem(log)
             if (where := block_error_location(log, root)) and problem.startswith(where[0] + ":"):
                 problem = where[1] + problem[len(where[0]):]  # the raising line in the page, not only the page
-        print(f"build failed, {site_dir.name}/ left as it was: {problem} ({saved})", file=sys.stderr)
+        print(f"build failed, {site_dir.name}/ left as it was: {one_line_error(problem)} ({saved})", file=sys.stderr)
         return 1
     print(f"built {site_dir.name}/ in {time.perf_counter() - start:.1f} s")
     return 0
