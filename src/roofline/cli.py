@@ -21,6 +21,7 @@ from roofline.model.dtypes import PEAK_DTYPES, STORAGE_DTYPES
 from roofline.errors import InputError, RooflineError
 from roofline.registry.hardware import devices, get_device
 from roofline.model import kernels, parallel, record
+from roofline.model.serving import MAX_USD_PER_DEVICE_HOUR, MIN_USD_PER_DEVICE_HOUR
 from roofline.model.formats import (ACTIVATION_DTYPES, BARE_PER_CHANNEL_NOTE, SCOPE_WORDS, WEIGHT_FORMAT_HELP,
                                     WEIGHT_SCOPES, Formats, WeightChoice, choose_weight_format, parse_weight_format)
 from roofline.configs import model_from_arg
@@ -859,7 +860,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--tpot-ms", type=_number("--tpot-ms", 0, 1e9, "milliseconds", low_inclusive=False), metavar="T",
                     help="target: time per output token at most T ms")
     sp.add_argument("--price-per-device-hour", metavar="USD",
-                    type=_number("--price-per-device-hour", 0, 1000, "USD", low_inclusive=False),
+                    type=_number("--price-per-device-hour", MIN_USD_PER_DEVICE_HOUR,
+                                 MAX_USD_PER_DEVICE_HOUR, "USD"),
                     help="what one device costs an hour, your figure: adds $ per million output and input tokens")
     sp.add_argument("--chunk-tokens", type=_whole_number("--chunk-tokens", 1, 10**7), default=8192, metavar="K",
                     help="prompt tokens an engine step takes (SGLang's chunked_prefill_size)")

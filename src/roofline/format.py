@@ -125,9 +125,21 @@ def gib(value_bytes: float, digits: int = 3) -> str:
     return f"{sig(value_bytes / 2**30, digits)} GiB"
 
 
+#: Past a thousand seconds a time reads in hours, days or years: "908 Gs" says nothing to a reader.
+_LONG_TIMES = ((365.25 * 86400, "years"), (86400, "days"), (3600, "h"))
+
+
 def seconds(value: float, digits: int = 3) -> str:
-    """seconds(0.004776) -> '4.78 ms'."""
-    return si(value, "s", digits, small=True)
+    """seconds(0.004776) -> '4.78 ms'; past a thousand seconds in hours, days or years.
+
+    >>> seconds(0.004776), seconds(5400), seconds(9.08e11)
+    ('4.78 ms', '1.5 h', '28,800 years')
+    """
+    value = _check(value)
+    if abs(value) < 999.5:
+        return si(value, "s", digits, small=True)
+    scale, unit = next(((scale, unit) for scale, unit in _LONG_TIMES if abs(value) >= scale * 2), _LONG_TIMES[-1])
+    return f"{sig(value / scale, digits)} {unit}"
 
 
 def intensity(value: float, digits: int = 3) -> str:

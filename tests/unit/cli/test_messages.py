@@ -17,3 +17,17 @@ def test_an_error_quoting_a_long_input_is_one_short_line(run_cli, args):
     assert code == 2 and out == "" and err.count("\n") == 1
     line = err.removeprefix("roofline: error: ").rstrip("\n")
     assert len(line) <= MAX_ERROR_CHARS and " … " in line, line
+
+
+def test_an_absurd_price_is_refused_not_printed_as_a_denormal(run_cli):
+    # $1e-300 a device-hour printed "$1.76e-301 per million output tokens": refused below a cent an hour.
+    code, out, err = run_cli("serve", "--model", "llama-3.1-8b", "--hardware", "h100-sxm5", "--input-tokens", "1000",
+                             "--output-tokens", "100", "--price-per-device-hour", "1e-300")
+    assert code == 2 and "--price-per-device-hour must be between 0.01 and 1000 USD" in err
+
+
+def test_a_long_time_reads_in_hours_days_or_years():
+    from roofline import format as fmt
+
+    # By hand: 5,400 s is 1.5 h; 3 days is 259,200 s; 9.08e11 s / (365.25 × 86,400 s) = 28,773 years.
+    assert (fmt.seconds(5400), fmt.seconds(259_200), fmt.seconds(9.08e11)) == ("1.5 h", "3 days", "28,800 years")
