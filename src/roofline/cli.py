@@ -691,6 +691,17 @@ def _point_line(label: str, p) -> str:
             f"user), TTFT {fmt.seconds(p.ttft_s)}, TPOT {fmt.seconds(p.tpot_s)}; limit: {p.bound_meaning}")
 
 
+def _missed_targets(point, targets: dict[str, float | None]) -> list[str]:
+    """Which latency targets one service point misses, in words ('TTFT 5.08 ms, over the 1 ms target'),
+    judged as serving.best_under_targets judges a point."""
+    out = []
+    for name, attr in (("TTFT", "ttft_s"), ("TPOT", "tpot_s")):
+        target, value = targets.get(attr), getattr(point, attr)
+        if target is not None and value > target:
+            out.append(f"{name} {fmt.seconds(value)}, over the {fmt.seconds(target)} target")
+    return out
+
+
 def cmd_serve(args) -> None:
     """A service: offline maximum and the frontier, or one point at --concurrency; targets; cost."""
     from roofline.model import serving
@@ -732,6 +743,11 @@ def cmd_serve(args) -> None:
                      f"tokens/s; request latency {fmt.seconds(point.request_latency_s)}"
                      + ("" if point.usd_per_million_output_tokens is None else
                         f"; ${point.usd_per_million_output_tokens:.3g} per million output tokens"))
+        if any(v is not None for v in targets.values()):  # a point printed beside targets says whether it meets them
+            misses = _missed_targets(point, targets)
+            payload["point_meets_targets"] = not misses
+            if misses:
+                lines.append(f"  misses the targets at this concurrency: {'; '.join(misses)}")
     points = serving.frontier(m, d, wl) if wl.concurrency is None or any(v is not None for v in targets.values()) \
         else []
     if wl.concurrency is None:

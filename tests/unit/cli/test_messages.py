@@ -31,3 +31,14 @@ def test_a_long_time_reads_in_hours_days_or_years():
 
     # By hand: 5,400 s is 1.5 h; 3 days is 259,200 s; 9.08e11 s / (365.25 × 86,400 s) = 28,773 years.
     assert (fmt.seconds(5400), fmt.seconds(259_200), fmt.seconds(9.08e11)) == ("1.5 h", "3 days", "28,800 years")
+
+
+def test_a_printed_point_that_misses_a_target_says_so(run_cli):
+    # Llama 3.1 8B's prompt of 1,000 tokens alone reads 16 GB of bf16 weights at 3.35 TB/s: about 4.8 ms,
+    # so no TTFT at concurrency 8 can be 1 ms; a 10 s target is met.
+    args = ("serve", "--model", "llama-3.1-8b", "--hardware", "h100-sxm5", "--input-tokens", "1000",
+            "--output-tokens", "100", "--concurrency", "8")
+    code, out, _ = run_cli(*args, "--ttft-ms", "1")
+    assert code == 0 and "misses the targets at this concurrency: TTFT" in out and "over the 1 ms target" in out
+    code, out, _ = run_cli(*args, "--ttft-ms", "10000")
+    assert code == 0 and "misses the targets" not in out
