@@ -51,7 +51,7 @@ LIMITS = MappingProxyType({
     "concurrency": (1, _serving.MAX_CONCURRENCY, True, True),
     "chunk_tokens": (1, _serving.MAX_TOKENS, True, True),
     "target_ms": (0, 1e9, False, False),  # --ttft-ms, --tpot-ms: positive
-    "usd_per_device_hour": (0, _serving.MAX_USD_PER_DEVICE_HOUR, False, False),  # positive, at most $1,000
+    "usd_per_device_hour": (_serving.MIN_USD_PER_DEVICE_HOUR, _serving.MAX_USD_PER_DEVICE_HOUR, False, True),  # a cent to $1,000
 })
 
 #: Base-unit multipliers for the calculator's custom fields (vendor units in, SI base units out).

@@ -21,6 +21,7 @@ from roofline.model.dtypes import PEAK_DTYPES, STORAGE_DTYPES
 from roofline.errors import InputError, RooflineError
 from roofline.registry.hardware import devices, get_device
 from roofline.model import kernels, parallel, record
+from roofline.model.serving import MAX_USD_PER_DEVICE_HOUR, MIN_USD_PER_DEVICE_HOUR
 from roofline.model.formats import (ACTIVATION_DTYPES, BARE_PER_CHANNEL_NOTE, SCOPE_WORDS, WEIGHT_FORMAT_HELP,
                                     WEIGHT_SCOPES, Formats, WeightChoice, choose_weight_format, parse_weight_format)
 from roofline.configs import model_from_arg
@@ -745,6 +746,17 @@ def _point_line(label: str, p) -> str:
             f"user), TTFT {fmt.seconds(p.ttft_s)}, TPOT {fmt.seconds(p.tpot_s)}; limit: {p.bound_meaning}")
 
 
+def _missed_targets(point, targets: dict[str, float | None]) -> list[str]:
+    """Which latency targets one service point misses, in words ('TTFT 5.08 ms, over the 1 ms target'),
+    judged as serving.best_under_targets judges a point."""
+    out = []
+    for name, attr in (("TTFT", "ttft_s"), ("TPOT", "tpot_s")):
+        target, value = targets.get(attr), getattr(point, attr)
+        if target is not None and value > target:
+            out.append(f"{name} {fmt.seconds(value)}, over the {fmt.seconds(target)} target")
+    return out
+
+
 def cmd_serve(args) -> None:
     """A service: offline maximum and the frontier, or one point at --concurrency; targets; cost."""
     from roofline.model import serving
@@ -786,6 +798,11 @@ def cmd_serve(args) -> None:
                      f"tokens/s; request latency {fmt.seconds(point.request_latency_s)}"
                      + ("" if point.usd_per_million_output_tokens is None else
                         f"; ${point.usd_per_million_output_tokens:.3g} per million output tokens"))
+        if any(v is not None for v in targets.values()):  # a point printed beside targets says whether it meets them
+            misses = _missed_targets(point, targets)
+            payload["point_meets_targets"] = not misses
+            if misses:
+                lines.append(f"  misses the targets at this concurrency: {'; '.join(misses)}")
     points = serving.frontier(m, d, wl) if wl.concurrency is None or any(v is not None for v in targets.values()) \
         else []
     if wl.concurrency is None:
@@ -918,7 +935,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--tpot-ms", type=_number("--tpot-ms", 0, 1e9, "milliseconds", low_inclusive=False), metavar="T",
                     help="target: time per output token at most T ms")
     sp.add_argument("--price-per-device-hour", metavar="USD",
-                    type=_number("--price-per-device-hour", 0, 1000, "USD", low_inclusive=False),
+                    type=_number("--price-per-device-hour", MIN_USD_PER_DEVICE_HOUR,
+                                 MAX_USD_PER_DEVICE_HOUR, "USD"),
                     help="what one device costs an hour, your figure: adds $ per million output and input tokens")
     sp.add_argument("--chunk-tokens", type=_whole_number("--chunk-tokens", 1, 10**7), default=8192, metavar="K",
                     help="prompt tokens an engine step takes (SGLang's chunked_prefill_size)")
@@ -961,7 +979,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = _parser().parse_args(argv)
         args.func(args)
     except RooflineError as err:
-        print(f"roofline: error: {fmt.terminal(err)}", file=sys.stderr)
+        print(f"roofline: error: {fmt.one_line_error(err)}", file=sys.stderr)
         return EXIT_USAGE
     except RecursionError:
         print("roofline: error: an input nests too deeply to read", file=sys.stderr)

@@ -26,6 +26,27 @@ def terminal(text: object) -> str:
     return _CONTROL.sub("", str(text))
 
 
+#: The longest one-line error, in characters: a 60 KB expression or a 5,000-character path quoted in
+#: one would bury the reason.
+MAX_ERROR_CHARS = 200
+
+
+def one_line_error(text: object, limit: int = MAX_ERROR_CHARS) -> str:
+    """An error message as one terminal line of at most about `limit` characters: controls and
+    line breaks gone, a long middle (the quoted input, mostly) elided so the start (what, where)
+    and the end (why) remain.
+
+    >>> one_line_error("--model " + "a" * 500 + ": not found", 60)
+    '--model aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa … aaaaaaaa: not found'
+    """
+    flat = " ".join(terminal(text).split())
+    if len(flat) <= limit:
+        return flat
+    head = (limit - 3) * 2 // 3
+    tail = limit - 3 - head
+    return f"{flat[:head]} … {flat[-tail:]}"
+
+
 def json_safe(value):
     """`value` for JSON output: NaN and infinities as null, whole floats as integers, recursively.
 
@@ -104,9 +125,21 @@ def gib(value_bytes: float, digits: int = 3) -> str:
     return f"{sig(value_bytes / 2**30, digits)} GiB"
 
 
+#: Past a thousand seconds a time reads in hours, days or years: "908 Gs" says nothing to a reader.
+_LONG_TIMES = ((365.25 * 86400, "years"), (86400, "days"), (3600, "h"))
+
+
 def seconds(value: float, digits: int = 3) -> str:
-    """seconds(0.004776) -> '4.78 ms'."""
-    return si(value, "s", digits, small=True)
+    """seconds(0.004776) -> '4.78 ms'; past a thousand seconds in hours, days or years.
+
+    >>> seconds(0.004776), seconds(5400), seconds(9.08e11)
+    ('4.78 ms', '1.5 h', '28,800 years')
+    """
+    value = _check(value)
+    if abs(value) < 999.5:
+        return si(value, "s", digits, small=True)
+    scale, unit = next(((scale, unit) for scale, unit in _LONG_TIMES if abs(value) >= scale * 2), _LONG_TIMES[-1])
+    return f"{sig(value / scale, digits)} {unit}"
 
 
 def intensity(value: float, digits: int = 3) -> str:

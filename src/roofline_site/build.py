@@ -6,15 +6,18 @@ the file and the problem.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
 from roofline.atomic import atomic_write_text
+from roofline.format import one_line_error
 from roofline_site.paths import ROOT
 
 ERROR_LINE = re.compile(r"^(ERROR|WARNING)\s+-\s+(.*)$")
@@ -77,6 +80,37 @@ def block_error_location(log: str, root: Path) -> tuple[str, str] | None:
     return m.group("page"), f"{m.group('page')}:{line}"
 
 
+class _Ended:
+    """SIGTERM and SIGHUP as a KeyboardInterrupt while a build runs, remembering which came.
+
+    Their default action ended this process alone and left `mkdocs build` (and its workers)
+    running as orphans; Ctrl-C reaches the whole process group, these two only this process.
+    """
+
+    def __init__(self):
+        self.signum: int | None = None
+
+    @classmethod
+    @contextlib.contextmanager
+    def caught(cls):
+        import signal
+
+        ended = cls()
+
+        def interrupt(signum, frame):
+            ended.signum = signum
+            raise KeyboardInterrupt
+
+        wanted = (signal.SIGTERM, getattr(signal, "SIGHUP", None))
+        previous = {s: signal.signal(s, interrupt) for s in wanted if s is not None
+                    and threading.current_thread() is threading.main_thread()}
+        try:
+            yield ended
+        finally:
+            for s, handler in previous.items():
+                signal.signal(s, handler)
+
+
 def _save_log(path: Path, log: str) -> str:
     """Keep a failed build's whole log at `path`; the words that say where it is, or why it is not."""
     try:
@@ -114,12 +148,14 @@ def build(site_dir: Path | None = None, extra_args: list[str] | None = None, roo
     print(f"building the site (mkdocs build --strict) into {site_dir.name}/ ...", flush=True)
     start = time.perf_counter()
     cache = root / ".cache"
-    with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as out:
+    with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as out, _Ended.caught() as ended:
         try:
             proc = subprocess.Popen(cmd, cwd=root, env=env, stdin=subprocess.DEVNULL, stdout=out,
                                     stderr=subprocess.STDOUT)
             code = proc.wait()
         except KeyboardInterrupt:
+            if ended.signum is not None:  # SIGTERM or SIGHUP reached this process only: pass it on
+                proc.send_signal(ended.signum)
             proc.wait()  # MkDocs' own supervisor (the build hook) stops the build and keeps site/
             print(f"build interrupted, {site_dir.name}/ left as it was", file=sys.stderr)
             return 130
@@ -134,7 +170,7 @@ def build(site_dir: Path | None = None, extra_args: list[str] | None = None, roo
             problem = first_problem(log)
             if (where := block_error_location(log, root)) and problem.startswith(where[0] + ":"):
                 problem = where[1] + problem[len(where[0]):]  # the raising line in the page, not only the page
-        print(f"build failed, {site_dir.name}/ left as it was: {problem} ({saved})", file=sys.stderr)
+        print(f"build failed, {site_dir.name}/ left as it was: {one_line_error(problem)} ({saved})", file=sys.stderr)
         return 1
     print(f"built {site_dir.name}/ in {time.perf_counter() - start:.1f} s")
     return 0

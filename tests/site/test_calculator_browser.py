@@ -212,7 +212,7 @@ def test_a_layout_adds_collectives_and_the_link_roof(page):
     check_against_package(outputs(page, "a"), calculate(get_device("h100-sxm5"), get_model("llama-3.1-70b"), "decode", 1,
                                                         1024, tp=4))
     field(page, "dev").fill("16")
-    assert message(page, "dev").startswith("--devices 16: --tp 16: TP16 spans 16 devices")
+    assert message(page, "dev").startswith("16 devices: TP 16: TP16 spans 16 devices")
     assert field(page, "tp").input_value() == "4"
 
 
@@ -221,7 +221,7 @@ LAYOUT_REFUSALS = [
     ("?model=llama-3.1-8b&tp=3", "tp", "does not divide"),
     ("?model=llama-3.1-8b&tp=16", "tp", "scale-up domain"),
     ("?model=llama-3.1-8b&ep=2", "ep", "is dense"),
-    ("?model=mixtral-8x7b&tp=2&ep=2", "ep", "combine it with --tp 1"),
+    ("?model=mixtral-8x7b&tp=2&ep=2", "ep", "combine it with TP 1"),
     ("?hw=custom&peak=100&bw=1&mem=80&model=llama-3.1-8b&tp=2", "tp", "needs a link between devices"),
     ("?model=llama-3.1-8b&pp=0", "pp", "at least 1"),
     ("?model=llama-3.1-8b&tp=x", "tp", "must be a number"),

@@ -5,7 +5,7 @@
 
 import * as calc from "./calc.js";
 import { engineLayout } from "./parallel.js";
-import { FIELDS, choices, parseNumber, resolveConfig } from "./state.js";
+import { FIELDS, choices, inReaderWords, parseNumber, resolveConfig } from "./state.js";
 import { echoConfig, weightWords } from "./words.js";
 
 export function h(tag, attrs = {}, ...children) {
@@ -240,7 +240,7 @@ export function syncDevices(registry, panel, source, fallback = {}) {
       return null;
     } catch (err) {
       if (!(err instanceof calc.CalcError)) throw err;
-      return err.message;
+      return inReaderWords(err.message);
     }
   }
   const degrees = [inp.tp.value, inp.pp.value, inp.ep.value].map((v) => Number(String(v).trim()));

@@ -82,7 +82,14 @@ export function si(value, unit, digits = 3, small = false) {
 export const flopPerS = (v, d = 3) => si(v, "FLOP/s", d);
 export const bytesPerS = (v, d = 3) => si(v, "B/s", d);
 export const nbytes = (v, d = 3) => si(v, "B", d);
-export const seconds = (v, d = 3) => si(v, "s", d, true);
+// format.seconds: past a thousand seconds in hours, days or years ("908 Gs" says nothing to a reader).
+const LONG_TIMES = [[365.25 * 86400, "years"], [86400, "days"], [3600, "h"]];
+export function seconds(v, d = 3) {
+  v = check(v);
+  if (Math.abs(v) < 999.5) return si(v, "s", d, true);
+  const [scale, unit] = LONG_TIMES.find(([sc]) => Math.abs(v) >= sc * 2) || LONG_TIMES[LONG_TIMES.length - 1];
+  return `${sig(v / scale, d)} ${unit}`;
+}
 export const intensity = (v, d = 3) => `${sig(v, d)} FLOP/byte`;
 export const tokensPerS = (v, d = 3) => `${sig(v, d)} tokens/s`;
 export const flops = (v, d = 3) => si(v, "FLOP", d);

@@ -150,6 +150,12 @@ export function resolveConfig(registry, raw) {
            wchoice: raw.wd, act: raw.act, kvd: raw.kvd, attn: raw.attn, tp, pp, ep, latency, errors: {} };
 }
 
+/** A refusal the package words for the CLI ("--devices 9: --pp 9: ...") in the form's words ("9 devices: PP 9: ..."). */
+export function inReaderWords(msg) {
+  return String(msg).replace(/--devices (\d+)/g, (_, n) => `${n} ${n === "1" ? "device" : "devices"}`)
+    .replace(/--(tp|pp|ep|dp)\b/g, (_, o) => o.toUpperCase());
+}
+
 /** The default raw state of a configuration; `compare` gives the comparison's defaults. */
 export function defaultRaw(registry, compare = false) {
   const d = registry.defaults;

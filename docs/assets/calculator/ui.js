@@ -7,7 +7,7 @@
 import * as calc from "./calc.js";
 import * as view from "./view.js";
 import * as fmt from "./format.js";
-import { FIELDS, decodeState, defaultRaw, encodeState, resolveConfig } from "./state.js";
+import { FIELDS, decodeState, defaultRaw, encodeState, inReaderWords, resolveConfig } from "./state.js";
 import { drawChart } from "./chart.js";
 import { encodeModel } from "./model_link.js";
 import { DASH, configPanel, firstCustomKey, h, noteWeights, readConfigFile, readRaw, seedCustom, showErrors,
@@ -87,7 +87,7 @@ function compute(registry, raw) {
     const peak = /has no published \w+ peak/.test(msg); // a format the device cannot compute in: beside Activations
     const key = opt ? (opt[1] === "devices" ? "dev" : opt[1]) : length ? (length[1] === "Context" ? "ctx" : "prompt")
       : peak ? "act" : "batch";
-    return { errors: { [key]: msg } };
+    return { errors: { [key]: inReaderWords(msg) } };
   }
 }
 

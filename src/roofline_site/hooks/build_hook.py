@@ -268,6 +268,26 @@ def supervise(pid: int, real: Path, tmp: Path, status: Path, timeout_s: float, c
 # ---------------------------------------------------------------- hooks
 def on_startup(command, dirty, **kwargs):
     _state.update(command=command, dirty=dirty)
+    end_cleanly_on(signal.SIGTERM, signal.SIGHUP)
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt(signal.Signals(signum).name)
+
+
+def end_cleanly_on(*signals) -> None:
+    """Let SIGTERM and SIGHUP end MkDocs as Ctrl-C does, not at once.
+
+    Their default action ends the process where it stands: no `finally`, no atexit, so the worker
+    pools' forkserver, resource tracker and workers were left running under pid 1 after every
+    `kill` of `make serve`. As a KeyboardInterrupt, MkDocs shuts its server down and the pools
+    are closed on the way out. A handler someone else set is left alone.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for sig in signals:
+        if signal.getsignal(sig) in (signal.SIG_DFL, None):
+            signal.signal(sig, _interrupt)
 
 
 @event_priority(100)  # first: before any other hook reads the registry or the site folder

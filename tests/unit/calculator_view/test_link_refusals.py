@@ -86,3 +86,18 @@ def test_serving_mode_refuses_a_request_longer_than_the_models_window(tmp_path):
     errors = run_harness(CALC_DIR, SERVE_HARNESS, {"registry": registry_json(), "queries": queries}, tmp_path / "calc")
     assert "4,096" in errors[0].get("in", "") and "Llama 2 7B" in errors[0]["in"], errors[0]
     assert errors[1] == {}
+
+
+WORDS_HARNESS = r"""
+import { inReaderWords } from "./state.js";
+import { readFileSync } from "node:fs";
+const input = JSON.parse(readFileSync(0, "utf8"));
+process.stdout.write(JSON.stringify(input.map(inReaderWords)));
+"""
+
+
+def test_a_layout_refusal_speaks_the_forms_words_not_the_clis(tmp_path):
+    said = run_harness(CALC_DIR, WORDS_HARNESS, ["--devices 9: --pp 9: Llama has only 8 layers to give the stages",
+                                                 "--ep 2 with --tp 2: combine it with --tp 1"], tmp_path / "calc")
+    assert said == ["9 devices: PP 9: Llama has only 8 layers to give the stages",
+                    "EP 2 with TP 2: combine it with TP 1"]
