@@ -31,7 +31,7 @@ NOT_TERMS = frozenset({
     # vendors, products and product lines (the hardware reference names them)
     "NVIDIA", "AMD", "EPYC", "HGX", "DGX", "RTX", "SXM", "NVL", "GeForce", "Xeon", "Apple", "DeepSeek",
     "PyTorch", "JavaScript", "FlashMLA", "TunableOp", "DistServe", "Llama", "Qwen", "Mixtral",
-    "AIConfigurator", "DeepGEMM",  # NVIDIA's and DeepSeek's published tools, cited by name
+    "AIConfigurator", "DeepGEMM",  # NVIDIA's serving-configuration tool and DeepSeek's matmul library, by name
     "SHARP",  # NVIDIA's in-switch reduction product name (NVLink SHARP)
     "CUDA", "ROCm", "BLAS",  # software platforms and the linear-algebra library interface
     # everyday computing words the site assumes (start-here says what it assumes)
@@ -40,7 +40,6 @@ NOT_TERMS = frozenset({
     "CSV", "JSON", "CLI", "URL", "HTML", "README", "SVG", "PDF",
     # conferences and standards bodies cited by name
     "ICML", "SOSP", "OSDI", "OCP", "JEDEC", "IEEE",
-    "RFC",  # a design proposal ("request for comments") cited by name
     # units
     "GB", "GiB", "TB", "MB", "KB", "MiB", "TOP", "TOPS", "FLOPS",
 })
