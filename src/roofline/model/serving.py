@@ -235,6 +235,7 @@ class ServicePoint(_Rates):
     prompt_step_s: float             # a step carrying a prompt's chunk, the mean over the prompt's chunks
     prompt_step_share: float         # the share of steps that carry prompt tokens
     prompt_gap_share: float          # the share of a request's gaps between output tokens that carry a prompt
+    wait_steps: float                # steps a request waits for a slot or the prompt budget before its chunks
     tpot_p50_s: float
     tpot_p90_s: float
     tpot_p99_s: float
@@ -521,6 +522,7 @@ def _points(model: Model, device: Device, layout: Layout, wl: Workload, concurre
             expected_step_time_s=float(exp_mix.mean_step_s[i]), prefill_s=prefill_s,
             decode_step_s=float(mix.decode_step_s[i]), prompt_step_s=float(mix.chunk_steps_s[i].mean()),
             prompt_step_share=float(mix.prompt_share[i]), prompt_gap_share=float(mix.gap_share[i]),
+            wait_steps=float(mix.wait_steps[i]),
             tpot_p50_s=float(tpot["p50"][i]), tpot_p90_s=float(tpot["p90"][i]), tpot_p99_s=float(tpot["p99"][i]),
             ttft_p50_s=tt, ttft_p90_s=tt, ttft_p99_s=tt,
             usd_per_million_output_tokens=None if usd_s is None else usd_s / float(out_tps[i]) * 1e6,
