@@ -596,9 +596,10 @@ def offline_max(model: Model, device: Device, layout: Layout, workload: Workload
     return point
 
 
-def frontier(model: Model, device: Device, workload: Workload, max_devices: int | None = None) -> list[ServicePoint]:
-    """Service points over every layout that fits within one scale-up domain (or `max_devices`) and
-    client concurrency on `concurrency_grid` up to each layout's memory cap (and the reader's cap).
+def frontier(model: Model, device: Device, workload: Workload, max_devices: int | None = None,
+             layouts: list[Layout] | None = None) -> list[ServicePoint]:
+    """Service points over every layout that fits within one scale-up domain (or `max_devices`; or only
+    `layouts`, where the reader named them) and client concurrency on `concurrency_grid` up to each layout's memory cap (and the reader's cap).
 
     >>> pts = frontier(get_model("llama-3.1-8b"), get_device("h100-sxm5"), Workload(1024, 256), 2)
     >>> sorted({p.layout_name for p in pts})
@@ -608,7 +609,9 @@ def frontier(model: Model, device: Device, workload: Workload, max_devices: int 
         _whole("--devices", max_devices, 1, parallel.MAX_DEGREE)
     exp_dev = measured.derated_device(device)
     out: list[ServicePoint] = []
-    for lay in parallel.candidate_layouts(model, device, max_devices):
+    search = parallel.candidate_layouts(model, device, max_devices) if layouts is None else list(layouts)
+    for lay in search:
+        parallel.check_layout(model, device, lay)
         cap = memory_cap(model, device, lay, workload)
         if cap < lay.dp:
             continue
@@ -616,6 +619,10 @@ def frontier(model: Model, device: Device, workload: Workload, max_devices: int 
         grid = concurrency_grid(top)
         grid = grid[grid >= lay.dp]
         out += _points(model, device, lay, workload, grid, cap, exp_dev)
+    if not out and layouts is not None:
+        raise InputError(f"--tp/--pp/--ep/--dp/--devices: {model.name} with one request of I + O = "
+                         f"{workload.input_tokens + workload.output_tokens} tokens fits none of the layouts asked "
+                         f"({', '.join(x.name for x in search)}) on the {device.name}; try more devices")
     if not out:
         domain = max_devices or (device.interconnect.domain_devices if device.interconnect else 1)
         raise InputError(f"no layout within {domain} {device.name}s holds {model.name} with one request of "

@@ -508,6 +508,37 @@ def test_cli_reports_the_distribution_and_judges_targets_at_p99(capsys):
     code, out, _ = _cli(capsys, *BASE, "--json", "--tpot-ms", "20", "--tpot-percentile", "mean")
     assert json.loads(out)["best_under_targets"]["tpot_s"] <= 0.02
     code, out, _ = _cli(capsys, *BASE, "--tpot-ms", "20")
-    assert "TPOT p99" in out and "its prefill" in out and "p99" in out.splitlines()[1]
+    assert "TPOT p99" in out and "its prefill" in out and "p99" in out.splitlines()[2]
     code, out, err = _cli(capsys, *BASE, "--tpot-ms", "20", "--tpot-percentile", "p95")
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and "--tpot-percentile" in err
+
+
+# ------------------------------------------------------------------ every layout input honoured -----
+def test_cli_tp_1_means_one_device(capsys):
+    # Qwen3 30B-A3B in bf16 is about 61 GB of weights: one 186 GB GB200 GPU holds it. `--tp 1` asks for one
+    # device, so the offline maximum and every frontier row run on one device, and the output says why.
+    argv = ("serve", "--model", "qwen3-30b-a3b", "--hardware", "gb200-per-gpu", "--input-tokens", "1024",
+            "--output-tokens", "256")
+    code, out, _ = _cli(capsys, *argv, "--tp", "1", "--json")
+    doc = json.loads(out)
+    assert code == 0 and doc["offline"]["devices"] == 1
+    assert {row["devices"] for row in doc["frontier"]} == {1}
+    assert doc["layouts_searched"] == ["1 device"] and "--tp 1" in doc["layouts_searched_why"]
+    code, out, _ = _cli(capsys, *argv, "--tp", "1")
+    assert "layouts searched: 1 device (the layout --tp 1 names: one device)" in out
+    # without a layout option every layout within the domain is searched, and the output says so
+    code, out, _ = _cli(capsys, *argv, "--json")
+    doc = json.loads(out)
+    assert len(doc["layouts_searched"]) > 1 and "no layout option given" in doc["layouts_searched_why"]
+
+
+def test_cli_devices_searches_layouts_of_exactly_that_many(capsys):
+    code, out, _ = _cli(capsys, "serve", "--model", "llama-3.1-70b", "--hardware", "h100-sxm5", "--input-tokens",
+                        "1024", "--output-tokens", "256", "--weight-format", "fp8", "--devices", "4", "--json")
+    doc = json.loads(out)
+    assert code == 0 and {row["devices"] for row in doc["frontier"]} == {4} and doc["offline"]["devices"] == 4
+    assert "TP4" in doc["layouts_searched"] and "--devices 4" in doc["layouts_searched_why"]
+    # a layout that holds nothing is refused in one sentence naming the options
+    code, out, err = _cli(capsys, "serve", "--model", "llama-3.1-70b", "--hardware", "h100-sxm5", "--input-tokens",
+                          "1024", "--output-tokens", "256", "--tp", "1")
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and "--tp" in err
