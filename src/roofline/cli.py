@@ -715,7 +715,8 @@ def cmd_serve(args) -> None:
     search, why = _serve_layouts(args, m, d, lay, named)
     f, choice = _formats(args, m)
     wl = serving.Workload(args.input_tokens, args.output_tokens, args.concurrency, args.max_concurrency,
-                          args.chunk_tokens, f, args.attention, args.price_per_device_hour, _latency(args))
+                          args.chunk_tokens, f, args.attention, args.price_per_device_hour, _latency(args),
+                          args.speculative, args.draft_tokens, args.acceptance, args.draft_cost)
     targets = {"ttft_s": None if args.ttft_ms is None else args.ttft_ms / 1e3,
                "tpot_s": None if args.tpot_ms is None else args.tpot_ms / 1e3,
                "ttft_percentile": args.ttft_percentile, "tpot_percentile": args.tpot_percentile}
@@ -728,6 +729,11 @@ def cmd_serve(args) -> None:
                      "weight_scope": f.scope, "weight_format_source": choice.source,
                      "activation_dtype": wl.formats.activation, "kv_dtype": wl.formats.kv,
                      "attention": wl.attention, "usd_per_device_hour": wl.usd_per_device_hour,
+                     "decoding": wl.decoding, "speculative": wl.speculation,
+                     "draft_tokens": wl.draft_tokens, "acceptance": wl.acceptance,
+                     "draft_cost": wl.draft_cost, "tokens_per_pass": wl.tokens_per_pass,
+                     "speculation_source": None if wl.speculation is None else
+                     {"title": serving.SPECULATION[wl.speculation][3], "url": serving.SPECULATION[wl.speculation][4]},
                      # one name, one meaning across commands: `collective_latency` is a sentence in decode
                      "collective_latency_used": wl.collective_latency if isinstance(wl.collective_latency, str) else "set",
                      "collective_latency_per_collective_s":
@@ -905,6 +911,17 @@ def build_parser() -> argparse.ArgumentParser:
                     help="target: time to first token at most T ms")
     sp.add_argument("--tpot-ms", type=_number("--tpot-ms", 0, 1e9, "milliseconds", low_inclusive=False), metavar="T",
                     help="target: time per output token at most T ms")
+    sp.add_argument("--speculative", choices=("mtp", "eagle", "medusa", "draft"), default=None,
+                    help="speculative decoding: a draft proposes tokens that one target pass verifies (default: plain "
+                         "decoding). Defaults: mtp k=1, acceptance 0.85 (DeepSeek-V3 report); eagle k=4, 0.8 (EAGLE); "
+                         "medusa k=4, 0.6; draft needs --acceptance and --draft-cost")
+    sp.add_argument("--draft-tokens", type=_whole_number("--draft-tokens", 1, 16), metavar="K",
+                    help="tokens drafted a pass (1 to 16)")
+    sp.add_argument("--acceptance", type=_number("--acceptance", 0, 1, low_inclusive=False), metavar="A",
+                    help="each drafted token's acceptance rate, in (0, 1]")
+    sp.add_argument("--draft-cost", type=_number("--draft-cost", 0, 1), metavar="F",
+                    help="a drafted token's cost as a share of the target's step, in [0, 1] (mtp and eagle: one "
+                         "layer's share)")
     sp.add_argument("--disaggregated", action="store_true",
                     help="also the frontier with prefill and decode on separate pools in balance, beside the co-located one")
     for which in ("ttft", "tpot"):

@@ -99,6 +99,25 @@ BOUND_MEANING = {
     "link-latency": "the link's latency: a fifth less per collective",
     "none": "nothing: no limit relaxed by a quarter",
 }
+#: Speculative decoding: a draft proposes k tokens, one target pass verifies them (k + 1 positions a request) and
+#: keeps (1 − a^(k+1)) ÷ (1 − a) tokens on average (Leviathan et al., ICML 2023, eq. 1). Defaults per method:
+#: (draft tokens k, per-token acceptance a, drafting cost per drafted token as a share of the target's step,
+#: source). None: the reader must give it.
+SPECULATION = {
+    "mtp": (1, 0.85, "layer",
+            "DeepSeek-V3 technical report, sec. 5.4.3: the second token's acceptance rate is 85-90 %; one MTP module "
+            "(one transformer layer) drafts it", "https://arxiv.org/abs/2412.19437"),
+    "eagle": (4, 0.8, "layer",
+              "EAGLE (Li et al., ICML 2024): the draft's accuracy is about 0.8; its draft is one decoder layer",
+              "https://arxiv.org/abs/2401.15077"),
+    "medusa": (4, 0.6, 0.0,
+               "EAGLE (Li et al., ICML 2024) puts Medusa's draft accuracy at about 0.6; four heads (Medusa, Cai et "
+               "al., 2024) ride in the target's pass", "https://arxiv.org/abs/2401.10774"),
+    "draft": (4, None, None, "a separate draft model: its acceptance and cost depend on the pair, so both are the "
+                             "reader's inputs", "https://arxiv.org/abs/2211.17192"),
+}
+MAX_DRAFT_TOKENS = 16   # more drafted tokens than this a pass is past any published configuration
+
 #: The statistics a latency target may be judged on; MLPerf's Server scenario judges TTFT and TPOT at p99.
 PERCENTILES = ("mean", "p50", "p90", "p99")
 DEFAULT_PERCENTILE = "p99"
@@ -168,6 +187,10 @@ class Workload:
     attention: str = "fused"
     usd_per_device_hour: float | None = None
     collective_latency: str | float = parallel.LATENCY_FLOOR  # the floor (ceilings), "ring" or seconds each
+    speculation: str | None = None       # None: plain decoding; else a key of SPECULATION
+    draft_tokens: int | None = None      # k drafted tokens a pass (None: the method's default)
+    acceptance: float | None = None      # each drafted token's acceptance rate in (0, 1] (None: the default)
+    draft_cost: float | None = None      # a drafted token's cost as a share of the target's step (None: default)
 
     def __post_init__(self):
         set_ = lambda k, v: object.__setattr__(self, k, v)  # noqa: E731 (frozen)
@@ -195,6 +218,66 @@ class Workload:
         set_("collective_latency", parallel.check_latency(self.collective_latency))
         if not isinstance(self.formats, Formats):
             raise InputError(f"formats must be a Formats (Formats.of(...)), got {self.formats!r}")
+        if self.speculation is None:
+            for name, opt in (("draft_tokens", "--draft-tokens"), ("acceptance", "--acceptance"),
+                              ("draft_cost", "--draft-cost")):
+                if getattr(self, name) is not None:
+                    raise InputError(f"{opt} needs --speculative (mtp, eagle, medusa or draft): plain decoding drafts "
+                                     "nothing")
+            return
+        if self.speculation not in SPECULATION:
+            raise InputError(f"--speculative must be one of {', '.join(SPECULATION)}, got {self.speculation!r}")
+        k0, a0, c0, _, _ = SPECULATION[self.speculation]
+        set_("draft_tokens", _whole("--draft-tokens", k0 if self.draft_tokens is None else self.draft_tokens, 1,
+                                    MAX_DRAFT_TOKENS))
+        a = a0 if self.acceptance is None else self.acceptance
+        if a is None:
+            raise InputError("--acceptance is needed with --speculative draft: a separate draft model's acceptance "
+                             "rate depends on the pair; give it in (0, 1]")
+        if isinstance(a, bool) or not isinstance(a, (int, float, np.integer, np.floating)) or not math.isfinite(a) \
+                or not 0 < a <= 1:
+            raise InputError(f"--acceptance must be a number in (0, 1], got {a!r}")
+        set_("acceptance", float(a))
+        c = c0 if self.draft_cost is None else self.draft_cost
+        if c is None:
+            raise InputError("--draft-cost is needed with --speculative draft: a drafted token's cost as a share of "
+                             "the target's step (the draft model's size ÷ the target's, roughly), in [0, 1]")
+        if c == "layer":
+            set_("draft_cost", "layer")
+        else:
+            if isinstance(c, bool) or not isinstance(c, (int, float, np.integer, np.floating)) \
+                    or not math.isfinite(c) or not 0 <= c <= 1:
+                raise InputError(f"--draft-cost must be a number in [0, 1], got {c!r}")
+            set_("draft_cost", float(c))
+
+    @property
+    def verify_tokens(self) -> int:
+        """Positions one target pass runs for each decoding request: k + 1 (1 in plain decoding)."""
+        return 1 if self.speculation is None else self.draft_tokens + 1
+
+    @property
+    def tokens_per_pass(self) -> float:
+        """Tokens one target pass keeps for a request on average: (1 − a^(k+1)) ÷ (1 − a) (1 in plain decoding)."""
+        if self.speculation is None:
+            return 1.0
+        k, a = self.draft_tokens, self.acceptance
+        return float(k + 1) if a == 1.0 else (1.0 - a ** (k + 1)) / (1.0 - a)
+
+    def draft_share(self, model: Model) -> float:
+        """Drafting time as a share of the target's step: k × a drafted token's cost (one layer's share,
+        1 ÷ the model's layers, for MTP and EAGLE)."""
+        if self.speculation is None:
+            return 0.0
+        c = 1.0 / model.n_layers if self.draft_cost == "layer" else self.draft_cost
+        return self.draft_tokens * c
+
+    @property
+    def decoding(self) -> str:
+        """How the service decodes, in words: "plain decoding" or the method with its k and acceptance."""
+        if self.speculation is None:
+            return "plain decoding"
+        return (f"speculative decoding ({self.speculation}, {self.draft_tokens} drafted tokens a pass, acceptance "
+                f"{self.acceptance:g}: {self.tokens_per_pass:.3g} tokens a pass)")
 
     @property
     def prefill_steps(self) -> int:
@@ -202,16 +285,21 @@ class Workload:
         return -(-self.input_tokens // self.chunk_tokens)
 
     @property
-    def steps_in_engine(self) -> int:
+    def decode_steps(self) -> float:
+        """Target passes a request decodes in after its first token: (O − 1) ÷ tokens a pass."""
+        return (self.output_tokens - 1) / self.tokens_per_pass
+
+    @property
+    def steps_in_engine(self) -> float:
         """Steps a request spends in the engine: its prefill chunks plus O − 1 decode steps."""
-        return self.prefill_steps + self.output_tokens - 1
+        return self.prefill_steps + self.decode_steps
 
     @property
     def description(self) -> str:
         """The workload in words, for labels: "I 1024, O 256, weights bf16, activations bf16, KV bf16"."""
         f = self.formats
         return (f"I {self.input_tokens}, O {self.output_tokens}, weights {f.weights.name}, activations "
-                f"{f.activation}, KV {f.kv}, {self.attention} attention, chunk {self.chunk_tokens}")
+                f"{f.activation}, KV {f.kv}, {self.attention} attention, chunk {self.chunk_tokens}, {self.decoding}")
 
 
 # ---------------------------------------------------------------------------- points -------
@@ -347,7 +435,8 @@ def _work(model: Model, wl: Workload, per_replica_slots: np.ndarray):
     lam_free = per_replica_slots / steps
     lam = np.minimum(lam_free, K / I)
     chunk_bound = lam_free >= K / I  # a chunk exactly full binds too: more requests add nothing
-    d, p = lam * (O - 1), lam * I
+    v = wl.verify_tokens
+    d, p = lam * wl.decode_steps * v, lam * I   # decoding requests × the positions each verifies
     reads, scored = _chunk_sums(model, I, K)
     pairs = float(kernels.causal_layer_pairs(model, I)) if wl.attention == "fused" else scored
     decode_positions = float(kernels.layer_positions(model, I + O / 2))  # the average context, see the module doc
@@ -380,11 +469,13 @@ class StepMix:
     chunk_steps_s: np.ndarray
     mean_step_s: np.ndarray
     wait_steps: np.ndarray
+    tokens_per_pass: float = 1.0   # tokens a decode step keeps per request: TPOT is a step ÷ it
 
     @property
     def mean_gap_s(self) -> np.ndarray:
         """The mean time between two of a request's output tokens: its mean TPOT."""
-        return (1.0 - self.gap_share) * self.decode_step_s + self.gap_share * self.chunk_steps_s.mean(axis=1)
+        return ((1.0 - self.gap_share) * self.decode_step_s
+                + self.gap_share * self.chunk_steps_s.mean(axis=1)) / self.tokens_per_pass
 
     @property
     def own_prefill_s(self) -> np.ndarray:
@@ -406,7 +497,7 @@ class StepMix:
         vals = np.take_along_axis(vals, order, axis=1)
         cum = np.cumsum(np.take_along_axis(w, order, axis=1), axis=1)
         idx = np.argmax(cum >= q - 1e-12, axis=1)
-        return vals[np.arange(len(vals)), idx]
+        return vals[np.arange(len(vals)), idx] / self.tokens_per_pass
 
 
 def _step_mix(model: Model, device: Device, layout: Layout, wl: Workload, per_replica_clients: np.ndarray,
@@ -430,21 +521,24 @@ def _step_mix(model: Model, device: Device, layout: Layout, wl: Workload, per_re
     # Three kinds of step, costed in one vectorised pass: decode-only (every slot decodes), one prompt's
     # chunk i beside the other s − 1 slots decoding (points × chunks), and the fluid average step that
     # runs when prompts overlap (λ(O − 1) decodes and λ·I prompt tokens).
-    n = len(s)
-    d = np.repeat(s - 1.0, n_p)
+    # With speculation each decoding request verifies v = k + 1 positions a pass (v = 1 plain).
+    n, v = len(s), wl.verify_tokens
+    d = np.repeat(s - 1.0, n_p) * v
     last = np.tile(np.arange(n_p) == n_p - 1, n).astype(float)
     zero = np.zeros(n)
     cat = np.concatenate
     work = kernels.MixedWork(
-        decode_tokens=cat([s, d, fluid.decode_tokens]),
-        decode_positions=cat([s * ctx, d * ctx, fluid.decode_positions]),
+        decode_tokens=cat([s * v, d, fluid.decode_tokens]),
+        decode_positions=cat([s * v * ctx, d * ctx, fluid.decode_positions]),
         prefill_tokens=cat([zero, np.tile(size, n), fluid.prefill_tokens]),
         prefill_positions=cat([zero, np.tile(reads, n), fluid.prefill_positions]),
         prefill_pairs=cat([zero, np.tile(pairs, n), fluid.prefill_pairs]),
-        head_tokens=cat([s, d + last, fluid.head_tokens]),
+        head_tokens=cat([s * v, d + last, fluid.head_tokens]),
         requests=cat([s, np.repeat(s, n_p), fluid.requests]),
         kv_positions=cat([kv, np.repeat(kv, n_p), fluid.kv_positions]))
     times = np.atleast_1d(np.asarray(parallel.mixed(model, device, work, f_, a, layout, lat).time_s, float))
+    decoders = cat([s, np.repeat(s - 1.0, n_p), fluid.decode_tokens])
+    times = times * np.where(decoders > 0, 1.0 + wl.draft_share(model), 1.0)  # the draft runs for the decoders
     t_dec, t_chunk, t_fluid = times[:n], times[n:n + n * n_p].reshape(n, n_p), times[n + n * n_p:]
     # a step carrying chunk i of one prompt is never faster than that chunk alone: its share of the prefill
     t_chunk = np.maximum(t_chunk, share_floor[None, :])
@@ -452,11 +546,11 @@ def _step_mix(model: Model, device: Device, layout: Layout, wl: Workload, per_re
     chunk_steps = np.where(overlap[:, None], np.maximum(t_fluid[:, None], share_floor[None, :]), t_chunk)
     decode_step = np.where(overlap, t_fluid, t_dec)
     mean_step = np.where(overlap, chunk_steps.mean(axis=1), (1.0 - f) * t_dec + f * t_chunk.mean(axis=1))
-    # the other s − 1 slots' prompts, n_p steps each a lifetime of L, fall in this request's O − 1 decode steps
-    g = np.where(overlap, 1.0, (s - 1.0) * n_p / (O - 1))
+    # the other s − 1 slots' prompts, n_p steps each a lifetime of L, fall in this request's decode steps
+    g = np.where(overlap, 1.0, (s - 1.0) * n_p / wl.decode_steps)
     c = np.asarray(per_replica_clients, float)
     wait = np.maximum(c / lam - L, 0.0)     # Little's law: the steps a client's request spends beyond its own L
-    return StepMix(lam, chunk_bound, overlap, f, g, decode_step, chunk_steps, mean_step, wait)
+    return StepMix(lam, chunk_bound, overlap, f, g, decode_step, chunk_steps, mean_step, wait, wl.tokens_per_pass)
 
 
 def memory_cap(model: Model, device: Device, layout: Layout, wl: Workload) -> int:
@@ -869,11 +963,13 @@ def disaggregated(model: Model, device: Device, workload: Workload, max_devices:
 
     def decode_rate(dev: Device, lay: Layout, s: np.ndarray, lat) -> tuple[np.ndarray, np.ndarray]:
         """(decode step time, output tokens/s) of the decode pool holding s requests a replica."""
-        work = kernels.MixedWork(decode_tokens=s, decode_positions=s * positions, prefill_tokens=0 * s,
-                                 prefill_positions=0 * s, prefill_pairs=0 * s, head_tokens=s, requests=s,
+        v = wl.verify_tokens   # positions each request verifies a pass (1 in plain decoding)
+        work = kernels.MixedWork(decode_tokens=s * v, decode_positions=s * v * positions, prefill_tokens=0 * s,
+                                 prefill_positions=0 * s, prefill_pairs=0 * s, head_tokens=s * v, requests=s,
                                  kv_positions=s * kv_pos)
         t = np.atleast_1d(np.asarray(parallel.mixed(model, dev, work, wl.formats, wl.attention, lay, lat).time_s, float))
-        return t, lay.dp * (s / (wl.output_tokens - 1)) / t * wl.output_tokens
+        t = t * (1.0 + wl.draft_share(model))
+        return t / wl.tokens_per_pass, lay.dp * (s / wl.decode_steps) / t * wl.output_tokens
 
     out: list[DisaggregatedPoint] = []
     for lay in search:
