@@ -533,7 +533,7 @@ def test_cli_reports_the_distribution_and_judges_targets_at_p99(capsys):
     code, out, _ = _cli(capsys, *BASE, "--json", "--tpot-ms", "20", "--tpot-percentile", "mean")
     assert json.loads(out)["best_under_targets"]["tpot_s"] <= 0.02
     code, out, _ = _cli(capsys, *BASE, "--tpot-ms", "20")
-    assert "TPOT p99" in out and "its prefill" in out and "p99" in out.splitlines()[2]
+    assert "TPOT p99" in out and "its prefill" in out and "p99" in out.splitlines()[3]
     code, out, err = _cli(capsys, *BASE, "--tpot-ms", "20", "--tpot-percentile", "p95")
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and "--tpot-percentile" in err
 
@@ -670,3 +670,39 @@ def test_bad_speculation_is_refused_in_one_sentence(kwargs, option):
     with pytest.raises(InputError) as err:
         Workload(1024, 256, **kwargs)
     assert str(err.value).startswith(option) and "\n" not in str(err.value)
+
+
+# ------------------------------------------------------------------------- memory and engine caps -----
+def test_paged_kv_holds_the_live_context_in_blocks():
+    # The toy at I = 6, O = 4: reserving I + O = 10 tokens a request fits five (test above). Paged, a request
+    # holds its live context, 6 + 4/2 = 8 tokens on average, plus half a block of 2: 9 tokens, 32·9 = 288 B of KV
+    # and the activations' 40 B: 616 + 328·b ≤ 2,516 → b ≤ 5.79: still five. With blocks of 16 tokens, 6 + 2 + 8
+    # = 16 tokens, 552 B a request: 616 + 552·b ≤ 2,516 → three.
+    assert serving.memory_cap(TOY, TOY_DEVICE, Layout(), Workload(6, 4, kv_memory="paged", kv_block_tokens=2)) == 5
+    assert serving.memory_cap(TOY, TOY_DEVICE, Layout(), Workload(6, 4, kv_memory="paged", kv_block_tokens=16)) == 3
+    # Llama 3.1 8B, I 1024, O 256 on one H100: 1,280 tokens reserved against 1,024 + 128 + 8 = 1,160 paged with
+    # vLLM's 16-token blocks: about 1,280/1,160 = 1.10 times the requests.
+    l8 = get_model("llama-3.1-8b")
+    full = serving.memory_cap(l8, H100, Layout(), Workload(1024, 256))
+    paged = serving.memory_cap(l8, H100, Layout(), Workload(1024, 256, engine="vllm", kv_memory="paged"))
+    assert paged / full == pytest.approx(1280 / 1160, rel=0.01)
+
+
+def test_engine_defaults_cap_requests_and_are_named(capsys):
+    # vLLM's server on a GPU of 70 GiB or more caps requests at 1,024 (max_num_seqs); TensorRT-LLM's
+    # max_batch_size is 2,048; SGLang sizes the cap from memory.
+    assert Workload(1024, 256, engine="vllm").max_concurrency == 1024
+    assert Workload(1024, 256, engine="trtllm").max_concurrency == 2048
+    assert Workload(1024, 256, engine="sglang").max_concurrency is None
+    assert Workload(1024, 256, engine="vllm", max_concurrency=64).max_concurrency == 64
+    code, out, _ = _cli(capsys, *BASE, "--engine", "vllm", "--kv-memory", "paged", "--json")
+    doc = json.loads(out)
+    assert code == 0 and doc["workload"]["max_concurrency"] == 1024 and doc["workload"]["kv_block_tokens"] == 16
+    assert "vLLM's defaults" in doc["workload"]["caps"] and "max_num_seqs 1024" in doc["workload"]["caps"]
+    code, out, _ = _cli(capsys, *BASE)
+    assert "caps: no engine cap on requests in flight (memory alone); KV cache reserved at I + O tokens" in out
+    for extra, option in ((("--engine", "tgi"), "--engine"), (("--kv-memory", "lazy"), "--kv-memory"),
+                          (("--kv-block-tokens", "0"), "--kv-block-tokens"),
+                          (("--kv-block-tokens", "2.5"), "--kv-block-tokens")):
+        code, out, err = _cli(capsys, *BASE, *extra)
+        assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and option in err
