@@ -26,6 +26,7 @@ FIGURES: tuple[str, ...] = (
     "many_chips_tp",
     "many_chips_nodes",
     # serving (docs/serving.md)
+    "serving_steps",
     "serving_frontier",
     # measurements (docs/measure.md, docs/real-systems.md)
     "measured_roofline",

@@ -111,7 +111,8 @@ def service_record(p) -> dict[str, Any]:
     mode write it: its layout under the step record's names, then what the service delivers there.
     `limited_by` is what limits the point (`serving.BOUND_MEANING`), not a step's `bound`."""
     return {**layout_record(p.layout), "concurrency": p.concurrency, "running": p.running,
-            "memory_cap": p.memory_cap, "limited_by": p.bound, "step_time_s": p.step_time_s, "ttft_s": p.ttft_s,
+            "memory_cap": p.memory_cap, "limited_by": p.bound, "limited_by_also": list(p.bound_also),
+            "limited_by_gains": dict(p.bound_gains), "limited_by_meaning": p.bound_meaning, "step_time_s": p.step_time_s, "ttft_s": p.ttft_s,
             "tpot_s": p.tpot_s, "request_latency_s": p.request_latency_s, "output_tokens_per_s": p.output_tokens_per_s,
             "output_tokens_per_s_per_device": p.output_tokens_per_s_per_device,
             "output_tokens_per_s_per_user": p.output_tokens_per_s_per_user,
@@ -119,4 +120,21 @@ def service_record(p) -> dict[str, Any]:
             "expected_output_tokens_per_s": p.expected_output_tokens_per_s,
             "expected_output_tokens_per_s_per_device": p.expected_output_tokens_per_s_per_device,
             "usd_per_million_output_tokens": p.usd_per_million_output_tokens,
-            "usd_per_million_input_tokens": p.usd_per_million_input_tokens}
+            "usd_per_million_input_tokens": p.usd_per_million_input_tokens,
+            # the step mix behind TTFT and TPOT (serving's module doc)
+            "prefill_s": p.prefill_s, "decode_step_s": p.decode_step_s, "prompt_step_s": p.prompt_step_s,
+            "prompt_step_share": p.prompt_step_share, "prompt_gap_share": p.prompt_gap_share,
+            "tpot_p50_s": p.tpot_p50_s, "tpot_p90_s": p.tpot_p90_s, "tpot_p99_s": p.tpot_p99_s,
+            "ttft_p50_s": p.ttft_p50_s, "ttft_p90_s": p.ttft_p90_s, "ttft_p99_s": p.ttft_p99_s}
+
+
+def disaggregated_record(p) -> dict[str, Any]:
+    """One disaggregated point (`serving.DisaggregatedPoint`) as `roofline serve --disaggregated --json` writes it:
+    both pools' layouts, their balance, and what the service delivers (devices count both pools)."""
+    return {"prefill_layout": p.prefill_layout.name, "decode_layout": p.decode_layout.name,
+            "decode_devices": p.decode_layout.devices, "concurrency": p.concurrency,
+            "prefill_devices_per_decode_device": p.prefill_devices_per_decode_device, "devices": p.devices,
+            "limited_by": p.bound, "ttft_s": p.ttft_s, "kv_transfer_s": p.kv_transfer_s, "tpot_s": p.tpot_s,
+            "output_tokens_per_s": p.output_tokens_per_s,
+            "output_tokens_per_s_per_device": p.output_tokens_per_s_per_device,
+            "output_tokens_per_s_per_user": p.output_tokens_per_s_per_user}

@@ -4,30 +4,45 @@ Requests arrive with I prompt tokens and leave with O output tokens. The engine 
 `slots` requests at once: the client's concurrency, capped by memory (the KV cache of every
 request at its full I + O tokens, per device under the layout, with the runtime reserve:
 `parallel.max_batch_that_fits`) and by the reader's own cap (an engine's max-batch setting).
-Each engine step runs, as ONE pass through the per-kernel model (`parallel.mixed`):
 
-* one decode token for every request that is generating, and
-* a chunk of at most K prompt tokens (`chunk_tokens`, SGLang's `chunked_prefill_size`; vLLM's
-  `max_num_batched_tokens` is the same budget with the decode tokens counted in it).
+The schedule (decode first, then prompt chunks up to the budget): each engine step runs, as ONE
+pass through the per-kernel model (`parallel.mixed`), one decode token for every request that is
+generating, then up to K prompt tokens (`chunk_tokens`) of the prompts waiting, first come first
+served. vLLM's scheduler batches every running decode before any prefill and fills the rest of
+`max_num_batched_tokens` with prompt chunks; SGLang cuts prompts at `chunked_prefill_size` and runs a
+chunk beside the decodes with `--enable-mixed-chunk` (`CHUNK_SOURCES`, `SCHEDULE_SOURCES`).
 
-A request's prompt takes n_p = ⌈I ÷ K⌉ steps; the step that finishes it emits the first output
-token, and O − 1 decode steps emit the rest, so a request is n_p + O − 1 steps in the engine.
-In steady state (Little's law, in steps) a replica holding s requests finishes
-λ = s ÷ (n_p + O − 1) requests per step, unless its prompts need more than K prefill tokens per
-step (λ·I > K): then λ = K ÷ I and the chunk is the limit. The average step holds
-d = λ(O − 1) decode tokens and p = λ·I prefill tokens. A steady-state average is a fluid
-model: the kernels are costed at the average step, so d and p may be fractional. Attention
-reads each decoding request's context at its average over the request's life, I + O/2
-positions (exact for layers without a window), and each prompt's chunks read the cache
-written by the chunks before them.
+A prompt takes n_p = ⌈I ÷ K⌉ steps, chunk i covering positions (i − 1)·K + 1 … min(i·K, I); the step
+with its last chunk emits the first output token and O − 1 steps emit the rest, so a request is
+L = n_p + O − 1 steps in the engine. A replica holding s requests in steady state, their starts
+spread evenly (the closed loop of C clients, each sending its next request when one ends):
 
-From the step time t: TPOT = t; TTFT = (n_p + the wait for a slot) × t, where the wait is
-what a client concurrency above the slots adds (c ÷ λ − (n_p + O − 1) steps); output tokens/s
-= replicas × λ·O ÷ t; per device ÷ devices; per user 1 ÷ TPOT; request latency TTFT + (O − 1)·t.
+* If s·n_p ≤ L, prompts never overlap: λ = s ÷ L requests finish a step; a share f = λ·n_p of the
+  steps carries one prompt's chunk beside s − 1 decodes, the rest are decode-only steps of s decodes.
+  Of one request's O − 1 gaps between output tokens, g = (s − 1)·n_p ÷ (O − 1) are steps carrying
+  another prompt's chunk.
+* Otherwise a prompt is always in flight: λ = min(s ÷ L, K ÷ I) (the chunk limits it when
+  s ÷ L ≥ K ÷ I), every step carries λ(O − 1) decodes and λ·I prompt tokens (a fluid average of the
+  chunks), and g = 1.
 
-Everything is a ceiling (datasheet peaks, every kernel at its roofline time). The *expected*
-figure reruns the same step on the device derated by the registry's measured efficiencies
-(`measured.derated_device`); it is an estimate, never a measurement.
+Each kind of step is costed as the step it is, through `parallel.mixed`: decodes attend to their
+average context over a life, I + O/2 positions (exact for layers without a window); chunk i reads
+the K and V of positions 1 … min(i·K, I). One prompt's chunk runs on one attention rank and in one
+micro-batch (EP, PP), so a step carrying it is never faster than the chunk's share of the package's
+own prefill of the prompt on the layout (`parallel.prefill`, what `roofline prefill` prints).
+
+From the steps: TTFT = the wait for a slot or the prompt budget (c ÷ λ − L steps, Little's law, at
+the mean step) + the steps carrying the request's own chunks; it is never below `prefill` of the
+prompt. TPOT over a request's life: a decode-only step with weight 1 − g, each chunk's step with
+weight g ÷ n_p; its mean, p50, p90 and p99 (the lowest step time whose share reaches the quantile).
+TTFT has no spread in this steady state (every request waits the same steps). Output tokens/s =
+replicas × λ·O ÷ the mean step; per device ÷ devices; per user 1 ÷ the mean TPOT; request latency
+TTFT + (O − 1) × the mean TPOT.
+
+Every throughput is a ceiling and every time a floor (datasheet peaks, every kernel at its roofline
+time). The *expected* figure reruns the same steps with every kernel at its efficiency from
+published kernel benchmarks plus the engine's per-step overhead (`efficiency.expected_time_s`); it is
+an estimate, never a measurement.
 """
 
 from __future__ import annotations
@@ -48,6 +63,12 @@ from roofline.registry.models import Model
 #: to 8192 on H100-, H200- and A100-class GPUs; vLLM's `max_num_batched_tokens` (decode tokens
 #: counted in it) defaults to 8192 for its OpenAI server on GPUs of 70 GiB or more.
 DEFAULT_CHUNK_TOKENS = 8192
+SCHEDULE_SOURCES = (
+    ("vLLM optimization guide, chunked prefill: the scheduler batches all pending decodes before any prefill",
+     "https://docs.vllm.ai/en/latest/configuration/optimization.html"),
+    ("SGLang server arguments: chunked_prefill_size, and enable_mixed_chunk to run a chunk beside the decodes",
+     "https://docs.sglang.ai/advanced_features/server_arguments.html"),
+)
 CHUNK_SOURCES = (
     ("SGLang server_args.py: chunked_prefill_size 8192 on H100, H200 and A100-class GPUs",
      "https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/server_args.py"),
@@ -58,22 +79,91 @@ CHUNK_SOURCES = (
 MAX_TOKENS = 10_000_000        # a prompt or an answer past ten million tokens is a typo
 MAX_CONCURRENCY = 1_000_000
 MAX_USD_PER_DEVICE_HOUR = 1000.0
-MIN_USD_PER_DEVICE_HOUR = 0.01  # a cent an hour: below it a cost per token prints as $1e-301, about no real device
 MAX_MEMORY_CAP = 1 << 20       # requests the memory search looks at
 
-#: What a serving point's `bound` can say, in the order they are checked.
-BOUNDS = ("chunk", "memory", "cap", "compute", "bandwidth", "link-bandwidth", "link-latency")
+#: What a serving point's `bound` can say, decided from the model (`_binding`): each limit is relaxed by
+#: `RELAX` and the point rerun. A limit of the schedule (memory, the reader's cap, the chunk) binds where
+#: relaxing it raises the point's output tokens/s by `MIN_GAIN` or more; where none does, the device's
+#: limit whose relaxation raises it most binds (a faster device always shortens the steps). Ties go in order.
+BOUNDS = ("memory", "cap", "chunk", "compute", "bandwidth", "link-bandwidth", "link-latency", "none")
+SCHEDULE_LIMITS = ("memory", "cap", "chunk")
+RELAX = 1.25           # each limit relaxed by a quarter: memory for a quarter more requests, a quarter more FLOP/s, ...
+BIND_MARGIN = 0.02     # limits whose relaxation gains within two points of the binding one's bind with it
+MIN_GAIN = 0.01        # a relaxation that raises output tokens/s by less than 1 % does not bind
 BOUND_MEANING = {
-    "chunk": "the prefill chunk: prompts need more than the chunk's tokens per step",
-    "memory": "memory: the KV cache of more requests at I + O tokens does not fit",
-    "cap": "the cap on requests in flight",
-    "compute": "compute: most of the step's time is in kernels past their ridge point",
-    "bandwidth": "memory bandwidth: most of the step's time is in kernels below their ridge point",
-    "link-bandwidth": "the link: collectives take half the step or more, most of it moving bytes",
-    "link-latency": "the link: collectives take half the step or more, most of it latency",
+    "memory": "memory: room for a quarter more requests' KV cache",
+    "cap": "the cap on requests in flight: a cap a quarter higher",
+    "chunk": "the prefill chunk: a chunk a quarter larger",
+    "compute": "compute: a quarter more FLOP/s",
+    "bandwidth": "memory bandwidth: a quarter more bandwidth",
+    "link-bandwidth": "the link's bandwidth: a quarter more",
+    "link-latency": "the link's latency: a fifth less per collective",
+    "none": "nothing: no limit relaxed by a quarter",
 }
-DERATE_MISSES = ("scheduling gaps between steps, kernel launch overhead, sampling, the CPU's share, "
-                 "ragged batches and request-length variation")
+#: Speculative decoding: a draft proposes k tokens, one target pass verifies them (k + 1 positions a request) and
+#: keeps (1 − a^(k+1)) ÷ (1 − a) tokens on average (Leviathan et al., ICML 2023, eq. 1). Defaults per method:
+#: (draft tokens k, per-token acceptance a, drafting cost per drafted token as a share of the target's step,
+#: source). None: the reader must give it.
+SPECULATION = {
+    "mtp": (1, 0.85, "layer",
+            "DeepSeek-V3 technical report, sec. 5.4.3: the second token's acceptance rate is 85-90 %; one MTP module "
+            "(one transformer layer) drafts it", "https://arxiv.org/abs/2412.19437"),
+    "eagle": (4, 0.8, "layer",
+              "EAGLE (Li et al., ICML 2024): the draft's accuracy is about 0.8; its draft is one decoder layer",
+              "https://arxiv.org/abs/2401.15077"),
+    "medusa": (4, 0.6, 0.0,
+               "EAGLE (Li et al., ICML 2024) puts Medusa's draft accuracy at about 0.6; four heads (Medusa, Cai et "
+               "al., 2024) ride in the target's pass", "https://arxiv.org/abs/2401.10774"),
+    "draft": (4, None, None, "a separate draft model: its acceptance and cost depend on the pair, so both are the "
+                             "reader's inputs", "https://arxiv.org/abs/2211.17192"),
+}
+MAX_DRAFT_TOKENS = 16
+
+#: Engines' own defaults: (name, requests in flight at most, KV block in tokens, source of each). The reader's
+#: --max-concurrency and --kv-block-tokens override them; without --engine no engine cap applies.
+ENGINES = {
+    "vllm": ("vLLM", 1024, 16,
+             "vLLM arg_utils.py: max_num_seqs 1024 for its server on GPUs of 70 GiB or more (not A100); block_size 16",
+             "https://github.com/vllm-project/vllm/blob/main/vllm/engine/arg_utils.py"),
+    "sglang": ("SGLang", None, 1,
+               "SGLang server_args.py: max_running_requests unset (sized from memory); page_size 1",
+               "https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/server_args.py"),
+    "trtllm": ("TensorRT-LLM", 2048, 32,
+               "TensorRT-LLM llm_args.py: max_batch_size 2048; KvCacheConfig tokens_per_block 32",
+               "https://github.com/NVIDIA/TensorRT-LLM/blob/main/tensorrt_llm/llmapi/llm_args.py"),
+}
+KV_MEMORY = ("reserve", "paged")   # every request's cache at I + O tokens, or the live context in blocks   # more drafted tokens than this a pass is past any published configuration
+
+#: The statistics a latency target may be judged on; MLPerf's Server scenario judges TTFT and TPOT at p99.
+PERCENTILES = ("mean", "p50", "p90", "p99")
+DEFAULT_PERCENTILE = "p99"
+_QUANTILE = {"p50": 0.50, "p90": 0.90, "p99": 0.99}
+#: A prompt costs one step per chunk; past this many chunks a prompt the chunk is a typo.
+MAX_CHUNKS_PER_PROMPT = 4096
+
+
+def bound_words(bound: str, gains: dict, also: tuple = ()) -> str:
+    """The binding limit in words with what relaxing it gains: "memory bandwidth: a quarter more bandwidth
+    raises output tokens/s by 24.6 %", and the limits that bind with it."""
+    if bound == "none" or bound not in gains:
+        return (f"{BOUND_MEANING['none']} raises output tokens/s by {MIN_GAIN:.0%} or more: more requests "
+                "in flight would")
+    out = f"{BOUND_MEANING[bound]} raises output tokens/s by {gains[bound]:.1%}"
+    if also:
+        out += "; " + ", ".join(f"{BOUND_MEANING[b].split(':')[0]} ({gains[b]:.1%})" for b in also) + \
+            f" within {BIND_MARGIN:.0%} of it bind together"
+    return out
+
+
+def check_percentile(option: str, value) -> str:
+    """`value` if it is one of `PERCENTILES`, else one sentence naming `option`."""
+    if value not in PERCENTILES:
+        raise InputError(f"{option} must be one of {', '.join(PERCENTILES)}, got {value!r}")
+    return value
+
+
+DERATE_MISSES = ("what the engine's per-step overhead row leaves out (sampling and scheduling on engines without "
+                 "an overlap scheduler), ragged batches and request-length variation")
 
 
 # --------------------------------------------------------------------------- workload ------
@@ -113,9 +203,25 @@ class Workload:
     attention: str = "fused"
     usd_per_device_hour: float | None = None
     collective_latency: str | float = parallel.LATENCY_FLOOR  # the floor (ceilings), "ring" or seconds each
+    speculation: str | None = None       # None: plain decoding; else a key of SPECULATION
+    draft_tokens: int | None = None      # k drafted tokens a pass (None: the method's default)
+    acceptance: float | None = None      # each drafted token's acceptance rate in (0, 1] (None: the default)
+    draft_cost: float | None = None      # a drafted token's cost as a share of the target's step (None: default)
+    engine: str | None = None            # a key of ENGINES: its caps by default; None: memory alone
+    kv_memory: str = "reserve"           # "reserve": I + O tokens a request; "paged": the live context in blocks
+    kv_block_tokens: int | None = None   # a KV block's tokens (paged; default the engine's, else 16)
 
     def __post_init__(self):
         set_ = lambda k, v: object.__setattr__(self, k, v)  # noqa: E731 (frozen)
+        if self.engine is not None and self.engine not in ENGINES:
+            raise InputError(f"--engine must be one of {', '.join(ENGINES)}, got {self.engine!r}")
+        if self.kv_memory not in KV_MEMORY:
+            raise InputError(f"--kv-memory must be one of {', '.join(KV_MEMORY)}, got {self.kv_memory!r}")
+        eng = ENGINES.get(self.engine)
+        if self.max_concurrency is None and eng is not None and eng[1] is not None:
+            set_("max_concurrency", eng[1])
+        block = self.kv_block_tokens if self.kv_block_tokens is not None else (eng[2] if eng else 16)
+        set_("kv_block_tokens", _whole("--kv-block-tokens", block, 1, 4096))
         set_("input_tokens", _whole("--input-tokens", self.input_tokens, 1, MAX_TOKENS))
         if isinstance(self.output_tokens, (int, float)) and not isinstance(self.output_tokens, bool) \
                 and self.output_tokens == 1:
@@ -127,18 +233,99 @@ class Workload:
         if self.max_concurrency is not None:
             set_("max_concurrency", _whole("--max-concurrency", self.max_concurrency, 1, MAX_CONCURRENCY))
         set_("chunk_tokens", _whole("--chunk-tokens", self.chunk_tokens, 1, MAX_TOKENS))
+        if self.prefill_steps > MAX_CHUNKS_PER_PROMPT:
+            raise InputError(f"--chunk-tokens must be at least {-(-self.input_tokens // MAX_CHUNKS_PER_PROMPT):,} for a "
+                             f"prompt of {self.input_tokens:,} tokens (at most {MAX_CHUNKS_PER_PROMPT:,} chunks a "
+                             f"prompt), got {self.chunk_tokens:,}")
         if self.usd_per_device_hour is not None:
             set_("usd_per_device_hour", _positive("--price-per-device-hour", self.usd_per_device_hour,
                                                   MAX_USD_PER_DEVICE_HOUR))
-            if self.usd_per_device_hour < MIN_USD_PER_DEVICE_HOUR:
-                raise InputError(f"--price-per-device-hour must be at least {MIN_USD_PER_DEVICE_HOUR:g} USD, "
-                                 f"got {self.usd_per_device_hour:g}")
         if self.attention not in kernels.ATTENTION_VARIANTS:
             raise InputError(f"--attention must be one of {', '.join(kernels.ATTENTION_VARIANTS)}, "
                              f"got {self.attention!r}")
         set_("collective_latency", parallel.check_latency(self.collective_latency))
         if not isinstance(self.formats, Formats):
             raise InputError(f"formats must be a Formats (Formats.of(...)), got {self.formats!r}")
+        if self.speculation is None:
+            for name, opt in (("draft_tokens", "--draft-tokens"), ("acceptance", "--acceptance"),
+                              ("draft_cost", "--draft-cost")):
+                if getattr(self, name) is not None:
+                    raise InputError(f"{opt} needs --speculative (mtp, eagle, medusa or draft): plain decoding drafts "
+                                     "nothing")
+            return
+        if self.speculation not in SPECULATION:
+            raise InputError(f"--speculative must be one of {', '.join(SPECULATION)}, got {self.speculation!r}")
+        k0, a0, c0, _, _ = SPECULATION[self.speculation]
+        set_("draft_tokens", _whole("--draft-tokens", k0 if self.draft_tokens is None else self.draft_tokens, 1,
+                                    MAX_DRAFT_TOKENS))
+        a = a0 if self.acceptance is None else self.acceptance
+        if a is None:
+            raise InputError("--acceptance is needed with --speculative draft: a separate draft model's acceptance "
+                             "rate depends on the pair; give it in (0, 1]")
+        if isinstance(a, bool) or not isinstance(a, (int, float, np.integer, np.floating)) or not math.isfinite(a) \
+                or not 0 < a <= 1:
+            raise InputError(f"--acceptance must be a number in (0, 1], got {a!r}")
+        set_("acceptance", float(a))
+        c = c0 if self.draft_cost is None else self.draft_cost
+        if c is None:
+            raise InputError("--draft-cost is needed with --speculative draft: a drafted token's cost as a share of "
+                             "the target's step (the draft model's size ÷ the target's, roughly), in [0, 1]")
+        if c == "layer":
+            set_("draft_cost", "layer")
+        else:
+            if isinstance(c, bool) or not isinstance(c, (int, float, np.integer, np.floating)) \
+                    or not math.isfinite(c) or not 0 <= c <= 1:
+                raise InputError(f"--draft-cost must be a number in [0, 1], got {c!r}")
+            set_("draft_cost", float(c))
+
+    @property
+    def kv_tokens_per_request(self) -> int:
+        """KV positions memory holds for each request: I + O ("reserve"), or, paged, its live context averaged over
+        its life, I + O/2, plus half a block (the last block is half empty on average), in whole tokens."""
+        if self.kv_memory == "reserve":
+            return self.input_tokens + self.output_tokens
+        return int(math.ceil(self.input_tokens + self.output_tokens / 2 + self.kv_block_tokens / 2))
+
+    @property
+    def caps_words(self) -> str:
+        """The engine's caps and the KV reservation, named: what the memory cap and the reader's cap assume."""
+        eng = ENGINES.get(self.engine)
+        cap = (f"at most {self.max_concurrency:,} requests in flight" if self.max_concurrency is not None
+               else "no engine cap on requests in flight (memory alone)")
+        who = "" if eng is None else f"{eng[0]}'s defaults ({eng[3]}; {eng[4]}): "
+        kv = ("KV cache reserved at I + O tokens a request" if self.kv_memory == "reserve" else
+              f"paged KV cache: each request's live context, I + O/2 on average, in blocks of {self.kv_block_tokens} "
+              "tokens")
+        return f"{who}{cap}; {kv}"
+
+    @property
+    def verify_tokens(self) -> int:
+        """Positions one target pass runs for each decoding request: k + 1 (1 in plain decoding)."""
+        return 1 if self.speculation is None else self.draft_tokens + 1
+
+    @property
+    def tokens_per_pass(self) -> float:
+        """Tokens one target pass keeps for a request on average: (1 − a^(k+1)) ÷ (1 − a) (1 in plain decoding)."""
+        if self.speculation is None:
+            return 1.0
+        k, a = self.draft_tokens, self.acceptance
+        return float(k + 1) if a == 1.0 else (1.0 - a ** (k + 1)) / (1.0 - a)
+
+    def draft_share(self, model: Model) -> float:
+        """Drafting time as a share of the target's step: k × a drafted token's cost (one layer's share,
+        1 ÷ the model's layers, for MTP and EAGLE)."""
+        if self.speculation is None:
+            return 0.0
+        c = 1.0 / model.n_layers if self.draft_cost == "layer" else self.draft_cost
+        return self.draft_tokens * c
+
+    @property
+    def decoding(self) -> str:
+        """How the service decodes, in words: "plain decoding" or the method with its k and acceptance."""
+        if self.speculation is None:
+            return "plain decoding"
+        return (f"speculative decoding ({self.speculation}, {self.draft_tokens} drafted tokens a pass, acceptance "
+                f"{self.acceptance:g}: {self.tokens_per_pass:.3g} tokens a pass)")
 
     @property
     def prefill_steps(self) -> int:
@@ -146,16 +333,21 @@ class Workload:
         return -(-self.input_tokens // self.chunk_tokens)
 
     @property
-    def steps_in_engine(self) -> int:
+    def decode_steps(self) -> float:
+        """Target passes a request decodes in after its first token: (O − 1) ÷ tokens a pass."""
+        return (self.output_tokens - 1) / self.tokens_per_pass
+
+    @property
+    def steps_in_engine(self) -> float:
         """Steps a request spends in the engine: its prefill chunks plus O − 1 decode steps."""
-        return self.prefill_steps + self.output_tokens - 1
+        return self.prefill_steps + self.decode_steps
 
     @property
     def description(self) -> str:
         """The workload in words, for labels: "I 1024, O 256, weights bf16, activations bf16, KV bf16"."""
         f = self.formats
         return (f"I {self.input_tokens}, O {self.output_tokens}, weights {f.weights.name}, activations "
-                f"{f.activation}, KV {f.kv}, {self.attention} attention, chunk {self.chunk_tokens}")
+                f"{f.activation}, KV {f.kv}, {self.attention} attention, chunk {self.chunk_tokens}, {self.decoding}")
 
 
 # ---------------------------------------------------------------------------- points -------
@@ -176,7 +368,8 @@ class _Rates:
 class ServicePoint(_Rates):
     """One operating point of a service: a layout, a concurrency, and what the service delivers there.
 
-    Every figure is a ceiling except `expected_*` (derated by measured efficiencies, an estimate).
+    Every throughput is a ceiling and every time a floor, except `expected_*` (an estimate from published
+    kernel efficiencies).
     """
 
     model: str
@@ -195,10 +388,24 @@ class ServicePoint(_Rates):
     bound: str
     expected_output_tokens_per_s: float
     expected_step_time_s: float
+    prefill_s: float                 # `roofline prefill` of one prompt on this layout: TTFT never goes below it
+    decode_step_s: float             # a step with no prompt tokens
+    prompt_step_s: float             # a step carrying a prompt's chunk, the mean over the prompt's chunks
+    prompt_step_share: float         # the share of steps that carry prompt tokens
+    prompt_gap_share: float          # the share of a request's gaps between output tokens that carry a prompt
+    wait_steps: float                # steps a request waits for a slot or the prompt budget before its chunks
+    tpot_p50_s: float
+    tpot_p90_s: float
+    tpot_p99_s: float
+    ttft_p50_s: float
+    ttft_p90_s: float
+    ttft_p99_s: float
     usd_per_million_output_tokens: float | None = None
     usd_per_million_input_tokens: float | None = None
     model_name: str = ""
     device_name: str = ""
+    bound_also: tuple = ()           # other limits whose relaxation gains within BIND_MARGIN of `bound`'s
+    bound_gains: dict = field(default_factory=dict)  # each limit: the rise in output tokens/s when relaxed by RELAX
 
     @property
     def devices(self) -> int:
@@ -214,7 +421,17 @@ class ServicePoint(_Rates):
 
     @property
     def bound_meaning(self) -> str:
-        return BOUND_MEANING[self.bound]
+        return bound_words(self.bound, self.bound_gains, self.bound_also)
+
+    def tpot_at(self, percentile: str) -> float:
+        """TPOT at `percentile` (one of `PERCENTILES`): "mean" is `tpot_s`."""
+        return self.tpot_s if check_percentile("--tpot-percentile", percentile) == "mean" \
+            else getattr(self, f"tpot_{percentile}_s")
+
+    def ttft_at(self, percentile: str) -> float:
+        """TTFT at `percentile` (one of `PERCENTILES`): "mean" is `ttft_s`."""
+        return self.ttft_s if check_percentile("--ttft-percentile", percentile) == "mean" \
+            else getattr(self, f"ttft_{percentile}_s")
 
 
 # ------------------------------------------------------------------------ the model -------
@@ -243,6 +460,22 @@ def _chunk_sums(model: Model, prompt: int, chunk: int) -> tuple[float, float]:
     return reads, scored
 
 
+def _chunks(model: Model, wl: Workload) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each chunk of one prompt as the engine cuts it: (tokens, layer-summed positions its attention
+    reads, layer-summed query-key pairs it scores), chunk i covering positions (i−1)·K + 1 … min(i·K, I)."""
+    I, K = wl.input_tokens, wl.chunk_tokens
+    ends = np.minimum(np.arange(1, wl.prefill_steps + 1, dtype=float) * K, I)
+    starts = np.concatenate([[0.0], ends[:-1]])
+    size = ends - starts
+    reads = np.asarray(kernels.layer_positions(model, ends), float)
+    if wl.attention == "fused":  # the causal pairs of positions start+1 … end, each against all before it
+        pairs = np.asarray(kernels.causal_layer_pairs(model, ends), float) - \
+            np.asarray(kernels.causal_layer_pairs(model, starts), float)
+    else:  # unfused scores every chunk token against the chunk's end (as `_chunk_sums`)
+        pairs = size * reads
+    return size, reads, pairs
+
+
 def _work(model: Model, wl: Workload, per_replica_slots: np.ndarray):
     """The steady-state average step of one replica holding `per_replica_slots` requests:
     (its MixedWork, requests finished per step λ, whether the chunk limits λ)."""
@@ -251,7 +484,8 @@ def _work(model: Model, wl: Workload, per_replica_slots: np.ndarray):
     lam_free = per_replica_slots / steps
     lam = np.minimum(lam_free, K / I)
     chunk_bound = lam_free >= K / I  # a chunk exactly full binds too: more requests add nothing
-    d, p = lam * (O - 1), lam * I
+    v = wl.verify_tokens
+    d, p = lam * wl.decode_steps * v, lam * I   # decoding requests × the positions each verifies
     reads, scored = _chunk_sums(model, I, K)
     pairs = float(kernels.causal_layer_pairs(model, I)) if wl.attention == "fused" else scored
     decode_positions = float(kernels.layer_positions(model, I + O / 2))  # the average context, see the module doc
@@ -260,6 +494,125 @@ def _work(model: Model, wl: Workload, per_replica_slots: np.ndarray):
                              prefill_positions=lam * reads, prefill_pairs=lam * pairs, head_tokens=d + lam,
                              requests=running, kv_positions=running * float(kernels.layer_positions(model, I + O)))
     return work, lam, chunk_bound
+
+
+@dataclass(frozen=True)
+class StepMix:
+    """The steps of one replica in steady state, per point (arrays over the points asked).
+
+    `lam`: requests finished a step; `overlap`: prompts overlap (every step carries prompt tokens);
+    `prompt_share`: the share f of steps that carry prompt tokens; `gap_share`: the share g of one
+    request's O − 1 gaps between output tokens that are steps carrying another prompt's chunk (its own
+    chunks come before its first token); `decode_step_s`: a decode-only
+    step; `chunk_steps_s`: (points × ⌈I ÷ K⌉) each step carrying one of a prompt's chunks, costed
+    as the step it is; `mean_step_s`: the mean over the mix; `wait_steps`: steps a request waits
+    for a slot or for the prompt budget before its own chunks run.
+    """
+
+    lam: np.ndarray
+    chunk_bound: np.ndarray
+    overlap: np.ndarray
+    prompt_share: np.ndarray
+    gap_share: np.ndarray
+    decode_step_s: np.ndarray
+    chunk_steps_s: np.ndarray
+    mean_step_s: np.ndarray
+    wait_steps: np.ndarray
+    tokens_per_pass: float = 1.0   # tokens a decode step keeps per request: TPOT is a step ÷ it
+
+    @property
+    def mean_gap_s(self) -> np.ndarray:
+        """The mean time between two of a request's output tokens: its mean TPOT."""
+        return ((1.0 - self.gap_share) * self.decode_step_s
+                + self.gap_share * self.chunk_steps_s.mean(axis=1)) / self.tokens_per_pass
+
+    @property
+    def own_prefill_s(self) -> np.ndarray:
+        """The steps that carry a request's own chunks, summed: TTFT less the wait."""
+        return self.chunk_steps_s.sum(axis=1)
+
+    @property
+    def ttft_s(self) -> np.ndarray:
+        return self.wait_steps * self.mean_step_s + self.own_prefill_s
+
+    def tpot_quantile_s(self, q: float) -> np.ndarray:
+        """The q-quantile (lowest value whose share of a request's gaps reaches q) of the time between
+        two output tokens: a decode-only step with weight 1 − g, each chunk step with weight g ÷ ⌈I ÷ K⌉."""
+        n = self.chunk_steps_s.shape[1]
+        vals = np.concatenate([self.decode_step_s[:, None], self.chunk_steps_s], axis=1)
+        f = self.gap_share[:, None]
+        w = np.concatenate([1.0 - f, np.repeat(f / n, n, axis=1)], axis=1)
+        order = np.argsort(vals, axis=1, kind="stable")
+        vals = np.take_along_axis(vals, order, axis=1)
+        cum = np.cumsum(np.take_along_axis(w, order, axis=1), axis=1)
+        idx = np.argmax(cum >= q - 1e-12, axis=1)
+        return vals[np.arange(len(vals)), idx] / self.tokens_per_pass
+
+
+#: The engine whose per-step overhead row the expected figure takes, per `--engine`; none given (or an
+#: engine with no published row): the default row, named in the assumptions.
+_EXPECTED_ENGINE = {"vllm": "vLLM", "trtllm": "TensorRT-LLM"}
+
+
+def expected_engine(wl: Workload) -> str:
+    """The engine whose per-step overhead the expected figure adds (`efficiency.engines()`)."""
+    return _EXPECTED_ENGINE.get(wl.engine or "", efficiency.DEFAULT_ENGINE)
+
+
+def _step_mix(model: Model, device: Device, layout: Layout, wl: Workload, per_replica_clients: np.ndarray,
+              per_replica_slots: np.ndarray, prefill_s: float, expected: bool = False) -> StepMix:
+    """The schedule in steady state (module doc): which steps run, and what each costs.
+    `expected`: each step at the expected figure's kernel efficiencies and engine overhead, not its roofline time.
+
+    `prefill_s`: the package's own prefill of one prompt on this layout (`parallel.prefill`); a step
+    carrying a chunk of one prompt is never faster than that chunk's share of it."""
+    I, O = wl.input_tokens, wl.output_tokens
+    n_p, L = wl.prefill_steps, wl.steps_in_engine
+    f_, a, lat = wl.formats, wl.attention, wl.collective_latency
+    s = np.asarray(per_replica_slots, float)
+    lam_free = s / L
+    overlap = lam_free * n_p > 1.0
+    fluid, lam, chunk_bound = _work(model, wl, s)
+    ctx = float(kernels.layer_positions(model, I + O / 2))
+    kv = s * float(kernels.layer_positions(model, I + O))
+    size, reads, pairs = _chunks(model, wl)
+    share_floor = prefill_s * size / I                       # each chunk's share of the prompt's own prefill
+
+    # Three kinds of step, costed in one vectorised pass: decode-only (every slot decodes), one prompt's
+    # chunk i beside the other s − 1 slots decoding (points × chunks), and the fluid average step that
+    # runs when prompts overlap (λ(O − 1) decodes and λ·I prompt tokens).
+    # With speculation each decoding request verifies v = k + 1 positions a pass (v = 1 plain).
+    n, v = len(s), wl.verify_tokens
+    d = np.repeat(s - 1.0, n_p) * v
+    last = np.tile(np.arange(n_p) == n_p - 1, n).astype(float)
+    zero = np.zeros(n)
+    cat = np.concatenate
+    work = kernels.MixedWork(
+        decode_tokens=cat([s * v, d, fluid.decode_tokens]),
+        decode_positions=cat([s * v * ctx, d * ctx, fluid.decode_positions]),
+        prefill_tokens=cat([zero, np.tile(size, n), fluid.prefill_tokens]),
+        prefill_positions=cat([zero, np.tile(reads, n), fluid.prefill_positions]),
+        prefill_pairs=cat([zero, np.tile(pairs, n), fluid.prefill_pairs]),
+        head_tokens=cat([s * v, d + last, fluid.head_tokens]),
+        requests=cat([s, np.repeat(s, n_p), fluid.requests]),
+        kv_positions=cat([kv, np.repeat(kv, n_p), fluid.kv_positions]))
+    times = np.atleast_1d(np.asarray(
+        efficiency.expected_time_s(model, device, work, f_, a, layout, lat, engine=expected_engine(wl)) if expected
+        else parallel.mixed(model, device, work, f_, a, layout, lat).time_s, float))
+    decoders = cat([s, np.repeat(s - 1.0, n_p), fluid.decode_tokens])
+    times = times * np.where(decoders > 0, 1.0 + wl.draft_share(model), 1.0)  # the draft runs for the decoders
+    t_dec, t_chunk, t_fluid = times[:n], times[n:n + n * n_p].reshape(n, n_p), times[n + n * n_p:]
+    # a step carrying chunk i of one prompt is never faster than that chunk alone: its share of the prefill
+    t_chunk = np.maximum(t_chunk, share_floor[None, :])
+    f = np.where(overlap, 1.0, lam * n_p)
+    chunk_steps = np.where(overlap[:, None], np.maximum(t_fluid[:, None], share_floor[None, :]), t_chunk)
+    decode_step = np.where(overlap, t_fluid, t_dec)
+    mean_step = np.where(overlap, chunk_steps.mean(axis=1), (1.0 - f) * t_dec + f * t_chunk.mean(axis=1))
+    # the other s − 1 slots' prompts, n_p steps each a lifetime of L, fall in this request's decode steps
+    g = np.where(overlap, 1.0, (s - 1.0) * n_p / wl.decode_steps)
+    c = np.asarray(per_replica_clients, float)
+    wait = np.maximum(c / lam - L, 0.0)     # Little's law: the steps a client's request spends beyond its own L
+    return StepMix(lam, chunk_bound, overlap, f, g, decode_step, chunk_steps, mean_step, wait, wl.tokens_per_pass)
 
 
 def memory_cap(model: Model, device: Device, layout: Layout, wl: Workload) -> int:
@@ -272,7 +625,7 @@ def memory_cap(model: Model, device: Device, layout: Layout, wl: Workload) -> in
     if model.is_bare:
         raise InputError("--model: a bare parameter count has no KV cache, so nothing caps the requests in "
                          "flight; give a registry model or a config.json")
-    ctx = wl.input_tokens + wl.output_tokens - 1  # a decode at context L holds L + 1 positions: I + O
+    ctx = wl.kv_tokens_per_request - 1  # a decode at context L holds L + 1 positions
 
     def fits(b):
         return np.atleast_1d(np.asarray(parallel.decode(model, device, b, ctx, wl.formats, wl.attention, layout).fits))
@@ -294,53 +647,133 @@ def memory_cap(model: Model, device: Device, layout: Layout, wl: Workload) -> in
     return MAX_MEMORY_CAP if first is None else first - 1
 
 
-def _classify(step: parallel.ParallelStep, chunk_bound, slots_short, mem_binds) -> np.ndarray:
-    """Which limit binds, per point, in `BOUNDS` order."""
-    kernel_t = np.asarray(step.stage.time_s, float)
-    coll_t = np.asarray(step.collective_time_s, float)
-    link = coll_t * 2 >= kernel_t + coll_t
-    latency = sum((c.latency_s for c in step.collectives), 0.0)
-    latency_heavy = latency * 2 >= coll_t
-    compute = np.asarray(step.stage.compute_bound_time_s, float) * 2 >= kernel_t  # as KernelStep.bound decides
-    kernel_bound = np.where(compute, "compute", "bandwidth")
-    out = np.where(link, np.where(latency_heavy, "link-latency", "link-bandwidth"), kernel_bound)
-    out = np.where(slots_short, np.where(mem_binds, "memory", "cap"), out)
-    return np.where(chunk_bound, "chunk", out)
+def _rates(model: Model, device: Device, layout: Layout, wl: Workload, concurrency, cap: int) -> np.ndarray:
+    """Output tokens/s at each client concurrency (all replicas): the throughput alone, for searches."""
+    c = np.atleast_1d(np.asarray(concurrency, float))
+    slots = np.minimum(c, min(cap, wl.max_concurrency or MAX_CONCURRENCY))
+    mix = _step_mix(model, device, layout, wl, c / layout.dp, slots / layout.dp, _prefill_s(model, device, layout, wl))
+    return layout.dp * mix.lam * wl.output_tokens / mix.mean_step_s
 
 
-def _points(model: Model, device: Device, layout: Layout, wl: Workload, concurrency, cap: int) -> list[ServicePoint]:
+def _relaxations(device: Device, layout: Layout, wl: Workload, cap: int) -> dict[str, tuple[Device, Workload, int]]:
+    """Each limit relaxed by `RELAX`, as (device, workload, memory cap) to rerun the point on."""
+    import dataclasses as dc
+
+    up = lambda x: int(math.ceil(x * RELAX))  # noqa: E731
+    out = {"memory": (device, wl, up(cap)),
+           "chunk": (device, replace(wl, chunk_tokens=up(wl.chunk_tokens)) if up(wl.chunk_tokens) <= MAX_TOKENS
+                     and -(-wl.input_tokens // up(wl.chunk_tokens)) <= MAX_CHUNKS_PER_PROMPT else wl, cap),
+           "compute": (dc.replace(device, dense_peak_flop_per_s={k: v * RELAX for k, v in
+                                                                 device.dense_peak_flop_per_s.items()}), wl, cap),
+           "bandwidth": (dc.replace(device, memory_bandwidth_bytes_per_s=device.memory_bandwidth_bytes_per_s * RELAX),
+                         wl, cap)}
+    if wl.max_concurrency is not None:
+        out["cap"] = (device, replace(wl, max_concurrency=up(wl.max_concurrency)), cap)
+    ic = device.interconnect
+    if ic is not None and not layout.is_single:
+        out["link-bandwidth"] = (dc.replace(device, interconnect=dc.replace(
+            ic, bandwidth_bytes_per_s_per_direction=ic.bandwidth_bytes_per_s_per_direction * RELAX)), wl, cap)
+        lat = wl.collective_latency
+        out["link-latency"] = (dc.replace(device, interconnect=dc.replace(
+            ic, latency_base_s=ic.latency_base_s / RELAX, latency_per_step_s=ic.latency_per_step_s / RELAX,
+            latency_floor_s=ic.latency_floor_s / RELAX)),
+            wl if isinstance(lat, str) else replace(wl, collective_latency=lat / RELAX), cap)
+    return out
+
+
+def _binding(gains: dict[str, np.ndarray]) -> tuple[np.ndarray, list[tuple[str, ...]]]:
+    """Per point: the binding limit (`BOUNDS`' rule) and every other limit whose gain is within
+    `BIND_MARGIN` of its gain (they bind together)."""
+    names = [b for b in BOUNDS if b in gains]
+    g = np.stack([np.atleast_1d(gains[b]) for b in names])           # limits × points
+    sched = np.array([b in SCHEDULE_LIMITS for b in names])
+    masked_sched = np.where(sched[:, None], g, -np.inf)
+    masked_hw = np.where(~sched[:, None], g, -np.inf)
+    sched_best, hw_best = np.argmax(masked_sched, axis=0), np.argmax(masked_hw, axis=0)
+    cols = np.arange(g.shape[1])
+    use_sched = masked_sched[sched_best, cols] >= MIN_GAIN
+    best = np.where(use_sched, sched_best, hw_best)
+    top = g[best, cols]
+    primary = np.where(top >= MIN_GAIN, np.array(names)[best], "none")
+    also = [tuple(names[j] for j in range(len(names)) if j != best[i] and g[j, i] >= MIN_GAIN
+                  and abs(g[j, i] - top[i]) <= BIND_MARGIN) if top[i] >= MIN_GAIN else () for i in cols]
+    return primary, also
+
+
+def _point_gains(model: Model, device: Device, layout: Layout, wl: Workload, c: np.ndarray, cap: int,
+                 base: np.ndarray) -> dict[str, np.ndarray]:
+    """How much each relaxation raises output tokens/s at the point. A point whose clients fill the slots
+    memory (or the reader's cap) allows is rerun with the room a quarter larger and its clients filling
+    it; a point below them does not move. The chunk is rerun only where prompts span chunks or fill the
+    chunk. The label depends on the layout, the concurrency and the workload alone, so a point carries
+    one label in every output."""
+    c = np.asarray(c, float)
+    reader = wl.max_concurrency or MAX_CONCURRENCY
+    slots = np.minimum(c, min(cap, reader)) / layout.dp
+    fill = {"memory": (c >= cap) & (cap <= reader), "cap": (c >= reader) & (reader <= cap),
+            "chunk": np.full(c.shape, wl.prefill_steps > 1) | (slots * wl.prefill_steps >= wl.steps_in_engine)}
+    out = {}
+    for k, (d, w, m) in _relaxations(device, layout, wl, cap).items():
+        g = np.zeros(c.shape)
+        idx = np.flatnonzero(fill.get(k, np.ones(c.shape, bool)))
+        if idx.size:
+            room = m if k == "memory" else (w.max_concurrency if k == "cap" else None)
+            cc = c[idx] if room is None else np.maximum(c[idx], room)
+            g[idx] = _rates(model, d, layout, w, cc, m) / base[idx] - 1.0
+        out[k] = g
+    return out
+
+
+def _prefill_s(model: Model, device: Device, layout: Layout, wl: Workload) -> float:
+    """The package's own prefill of one prompt on `layout` (`roofline prefill --prompt I`)."""
+    return float(parallel.prefill(model, device, wl.input_tokens, 1, wl.formats, wl.attention, layout,
+                                  wl.collective_latency).time_s)
+
+
+def _points(model: Model, device: Device, layout: Layout, wl: Workload, concurrency, cap: int,
+            gains: dict[str, np.ndarray] | None = None) -> list[ServicePoint]:
     """Service points at each client concurrency in `concurrency` (an array), one vectorised pass."""
     c = np.atleast_1d(np.asarray(concurrency, float))
     reader_cap = wl.max_concurrency or MAX_CONCURRENCY
     slots = np.minimum(c, min(cap, reader_cap))
     per_replica = slots / layout.dp
-    work, lam, chunk_bound = _work(model, wl, per_replica)
-    f, a = wl.formats, wl.attention
-    lat = wl.collective_latency
-    step = parallel.mixed(model, device, work, f, a, layout, lat)
-    t = np.atleast_1d(np.asarray(step.time_s, float))
-    t_exp = np.atleast_1d(np.asarray(efficiency.expected_time_s(model, device, work, f, a, layout, lat, ceiling=step),
-                                     float))
-    steps = wl.steps_in_engine
-    in_system_steps = (c / layout.dp) / lam          # Little's law: the client's whole wait, in steps
-    wait_steps = np.maximum(in_system_steps - steps, 0.0)
-    ttft = (wl.prefill_steps + wait_steps) * t
-    latency = ttft + (wl.output_tokens - 1) * t
+    prefill_s = _prefill_s(model, device, layout, wl)
+    mix = _step_mix(model, device, layout, wl, c / layout.dp, per_replica, prefill_s)
+    # the expected steps keep the ceiling's prefill floor: an expected step is never faster than its ceiling
+    exp_mix = _step_mix(model, device, layout, wl, c / layout.dp, per_replica, prefill_s, expected=True)
+    lam, t = mix.lam, mix.mean_step_s
+    ttft, tpot_mean = mix.ttft_s, mix.mean_gap_s
+    tpot = {k: mix.tpot_quantile_s(q) for k, q in _QUANTILE.items()}
+    latency = ttft + (wl.output_tokens - 1) * tpot_mean
     out_tps = layout.dp * lam * wl.output_tokens / t
     in_tps = layout.dp * lam * wl.input_tokens / t
-    exp_tps = layout.dp * lam * wl.output_tokens / t_exp
-    bound = np.atleast_1d(_classify(step, chunk_bound, slots < c, cap <= reader_cap))
-    running = layout.dp * lam * steps
+    exp_tps = layout.dp * lam * wl.output_tokens / exp_mix.mean_step_s
+    if gains is None:
+        gains = _point_gains(model, device, layout, wl, c, cap, out_tps)
+    bound, also = _binding(gains)
+    running = layout.dp * lam * wl.steps_in_engine
     price = wl.usd_per_device_hour
     usd_s = None if price is None else price * layout.devices / 3600.0
     out = []
     for i in range(len(c)):
+        # every request in the steady state waits the same steps and runs its chunks in the same kind of
+        # steps: its TTFT has no spread (arrival variation, which the closed loop has none of, would add it)
+        tt = float(ttft[i])
         out.append(ServicePoint(
-            model.id, device.id, layout, wl, int(c[i]), float(running[i]), int(cap), float(t[i]), float(ttft[i]),
-            float(t[i]), float(out_tps[i]), float(in_tps[i]), float(latency[i]), str(bound[i]), float(exp_tps[i]),
-            float(t_exp[i]),
-            None if usd_s is None else usd_s / float(out_tps[i]) * 1e6,
-            None if usd_s is None else usd_s / float(in_tps[i]) * 1e6, model.name, device.name))
+            model=model.id, device=device.id, layout=layout, workload=wl, concurrency=int(c[i]),
+            running=float(running[i]), memory_cap=int(cap), step_time_s=float(t[i]), ttft_s=tt, tpot_s=float(tpot_mean[i]),
+            output_tokens_per_s=float(out_tps[i]), input_tokens_per_s=float(in_tps[i]),
+            request_latency_s=float(latency[i]), bound=str(bound[i]), bound_also=also[i],
+            bound_gains={k: float(np.atleast_1d(v)[i]) for k, v in gains.items()}, expected_output_tokens_per_s=float(exp_tps[i]),
+            expected_step_time_s=float(exp_mix.mean_step_s[i]), prefill_s=prefill_s,
+            decode_step_s=float(mix.decode_step_s[i]), prompt_step_s=float(mix.chunk_steps_s[i].mean()),
+            prompt_step_share=float(mix.prompt_share[i]), prompt_gap_share=float(mix.gap_share[i]),
+            wait_steps=float(mix.wait_steps[i]),
+            tpot_p50_s=float(tpot["p50"][i]), tpot_p90_s=float(tpot["p90"][i]), tpot_p99_s=float(tpot["p99"][i]),
+            ttft_p50_s=tt, ttft_p90_s=tt, ttft_p99_s=tt,
+            usd_per_million_output_tokens=None if usd_s is None else usd_s / float(out_tps[i]) * 1e6,
+            usd_per_million_input_tokens=None if usd_s is None else usd_s / float(in_tps[i]) * 1e6,
+            model_name=model.name, device_name=device.name))
     return out
 
 
@@ -359,11 +792,14 @@ def serve_point(model: Model, device: Device, layout: Layout, workload: Workload
     """The service at the workload's concurrency on one layout.
 
     >>> p = serve_point(get_model("llama-3.1-8b"), get_device("h100-sxm5"), Layout(), Workload(1024, 256, 1))
-    >>> p.bound, p.ttft_s == p.tpot_s  # one prompt chunk: the first token comes one step after arrival
+    >>> p.bound, p.ttft_s == p.prefill_s  # one request, one chunk: its first token after its own prefill
     ('bandwidth', True)
     """
     if workload.concurrency is None:
         raise InputError("--concurrency: serve_point needs the requests in flight; offline_max sweeps them")
+    if workload.concurrency < layout.dp:
+        raise InputError(f"--concurrency {workload.concurrency} is below --dp {layout.dp}: each replica needs at least "
+                         "one request in flight; give more requests or fewer replicas")
     cap = _require_fit(model, device, layout, workload)
     return _points(model, device, layout, workload, [workload.concurrency], cap)[0]
 
@@ -390,28 +826,33 @@ def _dense_grid(top: int) -> np.ndarray:
     return np.unique(np.concatenate([np.geomspace(1, top, 65536).astype(np.int64), [top]]))
 
 
+def _best_concurrency(model: Model, device: Device, layout: Layout, wl: Workload, cap: int) -> tuple[int, float]:
+    """(client concurrency, output tokens/s) of the most output tokens/s over 1 … min(cap, the reader's cap):
+    a coarse geometric grid, then every concurrency (or 257 of them) between the best one's neighbours."""
+    top = min(cap, wl.max_concurrency or cap)
+    grid = np.unique(np.concatenate([concurrency_grid(top), np.geomspace(1, top, 256).astype(np.int64)]))
+    tps = _rates(model, device, layout, wl, grid, cap)
+    i = int(np.argmax(tps))
+    lo, hi = int(grid[max(i - 1, 0)]), int(grid[min(i + 1, len(grid) - 1)])
+    fine = np.unique(np.linspace(lo, hi, min(hi - lo + 1, 257)).astype(np.int64))
+    tps_fine = _rates(model, device, layout, wl, fine, cap)
+    j = int(np.argmax(tps_fine))
+    return (int(fine[j]), float(tps_fine[j])) if tps_fine[j] >= tps[i] else (int(grid[i]), float(tps[i]))
+
+
 def offline_max(model: Model, device: Device, layout: Layout, workload: Workload) -> ServicePoint:
     """The largest output tokens/s over client concurrency 1 … min(memory cap, the reader's cap):
-    what engines' "max throughput" benchmarks report. Its `bound` says what stops it growing."""
+    what engines' "max throughput" benchmarks report. Its `bound` is the point's, as everywhere (`_binding`):
+    where the maximum sits at the memory cap, memory binds if room for more requests raises it."""
     cap = _require_fit(model, device, layout, workload)
-    top = min(cap, workload.max_concurrency or cap)
-    grid = _dense_grid(top)
-    c = grid.astype(float)
-    slots = np.minimum(c, top) / layout.dp
-    work, lam, _ = _work(model, workload, slots)
-    t = np.atleast_1d(np.asarray(parallel.mixed(model, device, work, workload.formats, workload.attention,
-                                                layout, workload.collective_latency).time_s, float))
-    tps = lam * workload.output_tokens / t
-    best = int(grid[int(np.argmax(tps))])
-    point = _points(model, device, layout, workload, [best], cap)[0]
-    if best == top and point.bound not in ("chunk",):
-        point = replace(point, bound="memory" if top == cap else "cap")
-    return point
+    best, _ = _best_concurrency(model, device, layout, workload, cap)
+    return _points(model, device, layout, workload, [best], cap)[0]
 
 
-def frontier(model: Model, device: Device, workload: Workload, max_devices: int | None = None) -> list[ServicePoint]:
-    """Service points over every layout that fits within one scale-up domain (or `max_devices`) and
-    client concurrency on `concurrency_grid` up to each layout's memory cap (and the reader's cap).
+def frontier(model: Model, device: Device, workload: Workload, max_devices: int | None = None,
+             layouts: list[Layout] | None = None) -> list[ServicePoint]:
+    """Service points over every layout that fits within one scale-up domain (or `max_devices`; or only
+    `layouts`, where the reader named them) and client concurrency on `concurrency_grid` up to each layout's memory cap (and the reader's cap).
 
     >>> pts = frontier(get_model("llama-3.1-8b"), get_device("h100-sxm5"), Workload(1024, 256), 2)
     >>> sorted({p.layout_name for p in pts})
@@ -420,7 +861,9 @@ def frontier(model: Model, device: Device, workload: Workload, max_devices: int 
     if max_devices is not None:
         _whole("--devices", max_devices, 1, parallel.MAX_DEGREE)
     out: list[ServicePoint] = []
-    for lay in parallel.candidate_layouts(model, device, max_devices):
+    search = parallel.candidate_layouts(model, device, max_devices) if layouts is None else list(layouts)
+    for lay in search:
+        parallel.check_layout(model, device, lay)
         cap = memory_cap(model, device, lay, workload)
         if cap < lay.dp:
             continue
@@ -428,6 +871,10 @@ def frontier(model: Model, device: Device, workload: Workload, max_devices: int 
         grid = concurrency_grid(top)
         grid = grid[grid >= lay.dp]
         out += _points(model, device, lay, workload, grid, cap)
+    if not out and layouts is not None:
+        raise InputError(f"--tp/--pp/--ep/--dp/--devices: {model.name} with one request of I + O = "
+                         f"{workload.input_tokens + workload.output_tokens} tokens fits none of the layouts asked "
+                         f"({', '.join(x.name for x in search)}) on the {device.name}; try more devices")
     if not out:
         domain = max_devices or (device.interconnect.domain_devices if device.interconnect else 1)
         raise InputError(f"no layout within {domain} {device.name}s holds {model.name} with one request of "
@@ -454,25 +901,35 @@ def _ms(s: float) -> str:
 
 
 def best_under_targets(points: list[ServicePoint], ttft_s: float | None = None, tpot_s: float | None = None,
-                       min_tokens_per_s_per_user: float | None = None) -> ServicePoint | str:
-    """The point with the most output tokens/s per device whose TTFT, TPOT and tokens/s per user meet
-    the targets; or one sentence saying which target nothing reaches, and the closest any point gets."""
+                       min_tokens_per_s_per_user: float | None = None, ttft_percentile: str = DEFAULT_PERCENTILE,
+                       tpot_percentile: str = DEFAULT_PERCENTILE) -> ServicePoint | str:
+    """The point with the most output tokens/s per device whose TTFT and TPOT at their percentiles (p99
+    unless told: MLPerf Server's statistic) and tokens/s per user meet the targets; or one sentence saying
+    which target nothing reaches, the closest any point gets, and whether the mean would have met it."""
     if not points:
         raise InputError("best_under_targets needs at least one service point")
+    ttft_percentile = check_percentile("--ttft-percentile", ttft_percentile)
+    tpot_percentile = check_percentile("--tpot-percentile", tpot_percentile)
     checks = []
-    if ttft_s is not None:
-        ttft_s = _positive("--ttft-ms", ttft_s, 1e6)
-        checks.append(("TTFT", lambda p: p.ttft_s <= ttft_s, min(p.ttft_s for p in points), f"a TTFT of {_ms(ttft_s)}",
-                       lambda v: f"the shortest is {_ms(v)}"))
-    if tpot_s is not None:
-        tpot_s = _positive("--tpot-ms", tpot_s, 1e6)
-        checks.append(("TPOT", lambda p: p.tpot_s <= tpot_s, min(p.tpot_s for p in points), f"a TPOT of {_ms(tpot_s)}",
-                       lambda v: f"the shortest is {_ms(v)}"))
+    for name, option, target, pct, at in (("TTFT", "--ttft-ms", ttft_s, ttft_percentile, ServicePoint.ttft_at),
+                                          ("TPOT", "--tpot-ms", tpot_s, tpot_percentile, ServicePoint.tpot_at)):
+        if target is None:
+            continue
+        target = _positive(option, target, 1e6)
+        get = (lambda pct_, at_: lambda p: at_(p, pct_))(pct, at)
+        mean = (lambda at_: lambda p: at_(p, "mean"))(at)
+        words = "" if pct == "mean" else f" at {pct}"
+        closest = min(get(p) for p in points)
+        on_mean = [p for p in points if mean(p) <= target] if pct != "mean" else []
+        mean_words = ("" if not on_mean else
+                      f"; the mean {name} meets it ({_ms(min(mean(p) for p in on_mean))} at best), but the target "
+                      f"is judged at {pct}")
+        checks.append((name, (lambda g, t: lambda p: g(p) <= t)(get, target), f"a {name} of {_ms(target)}{words}",
+                       f"the shortest {name}{words} is {_ms(closest)}{mean_words}"))
     if min_tokens_per_s_per_user is not None:
         u = _positive("--min-tokens-per-s-per-user", min_tokens_per_s_per_user, 1e9)
-        checks.append(("per-user", lambda p: p.output_tokens_per_s_per_user >= u,
-                       max(p.output_tokens_per_s_per_user for p in points), f"{u:.4g} tokens/s per user",
-                       lambda v: f"the most is {v:.4g}"))
+        checks.append(("per-user", lambda p: p.output_tokens_per_s_per_user >= u, f"{u:.4g} tokens/s per user",
+                       f"the most is {max(p.output_tokens_per_s_per_user for p in points):.4g}"))
     ok = [p for p in points if all(test(p) for _, test, *_ in checks)]
     if ok:
         return max(ok, key=lambda p: (p.output_tokens_per_s_per_device, -p.devices))
@@ -480,10 +937,10 @@ def best_under_targets(points: list[ServicePoint], ttft_s: float | None = None, 
     devices = max(p.devices for p in points)
     where = (f"{p0.model_name or p0.model} on the {p0.device_name or p0.device} at any layout within {devices} device{'s' if devices > 1 else ''} "
              f"and any concurrency (I {p0.workload.input_tokens}, O {p0.workload.output_tokens})")
-    for name, test, closest, target, says in checks:
+    for name, test, target, says in checks:
         if not any(test(p) for p in points):
-            return f"nothing meets {target}: {says(closest)} for {where}"
-    wanted = " and ".join(target for *_, target, _ in checks)
+            return f"nothing meets {target}: {says} for {where}"
+    wanted = " and ".join(target for _, _, target, _ in checks)
     return f"no single point meets {wanted} together for {where}, though each is met alone"
 
 
@@ -493,8 +950,10 @@ class DisaggregatedPoint(_Rates):
     """Prefill and decode on separate pools, in balance: the decode pool's layout and concurrency,
     the prefill pool's layout, and how many prefill devices each decode device needs.
 
-    Throughput per device counts both pools. TTFT is the prompt's chunks on the prefill pool
-    plus one send of its KV cache over the link; TPOT is a decode-only step.
+    Throughput per device counts both pools. TTFT has the co-located definition at one request with no
+    contention: the steps carrying the prompt's chunks with nothing else in them (`prompt_alone_s`), on the
+    prefill pool's layout, plus one send of its KV cache over the link (`kv_send_s`); a queue at the prefill
+    pool is not modelled. TPOT is a decode-only step.
     """
 
     model: str
@@ -520,7 +979,7 @@ class DisaggregatedPoint(_Rates):
         return f"prefill {self.prefill_layout.name} : decode {self.decode_layout.name}"
 
 
-def _prefill_pool(model: Model, device: Device, wl: Workload, max_devices: int | None):
+def _prefill_pool(model: Model, device: Device, wl: Workload, search: list[Layout]):
     """The prefill layout that prefills the most requests a second per device, running full chunks
     (K prompt tokens a step, no decode tokens): (layout, requests/s per device, step time)."""
     best = None
@@ -528,7 +987,7 @@ def _prefill_pool(model: Model, device: Device, wl: Workload, max_devices: int |
     lam = K / I
     reads, scored = _chunk_sums(model, I, K)
     pairs = float(kernels.causal_layer_pairs(model, I)) if wl.attention == "fused" else scored
-    for lay in parallel.candidate_layouts(model, device, max_devices):
+    for lay in search:
         if lay.dp > 1 or memory_cap(model, device, lay, wl) < 1:
             continue  # replicas of a prefill pool are the same layout again
         work = kernels.MixedWork(decode_tokens=0.0, decode_positions=0.0, prefill_tokens=lam * I,
@@ -542,48 +1001,76 @@ def _prefill_pool(model: Model, device: Device, wl: Workload, max_devices: int |
     return best
 
 
-def disaggregated(model: Model, device: Device, workload: Workload,
-                  max_devices: int | None = None) -> list[DisaggregatedPoint]:
+def disaggregated(model: Model, device: Device, workload: Workload, max_devices: int | None = None,
+                  layouts: list[Layout] | None = None) -> list[DisaggregatedPoint]:
     """Disaggregated serving's points: every decode layout × concurrency (as `frontier`), each with
     the prefill pool that balances it (prefill devices per decode device = the decode pool's requests
     a second per device ÷ the best prefill layout's). The KV cache of each prompt crosses the link once.
+    `layouts`, where the reader named them, are the layouts both pools are drawn from.
 
     >>> pts = disaggregated(get_model("llama-3.1-8b"), get_device("h100-sxm5"), Workload(1024, 256), 1)
     >>> 0 < pts[0].prefill_devices_per_decode_device < 1
     True
     """
     wl = workload
-    pool = _prefill_pool(model, device, wl, max_devices)
+    search = parallel.candidate_layouts(model, device, max_devices) if layouts is None else list(layouts)
+    pool = _prefill_pool(model, device, wl, search)
     if pool is None:
-        raise InputError(f"no layout holds a {wl.input_tokens}-token prompt of {model.name} on the {device.name}")
+        raise InputError(f"--disaggregated: no layout{' asked' if layouts is not None else ''} holds a prefill pool "
+                         f"(one {wl.input_tokens}-token prompt of {model.name}, one replica) on the {device.name}; "
+                         "give a layout without --dp that holds one request, or more devices")
     p_lay, p_rate, p_step = pool
-    kv_bytes = wl.input_tokens * model.kv_elements_per_token() * wl.formats.kv_bytes
-    ic = device.interconnect
-    send = (parallel.collective("send", kv_bytes, 2, ic, device.peak_flop_per_s(),
-                                  latency=wl.collective_latency).time_s if ic is not None else 0.0)
-    ttft = wl.prefill_steps * p_step + send
+    send = kv_send_s(model, device, wl)
+    ttft = prompt_alone_s(model, device, p_lay, wl) + send
     positions = float(kernels.layer_positions(model, wl.input_tokens + wl.output_tokens / 2))
+    kv_pos = float(kernels.layer_positions(model, wl.input_tokens + wl.output_tokens))
+
+    def decode_rate(dev: Device, lay: Layout, s: np.ndarray, lat) -> tuple[np.ndarray, np.ndarray]:
+        """(decode step time, output tokens/s) of the decode pool holding s requests a replica."""
+        v = wl.verify_tokens   # positions each request verifies a pass (1 in plain decoding)
+        work = kernels.MixedWork(decode_tokens=s * v, decode_positions=s * v * positions, prefill_tokens=0 * s,
+                                 prefill_positions=0 * s, prefill_pairs=0 * s, head_tokens=s * v, requests=s,
+                                 kv_positions=s * kv_pos)
+        t = np.atleast_1d(np.asarray(parallel.mixed(model, dev, work, wl.formats, wl.attention, lay, lat).time_s, float))
+        t = t * (1.0 + wl.draft_share(model))
+        return t / wl.tokens_per_pass, lay.dp * (s / wl.decode_steps) / t * wl.output_tokens
+
     out: list[DisaggregatedPoint] = []
-    for lay in parallel.candidate_layouts(model, device, max_devices):
+    for lay in search:
         cap = memory_cap(model, device, lay, wl)
         if cap < lay.dp:
             continue
         grid = concurrency_grid(min(cap, wl.max_concurrency or cap)).astype(float)
         grid = grid[grid >= lay.dp]
         s = grid / lay.dp
-        work = kernels.MixedWork(decode_tokens=s, decode_positions=s * positions, prefill_tokens=0 * s,
-                                 prefill_positions=0 * s, prefill_pairs=0 * s, head_tokens=s, requests=s,
-                                 kv_positions=s * float(kernels.layer_positions(model, wl.input_tokens + wl.output_tokens)))
-        step = parallel.mixed(model, device, work, wl.formats, wl.attention, lay, wl.collective_latency)
-        t = np.atleast_1d(np.asarray(step.time_s, float))
-        req_per_s = lay.dp * (s / (wl.output_tokens - 1)) / t
+        t, tps = decode_rate(device, lay, s, wl.collective_latency)
+        req_per_s = tps / wl.output_tokens
         ratio = req_per_s / lay.devices / p_rate
-        bound = np.atleast_1d(_classify(step, np.zeros_like(s, bool), np.zeros_like(s, bool), False))
+        # the decode pool's limit, as a co-located point's: the device limit whose relaxation raises it most
+        gains = {k: decode_rate(d, lay, s, w.collective_latency)[1] / tps - 1.0
+                 for k, (d, w, _) in _relaxations(device, lay, wl, cap).items()
+                 if k not in ("memory", "cap", "chunk")}
+        bound, also = _binding(gains)
         for i in range(len(s)):
             out.append(DisaggregatedPoint(model.id, device.id, wl, p_lay, lay, int(grid[i]), float(ratio[i]), ttft,
-                                          float(t[i]), float(req_per_s[i] * wl.output_tokens), float(send),
-                                          str(bound[i])))
+                                          float(t[i]), float(tps[i]), float(send), str(bound[i])))
     return out
+
+
+def kv_send_s(model: Model, device: Device, wl: Workload) -> float:
+    """One prompt's KV cache (I tokens at the KV format) sent once from the prefill pool to the decode pool over
+    the scale-up link, a point-to-point send at the workload's collective latency (0 where the device has no link)."""
+    kv_bytes = wl.input_tokens * model.kv_elements_per_token() * wl.formats.kv_bytes
+    ic = device.interconnect
+    return float(parallel.collective("send", kv_bytes, 2, ic, device.peak_flop_per_s(),
+                                     latency=wl.collective_latency).time_s) if ic is not None else 0.0
+
+
+def prompt_alone_s(model: Model, device: Device, layout: Layout, wl: Workload) -> float:
+    """The steps carrying one prompt's chunks with nothing else in the engine: the TTFT of one request with
+    no contention, the same definition co-located and on a disaggregated prefill pool."""
+    one = np.ones(1)
+    return float(_step_mix(model, device, layout, wl, one, one, _prefill_s(model, device, layout, wl)).own_prefill_s[0])
 
 
 # ----------------------------------------------------------------------- assumptions -------
@@ -599,18 +1086,24 @@ def assumptions(workload: Workload) -> dict:
         "chunk_default_sources": [{"title": t, "url": u} for t, u in CHUNK_SOURCES],
         "chunk_meaning": "prompt tokens per engine step; the decode tokens of the requests in flight ride beside them",
         "runtime_reserve_bytes": kernels.RUNTIME_RESERVE_BYTES,
-        "memory_cap": "every request's KV cache at its full I + O tokens, with weights, activations and the reserve",
+        "memory_cap": f"{workload.caps_words}, with weights, activations and the reserve",
         "decode_context": "each decoding request attends to its average context over its life, I + O/2 positions",
-        "steady_state": "continuous batching in steady state: a fluid average step (fractional tokens allowed)",
-        "first_token": "the step that finishes a prompt emits the first output token; O − 1 decode steps follow",
-        "derates": {
-            "bandwidth": {"value": measured.bandwidth_derate(),
-                          "what": "median share of spec memory bandwidth in the registry's published bandwidth measurements"},
-            "gemm": {"value": measured.gemm_derate(),
-                     "what": "median share of the dense peak in the registry's MAMF large-GEMM measurements "
-                             "(best shape of a search: generous to real shapes)"},
-            "collective": {"value": measured.collective_derate(),
-                           "what": "median share of link bandwidth in the registry's NCCL ring bus bandwidths"},
+        "steady_state": "continuous batching in steady state, the requests' starts spread evenly: decode-only steps "
+                        "and steps carrying one prompt's chunk; where prompts overlap, every step the average one "
+                        "(fractional tokens allowed)",
+        "schedule": "each step: every generating request's decode first, then prompt chunks up to the chunk, first "
+                    "come first served",
+        "schedule_sources": [{"title": t, "url": u} for t, u in SCHEDULE_SOURCES],
+        "first_token": "the step carrying a prompt's last chunk emits the first output token; TTFT = the wait for a "
+                       "slot + the steps carrying the request's own chunks, never below `roofline prefill` of it",
+        "decoding": workload.decoding,
+        "expected": {
+            "what": "the same steps with every kernel at its efficiency from published kernel benchmarks "
+                    "(a line in the log of its size per kernel class, clamped outside the measured sizes) plus the "
+                    "engine's per-step overhead once per step; an estimate, never fitted to a serving run",
+            "engine": expected_engine(workload),
+            "step_overhead_s": efficiency.step_overhead_s(expected_engine(workload)),
+            "efficiencies": efficiency.describe(),
             "not_captured": DERATE_MISSES,
         },
         "cost": "price per device-hour × devices ÷ tokens per hour; each of the output and input figures charges "
