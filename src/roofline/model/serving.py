@@ -79,6 +79,7 @@ CHUNK_SOURCES = (
 MAX_TOKENS = 10_000_000        # a prompt or an answer past ten million tokens is a typo
 MAX_CONCURRENCY = 1_000_000
 MAX_USD_PER_DEVICE_HOUR = 1000.0
+MIN_USD_PER_DEVICE_HOUR = 0.01  # a cent an hour: below it a cost per token prints as $1e-301, about no real device
 MAX_MEMORY_CAP = 1 << 20       # requests the memory search looks at
 
 #: What a serving point's `bound` can say, decided from the model (`_binding`): each limit is relaxed by
@@ -240,6 +241,9 @@ class Workload:
         if self.usd_per_device_hour is not None:
             set_("usd_per_device_hour", _positive("--price-per-device-hour", self.usd_per_device_hour,
                                                   MAX_USD_PER_DEVICE_HOUR))
+            if self.usd_per_device_hour < MIN_USD_PER_DEVICE_HOUR:
+                raise InputError(f"--price-per-device-hour must be at least {MIN_USD_PER_DEVICE_HOUR:g} USD, "
+                                 f"got {self.usd_per_device_hour:g}")
         if self.attention not in kernels.ATTENTION_VARIANTS:
             raise InputError(f"--attention must be one of {', '.join(kernels.ATTENTION_VARIANTS)}, "
                              f"got {self.attention!r}")
