@@ -133,7 +133,15 @@ SERVE_KEYS: dict[str, str] = {
     "max_context_tokens": STEP_KEYS["max_context_tokens"],
     "beyond_max_context": STEP_KEYS["beyond_max_context"],
     "workload": "what the service runs (the table below)",
-    "targets": "`ttft_s` and `tpot_s`, the targets given (null where none)",
+    "targets": "`ttft_s` and `tpot_s`, the targets given (null where none), and `ttft_percentile` and "
+               "`tpot_percentile`, the statistic each is judged on (`mean`, `p50`, `p90` or `p99`; p99 unless told)",
+    "layouts_searched": "the layouts the frontier and the offline maximum searched",
+    "layouts_searched_why": "why those: the layout options named, `--devices`, or every layout within one domain",
+    "disaggregated": "with `--disaggregated`: every point with prefill and decode on separate pools in balance "
+                     "(`prefill_layout`, `decode_layout`, `prefill_devices_per_decode_device`, `kv_transfer_s`, "
+                     "TTFT, TPOT, tokens/s in all, per device and per user, `limited_by`, `on_envelope`)",
+    "disaggregated_ttft": "with `--disaggregated`: its TTFT in words (the prompt's prefill on the prefill pool "
+                          "plus one send of its KV cache)",
     "ceiling": "a sentence: which figures are ceilings and which are expected",
     "point": "with `--concurrency`: the service point (a service point's keys, below)",
     "offline": "without `--concurrency`: the point of the most output tokens/s (every request queued at once)",
@@ -144,8 +152,8 @@ SERVE_KEYS: dict[str, str] = {
     "targets_unmet": "where a target is met by no point: the sentence saying which, and the closest any point gets",
     "assumptions": "what the service assumed: `chunk_tokens`, `collective_latency` (in words), "
                    "`chunk_default_sources`, `chunk_meaning`, `runtime_reserve_bytes`, `memory_cap`, "
-                   "`decode_context`, `steady_state`, `first_token`, `derates` (`bandwidth`, `gemm`, "
-                   "`collective`: `value` and `what`; `not_captured`), `cost`",
+                   "`decode_context`, `steady_state`, `schedule`, `schedule_sources`, `first_token`, `decoding`, "
+                   "`expected` (`what`, `engine`, `step_overhead_s`, `efficiencies`, `not_captured`), `cost`",
 }
 
 #: `serve --json`'s `workload`.
@@ -164,6 +172,17 @@ WORKLOAD_KEYS: dict[str, str] = {
     "usd_per_device_hour": "your price per device-hour (null: no cost shown)",
     "collective_latency_used": STEP_KEYS["collective_latency_used"],
     "collective_latency_per_collective_s": "the seconds each collective pays (null for the ring's)",
+    "decoding": "how the service decodes, in words: `plain decoding` or the speculative method with k and acceptance",
+    "speculative": "`--speculative`: `mtp`, `eagle`, `medusa` or `draft` (null: plain decoding)",
+    "draft_tokens": "k, the tokens drafted a pass (null: plain decoding)",
+    "acceptance": "each drafted token's acceptance rate (null: plain decoding)",
+    "draft_cost": "a drafted token's cost as a share of the target's step (null: plain decoding)",
+    "tokens_per_pass": "tokens one target pass keeps per request on average, (1 − a^(k+1)) ÷ (1 − a); 1 plain",
+    "speculation_source": "the source of the method's default k and acceptance (`title`, `url`; null: plain)",
+    "engine": "`--engine`: `vllm`, `sglang` or `trtllm`, whose caps and KV block apply (null: none)",
+    "kv_memory": "`reserve`: every request's KV cache at I + O tokens; `paged`: its live context in whole blocks",
+    "kv_block_tokens": "tokens a KV block holds with `paged` (null with `reserve`)",
+    "caps": "the caps on requests in flight, in words, with the engine's default named",
 }
 
 #: A service point (`record.service_record`): the layout's names from the step, then these. Every figure
@@ -173,22 +192,35 @@ SERVICE_KEYS: dict[str, str] = {
     "concurrency": "requests the clients keep in flight",
     "running": "requests the engine holds in steady state",
     "memory_cap": "requests whose KV cache at I + O tokens fits each device",
-    "limited_by": "what limits the point: `chunk` the prompt chunk, `memory` the KV cache at I + O tokens, `cap` "
-                  "`--max-concurrency`, else the step's: `compute` or `bandwidth` where kernels past or below "
-                  "their ridge take most of the step, `link-bandwidth` or `link-latency` where collectives take "
-                  "half the step or more",
+    "limited_by": "the limit whose relaxation raises the point's output tokens/s (each relaxed by a quarter, "
+                  "the point rerun): `memory`, `cap` or `chunk` where that raises it by 1 % or more; else the "
+                  "device's limit that raises it most: `compute`, `bandwidth`, `link-bandwidth` or `link-latency`; "
+                  "`none` where nothing gains 1 %",
+    "limited_by_also": "other limits whose gain is within two points of the binding one's: they bind together",
+    "limited_by_gains": "each limit relaxed by a quarter: the share by which the point's output tokens/s rises",
+    "limited_by_meaning": "the binding limit in words, with its gain and the limits binding with it",
+    "prefill_s": "`roofline prefill` of one prompt on the same layout and formats: `ttft_s` is never below it",
+    "decode_step_s": "a step with no prompt tokens",
+    "prompt_step_s": "a step carrying a prompt's chunk, the mean over its chunks",
+    "prompt_step_share": "the share of steps that carry prompt tokens",
+    "prompt_gap_share": "the share of a request's gaps between output tokens that are steps carrying a prompt's chunk",
+    "tpot_p50_s": "TPOT's median over a request's gaps between output tokens (decode-only steps and steps "
+                  "carrying another prompt's chunk): the lowest step time half the gaps reach",
+    "tpot_p90_s": "TPOT's 90th percentile over those gaps",
+    "tpot_p99_s": "TPOT's 99th percentile over those gaps",
+    "ttft_p50_s": "TTFT's median (equal to `ttft_s`: in steady state every request waits the same steps)",
+    "ttft_p90_s": "TTFT's 90th percentile (likewise)",
+    "ttft_p99_s": "TTFT's 99th percentile (likewise)",
     "step_time_s": "the average engine step",
-    "ttft_s": "time to first token",
-    "tpot_s": "time per output token",
-    "request_latency_s": "TTFT + (O − 1) × TPOT",
+    "ttft_s": "time to first token: the wait for a slot plus the steps carrying the request's own prompt chunks",
+    "tpot_s": "time per output token, its mean over the request's life",
+    "request_latency_s": "TTFT + (O − 1) × the mean TPOT",
     "output_tokens_per_s": "all devices",
     "output_tokens_per_s_per_device": "÷ `devices`",
     "output_tokens_per_s_per_user": "1 ÷ TPOT",
     "input_tokens_per_s": "prompt tokens per second",
-    "expected_output_tokens_per_s": "the same step on the device derated by the registry's measured efficiencies "
-                                    "(bandwidth × the median published bandwidth share, every peak × the median "
-                                    "MAMF GEMM share, the link × the median NCCL ring bus-bandwidth share): an "
-                                    "estimate, never a measurement",
+    "expected_output_tokens_per_s": "the same steps with every kernel at its efficiency from published kernel "
+                                    "benchmarks plus the engine's per-step overhead: an estimate, never a measurement",
     "expected_output_tokens_per_s_per_device": "÷ `devices`",
     "usd_per_million_output_tokens": "price × devices ÷ output tokens an hour (all the devices' time charged to "
                                      "it; null without a price)",

@@ -118,11 +118,15 @@ def test_record_schema_names_every_key_the_commands_print_and_no_other(docs):
     assert set(serve["point"]) <= set(SERVICE_KEYS), "service keys record_schema.SERVICE_KEYS lacks"
     assert set(serve["workload"]) == set(WORKLOAD_KEYS)
     assert set(serve) <= set(SERVE_KEYS), "serve keys record_schema.SERVE_KEYS lacks"
-    # The other way: each documented key is printed by one of these runs or the two below.
+    # The other way: each documented key is printed by one of these runs or the three below.
     sweep = _run_json("serve", "--model", MODEL, "--hardware", HW, "--input-tokens", "512", "--output-tokens", "128",
                       "--tpot-ms", "0.001")
     assert set(STEP_KEYS) - steps == set(), "STEP_KEYS names keys no command prints"
-    assert set(SERVE_KEYS) - set(serve) - set(sweep) == set(), "SERVE_KEYS names keys serve never prints"
+    disaggregated = _run_json("serve", "--model", MODEL, "--hardware", HW, "--input-tokens", "512", "--output-tokens",
+                              "128", "--disaggregated")
+    assert set(disaggregated) <= set(SERVE_KEYS), "serve --disaggregated keys record_schema.SERVE_KEYS lacks"
+    assert set(SERVE_KEYS) - set(serve) - set(sweep) - set(disaggregated) == set(), \
+        "SERVE_KEYS names keys serve never prints"
     assert set(SERVICE_KEYS) - set(serve["point"]) - set(sweep["frontier"][0]) == set()
 
 
