@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import datetime as dt
 import inspect
+import re
 from types import MappingProxyType
 from typing import Any
 
@@ -240,24 +241,42 @@ def _serving_constants() -> dict[str, Any]:
                         "collective": measured.collective_derate()}}
 
 
+def layout_frontier(model: Model, device: Device, layout: parallel.Layout, workload) -> list:
+    """The service points of one layout over client concurrency on `serving.concurrency_grid` up to its
+    memory cap and the reader's cap: the frontier held to the layout a reader set. Refused, as
+    `serving.serve_point` refuses, where the layout does not hold one request a replica."""
+    from dataclasses import replace
+
+    from roofline.model import serving as S
+
+    first = S.serve_point(model, device, layout, replace(workload, concurrency=layout.dp))
+    top = min(first.memory_cap, workload.max_concurrency or first.memory_cap)
+    return [S.serve_point(model, device, layout, replace(workload, concurrency=int(c)))
+            for c in S.concurrency_grid(top) if c >= layout.dp]
+
+
 def serving(device: Device, model: Model, input_tokens, output_tokens, weight_format: str = "bf16",
             kv_dtype: str = "bf16", activation: str = "bf16", attention: str = "fused", chunk_tokens=None,
             max_concurrency=None, usd_per_device_hour=None, ttft_s=None, tpot_s=None, concurrency=None,
             tp: int = 1, pp: int = 1, ep: int = 1, dp: int = 1, collective_latency="floor",
-            weight_scope: str = "linear") -> dict[str, Any]:
-    """The calculator's Serving mode from roofline.model.serving: every frontier point (the envelope
-    marked), the best point under the targets or the sentence saying none meets them, and with
-    `concurrency` the point the reader chose on the layout tp × pp × ep × dp. The reference
+            weight_scope: str = "linear", layouts: str = "all") -> dict[str, Any]:
+    """The calculator's Serving mode from roofline.model.serving: every frontier point (over every layout
+    within one scale-up domain, or with `layouts="set"` only the layout tp × pp × ep × dp, as the CLI holds
+    an explicit layout), the envelope marked, the best point under the targets or the sentence saying none
+    meets them, and with `concurrency` the point the reader chose on that layout. The reference
     docs/assets/calculator/serving.js is parity-tested against."""
     from dataclasses import replace
 
     from roofline.model import serving as S
 
+    if layouts not in ("all", "set"):
+        raise InputError(f"layouts must be all or set, got {layouts!r}")
     wl = S.Workload(input_tokens, output_tokens, None, max_concurrency,
                     S.DEFAULT_CHUNK_TOKENS if chunk_tokens is None else chunk_tokens,
                     Formats.of(weight_format, activation, kv_dtype, scope=weight_scope), attention,
                     usd_per_device_hour, collective_latency)
-    pts = S.frontier(model, device, wl)
+    lay = parallel.Layout(tp, pp, ep, dp)
+    pts = layout_frontier(model, device, lay, wl) if layouts == "set" else S.frontier(model, device, wl)
     env = {id(p) for p in S.pareto(pts)}
 
     record = step_record.service_record
@@ -266,12 +285,13 @@ def serving(device: Device, model: Model, input_tokens, output_tokens, weight_fo
     if ttft_s is not None or tpot_s is not None:
         b = S.best_under_targets(pts, ttft_s, tpot_s)
         if isinstance(b, str):
-            refusal = b
+            # one layout searched: the sentence names it, not every layout within its devices
+            refusal = re.sub(r"at any layout within \d+ devices?", f"on {lay.name}", b) if layouts == "set" else b
         else:
             best = record(b)
     point = None
     if concurrency is not None:
-        point = record(S.serve_point(model, device, parallel.Layout(tp, pp, ep, dp), replace(wl, concurrency=concurrency)))
+        point = record(S.serve_point(model, device, lay, replace(wl, concurrency=concurrency)))
     return {"frontier": [{**record(p), "on_envelope": id(p) in env} for p in pts], "best": best, "refusal": refusal,
             "point": point}
 

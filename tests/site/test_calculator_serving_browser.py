@@ -136,6 +136,10 @@ BAD = [
     ("s_wd=mxfp4&s_act=fp4", "act", "has no published fp4 peak"),           # FP4 on an H100
     ("s_model=llama-3.1-70b&s_conc=1", "dev", "does not fit one device"),   # a layout that does not fit
     ("s_model=llama-3.1-8b&s_conc=4&s_tp=3", "tp", "does not divide"),
+    ("s_cap=0", "cap", "at least 1"),                                       # the engine's cap on requests in flight
+    ("s_cap=2.5", "cap", "whole number"),
+    ("s_scope=some", "scope", "Choose which layouts the frontier spans"),
+    ("s_scope=set&s_model=llama-3.1-70b", "dev", "does not fit one device"),  # the layout held: it must fit
 ]
 
 
@@ -170,6 +174,61 @@ def test_a_target_nothing_meets_names_the_limit_out_of_reach(page):
     assert message(page, "ttft") == ""
     assert page.locator(".rl-calc-serve .rl-calc-fchart polyline").count() > 1  # the frontier stays
     no_bad_words(page)
+
+
+def test_devices_and_tp_typed_hold_the_frontier_to_that_layout(page):
+    # Devices 8 with TP 8 and no concurrency: the reader asks for TP8's frontier, so every line on the chart
+    # and the point named are TP8 on eight devices, and the sentence beside the layout says so.
+    open_serve(page, "s_model=llama-3.1-70b&s_wd=fp8&s_act=fp8&s_kvd=fp8")
+    assert field(page, "scope").input_value() == "all"
+    field(page, "dev").fill("8")
+    field(page, "tp").fill("8")
+    page.wait_for_function("new URLSearchParams(location.search).get('s_tp') === '8'")
+    assert field(page, "scope").input_value() == "set"
+    assert page.locator(".rl-calc-serve .rl-calc-fline[data-layout]").evaluate_all("ls => ls.map((l) => l.dataset.layout)") == ["TP8"]
+    c = cells(page)
+    assert c["layout"]["text"] == "TP8 (8 devices)"
+    note = page.locator(".rl-calc-serve [data-key=scope] .rl-calc-wdnote").inner_text()
+    assert note == "The frontier spans TP8 alone (8 devices).", note
+    want = serving(get_device("h100-sxm5"), get_model("llama-3.1-70b"), 1024, 256, "fp8", "fp8", "fp8", tp=8, layouts="set")
+    top = max(want["frontier"], key=lambda p: p["output_tokens_per_s_per_device"])
+    assert math.isclose(float(c["output_tokens_per_s_per_device"]["value"]), top["output_tokens_per_s_per_device"], rel_tol=1e-9)
+    # Back to every layout: the typed TP8 is then said to be set aside, in the reader's words.
+    field(page, "scope").select_option("all")
+    page.wait_for_function("document.querySelectorAll('.rl-calc-serve .rl-calc-fline[data-layout]').length > 1")
+    note = page.locator(".rl-calc-serve [data-key=scope] .rl-calc-wdnote").inner_text()
+    assert note.startswith("The layout below is set aside") and "“only the layout below”" in note and "TP8" in note, note
+    assert "--" not in note
+    no_bad_words(page)
+
+
+def test_the_chart_keeps_its_best_point_inside_with_a_tick_above_and_draws_the_target(page):
+    # A 30 ms TPOT target asks for 1 ÷ 0.030 = 33.3 tokens/s per user: the dashed line stands there, the
+    # best point's ring and label lie inside the plot, a labelled tick of the y axis lies above the ring,
+    # and the legend shows the ring and the dashed line beside the layouts.
+    open_serve(page, "s_model=llama-3.1-70b&s_wd=fp8&s_act=fp8&s_kvd=fp8&s_tpot=30")
+    geo = page.evaluate("""() => {
+        const svg = document.querySelector('.rl-calc-serve .rl-calc-fchart');
+        const box = (e) => { const b = e.getBBox(); return {x: b.x, y: b.y, width: b.width, height: b.height}; };
+        const grid = [...svg.querySelectorAll('.rl-calc-grid line')].map((l) => [l.getAttribute('x1'), l.getAttribute('x2'),
+          l.getAttribute('y1'), l.getAttribute('y2')].map(Number));
+        const horizontal = grid.filter(([x1, x2, y1, y2]) => y1 === y2).map(([, , y]) => y);
+        const vertical = grid.filter(([x1, x2]) => x1 === x2);
+        const ring = svg.querySelector('.rl-calc-fmark circle');
+        const label = svg.querySelector('.rl-calc-fmark text');
+        const t = svg.querySelector('.rl-calc-ftarget line');
+        return {ringY: Number(ring.getAttribute('cy')), ringX: Number(ring.getAttribute('cx')), label: box(label),
+          top: Math.min(...horizontal), bottom: Math.max(...horizontal), left: Math.min(...vertical.map((v) => v[0])),
+          right: Math.max(...vertical.map((v) => v[0])), hs: horizontal, targetX: t && Number(t.getAttribute('x1')),
+          targetText: svg.querySelector('.rl-calc-ftarget text').textContent};
+    }""")
+    assert geo["top"] < geo["label"]["y"] and geo["label"]["y"] + geo["label"]["height"] < geo["bottom"]
+    assert geo["left"] <= geo["label"]["x"] and geo["label"]["x"] + geo["label"]["width"] <= geo["right"] + 0.5
+    assert any(y < geo["ringY"] - 7 for y in geo["hs"])  # a gridline with its tick label above the ring
+    assert geo["left"] < geo["targetX"] < geo["right"] and geo["targetText"] == "TPOT target 30 ms"
+    legend = page.locator(".rl-calc-serve .rl-calc-legend").inner_text()
+    assert "the best under your targets" in legend and "the TPOT target" in legend
+    assert page.locator(".rl-calc-serve .rl-calc-legend circle.rl-calc-fring").count() == 1
 
 
 def test_a_phone_at_390_px_with_touch(chromium, served_site):

@@ -15,12 +15,17 @@ export const SERVE_FIELDS = {
   ttft: { label: "TTFT target (ms; blank: none)", limit: "target_ms", optional: true },
   tpot: { label: "TPOT target (ms; blank: none)", limit: "target_ms", optional: true },
   price: { label: "Price per device-hour (USD; blank: no cost)", limit: "usd_per_device_hour", optional: true },
+  cap: { label: "Max requests in flight (the engine's cap; blank: memory decides)", limit: "concurrency", optional: true },
   chunk: { label: "Prefill chunk (prompt tokens per engine step)", limit: "chunk_tokens" },
   wd: FIELDS.wd, act: FIELDS.act, kvd: FIELDS.kvd, attn: FIELDS.attn,
+  scope: { label: "Layouts the frontier spans", kind: "select", group: "layout" },
   dev: FIELDS.dev, tp: FIELDS.tp, pp: FIELDS.pp, ep: FIELDS.ep,
   dp: { label: "Data-parallel replicas (DP)", limit: "degree", group: "layout" },
   lat: FIELDS.lat, latus: FIELDS.latus,
 };
+
+/** The choices of the layouts the frontier spans: every layout within one scale-up domain, or only the one set. */
+export const SCOPES = ["all", "set"];
 
 /** What the step fields a Serving configuration lacks are set to, so resolveConfig can read the rest. */
 export const STEP_FILLER = { phase: "decode", batch: "1", ctx: "1", prompt: "1" };
@@ -29,14 +34,14 @@ export const STEP_FILLER = { phase: "decode", batch: "1", ctx: "1", prompt: "1" 
 export function defaultServeRaw(registry, stepBase) {
   const d = registry.defaults, S = registry.constants.serving;
   return { ...stepBase, ...STEP_FILLER, in: String(d.input_tokens), out: String(d.output_tokens), conc: "", ttft: "",
-    tpot: "", price: "", chunk: String(S.default_chunk_tokens), dp: "1" };
+    tpot: "", price: "", cap: "", chunk: String(S.default_chunk_tokens), scope: "all", dp: "1" };
 }
 
 /** The keys a Serving link carries (custom fields only when custom is chosen; blank optional ones dropped). */
 export function serveKeys(raw) {
   return ["hw", ...(raw.hw === "custom" ? ["peak", "bw", "mem"] : []), "model",
     ...(raw.model === "custom" ? ["params"] : []), ...(raw.model === "config" ? ["cfg"] : []),
-    "in", "out", "conc", "ttft", "tpot", "price", "chunk", "wd", "act", "kvd", "attn", "tp", "pp", "ep", "dp", "lat",
+    "in", "out", "conc", "ttft", "tpot", "price", "cap", "chunk", "wd", "act", "kvd", "attn", "scope", "tp", "pp", "ep", "dp", "lat",
     ...(raw.lat === "custom" ? ["latus"] : [])];
 }
 
@@ -56,13 +61,14 @@ export function resolveServing(registry, raw) {
     return r.value;
   };
   const I = num("in"), O = num("out"), conc = num("conc"), ttft = num("ttft"), tpot = num("tpot"), price = num("price");
-  const chunk = num("chunk"), dp = num("dp");
+  const chunk = num("chunk"), dp = num("dp"), cap = num("cap");
+  if (!SCOPES.includes(raw.scope)) errors.scope = "Choose which layouts the frontier spans from the list.";
   if (Object.keys(errors).length) return { errors };
   return {
     device: base.device, model: base.model, I, O, choice: { format: base.wd, scope: base.ws, source: base.wsource },
     cfg: base, errors: {},
     opts: { weightFormat: base.wd, weightScope: base.ws, activation: base.act, kvDtype: base.kvd, attention: base.attn,
-      chunk, price, latency: base.latency, ttftS: ttft === null ? null : ttft * units.target_ms,
+      chunk, price, maxConcurrency: cap, layouts: raw.scope, latency: base.latency, ttftS: ttft === null ? null : ttft * units.target_ms,
       tpotS: tpot === null ? null : tpot * units.target_ms, concurrency: conc,
       tp: base.tp, pp: base.pp, ep: base.ep, dp },
   };

@@ -10,6 +10,7 @@ import * as fmt from "./format.js";
 import { encodeModel, readConfigText } from "./config.js";
 import { latencyDescription } from "./parallel.js";
 import { calculateServing } from "./serving.js";
+import { layoutWithDp } from "./mixed.js";
 import { decodeState, encodeState } from "./state.js";
 import { SERVE_FIELDS, STEP_FILLER, defaultServeRaw, resolveServing, serveKeys } from "./serve_state.js";
 import { DASH, configPanel, h, noteWeights, readConfigFile, readRaw, seedCustom, show, showErrors, syncDevices,
@@ -66,12 +67,13 @@ function fieldOf(message) {
   const opt = /^--(input-tokens|output-tokens|concurrency|max-concurrency|chunk-tokens|price-per-device-hour|ttft-ms|tpot-ms|tp|pp|ep|dp|devices)\b/
     .exec(message);
   if (opt) {
-    return { "input-tokens": "in", "output-tokens": "out", concurrency: "conc", "max-concurrency": "conc",
+    return { "input-tokens": "in", "output-tokens": "out", concurrency: "conc", "max-concurrency": "cap",
       "chunk-tokens": "chunk", "price-per-device-hour": "price", "ttft-ms": "ttft", "tpot-ms": "tpot", devices: "dev" }[opt[1]]
       || opt[1];
   }
   if (/has no published \w+ peak/.test(message)) return "act";
   if (/bare parameter count|^--model/.test(message)) return "model";
+  if (/^layouts\b/.test(message)) return "scope";
   return "in"; // no layout holds one request of I + O tokens
 }
 
@@ -84,6 +86,32 @@ const sentence = (msg) => {
 function valueOf(row, p) {
   if (row.key === "expected_output_tokens_per_s_per_device") return p.expected_output_tokens_per_s / p.devices;
   return p[row.key];
+}
+
+/** A select of the Serving mode's own, built as configPanel builds the shared ones and registered in `panel`
+ *  beside them (before the field `before`), so it is read, written and given its sentence the same way. */
+function addSelect(panel, uid, key, options, before) {
+  const id = `${uid}-${key}`;
+  const sel = h("select", { id, name: key, "aria-describedby": `${id}-msg` });
+  for (const [value, text] of options) sel.appendChild(h("option", { value, text }));
+  const msg = h("span", { class: "rl-calc-msg", id: `${id}-msg` });
+  const wrap = h("div", { class: "rl-calc-field", "data-key": key }, h("label", { for: id, text: SERVE_FIELDS[key].label }),
+    sel, msg);
+  panel.inputs[key] = sel; panel.msgs[key] = msg; panel.wraps[key] = wrap;
+  before.parentNode.insertBefore(wrap, before);
+}
+
+/** Beside the layout fields: which layouts the frontier spans, and whether the layout typed below is used. */
+function scopeNote(r, lay) {
+  const ic = r.device.interconnect;
+  const domain = `every layout within one scale-up domain (up to ${devicesText(ic ? ic.domain_devices : 1)})`;
+  if (r.opts.layouts === "set") return `The frontier spans ${lay.name} alone (${devicesText(lay.devices)}).`;
+  if (r.opts.concurrency !== null) return `Your point is on ${lay.name}; the frontier spans ${domain}.`;
+  if (lay.devices > 1) {
+    return `The layout below is set aside while the frontier spans ${domain}: choose “only the layout below” to hold `
+      + `it to ${lay.name}, or give a concurrency to ring your point on it.`;
+  }
+  return `The frontier spans ${domain}; type a layout below to hold it to that one.`;
 }
 
 /** The largest output tokens/s per device on the frontier (fewer devices on a tie), as best_under_targets picks. */
@@ -120,6 +148,10 @@ export function servingSection(registry, uid, search, stepBase) {
   let raw = state.raw, notices = state.notices, last = null, lastRaw = null, cfgError = null, size = null, legendKey = "";
   const keys = Object.keys(SERVE_FIELDS);
   const panel = configPanel(registry, `${uid}-s`, "Your service", keys, SERVE_FIELDS);
+  addSelect(panel, `${uid}-s`, "scope", [["all", "Every layout within one scale-up domain"],
+    ["set", "Only the layout below"]], panel.wraps.dev);
+  const scopeText = h("span", { class: "rl-calc-wdnote" });
+  panel.wraps.scope.appendChild(scopeText);
   writeRaw(panel, raw);
   syncVisibility(panel, raw);
   panel.wraps.conc.appendChild(h("span", { class: "rl-calc-wdnote", text: "Blank: the whole frontier, marking the point "
@@ -167,6 +199,8 @@ export function servingSection(registry, uid, search, stepBase) {
   const syncLayout = (source) => {
     // Devices picks the engine's layout (one replica); TP × PP × EP × DP otherwise says how many devices.
     const inp = panel.inputs;
+    // A layout typed with no concurrency asks for that layout's frontier: the frontier is held to it.
+    if ([inp.dev, inp.tp, inp.pp, inp.ep, inp.dp].includes(source) && !String(inp.conc.value).trim()) inp.scope.value = "set";
     if (source === inp.dev) {
       const msg = syncDevices(registry, panel, source, STEP_FILLER);
       if (!msg) inp.dp.value = "1";
@@ -189,40 +223,48 @@ export function servingSection(registry, uid, search, stepBase) {
     const { r, out } = last;
     const marks = [];
     const at = (p) => `${p.layout}, ${fmt.integer(p.concurrency)} in flight`;
-    if (out.point) marks.push({ point: out.point, label: `yours: ${at(out.point)}`, words: `your point (${at(out.point)})` });
+    // The best first: its label goes above its ring (it is the highest point per device under the targets).
     if (out.best) {
       marks.push({ point: out.best, label: `best: ${out.best.layout}`, words: `the best under your targets (${at(out.best)})` });
     }
+    if (out.point) marks.push({ point: out.point, label: `yours: ${at(out.point)}`, words: `your point (${at(out.point)})` });
     if (!marks.length) {
       const top = mostPerDevice(out.frontier);
       marks.push({ point: top, label: `top per device: ${top.layout}`,
         words: `the most output tokens/s per device (${at(top)})` });
     }
     const title = "Serving frontier: output tokens/s per device against tokens/s per user (ceilings)";
-    if (drawFrontier(svg, out.frontier, marks, size, title)) {
+    const tpotS = r.opts.tpotS;
+    const target = tpotS === null ? null : { x: 1 / tpotS, label: `TPOT target ${fmt.seconds(tpotS)}` };
+    if (drawFrontier(svg, out.frontier, marks, size, title, target)) {
       const layouts = [...new Map(out.frontier.map((p) => [p.layout, p])).values()];
-      const key = layouts.map((p) => p.layout).join("|");
+      const ringed = `${marks.map((mk) => mk.words.replace(/ \(.*/, "")).join("; ")}`;
+      const key = [...layouts.map((p) => p.layout), ringed, Boolean(target)].join("|");
       if (key !== legendKey) {
         legendKey = key;
-        legend.replaceChildren(...layouts.map((p) => {
+        const item = (tag, attrs, text) => {
           const sw = document.createElementNS("http://www.w3.org/2000/svg", "svg");
-          sw.setAttribute("viewBox", "0 0 28 10");
+          sw.setAttribute("viewBox", "0 0 28 16");
           sw.setAttribute("aria-hidden", "true");
-          const line = document.createElementNS("http://www.w3.org/2000/svg", "line");
-          for (const [k, v] of Object.entries({ x1: 1, x2: 27, y1: 5, y2: 5, class: `rl-calc-fline ${layoutStyle(p)}` })) {
-            line.setAttribute(k, String(v));
-          }
-          sw.appendChild(line);
-          const li = h("li", {}, sw);
-          li.appendChild(document.createTextNode(p.layout));
-          return li;
-        }), h("li", { class: "rl-calc-legend-env", text: "thick: the envelope (Pareto frontier)" }));
+          const mark = document.createElementNS("http://www.w3.org/2000/svg", tag);
+          for (const [k, v] of Object.entries(attrs)) mark.setAttribute(k, String(v));
+          sw.appendChild(mark);
+          return h("li", {}, sw, document.createTextNode(text));
+        };
+        const across = { x1: 1, x2: 27, y1: 8, y2: 8 };
+        legend.replaceChildren(...layouts.map((p) => item("line", { ...across, class: `rl-calc-fline ${layoutStyle(p)}` }, p.layout)),
+          item("line", { ...across, class: "rl-calc-fenvelope" }, "the envelope (Pareto frontier)"),
+          item("circle", { cx: 14, cy: 8, r: 6, class: "rl-calc-fring" }, ringed),
+          ...(target ? [item("line", { x1: 14, x2: 14, y1: 0, y2: 16, class: "rl-calc-ftarget" }, "the TPOT target (points on "
+            + "its right meet it)")] : []));
       }
       const cap = `${r.model.name} on the ${r.device.name}: I ${fmt.integer(r.I)}, O ${fmt.integer(r.O)}, `
         + `${r.opts.weightFormat.toUpperCase()} weights, ${r.opts.activation.toUpperCase()} activations, `
         + `${r.opts.kvDtype.toUpperCase()} KV cache, ${r.opts.attention} attention; ${fmt.integer(out.frontier.length)} `
-        + `points over ${fmt.integer(layouts.length)} layouts within one scale-up domain, concurrency from 1 to each `
-        + `layout's memory cap. Every point is a ceiling. Ringed: ${marks.map((mk) => mk.words).join("; ")}.`;
+        + (r.opts.layouts === "set" ? `points on ${layouts[0].layout} alone` : `points over `
+          + `${fmt.integer(layouts.length)} layouts within one scale-up domain`)
+        + `, concurrency from 1 to each layout's cap. Every point is a ceiling. Ringed: `
+        + `${marks.map((mk) => mk.words).join("; ")}.` + (target ? ` Dashed: a TPOT of ${fmt.seconds(tpotS)}.` : "");
       if (caption.textContent !== cap) caption.textContent = cap;
     }
   };
@@ -256,6 +298,12 @@ export function servingSection(registry, uid, search, stepBase) {
       if (res.out.refusal) fieldErrors[/a TTFT of/.test(res.out.refusal.split(":")[0]) ? "ttft" : "tpot"] = sentence(res.out.refusal);
     }
     showErrors(panel, fieldErrors, notices);
+    let note = "";
+    if (res.r) {
+      const { tp, pp, ep, dp } = res.r.opts;
+      try { note = scopeNote(res.r, layoutWithDp(registry.constants.kernels, tp, pp, ep, dp)); } catch { note = ""; }
+    }
+    if (scopeText.textContent !== note) scopeText.textContent = note;
     noteWeights(registry, panel, res.r ? res.r.cfg : null);
     const stale = Boolean(Object.keys(res.errors).length);
     const p = last ? (last.out.point || last.out.best || mostPerDevice(last.out.frontier)) : null;

@@ -268,23 +268,37 @@ export function servePoint(C, K, m, device, lay, wl, concurrency) {
   return points(C, K, m, device, lay, wl, [concurrency], cap, deratedDevice(C, device))[0];
 }
 
-/** calculator_view.serving: the frontier with its envelope marked, the best point under the targets,
- *  and with `concurrency` the reader's point on the layout `tp`, `pp`, `ep`, `dp`. */
+/** calculator_view.layout_frontier: the service points of one layout over concurrency on the grid up to
+ *  its caps (the frontier held to the layout the reader set); its refusal where one request does not fit. */
+export function layoutFrontier(C, K, m, device, lay, wl) {
+  const first = servePoint(C, K, m, device, lay, wl, lay.dp);
+  const top = Math.min(first.memory_cap, wl.maxConcurrency || first.memory_cap);
+  return concurrencyGrid(top).filter((g) => g >= lay.dp).map((c) => servePoint(C, K, m, device, lay, wl, c));
+}
+
+/** calculator_view.serving: the frontier (every layout within one scale-up domain, or with `layouts` "set"
+ *  only the layout `tp`, `pp`, `ep`, `dp`) with its envelope marked, the best point under the targets,
+ *  and with `concurrency` the reader's point on that layout. */
 export function calculateServing(C, device, m, input, output, opts = {}) {
   const K = C.kernels;
   const wl = workloadOf(C, K, input, output, opts);
-  const pts = frontier(C, K, m, device, wl);
+  const { tp = 1, pp = 1, ep = 1, dp = 1, layouts = "all" } = opts;
+  if (layouts !== "all" && layouts !== "set") throw new CalcError(`layouts must be all or set, got ${layouts}`);
+  const lay = layoutWithDp(K, tp, pp, ep, dp);
+  const pts = layouts === "set" ? layoutFrontier(C, K, m, device, lay, wl) : frontier(C, K, m, device, wl);
   const env = new Set(pareto(pts));
   const { ttftS = null, tpotS = null } = opts;
   let best = null, refusal = null;
   if (ttftS !== null || tpotS !== null) {
     const b = bestUnderTargets(pts, m, device, wl, ttftS, tpotS);
-    if (typeof b === "string") refusal = b; else best = b;
+    if (typeof b === "string") {
+      // One layout searched: the sentence names it, not every layout within its devices.
+      refusal = layouts === "set" ? b.replace(/at any layout within \d+ devices?/, `on ${lay.name}`) : b;
+    } else best = b;
   }
   let point = null;
   if (opts.concurrency !== undefined && opts.concurrency !== null) {
-    const { tp = 1, pp = 1, ep = 1, dp = 1 } = opts;
-    point = servePoint(C, K, m, device, layoutWithDp(K, tp, pp, ep, dp), wl, opts.concurrency);
+    point = servePoint(C, K, m, device, lay, wl, opts.concurrency);
   }
   return { frontier: pts.map((p) => ({ ...p, on_envelope: env.has(p) })), best, refusal, point };
 }

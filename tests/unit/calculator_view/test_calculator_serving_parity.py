@@ -53,6 +53,12 @@ CASES = [
     ("b200", "llama-3.1-70b", 1024, 256, {"weightFormat": "nvfp4", "activation": "fp4", "kvDtype": "fp8",
                                           "ttftS": 10.0, "tpotS": 0.001}),  # FP4 peak; a TPOT nothing meets
     ("h200-sxm", "qwen3-235b-a22b", 4096, 1024, {"weightFormat": "fp8", "activation": "fp8", "maxConcurrency": 256}),
+    # the frontier held to the layout the reader set: TP8 alone, a mixed layout with the reader's cap, a
+    # target nothing on that layout meets (its sentence names the layout)
+    ("h100-sxm5", "llama-3.1-70b", 1024, 256, {"layouts": "set", "tp": 8, "tpotS": 0.03}),
+    ("h200-sxm", "mixtral-8x7b", 2048, 128, {"layouts": "set", "ep": 4, "dp": 2, "maxConcurrency": 40,
+                                             "concurrency": 64}),
+    ("h100-sxm5", "llama-3.1-8b", 1024, 256, {"layouts": "set", "ttftS": 1e-4}),
 ]
 
 REFUSED = [
@@ -70,13 +76,17 @@ REFUSED = [
     ("h100-sxm5", "llama-3.1-8b", 1024, 256, {"latency": -1e-6}),
     ("h100-sxm5", "llama-3.1-8b", 1024, 256, {"weightScope": "heads"}),
     ("b200", "llama-3.1-8b", 1024, 256, {"ttftS": -1.0}),
+    ("h100-sxm5", "llama-3.1-70b", 1024, 256, {"layouts": "set"}),                # one device does not hold it
+    ("h100-sxm5", "llama-3.1-8b", 1024, 256, {"layouts": "set", "tp": 3}),       # 3 does not divide the heads
+    ("h100-sxm5", "llama-3.1-8b", 1024, 256, {"layouts": "some"}),
+    ("h100-sxm5", "llama-3.1-8b", 1024, 256, {"layouts": "set", "maxConcurrency": 2.5}),
 ]
 
 _PY_NAMES = {"weightFormat": "weight_format", "activation": "activation", "kvDtype": "kv_dtype",
              "attention": "attention", "chunk": "chunk_tokens", "maxConcurrency": "max_concurrency",
              "price": "usd_per_device_hour", "ttftS": "ttft_s", "tpotS": "tpot_s", "concurrency": "concurrency",
              "tp": "tp", "pp": "pp", "ep": "ep", "dp": "dp",
-             "latency": "collective_latency", "weightScope": "weight_scope"}
+             "latency": "collective_latency", "weightScope": "weight_scope", "layouts": "layouts"}
 
 
 def _python(device, model, I, O, opts):
@@ -136,6 +146,20 @@ def test_serving_parity_on_a_grid_of_workloads(tmp_path):
     kinds = {p["limited_by"] for r in results for p in r["frontier"] + ([r["point"]] if r["point"] else [])}
     assert {"chunk", "memory", "cap", "bandwidth", "compute"} <= kinds, kinds
     assert _python(*CASES[2])["ok"]["refusal"].startswith("nothing meets a TPOT of 2 ms")
+
+
+def test_a_layout_set_holds_the_frontier_to_it():
+    # Devices 8 and TP 8 with "only the layout set": every point on TP8 (eight devices), none on another
+    # layout; the best under a 30 ms TPOT is on TP8 too, and a TTFT of 0.1 ms, which no layout reaches
+    # (one 8B step reads 15 GB of weights: at least 4.5 ms on an H100), is refused naming the one layout.
+    got = _python(*CASES[-3])["ok"]
+    assert {(p["layout"], p["devices"]) for p in got["frontier"]} == {("TP8", 8)}
+    assert got["best"]["layout"] == "TP8"
+    mixed = _python(*CASES[-2])["ok"]
+    assert {p["layout"] for p in mixed["frontier"]} == {"EP4 × DP2"}
+    assert max(p["concurrency"] for p in mixed["frontier"]) == 40  # the reader's cap
+    refusal = _python(*CASES[-1])["ok"]["refusal"]
+    assert refusal.startswith("nothing meets a TTFT of 100 µs") and "on 1 device and any concurrency" in refusal, refusal
 
 
 def test_both_sides_refuse_the_same_inputs(tmp_path):
