@@ -4,30 +4,44 @@ Requests arrive with I prompt tokens and leave with O output tokens. The engine 
 `slots` requests at once: the client's concurrency, capped by memory (the KV cache of every
 request at its full I + O tokens, per device under the layout, with the runtime reserve:
 `parallel.max_batch_that_fits`) and by the reader's own cap (an engine's max-batch setting).
-Each engine step runs, as ONE pass through the per-kernel model (`parallel.mixed`):
 
-* one decode token for every request that is generating, and
-* a chunk of at most K prompt tokens (`chunk_tokens`, SGLang's `chunked_prefill_size`; vLLM's
-  `max_num_batched_tokens` is the same budget with the decode tokens counted in it).
+The schedule (decode first, then prompt chunks up to the budget): each engine step runs, as ONE
+pass through the per-kernel model (`parallel.mixed`), one decode token for every request that is
+generating, then up to K prompt tokens (`chunk_tokens`) of the prompts waiting, first come first
+served. vLLM's scheduler batches every running decode before any prefill and fills the rest of
+`max_num_batched_tokens` with prompt chunks; SGLang cuts prompts at `chunked_prefill_size` and runs a
+chunk beside the decodes with `--enable-mixed-chunk` (`CHUNK_SOURCES`, `SCHEDULE_SOURCES`).
 
-A request's prompt takes n_p = ⌈I ÷ K⌉ steps; the step that finishes it emits the first output
-token, and O − 1 decode steps emit the rest, so a request is n_p + O − 1 steps in the engine.
-In steady state (Little's law, in steps) a replica holding s requests finishes
-λ = s ÷ (n_p + O − 1) requests per step, unless its prompts need more than K prefill tokens per
-step (λ·I > K): then λ = K ÷ I and the chunk is the limit. The average step holds
-d = λ(O − 1) decode tokens and p = λ·I prefill tokens. A steady-state average is a fluid
-model: the kernels are costed at the average step, so d and p may be fractional. Attention
-reads each decoding request's context at its average over the request's life, I + O/2
-positions (exact for layers without a window), and each prompt's chunks read the cache
-written by the chunks before them.
+A prompt takes n_p = ⌈I ÷ K⌉ steps, chunk i covering positions (i − 1)·K + 1 … min(i·K, I); the step
+with its last chunk emits the first output token and O − 1 steps emit the rest, so a request is
+L = n_p + O − 1 steps in the engine. A replica holding s requests in steady state, their starts
+spread evenly (the closed loop of C clients, each sending its next request when one ends):
 
-From the step time t: TPOT = t; TTFT = (n_p + the wait for a slot) × t, where the wait is
-what a client concurrency above the slots adds (c ÷ λ − (n_p + O − 1) steps); output tokens/s
-= replicas × λ·O ÷ t; per device ÷ devices; per user 1 ÷ TPOT; request latency TTFT + (O − 1)·t.
+* If s·n_p ≤ L, prompts never overlap: λ = s ÷ L requests finish a step; a share f = λ·n_p of the
+  steps carries one prompt's chunk beside s − 1 decodes, the rest are decode-only steps of s decodes.
+  Of one request's O − 1 gaps between output tokens, g = (s − 1)·n_p ÷ (O − 1) are steps carrying
+  another prompt's chunk.
+* Otherwise a prompt is always in flight: λ = min(s ÷ L, K ÷ I) (the chunk limits it when
+  s ÷ L ≥ K ÷ I), every step carries λ(O − 1) decodes and λ·I prompt tokens (a fluid average of the
+  chunks), and g = 1.
 
-Everything is a ceiling (datasheet peaks, every kernel at its roofline time). The *expected*
-figure reruns the same step on the device derated by the registry's measured efficiencies
-(`measured.derated_device`); it is an estimate, never a measurement.
+Each kind of step is costed as the step it is, through `parallel.mixed`: decodes attend to their
+average context over a life, I + O/2 positions (exact for layers without a window); chunk i reads
+the K and V of positions 1 … min(i·K, I). One prompt's chunk runs on one attention rank and in one
+micro-batch (EP, PP), so a step carrying it is never faster than the chunk's share of the package's
+own prefill of the prompt on the layout (`parallel.prefill`, what `roofline prefill` prints).
+
+From the steps: TTFT = the wait for a slot or the prompt budget (c ÷ λ − L steps, Little's law, at
+the mean step) + the steps carrying the request's own chunks; it is never below `prefill` of the
+prompt. TPOT over a request's life: a decode-only step with weight 1 − g, each chunk's step with
+weight g ÷ n_p; its mean, p50, p90 and p99 (the lowest step time whose share reaches the quantile).
+TTFT has no spread in this steady state (every request waits the same steps). Output tokens/s =
+replicas × λ·O ÷ the mean step; per device ÷ devices; per user 1 ÷ the mean TPOT; request latency
+TTFT + (O − 1) × the mean TPOT.
+
+Every throughput is a ceiling and every time a floor (datasheet peaks, every kernel at its roofline
+time). The *expected* figure reruns the same steps on the device derated by the registry's
+measured efficiencies (`measured.derated_device`); it is an estimate, never a measurement.
 """
 
 from __future__ import annotations
@@ -48,6 +62,12 @@ from roofline.registry.models import Model
 #: to 8192 on H100-, H200- and A100-class GPUs; vLLM's `max_num_batched_tokens` (decode tokens
 #: counted in it) defaults to 8192 for its OpenAI server on GPUs of 70 GiB or more.
 DEFAULT_CHUNK_TOKENS = 8192
+SCHEDULE_SOURCES = (
+    ("vLLM optimization guide, chunked prefill: the scheduler batches all pending decodes before any prefill",
+     "https://docs.vllm.ai/en/latest/configuration/optimization.html"),
+    ("SGLang server arguments: chunked_prefill_size, and enable_mixed_chunk to run a chunk beside the decodes",
+     "https://docs.sglang.ai/advanced_features/server_arguments.html"),
+)
 CHUNK_SOURCES = (
     ("SGLang server_args.py: chunked_prefill_size 8192 on H100, H200 and A100-class GPUs",
      "https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/server_args.py"),
@@ -71,6 +91,21 @@ BOUND_MEANING = {
     "link-bandwidth": "the link: collectives take half the step or more, most of it moving bytes",
     "link-latency": "the link: collectives take half the step or more, most of it latency",
 }
+#: The statistics a latency target may be judged on; MLPerf's Server scenario judges TTFT and TPOT at p99.
+PERCENTILES = ("mean", "p50", "p90", "p99")
+DEFAULT_PERCENTILE = "p99"
+_QUANTILE = {"p50": 0.50, "p90": 0.90, "p99": 0.99}
+#: A prompt costs one step per chunk; past this many chunks a prompt the chunk is a typo.
+MAX_CHUNKS_PER_PROMPT = 4096
+
+
+def check_percentile(option: str, value) -> str:
+    """`value` if it is one of `PERCENTILES`, else one sentence naming `option`."""
+    if value not in PERCENTILES:
+        raise InputError(f"{option} must be one of {', '.join(PERCENTILES)}, got {value!r}")
+    return value
+
+
 DERATE_MISSES = ("scheduling gaps between steps, kernel launch overhead, sampling, the CPU's share, "
                  "ragged batches and request-length variation")
 
@@ -191,6 +226,17 @@ class ServicePoint(_Rates):
     bound: str
     expected_output_tokens_per_s: float
     expected_step_time_s: float
+    prefill_s: float                 # `roofline prefill` of one prompt on this layout: TTFT never goes below it
+    decode_step_s: float             # a step with no prompt tokens
+    prompt_step_s: float             # a step carrying a prompt's chunk, the mean over the prompt's chunks
+    prompt_step_share: float         # the share of steps that carry prompt tokens
+    prompt_gap_share: float          # the share of a request's gaps between output tokens that carry a prompt
+    tpot_p50_s: float
+    tpot_p90_s: float
+    tpot_p99_s: float
+    ttft_p50_s: float
+    ttft_p90_s: float
+    ttft_p99_s: float
     usd_per_million_output_tokens: float | None = None
     usd_per_million_input_tokens: float | None = None
     model_name: str = ""
@@ -211,6 +257,16 @@ class ServicePoint(_Rates):
     @property
     def bound_meaning(self) -> str:
         return BOUND_MEANING[self.bound]
+
+    def tpot_at(self, percentile: str) -> float:
+        """TPOT at `percentile` (one of `PERCENTILES`): "mean" is `tpot_s`."""
+        return self.tpot_s if check_percentile("--tpot-percentile", percentile) == "mean" \
+            else getattr(self, f"tpot_{percentile}_s")
+
+    def ttft_at(self, percentile: str) -> float:
+        """TTFT at `percentile` (one of `PERCENTILES`): "mean" is `ttft_s`."""
+        return self.ttft_s if check_percentile("--ttft-percentile", percentile) == "mean" \
+            else getattr(self, f"ttft_{percentile}_s")
 
 
 # ------------------------------------------------------------------------ the model -------
@@ -239,6 +295,22 @@ def _chunk_sums(model: Model, prompt: int, chunk: int) -> tuple[float, float]:
     return reads, scored
 
 
+def _chunks(model: Model, wl: Workload) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each chunk of one prompt as the engine cuts it: (tokens, layer-summed positions its attention
+    reads, layer-summed query-key pairs it scores), chunk i covering positions (i−1)·K + 1 … min(i·K, I)."""
+    I, K = wl.input_tokens, wl.chunk_tokens
+    ends = np.minimum(np.arange(1, wl.prefill_steps + 1, dtype=float) * K, I)
+    starts = np.concatenate([[0.0], ends[:-1]])
+    size = ends - starts
+    reads = np.asarray(kernels.layer_positions(model, ends), float)
+    if wl.attention == "fused":  # the causal pairs of positions start+1 … end, each against all before it
+        pairs = np.asarray(kernels.causal_layer_pairs(model, ends), float) - \
+            np.asarray(kernels.causal_layer_pairs(model, starts), float)
+    else:  # unfused scores every chunk token against the chunk's end (as `_chunk_sums`)
+        pairs = size * reads
+    return size, reads, pairs
+
+
 def _work(model: Model, wl: Workload, per_replica_slots: np.ndarray):
     """The steady-state average step of one replica holding `per_replica_slots` requests:
     (its MixedWork, requests finished per step λ, whether the chunk limits λ)."""
@@ -256,6 +328,104 @@ def _work(model: Model, wl: Workload, per_replica_slots: np.ndarray):
                              prefill_positions=lam * reads, prefill_pairs=lam * pairs, head_tokens=d + lam,
                              requests=running, kv_positions=running * float(kernels.layer_positions(model, I + O)))
     return work, lam, chunk_bound
+
+
+@dataclass(frozen=True)
+class StepMix:
+    """The steps of one replica in steady state, per point (arrays over the points asked).
+
+    `lam`: requests finished a step; `overlap`: prompts overlap (every step carries prompt tokens);
+    `prompt_share`: the share f of steps that carry prompt tokens; `gap_share`: the share g of one
+    request's O − 1 gaps between output tokens that are steps carrying another prompt's chunk (its own
+    chunks come before its first token); `decode_step_s`: a decode-only
+    step; `chunk_steps_s`: (points × ⌈I ÷ K⌉) each step carrying one of a prompt's chunks, costed
+    as the step it is; `mean_step_s`: the mean over the mix; `wait_steps`: steps a request waits
+    for a slot or for the prompt budget before its own chunks run.
+    """
+
+    lam: np.ndarray
+    chunk_bound: np.ndarray
+    overlap: np.ndarray
+    prompt_share: np.ndarray
+    gap_share: np.ndarray
+    decode_step_s: np.ndarray
+    chunk_steps_s: np.ndarray
+    mean_step_s: np.ndarray
+    wait_steps: np.ndarray
+
+    @property
+    def mean_gap_s(self) -> np.ndarray:
+        """The mean time between two of a request's output tokens: its mean TPOT."""
+        return (1.0 - self.gap_share) * self.decode_step_s + self.gap_share * self.chunk_steps_s.mean(axis=1)
+
+    @property
+    def own_prefill_s(self) -> np.ndarray:
+        """The steps that carry a request's own chunks, summed: TTFT less the wait."""
+        return self.chunk_steps_s.sum(axis=1)
+
+    @property
+    def ttft_s(self) -> np.ndarray:
+        return self.wait_steps * self.mean_step_s + self.own_prefill_s
+
+    def tpot_quantile_s(self, q: float) -> np.ndarray:
+        """The q-quantile (lowest value whose share of a request's gaps reaches q) of the time between
+        two output tokens: a decode-only step with weight 1 − g, each chunk step with weight g ÷ ⌈I ÷ K⌉."""
+        n = self.chunk_steps_s.shape[1]
+        vals = np.concatenate([self.decode_step_s[:, None], self.chunk_steps_s], axis=1)
+        f = self.gap_share[:, None]
+        w = np.concatenate([1.0 - f, np.repeat(f / n, n, axis=1)], axis=1)
+        order = np.argsort(vals, axis=1, kind="stable")
+        vals = np.take_along_axis(vals, order, axis=1)
+        cum = np.cumsum(np.take_along_axis(w, order, axis=1), axis=1)
+        idx = np.argmax(cum >= q - 1e-12, axis=1)
+        return vals[np.arange(len(vals)), idx]
+
+
+def _step_mix(model: Model, device: Device, layout: Layout, wl: Workload, per_replica_clients: np.ndarray,
+              per_replica_slots: np.ndarray, prefill_s: float) -> StepMix:
+    """The schedule in steady state (module doc): which steps run, and what each costs.
+
+    `prefill_s`: the package's own prefill of one prompt on this layout (`parallel.prefill`); a step
+    carrying a chunk of one prompt is never faster than that chunk's share of it."""
+    I, O = wl.input_tokens, wl.output_tokens
+    n_p, L = wl.prefill_steps, wl.steps_in_engine
+    f_, a, lat = wl.formats, wl.attention, wl.collective_latency
+    s = np.asarray(per_replica_slots, float)
+    lam_free = s / L
+    overlap = lam_free * n_p > 1.0
+    fluid, lam, chunk_bound = _work(model, wl, s)
+    ctx = float(kernels.layer_positions(model, I + O / 2))
+    kv = s * float(kernels.layer_positions(model, I + O))
+    size, reads, pairs = _chunks(model, wl)
+    share_floor = prefill_s * size / I                       # each chunk's share of the prompt's own prefill
+
+    def t(work):
+        return np.atleast_1d(np.asarray(parallel.mixed(model, device, work, f_, a, layout, lat).time_s, float))
+
+    # decode-only: every slot decodes (no prompt in flight)
+    t_dec = t(kernels.MixedWork(decode_tokens=s, decode_positions=s * ctx, prefill_tokens=0 * s,
+                                prefill_positions=0 * s, prefill_pairs=0 * s, head_tokens=s, requests=s,
+                                kv_positions=kv))
+    # one prompt's chunk i beside the other s − 1 slots decoding: points × chunks, flattened
+    d = np.repeat(s - 1.0, n_p)
+    last = np.tile(np.arange(n_p) == n_p - 1, len(s)).astype(float)
+    t_chunk = t(kernels.MixedWork(decode_tokens=d, decode_positions=d * ctx, prefill_tokens=np.tile(size, len(s)),
+                                  prefill_positions=np.tile(reads, len(s)), prefill_pairs=np.tile(pairs, len(s)),
+                                  head_tokens=d + last, requests=np.repeat(s, n_p),
+                                  kv_positions=np.repeat(kv, n_p))).reshape(len(s), n_p)
+    t_chunk = np.maximum(t_chunk, share_floor[None, :])
+    # prompts overlapping: every step the fluid average (λ(O − 1) decode and λ·I prompt tokens), never
+    # faster than its prompt tokens' share of the prefill
+    t_fluid = np.maximum(t(fluid), lam * prefill_s)
+    f = np.where(overlap, 1.0, lam * n_p)
+    chunk_steps = np.where(overlap[:, None], np.maximum(t_fluid[:, None], share_floor[None, :]), t_chunk)
+    decode_step = np.where(overlap, t_fluid, t_dec)
+    mean_step = np.where(overlap, chunk_steps.mean(axis=1), (1.0 - f) * t_dec + f * t_chunk.mean(axis=1))
+    # the other s − 1 slots' prompts, n_p steps each a lifetime of L, fall in this request's O − 1 decode steps
+    g = np.where(overlap, 1.0, (s - 1.0) * n_p / (O - 1))
+    c = np.asarray(per_replica_clients, float)
+    wait = np.maximum(c / lam - L, 0.0)     # Little's law: the steps a client's request spends beyond its own L
+    return StepMix(lam, chunk_bound, overlap, f, g, decode_step, chunk_steps, mean_step, wait)
 
 
 def memory_cap(model: Model, device: Device, layout: Layout, wl: Workload) -> int:
@@ -304,6 +474,12 @@ def _classify(step: parallel.ParallelStep, chunk_bound, slots_short, mem_binds) 
     return np.where(chunk_bound, "chunk", out)
 
 
+def _prefill_s(model: Model, device: Device, layout: Layout, wl: Workload) -> float:
+    """The package's own prefill of one prompt on `layout` (`roofline prefill --prompt I`)."""
+    return float(parallel.prefill(model, device, wl.input_tokens, 1, wl.formats, wl.attention, layout,
+                                  wl.collective_latency).time_s)
+
+
 def _points(model: Model, device: Device, layout: Layout, wl: Workload, concurrency, cap: int,
             expected_device: Device | None = None) -> list[ServicePoint]:
     """Service points at each client concurrency in `concurrency` (an array), one vectorised pass."""
@@ -311,33 +487,41 @@ def _points(model: Model, device: Device, layout: Layout, wl: Workload, concurre
     reader_cap = wl.max_concurrency or MAX_CONCURRENCY
     slots = np.minimum(c, min(cap, reader_cap))
     per_replica = slots / layout.dp
-    work, lam, chunk_bound = _work(model, wl, per_replica)
-    f, a = wl.formats, wl.attention
-    lat = wl.collective_latency
-    step = parallel.mixed(model, device, work, f, a, layout, lat)
-    t = np.atleast_1d(np.asarray(step.time_s, float))
+    prefill_s = _prefill_s(model, device, layout, wl)
+    mix = _step_mix(model, device, layout, wl, c / layout.dp, per_replica, prefill_s)
     exp_dev = expected_device or measured.derated_device(device)
-    t_exp = np.atleast_1d(np.asarray(parallel.mixed(model, exp_dev, work, f, a, layout, lat).time_s, float))
-    steps = wl.steps_in_engine
-    in_system_steps = (c / layout.dp) / lam          # Little's law: the client's whole wait, in steps
-    wait_steps = np.maximum(in_system_steps - steps, 0.0)
-    ttft = (wl.prefill_steps + wait_steps) * t
-    latency = ttft + (wl.output_tokens - 1) * t
+    exp_mix = _step_mix(model, exp_dev, layout, wl, c / layout.dp, per_replica, _prefill_s(model, exp_dev, layout, wl))
+    lam, t = mix.lam, mix.mean_step_s
+    ttft, tpot_mean = mix.ttft_s, mix.mean_gap_s
+    tpot = {k: mix.tpot_quantile_s(q) for k, q in _QUANTILE.items()}
+    latency = ttft + (wl.output_tokens - 1) * tpot_mean
     out_tps = layout.dp * lam * wl.output_tokens / t
     in_tps = layout.dp * lam * wl.input_tokens / t
-    exp_tps = layout.dp * lam * wl.output_tokens / t_exp
+    exp_tps = layout.dp * lam * wl.output_tokens / exp_mix.mean_step_s
+    work, _, chunk_bound = _work(model, wl, per_replica)
+    step = parallel.mixed(model, device, work, wl.formats, wl.attention, layout, wl.collective_latency)
     bound = np.atleast_1d(_classify(step, chunk_bound, slots < c, cap <= reader_cap))
-    running = layout.dp * lam * steps
+    running = layout.dp * lam * wl.steps_in_engine
     price = wl.usd_per_device_hour
     usd_s = None if price is None else price * layout.devices / 3600.0
     out = []
     for i in range(len(c)):
+        # every request in the steady state waits the same steps and runs its chunks in the same kind of
+        # steps: its TTFT has no spread (arrival variation, which the closed loop has none of, would add it)
+        tt = float(ttft[i])
         out.append(ServicePoint(
-            model.id, device.id, layout, wl, int(c[i]), float(running[i]), int(cap), float(t[i]), float(ttft[i]),
-            float(t[i]), float(out_tps[i]), float(in_tps[i]), float(latency[i]), str(bound[i]), float(exp_tps[i]),
-            float(t_exp[i]),
-            None if usd_s is None else usd_s / float(out_tps[i]) * 1e6,
-            None if usd_s is None else usd_s / float(in_tps[i]) * 1e6, model.name, device.name))
+            model=model.id, device=device.id, layout=layout, workload=wl, concurrency=int(c[i]),
+            running=float(running[i]), memory_cap=int(cap), step_time_s=float(t[i]), ttft_s=tt, tpot_s=float(tpot_mean[i]),
+            output_tokens_per_s=float(out_tps[i]), input_tokens_per_s=float(in_tps[i]),
+            request_latency_s=float(latency[i]), bound=str(bound[i]), expected_output_tokens_per_s=float(exp_tps[i]),
+            expected_step_time_s=float(exp_mix.mean_step_s[i]), prefill_s=prefill_s,
+            decode_step_s=float(mix.decode_step_s[i]), prompt_step_s=float(mix.chunk_steps_s[i].mean()),
+            prompt_step_share=float(mix.prompt_share[i]), prompt_gap_share=float(mix.gap_share[i]),
+            tpot_p50_s=float(tpot["p50"][i]), tpot_p90_s=float(tpot["p90"][i]), tpot_p99_s=float(tpot["p99"][i]),
+            ttft_p50_s=tt, ttft_p90_s=tt, ttft_p99_s=tt,
+            usd_per_million_output_tokens=None if usd_s is None else usd_s / float(out_tps[i]) * 1e6,
+            usd_per_million_input_tokens=None if usd_s is None else usd_s / float(in_tps[i]) * 1e6,
+            model_name=model.name, device_name=device.name))
     return out
 
 
@@ -356,7 +540,7 @@ def serve_point(model: Model, device: Device, layout: Layout, workload: Workload
     """The service at the workload's concurrency on one layout.
 
     >>> p = serve_point(get_model("llama-3.1-8b"), get_device("h100-sxm5"), Layout(), Workload(1024, 256, 1))
-    >>> p.bound, p.ttft_s == p.tpot_s  # one prompt chunk: the first token comes one step after arrival
+    >>> p.bound, p.ttft_s == p.prefill_s  # one request, one chunk: its first token after its own prefill
     ('bandwidth', True)
     """
     if workload.concurrency is None:

@@ -388,3 +388,90 @@ def test_doctests():
                                                   "Layout": Layout, "Workload": Workload},
                              optionflags=doctest.ELLIPSIS, report=False)
     assert result.failed == 0 and result.attempted > 0
+
+
+# ------------------------------------------------- TTFT from the prompt's own prefill, the step mix -----
+def test_ttft_of_a_prompt_longer_than_one_chunk_by_hand():
+    # I = 6, O = 8, K = 4, concurrency 2, one device: n_p = ⌈6/4⌉ = 2 chunks, L = 2 + 7 = 9 steps a request.
+    # s·n_p = 4 ≤ 9: prompts never overlap; λ = 2/9 a step, a share f = λ·n_p = 4/9 of steps carries a chunk.
+    # Decodes attend to I + O/2 = 10 positions: 2 layers · 10 = 20 pairs each.
+    # Chunk 1 (positions 1-4): 4 tokens, pairs 2·(4·5/2) = 20, beside the other slot's decode (1 token, 20 pairs),
+    #   logit rows 1: 640·5 + 21·40 + 64·1 = 4104 FLOPs → 4.104 ms.
+    # Chunk 2 (positions 5-6): 2 tokens, pairs 2·(6·7/2 − 4·5/2) = 22, beside 1 decode; rows 1 + 1 (the prompt ends):
+    #   640·3 + 21·42 + 64·2 = 2930 FLOPs → 2.930 ms.
+    # The prompt's own prefill (what `roofline prefill --prompt 6` costs): 640·6 + 21·42 + 64 = 4786 → 4.786 ms;
+    # each chunk's share (4/6 and 2/6 of it: 3.19 and 1.60 ms) is below its step, so the steps stand.
+    # TTFT = 4.104 + 2.930 = 7.034 ms (no wait: both clients hold a slot).
+    # Decode-only step: 2 decodes, 640·2 + 21·40 + 64·2 = 2248 → 2.248 ms.
+    # Mean step: (5/9)·2.248 + (4/9)·(4.104 + 2.930)/2 = 2.81200 ms; output tokens/s λ·O ÷ t = (2/9)·8 ÷ 2.812 ms.
+    # A request's 7 gaps: the other slot's 2 chunk steps (g = 1·2/7) and 5 decode-only steps:
+    # mean TPOT (5·2.248 + 4.104 + 2.930)/7 = 2.61057 ms; p50 2.248 ms (5/7 of gaps), p90 and p99 4.104 ms.
+    p = serve_point(TOY, TOY_DEVICE, Layout(), Workload(6, 8, 2, chunk_tokens=4))
+    assert p.prefill_s == pytest.approx(4.786e-3, rel=1e-9)
+    assert p.ttft_s == pytest.approx(7.034e-3, rel=1e-9)
+    assert p.decode_step_s == pytest.approx(2.248e-3, rel=1e-9)
+    assert p.prompt_step_share == pytest.approx(4 / 9, rel=1e-12)
+    assert p.step_time_s == pytest.approx(2.812e-3, rel=1e-9)
+    assert p.output_tokens_per_s == pytest.approx((2 / 9) * 8 / 2.812e-3, rel=1e-9)
+    assert p.tpot_s == pytest.approx((5 * 2.248 + 4.104 + 2.930) / 7 * 1e-3, rel=1e-9)
+    assert (p.tpot_p50_s, p.tpot_p90_s, p.tpot_p99_s) == pytest.approx((2.248e-3, 4.104e-3, 4.104e-3), rel=1e-9)
+    assert p.request_latency_s == pytest.approx(7.034e-3 + 7 * p.tpot_s, rel=1e-12)
+
+
+BIG_TOY_DEVICE = dataclasses.replace(TOY_DEVICE, memory_capacity_bytes=kernels.RUNTIME_RESERVE_BYTES + 10**6)
+
+
+def test_rare_prompt_steps_set_p99_tpot_and_decode_steps_p50_by_hand():
+    # I = 40 (one chunk of K = 64), O = 101, concurrency 3: L = 101, a request's 100 gaps hold the other two
+    # slots' prompt steps: g = 2/100 = 2 %, rare, yet more than the 1 % p99 leaves out.
+    # Decodes attend to I + O/2 = 90.5 positions: 181 pairs each over 2 layers.
+    # Decode-only step: 3 decodes, 640·3 + 21·543 + 64·3 = 13515 FLOPs → 13.515 ms.
+    # Prompt step: 40 prompt tokens (pairs 2·40·41/2 = 1640) beside 2 decodes, rows 2 + 1:
+    #   640·42 + 21·(362 + 1640) + 64·3 = 69114 FLOPs → 69.114 ms (above the prefill's 60.104 ms).
+    # p50 and p90: the decode step; p99: 98 % of gaps are decode steps, so the prompt step.
+    # Mean 0.98·13.515 + 0.02·69.114 = 14.62698 ms.
+    p = serve_point(TOY, BIG_TOY_DEVICE, Layout(), Workload(40, 101, 3, chunk_tokens=64))
+    assert p.tpot_p50_s == pytest.approx(13.515e-3, rel=1e-9)
+    assert p.tpot_p90_s == pytest.approx(13.515e-3, rel=1e-9)
+    assert p.tpot_p99_s == pytest.approx(69.114e-3, rel=1e-9)
+    assert p.tpot_s == pytest.approx(14.62698e-3, rel=1e-9)
+    assert p.ttft_s == pytest.approx(69.114e-3, rel=1e-9) and p.prefill_s == pytest.approx(60.104e-3, rel=1e-9)
+
+
+def test_one_request_waits_exactly_its_prefill():
+    # Llama 3.1 8B on one H100, I = 1024, one request: nothing else runs, so its first token comes
+    # after its own prefill, what `roofline prefill --prompt 1024` prints; no other prompt runs during
+    # its life, so every gap is a decode-only step: p50 = p99 = the mean.
+    from roofline.model import parallel
+
+    l8 = get_model("llama-3.1-8b")
+    p = serve_point(l8, H100, Layout(), Workload(1024, 256, 1))
+    assert p.ttft_s == float(parallel.prefill(l8, H100, 1024).time_s)
+    assert p.tpot_p99_s == p.tpot_p50_s == p.decode_step_s == p.tpot_s
+    assert p.prompt_gap_share == 0
+
+
+GRID_MODELS = [("llama-3.1-8b", Formats.of(), (Layout(), Layout(tp=2), Layout(pp=2), Layout(dp=2))),
+               ("llama-3.1-70b", FP8, (Layout(tp=4), Layout(tp=2, pp=2), Layout(pp=4))),
+               ("mixtral-8x7b", Formats.of(), (Layout(ep=4), Layout(tp=2), Layout(ep=2, dp=2))),
+               ("gemma-3-27b", Formats.of(), (Layout(tp=2),))]
+
+
+@pytest.mark.parametrize("model_id, formats, layouts", GRID_MODELS, ids=[g[0] for g in GRID_MODELS])
+def test_ttft_is_never_below_the_prompts_own_prefill(model_id, formats, layouts):
+    # TTFT holds the steps carrying the request's own chunks; the prompt's own prefill on the same layout,
+    # formats and attention (`roofline prefill`) is a floor under them, at any concurrency and prompt length.
+    from roofline.model import parallel
+
+    m = get_model(model_id)
+    for lay in layouts:
+        for I in (512, 9000, 20000):
+            pre = float(parallel.prefill(m, H100, I, 1, formats, "fused", lay).time_s)
+            for c in (1, 8, 64, 512):
+                try:
+                    p = serve_point(m, H100, lay, Workload(I, 256, c, formats=formats))
+                except InputError:
+                    continue  # the layout does not hold one request
+                assert p.ttft_s >= pre * (1 - 1e-12), (lay.name, I, c)
+                assert p.ttft_p99_s >= p.ttft_p50_s >= pre * (1 - 1e-12)
+                assert p.tpot_p50_s <= p.tpot_p90_s <= p.tpot_p99_s
