@@ -64,8 +64,25 @@ def test_a_tpot_where_the_weights_dominate_matches_the_datasheet(page):
     assert 1.0 <= tpot / weights_only_s <= 1.01, (tpot, weights_only_s)
     assert c["limited_by"]["text"].startswith("memory bandwidth")
     assert math.isclose(float(c["output_tokens_per_s_per_user"]["value"]), 1 / tpot, rel_tol=1e-12)
-    assert "(ceiling)" in page.locator(".rl-calc-serve tr[data-row=tpot_s] th").inner_text()
+    assert "(floor)" in page.locator(".rl-calc-serve tr[data-row=tpot_s] th").inner_text()  # a bound on a time
     assert c["layout"]["text"] == "1 device (1 device)"
+    no_bad_words(page)
+
+
+def test_ttft_contains_the_prompts_own_prefill(page):
+    # Llama 3.1 8B on one H100 SXM5 in BF16, one request in flight, I = 1,024, O = 256: its first token
+    # comes after its own prompt's prefill, whose weight matmuls alone are 2 × 7,504,924,672 parameters
+    # (less the embedding table) × 1,024 tokens = 1.537e13 FLOPs ÷ 989.4e12 FLOP/s (H100 SXM5 dense BF16,
+    # datasheet) = 15.5 ms. An average engine step (about one token) would give some 4.5 ms instead.
+    open_serve(page, "s_model=llama-3.1-8b&s_hw=h100-sxm5&s_in=1024&s_out=256&s_conc=1&s_wd=bf16")
+    c = cells(page)
+    matmuls_s = 2 * 7_504_924_672 * 1024 / 989.4e12
+    ttft, prefill = float(c["ttft_s"]["value"]), float(c["prefill_s"]["value"])
+    assert ttft >= prefill >= matmuls_s, (ttft, prefill, matmuls_s)
+    assert math.isclose(ttft, prefill, rel_tol=1e-12)  # alone: no wait, no other request's decodes
+    # the prompt's steps are rare (one in 256): the p50 TPOT is a step of decodes only
+    assert float(c["tpot_p50_s"]["value"]) == float(c["decode_step_s"]["value"])
+    assert "prefill alone" in page.locator(".rl-calc-serve .rl-calc-ssummary").inner_text()
     no_bad_words(page)
 
 

@@ -42,23 +42,33 @@ const PREFIX = "s_";
 const usd = (v) => `$${fmt.sig(v)}`;
 const devicesText = (n) => `${fmt.integer(n)} device${n > 1 ? "s" : ""}`;
 
-/** The chosen point's rows: every figure a ceiling unless the label says expected. */
+/** The chosen point's rows: every throughput a ceiling and every time a floor, unless the label says expected. */
 const ROWS = [
   { key: "layout", label: "Layout", f: (v, p) => `${v} (${devicesText(p.devices)})` },
   { key: "concurrency", label: "Requests in flight (the clients')", f: fmt.integer },
   { key: "running", label: "Requests the engine holds (steady state)", f: (v) => fmt.sig(v) },
   { key: "memory_cap", label: "Memory cap: requests whose KV cache at I + O tokens fits", f: fmt.integer },
   { key: "limited_by", label: "Binding limit", f: null },
-  { key: "ttft_s", label: "Time to first token, TTFT (ceiling)", f: fmt.seconds },
-  { key: "tpot_s", label: "Time per output token, TPOT (ceiling)", f: fmt.seconds },
-  { key: "output_tokens_per_s_per_user", label: "Tokens/s per user, 1 ÷ TPOT (ceiling)", f: fmt.tokensPerS },
+  { key: "ttft_s", label: "Time to first token, TTFT (floor): the wait, then the steps carrying the prompt's own chunks",
+    f: fmt.seconds },
+  { key: "prefill_s", label: "The prompt's prefill alone on this layout (floor; TTFT never goes below it)", f: fmt.seconds },
+  { key: "tpot_s", label: "Time per output token, TPOT, mean over a request's life (floor)", f: fmt.seconds },
+  { key: "tpot_p50_s", label: "TPOT p50 (floor)", f: fmt.seconds },
+  { key: "tpot_p90_s", label: "TPOT p90 (floor)", f: fmt.seconds },
+  { key: "tpot_p99_s", label: "TPOT p99 (floor)", f: fmt.seconds },
+  { key: "decode_step_s", label: "A step of decodes only (floor)", f: fmt.seconds },
+  { key: "prompt_step_s", label: "A step carrying a prompt's chunk beside the decodes, mean over the chunks (floor)",
+    f: fmt.seconds },
+  { key: "prompt_gap_share", label: "Share of a request's gaps between tokens that carry another prompt's chunk",
+    f: (v) => `${fmt.sig(v * 100)} %` },
+  { key: "output_tokens_per_s_per_user", label: "Tokens/s per user, 1 ÷ mean TPOT (ceiling)", f: fmt.tokensPerS },
   { key: "output_tokens_per_s", label: "Output tokens/s, all devices (ceiling)", f: fmt.tokensPerS },
   { key: "output_tokens_per_s_per_device", label: "Output tokens/s per device (ceiling)", f: fmt.tokensPerS },
   { key: "expected_output_tokens_per_s_per_device", label: "Output tokens/s per device, expected (derated, not a measurement)",
     f: fmt.tokensPerS },
   { key: "usd_per_million_output_tokens", label: "$ per million output tokens (at the ceiling)", f: usd, none: "no price given" },
   { key: "usd_per_million_input_tokens", label: "$ per million input tokens (at the ceiling)", f: usd, none: "no price given" },
-  { key: "request_latency_s", label: "Request latency, TTFT + (O − 1) × TPOT (ceiling)", f: fmt.seconds },
+  { key: "request_latency_s", label: "Request latency, TTFT + (O − 1) × mean TPOT (floor)", f: fmt.seconds },
 ];
 
 /** The field a refusal belongs beside, from the option its sentence names. */
@@ -132,8 +142,11 @@ function assumptions(registry, r) {
   return `Assumed: a prefill chunk of ${fmt.integer(r.opts.chunk)} prompt tokens an engine step (SGLang's and vLLM's `
     + `default on H100-class GPUs); a runtime reserve of ${fmt.nbytes(C.kernels.runtime_reserve_bytes)} a device; every `
     + `request's KV cache at its full I + O tokens caps the requests in flight; a decoding request attends to I + O/2 `
-    + `positions on average; continuous batching in steady state (a fluid average step); collective latency: ${lat}. `
-    + `Every figure is a ceiling (datasheet peaks, each kernel at its roofline time), never a measurement. `
+    + `positions on average; continuous batching in steady state, each step running every decode first, then prompt `
+    + `chunks up to the chunk (as vLLM and SGLang schedule); a step carrying a prompt's chunk is costed as the step it is, `
+    + `and never faster than that chunk's share of the prompt's own prefill; collective latency: ${lat}. `
+    + `Every throughput is a ceiling and every time a floor (datasheet peaks, each kernel at its roofline time), never a `
+    + `measurement. `
     + `Expected reruns the step derated by the registry's measured efficiencies: bandwidth ×${fmt.sig(D.bandwidth)}, `
     + `GEMM ×${fmt.sig(D.gemm)}, link ×${fmt.sig(D.collective)}; it does not capture ${S.derate_misses}.`;
 }
@@ -327,10 +340,11 @@ export function servingSection(registry, uid, search, stepBase) {
     } else {
       const o = res.out;
       const which = o.point ? "Your point" : o.best ? "Best under your targets" : "Most output tokens/s per device";
-      text = `${which} (ceilings): ${p.layout} with ${fmt.integer(p.concurrency)} request${p.concurrency === 1 ? "" : "s"} `
-        + `in flight gives TTFT `
-        + `${fmt.seconds(p.ttft_s)}, TPOT ${fmt.seconds(p.tpot_s)}, ${fmt.tokensPerS(p.output_tokens_per_s_per_user)} per user `
-        + `and ${fmt.tokensPerS(p.output_tokens_per_s_per_device)} per device (expected, derated: `
+      text = `${which}: ${p.layout} with ${fmt.integer(p.concurrency)} request${p.concurrency === 1 ? "" : "s"} `
+        + `in flight gives TTFT ${fmt.seconds(p.ttft_s)} (the prompt's prefill alone: ${fmt.seconds(p.prefill_s)}), TPOT `
+        + `${fmt.seconds(p.tpot_s)} on average and ${fmt.seconds(p.tpot_p99_s)} at p99 (floors), `
+        + `${fmt.tokensPerS(p.output_tokens_per_s_per_user)} per user `
+        + `and ${fmt.tokensPerS(p.output_tokens_per_s_per_device)} per device (ceilings; expected, derated: `
         + `${fmt.tokensPerS(p.expected_output_tokens_per_s / p.devices)}); limit: `
         + `${registry.constants.serving.bound_meaning[p.limited_by]}.`
         + (p.usd_per_million_output_tokens === null ? "" : ` ${usd(p.usd_per_million_output_tokens)} per million output tokens.`)

@@ -159,31 +159,98 @@ function classify(C, step, chunkBound, slotsShort, memBinds) {
   return step.stage.bound === C.compute_bound ? "compute" : "bandwidth";
 }
 
+/** serving._chunks: each chunk of one prompt as the engine cuts it (tokens, the layer-summed positions its
+ *  attention reads, the query-key pairs it scores), chunk i covering positions (i − 1)·K + 1 … min(i·K, I). */
+function chunksOf(m, wl) {
+  const size = [], reads = [], pairs = [];
+  for (let i = 1; i <= wl.prefillSteps; i++) {
+    const end = Math.min(i * wl.K, wl.I), start = (i - 1) * wl.K;
+    const r = layerPositions(m, end);
+    size.push(end - start);
+    reads.push(r);
+    pairs.push(wl.attention === "fused" ? causalLayerPairs(m, end) - causalLayerPairs(m, start) : (end - start) * r);
+  }
+  return { size, reads, pairs };
+}
+
+const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
+
+/** StepMix.tpot_quantile_s: the lowest step time whose share of a request's gaps reaches q (a decode-only step
+ *  with weight 1 − g, each chunk's step with weight g ÷ ⌈I ÷ K⌉), sorted stably as numpy's argsort. */
+function quantile(dec, chunk, g, q) {
+  const vals = [dec, ...chunk], w = [1 - g, ...chunk.map(() => g / chunk.length)];
+  const order = vals.map((_, i) => i).sort((a, b) => vals[a] - vals[b]);
+  let cum = 0;
+  for (const i of order) { cum += w[i]; if (cum >= q - 1e-12) return vals[i]; }
+  return vals[order[0]]; // numpy's argmax of all-false: the first
+}
+
+/** serving._step_mix for one point: the steps a replica holding `s` requests runs (a decode-only step and
+ *  one step per chunk of a prompt, or with prompts overlapping the fluid average step), each timed by
+ *  `time` (a step's time on the device or on the derated one), never below the chunk's share of `prefillS`. */
+function stepMix(wl, steps, s, c, lam, time, prefillS) {
+  const { I, O, prefillSteps: nP } = wl;
+  const floors = steps.size.map((z) => prefillS * z / I);
+  let chunk, dec, meanStep, f, g;
+  if (steps.overlap) {
+    const tFluid = Math.max(time(steps.fluid), lam * prefillS);
+    chunk = floors.map((fl) => Math.max(tFluid, fl));
+    dec = tFluid; f = 1; g = 1;
+    meanStep = mean(chunk);
+  } else {
+    chunk = steps.chunks.map((st, i) => Math.max(time(st), floors[i]));
+    dec = time(steps.dec); f = lam * nP; g = (s - 1) * nP / (O - 1);
+    meanStep = (1 - f) * dec + f * mean(chunk);
+  }
+  const wait = Math.max(c / lam - wl.steps, 0);
+  const own = chunk.reduce((a, b) => a + b, 0);
+  return { chunk, dec, meanStep, f, g, ttft: wait * meanStep + own, tpot: (1 - g) * dec + g * mean(chunk) };
+}
+
 /** serving._points: one service point per client concurrency. */
 function points(C, K, m, device, lay, wl, concurrencies, cap, expDevice) {
   const readerCap = wl.maxConcurrency || C.serving.max_concurrency;
   const bpw = (x) => bytesPerWeight(K, weightsFor(wl.f, "experts"), x);
+  const mps = (w) => mixedParallelStep(C, K, m, device, wl.f, wl.attention, w, lay, bpw, wl.latency);
+  const prefill = parallelStep(C, K, m, device, wl.f, wl.attention, "prefill", 1, wl.I, lay, bpw, wl.latency);
+  const prefillS = prefill.timeS, prefillExp = deratedTime(C, prefill, lay);
+  const ch = chunksOf(m, wl);
+  const ctx = layerPositions(m, wl.I + wl.O / 2), full = layerPositions(m, wl.I + wl.O);
+  const nominal = (st) => st.timeS, derated = (st) => deratedTime(C, st, lay);
   return concurrencies.map((c) => {
     const slots = Math.min(c, Math.min(cap, readerCap));
-    const { w, lam, chunkBound } = work(m, wl, slots / lay.dp);
-    const step = mixedParallelStep(C, K, m, device, wl.f, wl.attention, w, lay, bpw, wl.latency);
-    const t = step.timeS;
-    const tExp = deratedTime(C, step, lay);
-    const waitSteps = Math.max((c / lay.dp) / lam - wl.steps, 0.0);
-    const ttft = (wl.prefillSteps + waitSteps) * t;
+    const s = slots / lay.dp, kv = s * full;
+    const { w, lam, chunkBound } = work(m, wl, s);
+    const fluid = mps(w);
+    const steps = { size: ch.size, overlap: (s / wl.steps) * wl.prefillSteps > 1, fluid, dec: null, chunks: null };
+    if (!steps.overlap) {
+      steps.dec = mps({ decode_tokens: s, decode_positions: s * ctx, prefill_tokens: 0, prefill_positions: 0,
+        prefill_pairs: 0, head_tokens: s, requests: s, kv_positions: kv });
+      steps.chunks = ch.size.map((size, i) => mps({ decode_tokens: s - 1, decode_positions: (s - 1) * ctx,
+        prefill_tokens: size, prefill_positions: ch.reads[i], prefill_pairs: ch.pairs[i],
+        head_tokens: s - 1 + (i === ch.size.length - 1 ? 1 : 0), requests: s, kv_positions: kv }));
+    }
+    const mix = stepMix(wl, steps, s, c / lay.dp, lam, nominal, prefillS);
+    const exp = stepMix(wl, steps, s, c / lay.dp, lam, derated, prefillExp);
+    const t = mix.meanStep;
     const outTps = lay.dp * lam * wl.O / t, inTps = lay.dp * lam * wl.I / t;
+    const expTps = lay.dp * lam * wl.O / exp.meanStep;
     const usdS = wl.price === null ? null : wl.price * lay.devices / 3600.0;
+    const q = (x) => quantile(mix.dec, mix.chunk, mix.g, x);
     return {
       layout: lay.name, devices: lay.devices, tp: lay.tp, pp: lay.pp, ep: lay.ep, dp: lay.dp,
       concurrency: c, running: lay.dp * lam * wl.steps, memory_cap: cap,
-      limited_by: classify(C, step, chunkBound, slots < c, cap <= readerCap),
-      step_time_s: t, ttft_s: ttft, tpot_s: t, request_latency_s: ttft + (wl.O - 1) * t,
+      limited_by: classify(C, fluid, chunkBound, slots < c, cap <= readerCap),
+      step_time_s: t, ttft_s: mix.ttft, tpot_s: mix.tpot, request_latency_s: mix.ttft + (wl.O - 1) * mix.tpot,
       output_tokens_per_s: outTps, output_tokens_per_s_per_device: outTps / lay.devices,
-      output_tokens_per_s_per_user: 1.0 / t, input_tokens_per_s: inTps,
-      expected_output_tokens_per_s: lay.dp * lam * wl.O / tExp,
-      expected_output_tokens_per_s_per_device: lay.dp * lam * wl.O / tExp / lay.devices,
+      output_tokens_per_s_per_user: 1.0 / mix.tpot, input_tokens_per_s: inTps,
+      expected_output_tokens_per_s: expTps, expected_output_tokens_per_s_per_device: expTps / lay.devices,
+      expected_step_time_s: exp.meanStep,
       usd_per_million_output_tokens: usdS === null ? null : usdS / outTps * 1e6,
       usd_per_million_input_tokens: usdS === null ? null : usdS / inTps * 1e6,
+      prefill_s: prefillS, decode_step_s: mix.dec, prompt_step_s: mean(mix.chunk), prompt_step_share: mix.f,
+      prompt_gap_share: mix.g, tpot_p50_s: q(0.5), tpot_p90_s: q(0.9), tpot_p99_s: q(0.99),
+      ttft_p50_s: mix.ttft, ttft_p90_s: mix.ttft, ttft_p99_s: mix.ttft,
     };
   });
 }
