@@ -357,12 +357,12 @@ def _layout_rows(s) -> list[tuple[str, str]]:
 
 def _layout(args, model, device) -> parallel.Layout:
     """The layout the options name: --devices N (what an engine picks) or --tp/--pp/--ep/--dp."""
-    explicit = any(v != 1 for v in (args.tp, args.pp, args.ep, args.dp))
+    explicit = any(v not in (1, None) for v in (args.tp, args.pp, args.ep, args.dp))
     if args.devices is not None:
         if explicit:
             raise InputError("--devices picks the layout itself: give --devices or --tp/--pp/--ep/--dp, not both")
         return parallel.engine_layout(model, device, args.devices)
-    return parallel.Layout(args.tp, args.pp, args.ep, args.dp)
+    return parallel.Layout(args.tp or 1, args.pp or 1, args.ep or 1, args.dp or 1)
 
 
 def _latency(args):
@@ -574,13 +574,13 @@ def _add_latency_options(sp) -> None:
                     help="set the latency of every collective yourself, in microseconds")
 
 
-def _add_layout_options(sp) -> None:
+def _add_layout_options(sp, default: int | None = 1) -> None:
     for opt, what in (("tp", "tensor-parallel degree: heads, MLP and vocabulary split N ways, two all-reduces per layer"),
                       ("pp", "pipeline stages: layers split N ways, activations sent between stages"),
                       ("ep", "expert-parallel degree (mixture-of-experts): experts split N ways, all-to-all of routed "
                              "tokens; attention stays whole on each device for its share of the batch"),
                       ("dp", "data-parallel replicas: independent copies, each serving its share of the batch")):
-        sp.add_argument(f"--{opt}", type=_positive_int(f"--{opt}"), default=1, metavar="N", help=what)
+        sp.add_argument(f"--{opt}", type=_positive_int(f"--{opt}"), default=default, metavar="N", help=what)
     _add_latency_options(sp)
     sp.add_argument("--devices", type=_positive_int("--devices"), metavar="N",
                     help="shorthand: the layout an engine would pick for N devices (tensor parallelism as wide "
@@ -666,19 +666,41 @@ def _service_row(p) -> dict[str, str]:
     usd = p.usd_per_million_output_tokens
     return {"layout": p.layout_name, "c": str(p.concurrency), "dev": fmt.sig(p.output_tokens_per_s_per_device),
             "user": fmt.sig(p.output_tokens_per_s_per_user), "ttft": fmt.seconds(p.ttft_s),
-            "tpot": fmt.seconds(p.tpot_s), "exp": fmt.sig(p.expected_output_tokens_per_s_per_device),
+            "pre": fmt.seconds(p.prefill_s), "tpot": fmt.seconds(p.tpot_s), "p50": fmt.seconds(p.tpot_p50_s),
+            "p99": fmt.seconds(p.tpot_p99_s), "exp": fmt.sig(p.expected_output_tokens_per_s_per_device),
             "usd": "—" if usd is None else f"${usd:.3g}", "bound": p.bound}
 
 
 _SERVICE_COLUMNS = [("layout", "layout"), ("c", "concurrency"), ("dev", "tok/s/device"), ("user", "tok/s/user"),
-                    ("ttft", "TTFT"), ("tpot", "TPOT"), ("exp", "expected tok/s/device"), ("usd", "$/M out"),
-                    ("bound", "limit")]
+                    ("ttft", "TTFT"), ("pre", "its prefill"), ("tpot", "TPOT mean"), ("p50", "TPOT p50"),
+                    ("p99", "TPOT p99"), ("exp", "expected tok/s/device"), ("usd", "$/M out"), ("bound", "limit")]
 
 
 def _point_line(label: str, p) -> str:
     return (f"{label}: {p.layout_name}, concurrency {p.concurrency} → {fmt.sig(p.output_tokens_per_s)} output tokens/s "
             f"({fmt.sig(p.output_tokens_per_s_per_device)} per device, {fmt.sig(p.output_tokens_per_s_per_user)} per "
-            f"user), TTFT {fmt.seconds(p.ttft_s)}, TPOT {fmt.seconds(p.tpot_s)}; limit: {p.bound_meaning}")
+            f"user), TTFT {fmt.seconds(p.ttft_s)} (its prompt's prefill alone {fmt.seconds(p.prefill_s)}), TPOT mean "
+            f"{fmt.seconds(p.tpot_s)}, p50 {fmt.seconds(p.tpot_p50_s)}, p90 {fmt.seconds(p.tpot_p90_s)}, p99 "
+            f"{fmt.seconds(p.tpot_p99_s)}; limit: {p.bound_meaning}")
+
+
+def _serve_layouts(args, m: Model, d, lay: parallel.Layout, named: list[str]) -> tuple[list[parallel.Layout], str]:
+    """The layouts `serve` searches and why: the one --tp/--pp/--ep/--dp name, every layout of exactly
+    --devices devices (and the one an engine picks for them), or every layout within one scale-up domain."""
+    if named:
+        return [lay], f"the layout {' '.join(named)} names{'' if lay.devices > 1 else ': one device'}"
+    if args.devices is not None:
+        n = args.devices
+        same = [x for x in parallel.candidate_layouts(m, d, n) if x.devices == n]
+        if lay not in same:
+            same.append(lay)
+        return same, f"every layout of exactly {n} device{'s' if n > 1 else ''}, as --devices {n} asks"
+    if args.concurrency is not None:
+        return [lay], "one device: no layout option given; --tp/--pp/--ep/--dp or --devices choose another"
+    ic = d.interconnect
+    domain = ic.domain_devices if ic else 1
+    return (parallel.candidate_layouts(m, d),
+            f"every layout within one scale-up domain of {domain} device{'s' if domain > 1 else ''}: no layout option given")
 
 
 def cmd_serve(args) -> None:
@@ -686,14 +708,18 @@ def cmd_serve(args) -> None:
     from roofline.model import serving
 
     m, d = model_from_arg(args.model), get_device(args.hardware)
-    explicit = args.devices is not None or any(v != 1 for v in (args.tp, args.pp, args.ep, args.dp))
+    named = [f"--{k} {getattr(args, k)}" for k in ("tp", "pp", "ep", "dp") if getattr(args, k) is not None]
+    explicit = args.devices is not None or bool(named)
     limit, limit_text = _max_context(args, m, args.input_tokens + args.output_tokens, "--input-tokens + --output-tokens")
     lay = _layout(args, m, d)
+    search, why = _serve_layouts(args, m, d, lay, named)
     f, choice = _formats(args, m)
     wl = serving.Workload(args.input_tokens, args.output_tokens, args.concurrency, args.max_concurrency,
                           args.chunk_tokens, f, args.attention, args.price_per_device_hour, _latency(args))
     targets = {"ttft_s": None if args.ttft_ms is None else args.ttft_ms / 1e3,
-               "tpot_s": None if args.tpot_ms is None else args.tpot_ms / 1e3}
+               "tpot_s": None if args.tpot_ms is None else args.tpot_ms / 1e3,
+               "ttft_percentile": args.ttft_percentile, "tpot_percentile": args.tpot_percentile}
+    timed = ("ttft_s", "tpot_s")
     payload: dict[str, Any] = {
         "model": m.id, "hardware": d.id,
         "workload": {"input_tokens": wl.input_tokens, "output_tokens": wl.output_tokens,
@@ -708,10 +734,12 @@ def cmd_serve(args) -> None:
                          (d.interconnect.latency_floor_s if d.interconnect else None)
                          if wl.collective_latency == parallel.LATENCY_FLOOR else
                          None if wl.collective_latency == parallel.LATENCY_RING else wl.collective_latency},
-        "targets": targets, "ceiling": "every figure but expected_* is a ceiling: datasheet peaks, each kernel at its "
-                                       "roofline time; expected_* is derated by measured efficiencies, not measured",
+        "targets": targets, "ceiling": "every throughput but expected_* is a ceiling and every time a floor (a best "
+                                       "case): datasheet peaks, each kernel at its roofline time; expected_* is "
+                                       "derated by measured efficiencies, not measured",
     }
-    lines = [f"serve · {m.name} on {d.name} · {wl.description}"]
+    lines = [f"serve · {m.name} on {d.name} · {wl.description}",
+             f"layouts searched: {', '.join(x.name for x in search)} ({why})"]
     # a latency other than the link's floor makes the figures estimates at that latency, not ceilings
     kind = "ceiling" if wl.collective_latency == parallel.LATENCY_FLOOR else "at the collective latency set, not a ceiling"
     if wl.concurrency is not None:
@@ -722,26 +750,25 @@ def cmd_serve(args) -> None:
                      f"tokens/s; request latency {fmt.seconds(point.request_latency_s)}"
                      + ("" if point.usd_per_million_output_tokens is None else
                         f"; ${point.usd_per_million_output_tokens:.3g} per million output tokens"))
-    points = serving.frontier(m, d, wl) if wl.concurrency is None or any(v is not None for v in targets.values()) \
-        else []
+    points = serving.frontier(m, d, wl, layouts=search) \
+        if wl.concurrency is None or any(targets[k] is not None for k in timed) else []
+    payload["layouts_searched"] = [x.name for x in search]
+    payload["layouts_searched_why"] = why
     if wl.concurrency is None:
-        if explicit:
-            offline = serving.offline_max(m, d, lay, wl)
-        else:  # no layout named: the layout whose offline maximum gives the most per device, named in the output
-            fits = {p.layout for p in points}
-            offline = max((serving.offline_max(m, d, x, wl) for x in fits),
-                          key=lambda p: (p.output_tokens_per_s_per_device, -p.devices))
+        # the layout whose offline maximum gives the most per device among those searched, named in the output
+        fits = {p.layout for p in points}
+        offline = max((serving.offline_max(m, d, x, wl) for x in fits),
+                      key=lambda p: (p.output_tokens_per_s_per_device, -p.devices))
         payload["offline"] = _service_payload(offline)
         env = serving.pareto(points)
         on_env = {id(p) for p in env}
         payload["frontier"] = [{**_service_payload(p), "on_envelope": id(p) in on_env} for p in points]
         lines.append(_point_line(f"offline maximum ({kind})", offline)
-                     + ("" if explicit else " (the layout with the most per device)"))
-        lines.append(f"envelope of {len(points)} points over every layout within one scale-up domain (ceilings; "
-                     "expected is derated):")
+                     + ("" if len(fits) == 1 else " (the layout with the most per device)"))
+        lines.append(f"envelope of {len(points)} points (ceilings; times are floors; expected is derated):")
         lines.append(_table([_service_row(p) for p in env], _SERVICE_COLUMNS))
     unmet = None
-    if points and any(v is not None for v in targets.values()):
+    if points and any(targets[k] is not None for k in timed):
         best = serving.best_under_targets(points, **targets)
         if isinstance(best, str):
             unmet = best
@@ -760,6 +787,10 @@ def cmd_serve(args) -> None:
     lines.append(f"assumed: chunk of {wl.chunk_tokens} prompt tokens a step (SGLang's and vLLM's default on H100-class "
                  f"GPUs); runtime reserve {fmt.nbytes(a['runtime_reserve_bytes'])} a device; KV cache of every "
                  f"request at I + O tokens; decode attends to I + O/2 positions on average")
+    lines.append("schedule: each step runs every generating request's decode token first, then prompt chunks up to "
+                 "the chunk, first come first served (vLLM's scheduler; SGLang with --enable-mixed-chunk); TTFT = "
+                 "the wait for a slot + the steps carrying the request's own chunks; TPOT over the mix of "
+                 "decode-only steps and steps carrying another prompt's chunk")
     der = a["derates"]
     lines.append(f"expected = derated by bandwidth ×{der['bandwidth']['value']:.3g}, GEMM ×{der['gemm']['value']:.3g}, "
                  f"link ×{der['collective']['value']:.3g} (medians of the registry's published measurements); "
@@ -769,6 +800,12 @@ def cmd_serve(args) -> None:
                            if getattr(args, k.replace("-", "_")) is not None)
         raise InputError(f"{options}: {unmet}")
     _emit(args, payload, "\n".join(lines) + limit_text)
+
+
+def serving_percentiles() -> tuple[str, ...]:
+    from roofline.model.serving import PERCENTILES
+
+    return PERCENTILES
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -844,11 +881,14 @@ def build_parser() -> argparse.ArgumentParser:
                        help="requests the clients keep in flight: one point at this layout instead of the sweep")
     group.add_argument("--max-concurrency", type=_whole_number("--max-concurrency", 1, 10**6), metavar="C",
                        help="the engine's cap on requests in flight (max-num-seqs); memory caps them too")
-    _add_layout_options(sp)
+    _add_layout_options(sp, default=None)  # None: not given, so every layout is searched
     sp.add_argument("--ttft-ms", type=_number("--ttft-ms", 0, 1e9, "milliseconds", low_inclusive=False), metavar="T",
                     help="target: time to first token at most T ms")
     sp.add_argument("--tpot-ms", type=_number("--tpot-ms", 0, 1e9, "milliseconds", low_inclusive=False), metavar="T",
                     help="target: time per output token at most T ms")
+    for which in ("ttft", "tpot"):
+        sp.add_argument(f"--{which}-percentile", choices=serving_percentiles(), default="p99",
+                        help=f"the statistic the --{which}-ms target is judged on (MLPerf Server's is p99)")
     sp.add_argument("--price-per-device-hour", metavar="USD",
                     type=_number("--price-per-device-hour", 0, 1000, "USD", low_inclusive=False),
                     help="what one device costs an hour, your figure: adds $ per million output and input tokens")

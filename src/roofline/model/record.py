@@ -119,4 +119,9 @@ def service_record(p) -> dict[str, Any]:
             "expected_output_tokens_per_s": p.expected_output_tokens_per_s,
             "expected_output_tokens_per_s_per_device": p.expected_output_tokens_per_s_per_device,
             "usd_per_million_output_tokens": p.usd_per_million_output_tokens,
-            "usd_per_million_input_tokens": p.usd_per_million_input_tokens}
+            "usd_per_million_input_tokens": p.usd_per_million_input_tokens,
+            # the step mix behind TTFT and TPOT (serving's module doc)
+            "prefill_s": p.prefill_s, "decode_step_s": p.decode_step_s, "prompt_step_s": p.prompt_step_s,
+            "prompt_step_share": p.prompt_step_share, "prompt_gap_share": p.prompt_gap_share,
+            "tpot_p50_s": p.tpot_p50_s, "tpot_p90_s": p.tpot_p90_s, "tpot_p99_s": p.tpot_p99_s,
+            "ttft_p50_s": p.ttft_p50_s, "ttft_p90_s": p.ttft_p90_s, "ttft_p99_s": p.ttft_p99_s}

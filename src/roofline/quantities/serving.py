@@ -16,13 +16,21 @@ from roofline.quantities.core import Input, Quantity, Source, Term, as_device, a
 _FIELDS = {
     "output_tokens_per_s": ("tokens/s", "output tokens/s, all devices"),
     "output_tokens_per_s_per_device": ("tokens/s", "output tokens/s per device"),
-    "output_tokens_per_s_per_user": ("tokens/s", "output tokens/s per user (1 ÷ TPOT)"),
+    "output_tokens_per_s_per_user": ("tokens/s", "output tokens/s per user (1 ÷ the mean TPOT)"),
     "expected_output_tokens_per_s": ("tokens/s", "expected output tokens/s (derated, not measured)"),
     "expected_output_tokens_per_s_per_device": ("tokens/s", "expected output tokens/s per device (derated, not measured)"),
     "input_tokens_per_s": ("tokens/s", "prompt tokens/s, all devices"),
     "ttft_s": ("s", "time to first token"),
-    "tpot_s": ("s", "time per output token"),
-    "step_time_s": ("s", "engine step time"),
+    "tpot_s": ("s", "time per output token, the mean"),
+    "tpot_p50_s": ("s", "time per output token, the median"),
+    "tpot_p90_s": ("s", "time per output token, 90th percentile"),
+    "tpot_p99_s": ("s", "time per output token, 99th percentile"),
+    "prefill_s": ("s", "the prompt's own prefill (roofline prefill)"),
+    "decode_step_s": ("s", "a decode-only engine step"),
+    "prompt_step_s": ("s", "an engine step carrying a prompt chunk"),
+    "prompt_step_share": ("%", "share of engine steps carrying a prompt chunk"),
+    "prompt_gap_share": ("%", "share of a request's gaps between tokens that carry a prompt chunk"),
+    "step_time_s": ("s", "engine step time, the mean"),
     "request_latency_s": ("s", "request latency"),
     "running": ("", "requests the engine holds"),
     "concurrency": ("", "requests in flight"),
@@ -69,6 +77,10 @@ def _line(p, what: str, wl) -> tuple:
         return (Term(float(getattr(p, per_device[what])), "tokens/s"), "÷", Term(float(p.devices)))
     if what == "output_tokens_per_s_per_user":
         return (Term(1.0), "÷", Term(p.tpot_s, "s"))
+    if isinstance(p, _srv.ServicePoint) and what == "tpot_s":  # the mean over a request's gaps
+        g = p.prompt_gap_share
+        return ((Term(1.0 - g), "×", Term(p.decode_step_s, "s"), "+", Term(g), "×", Term(p.prompt_step_s, "s"))
+                if 0 < g < 1 else ())
     if isinstance(p, _srv.DisaggregatedPoint):
         # The prompt's chunks on the prefill pool, then its KV cache over the link; the rates come
         # from two pools in balance, no one line.
@@ -80,13 +92,11 @@ def _line(p, what: str, wl) -> tuple:
         tokens = wl.input_tokens if what == "input_tokens_per_s" else wl.output_tokens
         step = Term(p.expected_step_time_s, "s") if what.startswith("expected") else t
         return (Term(p.running), "×", Term(float(tokens)), "÷", "(", steps, "×", step, ")")
-    wait = p.ttft_s / p.step_time_s - wl.prefill_steps  # Little's law: steps a request queues before its prompt
-    ttft = ((Term(float(wl.prefill_steps)),) if wait < 1e-9 else
-            ("(", Term(float(wl.prefill_steps)), "+", Term(wait), ")"))
-    if what == "ttft_s":
-        return (*ttft, "×", t)
+    if what == "ttft_s":  # the wait for a slot (Little's law, at the mean step), then the steps carrying its chunks
+        own = Term(p.ttft_s - p.wait_steps * p.step_time_s, "s")
+        return (own,) if p.wait_steps < 1e-9 else (Term(p.wait_steps), "×", t, "+", own)
     if what == "request_latency_s":
-        return (Term(p.ttft_s, "s"), "+", Term(float(wl.output_tokens - 1)), "×", t)
+        return (Term(p.ttft_s, "s"), "+", Term(float(wl.output_tokens - 1)), "×", Term(p.tpot_s, "s"))
     if what in ("usd_per_million_output_tokens", "usd_per_million_input_tokens") and wl.usd_per_device_hour:
         rate = p.output_tokens_per_s if "output" in what else p.input_tokens_per_s
         return (Term(wl.usd_per_device_hour, "USD"), "×", Term(float(p.devices)), "÷", Term(3600.0), "÷",

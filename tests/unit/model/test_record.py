@@ -111,7 +111,7 @@ def _readme_keys() -> set[str]:
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     start = text.index("### One step, one schema")
     table = text[start:text.index("\n#", start + 5)]
-    return set(re.findall(r"^\| `([a-z_]+)`", table, re.M))
+    return set(re.findall(r"^\| `([a-z0-9_]+)`", table, re.M))
 
 
 def test_readme_lists_every_key_of_the_one_schema(docs):
