@@ -236,34 +236,24 @@ def _serving_constants() -> dict[str, Any]:
 
     return {"default_chunk_tokens": S.DEFAULT_CHUNK_TOKENS, "max_tokens": S.MAX_TOKENS,
             "max_concurrency": S.MAX_CONCURRENCY, "max_usd_per_device_hour": S.MAX_USD_PER_DEVICE_HOUR,
+            "max_chunks_per_prompt": S.MAX_CHUNKS_PER_PROMPT, "percentiles": list(S.PERCENTILES),
+            "default_percentile": S.DEFAULT_PERCENTILE,
             "bound_meaning": dict(S.BOUND_MEANING), "derate_misses": S.DERATE_MISSES,
             "derates": {"bandwidth": measured.bandwidth_derate(), "gemm": measured.gemm_derate(),
                         "collective": measured.collective_derate()}}
-
-
-def layout_frontier(model: Model, device: Device, layout: parallel.Layout, workload) -> list:
-    """The service points of one layout over client concurrency on `serving.concurrency_grid` up to its
-    memory cap and the reader's cap: the frontier held to the layout a reader set. Refused, as
-    `serving.serve_point` refuses, where the layout does not hold one request a replica."""
-    from dataclasses import replace
-
-    from roofline.model import serving as S
-
-    first = S.serve_point(model, device, layout, replace(workload, concurrency=layout.dp))
-    top = min(first.memory_cap, workload.max_concurrency or first.memory_cap)
-    return [S.serve_point(model, device, layout, replace(workload, concurrency=int(c)))
-            for c in S.concurrency_grid(top) if c >= layout.dp]
 
 
 def serving(device: Device, model: Model, input_tokens, output_tokens, weight_format: str = "bf16",
             kv_dtype: str = "bf16", activation: str = "bf16", attention: str = "fused", chunk_tokens=None,
             max_concurrency=None, usd_per_device_hour=None, ttft_s=None, tpot_s=None, concurrency=None,
             tp: int = 1, pp: int = 1, ep: int = 1, dp: int = 1, collective_latency="floor",
-            weight_scope: str = "linear", layouts: str = "all") -> dict[str, Any]:
+            weight_scope: str = "linear", layouts: str = "all", ttft_percentile: str | None = None,
+            tpot_percentile: str | None = None) -> dict[str, Any]:
     """The calculator's Serving mode from roofline.model.serving: every frontier point (over every layout
     within one scale-up domain, or with `layouts="set"` only the layout tp × pp × ep × dp, as the CLI holds
     an explicit layout), the envelope marked, the best point under the targets or the sentence saying none
-    meets them, and with `concurrency` the point the reader chose on that layout. The reference
+    meets them (TTFT and TPOT judged at their percentiles, p99 unless told), and with `concurrency` the
+    point the reader chose on that layout. The reference
     docs/assets/calculator/serving.js is parity-tested against."""
     from dataclasses import replace
 
@@ -276,14 +266,15 @@ def serving(device: Device, model: Model, input_tokens, output_tokens, weight_fo
                     Formats.of(weight_format, activation, kv_dtype, scope=weight_scope), attention,
                     usd_per_device_hour, collective_latency)
     lay = parallel.Layout(tp, pp, ep, dp)
-    pts = layout_frontier(model, device, lay, wl) if layouts == "set" else S.frontier(model, device, wl)
+    pts = S.frontier(model, device, wl, layouts=[lay] if layouts == "set" else None)
     env = {id(p) for p in S.pareto(pts)}
 
     record = step_record.service_record
 
     best = refusal = None
     if ttft_s is not None or tpot_s is not None:
-        b = S.best_under_targets(pts, ttft_s, tpot_s)
+        b = S.best_under_targets(pts, ttft_s, tpot_s, ttft_percentile=ttft_percentile or S.DEFAULT_PERCENTILE,
+                                 tpot_percentile=tpot_percentile or S.DEFAULT_PERCENTILE)
         if isinstance(b, str):
             # one layout searched: the sentence names it, not every layout within its devices
             refusal = re.sub(r"at any layout within \d+ devices?", f"on {lay.name}", b) if layouts == "set" else b

@@ -156,7 +156,10 @@ BAD = [
     ("s_cap=0", "cap", "at least 1"),                                       # the engine's cap on requests in flight
     ("s_cap=2.5", "cap", "whole number"),
     ("s_scope=some", "scope", "Choose which layouts the frontier spans"),
-    ("s_scope=set&s_model=llama-3.1-70b", "dev", "does not fit one device"),  # the layout held: it must fit
+    ("s_scope=set&s_model=llama-3.1-70b", "dev", "fits none of the layouts asked (1 device)"),  # held: it must fit
+    ("s_tpot=30&s_tpotp=p95", "tpotp", "Choose a percentile from the list"),  # mean, p50, p90 and p99 only
+    ("s_ttftp=<b>x</b>", "ttftp", "Choose a percentile from the list"),
+    ("s_in=100000&s_chunk=10", "chunk", "Prefill chunk must be at least 25 for a prompt of 100,000 tokens"),
 ]
 
 
@@ -167,6 +170,7 @@ def test_bad_input_gets_one_sentence_beside_the_field(page, query, key, words):
     text = message(page, key)
     assert words in text, text
     assert text.count(". ") == 0 and text.endswith("."), text  # one sentence
+    assert "--" not in text, text  # the reader's words, never the command line's
     assert field(page, key).get_attribute("aria-invalid") == "true"
     no_bad_words(page)
 
@@ -186,7 +190,7 @@ def test_a_target_nothing_meets_names_the_limit_out_of_reach(page):
     # 70B on H100s: no layout within one NVLink domain of eight reaches a 2 ms TPOT.
     open_serve(page, "s_model=llama-3.1-70b&s_wd=fp8&s_act=fp8&s_kvd=fp8&s_tpot=2")
     text = message(page, "tpot")
-    assert text.startswith("Nothing meets a TPOT of 2 ms: the shortest is"), text
+    assert text.startswith("Nothing meets a TPOT of 2 ms at p99: the shortest TPOT at p99 is"), text
     assert "within 8 devices" in text and text.endswith(".")
     assert message(page, "ttft") == ""
     assert page.locator(".rl-calc-serve .rl-calc-fchart polyline").count() > 1  # the frontier stays
@@ -220,10 +224,10 @@ def test_devices_and_tp_typed_hold_the_frontier_to_that_layout(page):
 
 
 def test_the_chart_keeps_its_best_point_inside_with_a_tick_above_and_draws_the_target(page):
-    # A 30 ms TPOT target asks for 1 ÷ 0.030 = 33.3 tokens/s per user: the dashed line stands there, the
-    # best point's ring and label lie inside the plot, a labelled tick of the y axis lies above the ring,
-    # and the legend shows the ring and the dashed line beside the layouts.
-    open_serve(page, "s_model=llama-3.1-70b&s_wd=fp8&s_act=fp8&s_kvd=fp8&s_tpot=30")
+    # A 30 ms TPOT target on the mean asks for 1 ÷ 0.030 = 33.3 tokens/s per user on the chart's axis (1 ÷ mean
+    # TPOT): the dashed line stands there, the best point's ring and label lie inside the plot, a labelled tick
+    # of the y axis lies above the ring, and the legend shows the ring, the circled points and the dashed line.
+    open_serve(page, "s_model=llama-3.1-70b&s_wd=fp8&s_act=fp8&s_kvd=fp8&s_tpot=30&s_tpotp=mean")
     geo = page.evaluate("""() => {
         const svg = document.querySelector('.rl-calc-serve .rl-calc-fchart');
         const box = (e) => { const b = e.getBBox(); return {x: b.x, y: b.y, width: b.width, height: b.height}; };
@@ -244,8 +248,14 @@ def test_the_chart_keeps_its_best_point_inside_with_a_tick_above_and_draws_the_t
     assert any(y < geo["ringY"] - 7 for y in geo["hs"])  # a gridline with its tick label above the ring
     assert geo["left"] < geo["targetX"] < geo["right"] and geo["targetText"] == "TPOT target 30 ms"
     legend = page.locator(".rl-calc-serve .rl-calc-legend").inner_text()
-    assert "the best under your targets" in legend and "the TPOT target" in legend
+    assert "the best under your targets" in legend and "meets a TPOT of 30 ms on the mean" in legend, legend
     assert page.locator(".rl-calc-serve .rl-calc-legend circle.rl-calc-fring").count() == 1
+    assert page.locator(".rl-calc-serve .rl-calc-fchart path.rl-calc-fok").count() == 1
+    # Judged at p99 the target is no line on a mean axis: the points meeting it are circled instead.
+    field(page, "tpotp").select_option("p99")
+    page.wait_for_function("!document.querySelector('.rl-calc-serve .rl-calc-ftarget')")
+    assert "meets a TPOT of 30 ms at p99" in page.locator(".rl-calc-serve .rl-calc-legend").inner_text()
+    assert page.locator(".rl-calc-serve .rl-calc-fchart path.rl-calc-fok").count() == 1
 
 
 def test_a_phone_at_390_px_with_touch(chromium, served_site):

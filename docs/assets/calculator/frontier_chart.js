@@ -45,7 +45,8 @@ function ticks(lo, hi) {
 /**
  * Draw `points` (calculateServing's frontier: output_tokens_per_s_per_user, _per_device, layout,
  * concurrency, on_envelope) into `svg`, with `marks` ([{point, label}]) ringed and `target` (null or
- * {x: the tokens/s per user a TPOT target asks for, label}) a dashed line. Returns false, drawing
+ * {x: the tokens/s per user a TPOT target on the mean asks for, or null; label; meets: whether a point meets
+ * every target}) drawn: the points that meet it circled, x a dashed line. Returns false, drawing
  * nothing, when a value is not a positive finite number (the caller keeps the last chart).
  */
 export function drawFrontier(svg, points, marks, size, title, target = null) {
@@ -95,6 +96,12 @@ export function drawFrontier(svg, points, marks, size, title, target = null) {
   for (const p of env) {
     g.appendChild(el("circle", { class: "rl-calc-fenvdot", cx: px(p.output_tokens_per_s_per_user),
       cy: py(p.output_tokens_per_s_per_device), r: 2.5 }));
+  }
+  if (target && target.meets) {
+    // Every point that meets the targets at their percentiles, circled: one path, however many points.
+    const ok = points.filter(target.meets).map((p) => `M${(px(p.output_tokens_per_s_per_user) - 4.5).toFixed(1)},`
+      + `${py(p.output_tokens_per_s_per_device).toFixed(1)}a4.5,4.5 0 1,0 9,0a4.5,4.5 0 1,0 -9,0`);
+    if (ok.length) g.appendChild(el("path", { class: "rl-calc-fok", d: ok.join("") }));
   }
   if (target && positive(target.x)) {
     // The TPOT target as the tokens/s per user it asks for: points on its right meet it.

@@ -13,7 +13,9 @@ export const SERVE_FIELDS = {
   out: { label: "Output tokens per request (O)", limit: "output_tokens" },
   conc: { label: "Concurrency (requests in flight; blank: the whole frontier)", limit: "concurrency", optional: true },
   ttft: { label: "TTFT target (ms; blank: none)", limit: "target_ms", optional: true },
+  ttftp: { label: "TTFT target judged at", kind: "select" },
   tpot: { label: "TPOT target (ms; blank: none)", limit: "target_ms", optional: true },
+  tpotp: { label: "TPOT target judged at", kind: "select" },
   price: { label: "Price per device-hour (USD; blank: no cost)", limit: "usd_per_device_hour", optional: true },
   cap: { label: "Max requests in flight (the engine's cap; blank: memory decides)", limit: "concurrency", optional: true },
   chunk: { label: "Prefill chunk (prompt tokens per engine step)", limit: "chunk_tokens" },
@@ -34,14 +36,14 @@ export const STEP_FILLER = { phase: "decode", batch: "1", ctx: "1", prompt: "1" 
 export function defaultServeRaw(registry, stepBase) {
   const d = registry.defaults, S = registry.constants.serving;
   return { ...stepBase, ...STEP_FILLER, in: String(d.input_tokens), out: String(d.output_tokens), conc: "", ttft: "",
-    tpot: "", price: "", cap: "", chunk: String(S.default_chunk_tokens), scope: "all", dp: "1" };
+    tpot: "", ttftp: S.default_percentile, tpotp: S.default_percentile, price: "", cap: "", chunk: String(S.default_chunk_tokens), scope: "all", dp: "1" };
 }
 
 /** The keys a Serving link carries (custom fields only when custom is chosen; blank optional ones dropped). */
 export function serveKeys(raw) {
   return ["hw", ...(raw.hw === "custom" ? ["peak", "bw", "mem"] : []), "model",
     ...(raw.model === "custom" ? ["params"] : []), ...(raw.model === "config" ? ["cfg"] : []),
-    "in", "out", "conc", "ttft", "tpot", "price", "cap", "chunk", "wd", "act", "kvd", "attn", "scope", "tp", "pp", "ep", "dp", "lat",
+    "in", "out", "conc", "ttft", "ttftp", "tpot", "tpotp", "price", "cap", "chunk", "wd", "act", "kvd", "attn", "scope", "tp", "pp", "ep", "dp", "lat",
     ...(raw.lat === "custom" ? ["latus"] : [])];
 }
 
@@ -63,13 +65,18 @@ export function resolveServing(registry, raw) {
   const I = num("in"), O = num("out"), conc = num("conc"), ttft = num("ttft"), tpot = num("tpot"), price = num("price");
   const chunk = num("chunk"), dp = num("dp"), cap = num("cap");
   if (!SCOPES.includes(raw.scope)) errors.scope = "Choose which layouts the frontier spans from the list.";
+  const P = registry.constants.serving.percentiles;
+  for (const key of ["ttftp", "tpotp"]) {
+    if (!P.includes(raw[key])) errors[key] = `Choose a percentile from the list: the mean, p50, p90 or p99.`;
+  }
   if (Object.keys(errors).length) return { errors };
   return {
     device: base.device, model: base.model, I, O, choice: { format: base.wd, scope: base.ws, source: base.wsource },
     cfg: base, errors: {},
     opts: { weightFormat: base.wd, weightScope: base.ws, activation: base.act, kvDtype: base.kvd, attention: base.attn,
       chunk, price, maxConcurrency: cap, layouts: raw.scope, latency: base.latency, ttftS: ttft === null ? null : ttft * units.target_ms,
-      tpotS: tpot === null ? null : tpot * units.target_ms, concurrency: conc,
+      tpotS: tpot === null ? null : tpot * units.target_ms, ttftPercentile: raw.ttftp, tpotPercentile: raw.tpotp,
+      concurrency: conc,
       tp: base.tp, pp: base.pp, ep: base.ep, dp },
   };
 }

@@ -9,7 +9,7 @@ import { CalcError } from "./calc.js";
 import * as fmt from "./format.js";
 import { encodeModel, readConfigText } from "./config.js";
 import { latencyDescription } from "./parallel.js";
-import { calculateServing } from "./serving.js";
+import { calculateServing, meets } from "./serving.js";
 import { layoutWithDp } from "./mixed.js";
 import { decodeState, encodeState } from "./state.js";
 import { SERVE_FIELDS, STEP_FILLER, defaultServeRaw, resolveServing, serveKeys } from "./serve_state.js";
@@ -84,12 +84,19 @@ function fieldOf(message) {
   if (/has no published \w+ peak/.test(message)) return "act";
   if (/bare parameter count|^--model/.test(message)) return "model";
   if (/^layouts\b/.test(message)) return "scope";
+  if (/^--(ttft|tpot)-percentile\b/.test(message)) return message.slice(2, 6) + "p";
   return "in"; // no layout holds one request of I + O tokens
 }
 
-/** A package sentence as one sentence beside a field: a capital first, a full stop last. */
+/** A package sentence as one sentence beside a field, in the reader's words: the command line's option
+ *  names become the field's label (or go, before a colon), a capital first, a full stop last. */
 const sentence = (msg) => {
-  const s = String(msg).trim();
+  let s = String(msg).trim().replace(/^--[a-z-]+(\/--[a-z-]+)*: /, "");
+  const opt = /^--[a-z-]+/.exec(s);
+  if (opt) {
+    const f = SERVE_FIELDS[fieldOf(s)];
+    s = (f ? f.label.replace(/\s*\(.*\)$/, "") : "This value") + s.slice(opt[0].length);
+  }
   return (s.charAt(0).toUpperCase() + s.slice(1)).replace(/([^.])$/, "$1.");
 };
 
@@ -122,6 +129,13 @@ function scopeNote(r, lay) {
       + `it to ${lay.name}, or give a concurrency to ring your point on it.`;
   }
   return `The frontier spans ${domain}; type a layout below to hold it to that one.`;
+}
+
+/** The targets in words, each with the statistic it is judged on: "a TTFT of 500 ms at p99 and a TPOT of 30 ms on the mean". */
+function targetWords(o) {
+  const one = (name, v, pct) => `a ${name} of ${fmt.seconds(v)} ` + (pct === "mean" ? "on the mean" : "at " + pct);
+  return [o.ttftS === null ? "" : one("TTFT", o.ttftS, o.ttftPercentile), o.tpotS === null ? "" : one("TPOT", o.tpotS,
+    o.tpotPercentile)].filter(Boolean).join(" and ");
 }
 
 /** The largest output tokens/s per device on the frontier (fewer devices on a tie), as best_under_targets picks. */
@@ -163,6 +177,10 @@ export function servingSection(registry, uid, search, stepBase) {
   const panel = configPanel(registry, `${uid}-s`, "Your service", keys, SERVE_FIELDS);
   addSelect(panel, `${uid}-s`, "scope", [["all", "Every layout within one scale-up domain"],
     ["set", "Only the layout below"]], panel.wraps.dev);
+  const pcts = registry.constants.serving.percentiles.map((v) => [v, v === "mean" ? "The mean" : v === "p99"
+    ? "p99 (MLPerf Server's statistic)" : v]);
+  addSelect(panel, `${uid}-s`, "ttftp", pcts, panel.wraps.tpot);
+  addSelect(panel, `${uid}-s`, "tpotp", pcts, panel.wraps.price);
   const scopeText = h("span", { class: "rl-calc-wdnote" });
   panel.wraps.scope.appendChild(scopeText);
   writeRaw(panel, raw);
@@ -247,12 +265,14 @@ export function servingSection(registry, uid, search, stepBase) {
         words: `the most output tokens/s per device (${at(top)})` });
     }
     const title = "Serving frontier: output tokens/s per device against tokens/s per user (ceilings)";
-    const tpotS = r.opts.tpotS;
-    const target = tpotS === null ? null : { x: 1 / tpotS, label: `TPOT target ${fmt.seconds(tpotS)}` };
+    const { ttftS, tpotS, ttftPercentile: tp, tpotPercentile: pp } = r.opts;
+    // The axis is 1 ÷ mean TPOT: a TPOT target on the mean is a line on it; every target circles the points meeting it.
+    const target = ttftS === null && tpotS === null ? null : { x: tpotS !== null && pp === "mean" ? 1 / tpotS : null,
+      label: `TPOT target ${fmt.seconds(tpotS || 1)}`, meets: (p) => meets(p, ttftS, tpotS, tp, pp) };
     if (drawFrontier(svg, out.frontier, marks, size, title, target)) {
       const layouts = [...new Map(out.frontier.map((p) => [p.layout, p])).values()];
       const ringed = `${marks.map((mk) => mk.words.replace(/ \(.*/, "")).join("; ")}`;
-      const key = [...layouts.map((p) => p.layout), ringed, Boolean(target)].join("|");
+      const key = [...layouts.map((p) => p.layout), ringed, target && target.x, target && targetWords(r.opts)].join("|");
       if (key !== legendKey) {
         legendKey = key;
         const item = (tag, attrs, text) => {
@@ -268,8 +288,9 @@ export function servingSection(registry, uid, search, stepBase) {
         legend.replaceChildren(...layouts.map((p) => item("line", { ...across, class: `rl-calc-fline ${layoutStyle(p)}` }, p.layout)),
           item("line", { ...across, class: "rl-calc-fenvelope" }, "the envelope (Pareto frontier)"),
           item("circle", { cx: 14, cy: 8, r: 6, class: "rl-calc-fring" }, ringed),
-          ...(target ? [item("line", { x1: 14, x2: 14, y1: 0, y2: 16, class: "rl-calc-ftarget" }, "the TPOT target (points on "
-            + "its right meet it)")] : []));
+          ...(target ? [item("circle", { cx: 14, cy: 8, r: 4.5, class: "rl-calc-fok" }, `meets ${targetWords(r.opts)}`)] : []),
+          ...(target && target.x ? [item("line", { x1: 14, x2: 14, y1: 0, y2: 16, class: "rl-calc-ftarget" }, "the mean TPOT "
+            + "target (points on its right meet it)")] : []));
       }
       const cap = `${r.model.name} on the ${r.device.name}: I ${fmt.integer(r.I)}, O ${fmt.integer(r.O)}, `
         + `${r.opts.weightFormat.toUpperCase()} weights, ${r.opts.activation.toUpperCase()} activations, `
@@ -277,7 +298,8 @@ export function servingSection(registry, uid, search, stepBase) {
         + (r.opts.layouts === "set" ? `points on ${layouts[0].layout} alone` : `points over `
           + `${fmt.integer(layouts.length)} layouts within one scale-up domain`)
         + `, concurrency from 1 to each layout's cap. Every point is a ceiling. Ringed: `
-        + `${marks.map((mk) => mk.words).join("; ")}.` + (target ? ` Dashed: a TPOT of ${fmt.seconds(tpotS)}.` : "");
+        + `${marks.map((mk) => mk.words).join("; ")}.` + (target ? ` Circled: the points that meet ${targetWords(r.opts)}.` : "")
+        + (target && target.x ? ` Dashed: a mean TPOT of ${fmt.seconds(tpotS)}.` : "");
       if (caption.textContent !== cap) caption.textContent = cap;
     }
   };

@@ -45,6 +45,12 @@ export function workloadOf(C, K, input, output, { maxConcurrency = null, chunk =
   };
   if (!K.attention_variants.includes(attention)) throw new CalcError(`--attention must be one of fused, unfused`);
   wl.prefillSteps = Math.ceil(wl.I / wl.K);
+  const most = S.max_chunks_per_prompt;
+  if (wl.prefillSteps > most) {
+    throw new CalcError(`--chunk-tokens must be at least ${Math.ceil(wl.I / most).toLocaleString("en-US")} for a prompt `
+      + `of ${wl.I.toLocaleString("en-US")} tokens (at most ${most.toLocaleString("en-US")} chunks a prompt), got `
+      + `${wl.K.toLocaleString("en-US")}`);
+  }
   wl.steps = wl.prefillSteps + wl.O - 1;
   return wl;
 }
@@ -193,7 +199,7 @@ function stepMix(wl, steps, s, c, lam, time, prefillS) {
   const floors = steps.size.map((z) => prefillS * z / I);
   let chunk, dec, meanStep, f, g;
   if (steps.overlap) {
-    const tFluid = Math.max(time(steps.fluid), lam * prefillS);
+    const tFluid = time(steps.fluid);
     chunk = floors.map((fl) => Math.max(tFluid, fl));
     dec = tFluid; f = 1; g = 1;
     meanStep = mean(chunk);
@@ -204,7 +210,7 @@ function stepMix(wl, steps, s, c, lam, time, prefillS) {
   }
   const wait = Math.max(c / lam - wl.steps, 0);
   const own = chunk.reduce((a, b) => a + b, 0);
-  return { chunk, dec, meanStep, f, g, ttft: wait * meanStep + own, tpot: (1 - g) * dec + g * mean(chunk) };
+  return { chunk, dec, meanStep, f, g, wait, ttft: wait * meanStep + own, tpot: (1 - g) * dec + g * mean(chunk) };
 }
 
 /** serving._points: one service point per client concurrency. */
@@ -249,7 +255,7 @@ function points(C, K, m, device, lay, wl, concurrencies, cap, expDevice) {
       usd_per_million_output_tokens: usdS === null ? null : usdS / outTps * 1e6,
       usd_per_million_input_tokens: usdS === null ? null : usdS / inTps * 1e6,
       prefill_s: prefillS, decode_step_s: mix.dec, prompt_step_s: mean(mix.chunk), prompt_step_share: mix.f,
-      prompt_gap_share: mix.g, tpot_p50_s: q(0.5), tpot_p90_s: q(0.9), tpot_p99_s: q(0.99),
+      prompt_gap_share: mix.g, wait_steps: mix.wait, tpot_p50_s: q(0.5), tpot_p90_s: q(0.9), tpot_p99_s: q(0.99),
       ttft_p50_s: mix.ttft, ttft_p90_s: mix.ttft, ttft_p99_s: mix.ttft,
     };
   });
@@ -262,17 +268,24 @@ export function concurrencyGrid(top) {
   return [...vals].sort((a, b) => a - b);
 }
 
-/** serving.frontier: every layout within one scale-up domain × concurrency on the grid up to its caps. */
-export function frontier(C, K, m, device, wl) {
+/** serving.frontier: every layout within one scale-up domain (or only `layouts`, where the reader named
+ *  them) × concurrency on the grid up to its caps. */
+export function frontier(C, K, m, device, wl, layouts = null) {
   check(K, wl.f, wl.attention, device);
   const expDevice = deratedDevice(C, device);
   const out = [];
-  for (const lay of candidateLayouts(K, m, device)) {
+  const search = layouts === null ? candidateLayouts(K, m, device) : layouts;
+  for (const lay of search) {
+    checkLayout(m, device, lay);
     const cap = memoryCap(C, K, m, device, lay, wl);
     if (cap < lay.dp) continue;
     const top = Math.min(cap, wl.maxConcurrency || cap);
     const grid = concurrencyGrid(top).filter((g) => g >= lay.dp);
     out.push(...points(C, K, m, device, lay, wl, grid, cap, expDevice));
+  }
+  if (!out.length && layouts !== null) {
+    throw new CalcError(`--tp/--pp/--ep/--dp/--devices: ${m.name} with one request of I + O = ${wl.I + wl.O} tokens `
+      + `fits none of the layouts asked (${search.map((x) => x.name).join(", ")}) on the ${device.name}; try more devices`);
   }
   if (!out.length) {
     const domain = device.interconnect ? device.interconnect.domain_devices : 1;
@@ -294,16 +307,36 @@ export function pareto(pts) {
   return out.reverse();
 }
 
-/** serving.best_under_targets: the most output tokens/s per device meeting every target, or one sentence. */
-export function bestUnderTargets(pts, m, device, wl, ttftS = null, tpotS = null) {
+/** ServicePoint.ttft_at / tpot_at: a time at one of the percentiles ("mean" is the mean). */
+function checkPercentile(C, option, value) {
+  const P = C.serving.percentiles;
+  if (!P.includes(value)) throw new CalcError(`${option} must be one of ${P.join(", ")}, got ${value}`);
+  return value;
+}
+const at = (p, name, pct) => (pct === "mean" ? p[`${name}_s`] : p[`${name}_${pct}_s`]);
+
+/** Whether point `p` meets the targets (seconds, null: none) with TTFT and TPOT at their percentiles. */
+export function meets(p, ttftS, tpotS, ttftPct, tpotPct) {
+  return (ttftS === null || at(p, "ttft", ttftPct) <= ttftS) && (tpotS === null || at(p, "tpot", tpotPct) <= tpotS);
+}
+
+/** serving.best_under_targets: the most output tokens/s per device meeting every target (TTFT and TPOT at their
+ *  percentiles), or one sentence naming the target out of reach, the closest, and whether the mean meets it. */
+export function bestUnderTargets(C, pts, m, device, wl, ttftS = null, tpotS = null, ttftPct = null, tpotPct = null) {
+  const D = C.serving.default_percentile;
+  ttftPct = checkPercentile(C, "--ttft-percentile", ttftPct === null ? D : ttftPct);
+  tpotPct = checkPercentile(C, "--tpot-percentile", tpotPct === null ? D : tpotPct);
   const checks = [];
-  if (ttftS !== null) {
-    positive("--ttft-ms", ttftS, 1e6);
-    checks.push([(p) => p.ttft_s <= ttftS, Math.min(...pts.map((p) => p.ttft_s)), `a TTFT of ${fmt.seconds(ttftS)}`]);
-  }
-  if (tpotS !== null) {
-    positive("--tpot-ms", tpotS, 1e6);
-    checks.push([(p) => p.tpot_s <= tpotS, Math.min(...pts.map((p) => p.tpot_s)), `a TPOT of ${fmt.seconds(tpotS)}`]);
+  for (const [name, option, target, pct] of [["TTFT", "--ttft-ms", ttftS, ttftPct], ["TPOT", "--tpot-ms", tpotS, tpotPct]]) {
+    if (target === null) continue;
+    positive(option, target, 1e6);
+    const key = name.toLowerCase(), meanOf = (p) => p[key + "_s"];
+    const get = (p) => at(p, key, pct), onMean = pct === "mean" ? [] : pts.filter((p) => meanOf(p) <= target);
+    const words = pct === "mean" ? "" : " at " + pct;
+    const meanWords = onMean.length ? `; the mean ${name} meets it (${fmt.seconds(Math.min(...onMean.map(meanOf)))} `
+      + `at best), but the target is judged at ${pct}` : "";
+    checks.push([(p) => get(p) <= target, `a ${name} of ${fmt.seconds(target)}${words}`,
+      `the shortest ${name}${words} is ${fmt.seconds(Math.min(...pts.map(get)))}${meanWords}`]);
   }
   let best = null;
   for (const p of pts) {
@@ -315,10 +348,8 @@ export function bestUnderTargets(pts, m, device, wl, ttftS = null, tpotS = null)
   const devices = Math.max(...pts.map((p) => p.devices));
   const where = `${m.name} on the ${device.name} at any layout within ${devices} device${devices > 1 ? "s" : ""} `
     + `and any concurrency (I ${wl.I}, O ${wl.O})`;
-  for (const [test, closest, target] of checks) {
-    if (!pts.some(test)) return `nothing meets ${target}: the shortest is ${fmt.seconds(closest)} for ${where}`;
-  }
-  return `no single point meets ${checks.map(([, , t]) => t).join(" and ")} together for ${where}, though each is met alone`;
+  for (const [test, target, says] of checks) if (!pts.some(test)) return `nothing meets ${target}: ${says} for ${where}`;
+  return `no single point meets ${checks.map(([, t]) => t).join(" and ")} together for ${where}, though each is met alone`;
 }
 
 /** serving.serve_point: the service at `concurrency` requests in flight on one layout. */
@@ -335,16 +366,9 @@ export function servePoint(C, K, m, device, lay, wl, concurrency) {
   return points(C, K, m, device, lay, wl, [concurrency], cap, deratedDevice(C, device))[0];
 }
 
-/** calculator_view.layout_frontier: the service points of one layout over concurrency on the grid up to
- *  its caps (the frontier held to the layout the reader set); its refusal where one request does not fit. */
-export function layoutFrontier(C, K, m, device, lay, wl) {
-  const first = servePoint(C, K, m, device, lay, wl, lay.dp);
-  const top = Math.min(first.memory_cap, wl.maxConcurrency || first.memory_cap);
-  return concurrencyGrid(top).filter((g) => g >= lay.dp).map((c) => servePoint(C, K, m, device, lay, wl, c));
-}
-
 /** calculator_view.serving: the frontier (every layout within one scale-up domain, or with `layouts` "set"
- *  only the layout `tp`, `pp`, `ep`, `dp`) with its envelope marked, the best point under the targets,
+ *  only the layout `tp`, `pp`, `ep`, `dp`) with its envelope marked, the best point under the targets (TTFT
+ *  and TPOT at their percentiles, p99 unless told),
  *  and with `concurrency` the reader's point on that layout. */
 export function calculateServing(C, device, m, input, output, opts = {}) {
   const K = C.kernels;
@@ -352,12 +376,12 @@ export function calculateServing(C, device, m, input, output, opts = {}) {
   const { tp = 1, pp = 1, ep = 1, dp = 1, layouts = "all" } = opts;
   if (layouts !== "all" && layouts !== "set") throw new CalcError(`layouts must be all or set, got ${layouts}`);
   const lay = layoutWithDp(K, tp, pp, ep, dp);
-  const pts = layouts === "set" ? layoutFrontier(C, K, m, device, lay, wl) : frontier(C, K, m, device, wl);
+  const pts = frontier(C, K, m, device, wl, layouts === "set" ? [lay] : null);
   const env = new Set(pareto(pts));
-  const { ttftS = null, tpotS = null } = opts;
+  const { ttftS = null, tpotS = null, ttftPercentile = null, tpotPercentile = null } = opts;
   let best = null, refusal = null;
   if (ttftS !== null || tpotS !== null) {
-    const b = bestUnderTargets(pts, m, device, wl, ttftS, tpotS);
+    const b = bestUnderTargets(C, pts, m, device, wl, ttftS, tpotS, ttftPercentile, tpotPercentile);
     if (typeof b === "string") {
       // One layout searched: the sentence names it, not every layout within its devices.
       refusal = layouts === "set" ? b.replace(/at any layout within \d+ devices?/, `on ${lay.name}`) : b;
