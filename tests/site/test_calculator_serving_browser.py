@@ -159,7 +159,7 @@ BAD = [
     ("s_scope=set&s_model=llama-3.1-70b", "dev", "fits none of the layouts asked (1 device)"),  # held: it must fit
     ("s_tpot=30&s_tpotp=p95", "tpotp", "Choose a percentile from the list"),  # mean, p50, p90 and p99 only
     ("s_ttftp=<b>x</b>", "ttftp", "Choose a percentile from the list"),
-    ("s_in=100000&s_chunk=10", "chunk", "Prefill chunk must be at least 25 for a prompt of 100,000 tokens"),
+    ("s_in=100000&s_chunk=10", "chunk", "Max prompt tokens per engine step must be at least 25 for a prompt of 100,000 tokens"),
 ]
 
 

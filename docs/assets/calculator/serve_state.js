@@ -18,7 +18,7 @@ export const SERVE_FIELDS = {
   tpotp: { label: "TPOT target judged at", kind: "select" },
   price: { label: "Price per device-hour (USD; blank: no cost)", limit: "usd_per_device_hour", optional: true },
   cap: { label: "Max requests in flight (the engine's cap; blank: memory decides)", limit: "concurrency", optional: true },
-  chunk: { label: "Prefill chunk (prompt tokens per engine step)", limit: "chunk_tokens" },
+  chunk: { label: "Max prompt tokens per engine step (the prefill chunk)", limit: "chunk_tokens" },
   wd: FIELDS.wd, act: FIELDS.act, kvd: FIELDS.kvd, attn: FIELDS.attn,
   scope: { label: "Layouts the frontier spans", kind: "select", group: "layout" },
   dev: FIELDS.dev, tp: FIELDS.tp, pp: FIELDS.pp, ep: FIELDS.ep,
