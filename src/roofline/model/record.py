@@ -111,7 +111,8 @@ def service_record(p) -> dict[str, Any]:
     mode write it: its layout under the step record's names, then what the service delivers there.
     `limited_by` is what limits the point (`serving.BOUND_MEANING`), not a step's `bound`."""
     return {**layout_record(p.layout), "concurrency": p.concurrency, "running": p.running,
-            "memory_cap": p.memory_cap, "limited_by": p.bound, "step_time_s": p.step_time_s, "ttft_s": p.ttft_s,
+            "memory_cap": p.memory_cap, "limited_by": p.bound, "limited_by_also": list(p.bound_also),
+            "limited_by_gains": dict(p.bound_gains), "limited_by_meaning": p.bound_meaning, "step_time_s": p.step_time_s, "ttft_s": p.ttft_s,
             "tpot_s": p.tpot_s, "request_latency_s": p.request_latency_s, "output_tokens_per_s": p.output_tokens_per_s,
             "output_tokens_per_s_per_device": p.output_tokens_per_s_per_device,
             "output_tokens_per_s_per_user": p.output_tokens_per_s_per_user,

@@ -80,16 +80,24 @@ MAX_CONCURRENCY = 1_000_000
 MAX_USD_PER_DEVICE_HOUR = 1000.0
 MAX_MEMORY_CAP = 1 << 20       # requests the memory search looks at
 
-#: What a serving point's `bound` can say, in the order they are checked.
-BOUNDS = ("chunk", "memory", "cap", "compute", "bandwidth", "link-bandwidth", "link-latency")
+#: What a serving point's `bound` can say, decided from the model (`_binding`): each limit is relaxed by
+#: `RELAX` and the point rerun. A limit of the schedule (memory, the reader's cap, the chunk) binds where
+#: relaxing it raises the point's output tokens/s by `MIN_GAIN` or more; where none does, the device's
+#: limit whose relaxation raises it most binds (a faster device always shortens the steps). Ties go in order.
+BOUNDS = ("memory", "cap", "chunk", "compute", "bandwidth", "link-bandwidth", "link-latency", "none")
+SCHEDULE_LIMITS = ("memory", "cap", "chunk")
+RELAX = 1.25           # each limit relaxed by a quarter: memory for a quarter more requests, a quarter more FLOP/s, ...
+BIND_MARGIN = 0.02     # limits whose relaxation gains within two points of the binding one's bind with it
+MIN_GAIN = 0.01        # a relaxation that raises output tokens/s by less than 1 % does not bind
 BOUND_MEANING = {
-    "chunk": "the prefill chunk: prompts need more than the chunk's tokens per step",
-    "memory": "memory: the KV cache of more requests at I + O tokens does not fit",
-    "cap": "the cap on requests in flight",
-    "compute": "compute: most of the step's time is in kernels past their ridge point",
-    "bandwidth": "memory bandwidth: most of the step's time is in kernels below their ridge point",
-    "link-bandwidth": "the link: collectives take half the step or more, most of it moving bytes",
-    "link-latency": "the link: collectives take half the step or more, most of it latency",
+    "memory": "memory: room for a quarter more requests' KV cache",
+    "cap": "the cap on requests in flight: a cap a quarter higher",
+    "chunk": "the prefill chunk: a chunk a quarter larger",
+    "compute": "compute: a quarter more FLOP/s",
+    "bandwidth": "memory bandwidth: a quarter more bandwidth",
+    "link-bandwidth": "the link's bandwidth: a quarter more",
+    "link-latency": "the link's latency: a fifth less per collective",
+    "none": "nothing: no limit relaxed by a quarter",
 }
 #: The statistics a latency target may be judged on; MLPerf's Server scenario judges TTFT and TPOT at p99.
 PERCENTILES = ("mean", "p50", "p90", "p99")
@@ -97,6 +105,19 @@ DEFAULT_PERCENTILE = "p99"
 _QUANTILE = {"p50": 0.50, "p90": 0.90, "p99": 0.99}
 #: A prompt costs one step per chunk; past this many chunks a prompt the chunk is a typo.
 MAX_CHUNKS_PER_PROMPT = 4096
+
+
+def bound_words(bound: str, gains: dict, also: tuple = ()) -> str:
+    """The binding limit in words with what relaxing it gains: "memory bandwidth: a quarter more bandwidth
+    raises output tokens/s by 24.6 %", and the limits that bind with it."""
+    if bound == "none" or bound not in gains:
+        return (f"{BOUND_MEANING['none']} raises output tokens/s by {MIN_GAIN:.0%} or more: more requests "
+                "in flight would")
+    out = f"{BOUND_MEANING[bound]} raises output tokens/s by {gains[bound]:.1%}"
+    if also:
+        out += "; " + ", ".join(f"{BOUND_MEANING[b].split(':')[0]} ({gains[b]:.1%})" for b in also) + \
+            f" within {BIND_MARGIN:.0%} of it bind together"
+    return out
 
 
 def check_percentile(option: str, value) -> str:
@@ -246,6 +267,8 @@ class ServicePoint(_Rates):
     usd_per_million_input_tokens: float | None = None
     model_name: str = ""
     device_name: str = ""
+    bound_also: tuple = ()           # other limits whose relaxation gains within BIND_MARGIN of `bound`'s
+    bound_gains: dict = field(default_factory=dict)  # each limit: the rise in output tokens/s when relaxed by RELAX
 
     @property
     def devices(self) -> int:
@@ -261,7 +284,7 @@ class ServicePoint(_Rates):
 
     @property
     def bound_meaning(self) -> str:
-        return BOUND_MEANING[self.bound]
+        return bound_words(self.bound, self.bound_gains, self.bound_also)
 
     def tpot_at(self, percentile: str) -> float:
         """TPOT at `percentile` (one of `PERCENTILES`): "mean" is `tpot_s`."""
@@ -404,24 +427,27 @@ def _step_mix(model: Model, device: Device, layout: Layout, wl: Workload, per_re
     size, reads, pairs = _chunks(model, wl)
     share_floor = prefill_s * size / I                       # each chunk's share of the prompt's own prefill
 
-    def t(work):
-        return np.atleast_1d(np.asarray(parallel.mixed(model, device, work, f_, a, layout, lat).time_s, float))
-
-    # decode-only: every slot decodes (no prompt in flight)
-    t_dec = t(kernels.MixedWork(decode_tokens=s, decode_positions=s * ctx, prefill_tokens=0 * s,
-                                prefill_positions=0 * s, prefill_pairs=0 * s, head_tokens=s, requests=s,
-                                kv_positions=kv))
-    # one prompt's chunk i beside the other s − 1 slots decoding: points × chunks, flattened
+    # Three kinds of step, costed in one vectorised pass: decode-only (every slot decodes), one prompt's
+    # chunk i beside the other s − 1 slots decoding (points × chunks), and the fluid average step that
+    # runs when prompts overlap (λ(O − 1) decodes and λ·I prompt tokens).
+    n = len(s)
     d = np.repeat(s - 1.0, n_p)
-    last = np.tile(np.arange(n_p) == n_p - 1, len(s)).astype(float)
-    t_chunk = t(kernels.MixedWork(decode_tokens=d, decode_positions=d * ctx, prefill_tokens=np.tile(size, len(s)),
-                                  prefill_positions=np.tile(reads, len(s)), prefill_pairs=np.tile(pairs, len(s)),
-                                  head_tokens=d + last, requests=np.repeat(s, n_p),
-                                  kv_positions=np.repeat(kv, n_p))).reshape(len(s), n_p)
+    last = np.tile(np.arange(n_p) == n_p - 1, n).astype(float)
+    zero = np.zeros(n)
+    cat = np.concatenate
+    work = kernels.MixedWork(
+        decode_tokens=cat([s, d, fluid.decode_tokens]),
+        decode_positions=cat([s * ctx, d * ctx, fluid.decode_positions]),
+        prefill_tokens=cat([zero, np.tile(size, n), fluid.prefill_tokens]),
+        prefill_positions=cat([zero, np.tile(reads, n), fluid.prefill_positions]),
+        prefill_pairs=cat([zero, np.tile(pairs, n), fluid.prefill_pairs]),
+        head_tokens=cat([s, d + last, fluid.head_tokens]),
+        requests=cat([s, np.repeat(s, n_p), fluid.requests]),
+        kv_positions=cat([kv, np.repeat(kv, n_p), fluid.kv_positions]))
+    times = np.atleast_1d(np.asarray(parallel.mixed(model, device, work, f_, a, layout, lat).time_s, float))
+    t_dec, t_chunk, t_fluid = times[:n], times[n:n + n * n_p].reshape(n, n_p), times[n + n * n_p:]
+    # a step carrying chunk i of one prompt is never faster than that chunk alone: its share of the prefill
     t_chunk = np.maximum(t_chunk, share_floor[None, :])
-    # prompts overlapping: every step the fluid average (λ(O − 1) decode and λ·I prompt tokens); a step
-    # carrying chunk i is never faster than that chunk alone (its share of the prompt's prefill)
-    t_fluid = t(fluid)
     f = np.where(overlap, 1.0, lam * n_p)
     chunk_steps = np.where(overlap[:, None], np.maximum(t_fluid[:, None], share_floor[None, :]), t_chunk)
     decode_step = np.where(overlap, t_fluid, t_dec)
@@ -465,18 +491,81 @@ def memory_cap(model: Model, device: Device, layout: Layout, wl: Workload) -> in
     return MAX_MEMORY_CAP if first is None else first - 1
 
 
-def _classify(step: parallel.ParallelStep, chunk_bound, slots_short, mem_binds) -> np.ndarray:
-    """Which limit binds, per point, in `BOUNDS` order."""
-    kernel_t = np.asarray(step.stage.time_s, float)
-    coll_t = np.asarray(step.collective_time_s, float)
-    link = coll_t * 2 >= kernel_t + coll_t
-    latency = sum((c.latency_s for c in step.collectives), 0.0)
-    latency_heavy = latency * 2 >= coll_t
-    compute = np.asarray(step.stage.compute_bound_time_s, float) * 2 >= kernel_t  # as KernelStep.bound decides
-    kernel_bound = np.where(compute, "compute", "bandwidth")
-    out = np.where(link, np.where(latency_heavy, "link-latency", "link-bandwidth"), kernel_bound)
-    out = np.where(slots_short, np.where(mem_binds, "memory", "cap"), out)
-    return np.where(chunk_bound, "chunk", out)
+def _rates(model: Model, device: Device, layout: Layout, wl: Workload, concurrency, cap: int) -> np.ndarray:
+    """Output tokens/s at each client concurrency (all replicas): the throughput alone, for searches."""
+    c = np.atleast_1d(np.asarray(concurrency, float))
+    slots = np.minimum(c, min(cap, wl.max_concurrency or MAX_CONCURRENCY))
+    mix = _step_mix(model, device, layout, wl, c / layout.dp, slots / layout.dp, _prefill_s(model, device, layout, wl))
+    return layout.dp * mix.lam * wl.output_tokens / mix.mean_step_s
+
+
+def _relaxations(device: Device, layout: Layout, wl: Workload, cap: int) -> dict[str, tuple[Device, Workload, int]]:
+    """Each limit relaxed by `RELAX`, as (device, workload, memory cap) to rerun the point on."""
+    import dataclasses as dc
+
+    up = lambda x: int(math.ceil(x * RELAX))  # noqa: E731
+    out = {"memory": (device, wl, up(cap)),
+           "chunk": (device, replace(wl, chunk_tokens=up(wl.chunk_tokens)) if up(wl.chunk_tokens) <= MAX_TOKENS
+                     and -(-wl.input_tokens // up(wl.chunk_tokens)) <= MAX_CHUNKS_PER_PROMPT else wl, cap),
+           "compute": (dc.replace(device, dense_peak_flop_per_s={k: v * RELAX for k, v in
+                                                                 device.dense_peak_flop_per_s.items()}), wl, cap),
+           "bandwidth": (dc.replace(device, memory_bandwidth_bytes_per_s=device.memory_bandwidth_bytes_per_s * RELAX),
+                         wl, cap)}
+    if wl.max_concurrency is not None:
+        out["cap"] = (device, replace(wl, max_concurrency=up(wl.max_concurrency)), cap)
+    ic = device.interconnect
+    if ic is not None and not layout.is_single:
+        out["link-bandwidth"] = (dc.replace(device, interconnect=dc.replace(
+            ic, bandwidth_bytes_per_s_per_direction=ic.bandwidth_bytes_per_s_per_direction * RELAX)), wl, cap)
+        lat = wl.collective_latency
+        out["link-latency"] = (dc.replace(device, interconnect=dc.replace(
+            ic, latency_base_s=ic.latency_base_s / RELAX, latency_per_step_s=ic.latency_per_step_s / RELAX,
+            latency_floor_s=ic.latency_floor_s / RELAX)),
+            wl if isinstance(lat, str) else replace(wl, collective_latency=lat / RELAX), cap)
+    return out
+
+
+def _binding(gains: dict[str, np.ndarray]) -> tuple[np.ndarray, list[tuple[str, ...]]]:
+    """Per point: the binding limit (`BOUNDS`' rule) and every other limit whose gain is within
+    `BIND_MARGIN` of its gain (they bind together)."""
+    names = [b for b in BOUNDS if b in gains]
+    g = np.stack([np.atleast_1d(gains[b]) for b in names])           # limits × points
+    sched = np.array([b in SCHEDULE_LIMITS for b in names])
+    masked_sched = np.where(sched[:, None], g, -np.inf)
+    masked_hw = np.where(~sched[:, None], g, -np.inf)
+    sched_best, hw_best = np.argmax(masked_sched, axis=0), np.argmax(masked_hw, axis=0)
+    cols = np.arange(g.shape[1])
+    use_sched = masked_sched[sched_best, cols] >= MIN_GAIN
+    best = np.where(use_sched, sched_best, hw_best)
+    top = g[best, cols]
+    primary = np.where(top >= MIN_GAIN, np.array(names)[best], "none")
+    also = [tuple(names[j] for j in range(len(names)) if j != best[i] and g[j, i] >= MIN_GAIN
+                  and abs(g[j, i] - top[i]) <= BIND_MARGIN) if top[i] >= MIN_GAIN else () for i in cols]
+    return primary, also
+
+
+def _point_gains(model: Model, device: Device, layout: Layout, wl: Workload, c: np.ndarray, cap: int,
+                 base: np.ndarray) -> dict[str, np.ndarray]:
+    """How much each relaxation raises output tokens/s at the point. A point whose clients fill the slots
+    memory (or the reader's cap) allows is rerun with the room a quarter larger and its clients filling
+    it; a point below them does not move. The chunk is rerun only where prompts span chunks or fill the
+    chunk. The label depends on the layout, the concurrency and the workload alone, so a point carries
+    one label in every output."""
+    c = np.asarray(c, float)
+    reader = wl.max_concurrency or MAX_CONCURRENCY
+    slots = np.minimum(c, min(cap, reader)) / layout.dp
+    fill = {"memory": (c >= cap) & (cap <= reader), "cap": (c >= reader) & (reader <= cap),
+            "chunk": np.full(c.shape, wl.prefill_steps > 1) | (slots * wl.prefill_steps >= wl.steps_in_engine)}
+    out = {}
+    for k, (d, w, m) in _relaxations(device, layout, wl, cap).items():
+        g = np.zeros(c.shape)
+        idx = np.flatnonzero(fill.get(k, np.ones(c.shape, bool)))
+        if idx.size:
+            room = m if k == "memory" else (w.max_concurrency if k == "cap" else None)
+            cc = c[idx] if room is None else np.maximum(c[idx], room)
+            g[idx] = _rates(model, d, layout, w, cc, m) / base[idx] - 1.0
+        out[k] = g
+    return out
 
 
 def _prefill_s(model: Model, device: Device, layout: Layout, wl: Workload) -> float:
@@ -486,7 +575,7 @@ def _prefill_s(model: Model, device: Device, layout: Layout, wl: Workload) -> fl
 
 
 def _points(model: Model, device: Device, layout: Layout, wl: Workload, concurrency, cap: int,
-            expected_device: Device | None = None) -> list[ServicePoint]:
+            expected_device: Device | None = None, gains: dict[str, np.ndarray] | None = None) -> list[ServicePoint]:
     """Service points at each client concurrency in `concurrency` (an array), one vectorised pass."""
     c = np.atleast_1d(np.asarray(concurrency, float))
     reader_cap = wl.max_concurrency or MAX_CONCURRENCY
@@ -503,9 +592,9 @@ def _points(model: Model, device: Device, layout: Layout, wl: Workload, concurre
     out_tps = layout.dp * lam * wl.output_tokens / t
     in_tps = layout.dp * lam * wl.input_tokens / t
     exp_tps = layout.dp * lam * wl.output_tokens / exp_mix.mean_step_s
-    work, _, chunk_bound = _work(model, wl, per_replica)
-    step = parallel.mixed(model, device, work, wl.formats, wl.attention, layout, wl.collective_latency)
-    bound = np.atleast_1d(_classify(step, chunk_bound, slots < c, cap <= reader_cap))
+    if gains is None:
+        gains = _point_gains(model, device, layout, wl, c, cap, out_tps)
+    bound, also = _binding(gains)
     running = layout.dp * lam * wl.steps_in_engine
     price = wl.usd_per_device_hour
     usd_s = None if price is None else price * layout.devices / 3600.0
@@ -518,7 +607,8 @@ def _points(model: Model, device: Device, layout: Layout, wl: Workload, concurre
             model=model.id, device=device.id, layout=layout, workload=wl, concurrency=int(c[i]),
             running=float(running[i]), memory_cap=int(cap), step_time_s=float(t[i]), ttft_s=tt, tpot_s=float(tpot_mean[i]),
             output_tokens_per_s=float(out_tps[i]), input_tokens_per_s=float(in_tps[i]),
-            request_latency_s=float(latency[i]), bound=str(bound[i]), expected_output_tokens_per_s=float(exp_tps[i]),
+            request_latency_s=float(latency[i]), bound=str(bound[i]), bound_also=also[i],
+            bound_gains={k: float(np.atleast_1d(v)[i]) for k, v in gains.items()}, expected_output_tokens_per_s=float(exp_tps[i]),
             expected_step_time_s=float(exp_mix.mean_step_s[i]), prefill_s=prefill_s,
             decode_step_s=float(mix.decode_step_s[i]), prompt_step_s=float(mix.chunk_steps_s[i].mean()),
             prompt_step_share=float(mix.prompt_share[i]), prompt_gap_share=float(mix.gap_share[i]),
@@ -577,23 +667,27 @@ def _dense_grid(top: int) -> np.ndarray:
     return np.unique(np.concatenate([np.geomspace(1, top, 65536).astype(np.int64), [top]]))
 
 
+def _best_concurrency(model: Model, device: Device, layout: Layout, wl: Workload, cap: int) -> tuple[int, float]:
+    """(client concurrency, output tokens/s) of the most output tokens/s over 1 … min(cap, the reader's cap):
+    a coarse geometric grid, then every concurrency (or 257 of them) between the best one's neighbours."""
+    top = min(cap, wl.max_concurrency or cap)
+    grid = np.unique(np.concatenate([concurrency_grid(top), np.geomspace(1, top, 256).astype(np.int64)]))
+    tps = _rates(model, device, layout, wl, grid, cap)
+    i = int(np.argmax(tps))
+    lo, hi = int(grid[max(i - 1, 0)]), int(grid[min(i + 1, len(grid) - 1)])
+    fine = np.unique(np.linspace(lo, hi, min(hi - lo + 1, 257)).astype(np.int64))
+    tps_fine = _rates(model, device, layout, wl, fine, cap)
+    j = int(np.argmax(tps_fine))
+    return (int(fine[j]), float(tps_fine[j])) if tps_fine[j] >= tps[i] else (int(grid[i]), float(tps[i]))
+
+
 def offline_max(model: Model, device: Device, layout: Layout, workload: Workload) -> ServicePoint:
     """The largest output tokens/s over client concurrency 1 … min(memory cap, the reader's cap):
-    what engines' "max throughput" benchmarks report. Its `bound` says what stops it growing."""
+    what engines' "max throughput" benchmarks report. Its `bound` is the point's, as everywhere (`_binding`):
+    where the maximum sits at the memory cap, memory binds if room for more requests raises it."""
     cap = _require_fit(model, device, layout, workload)
-    top = min(cap, workload.max_concurrency or cap)
-    grid = _dense_grid(top)
-    c = grid.astype(float)
-    slots = np.minimum(c, top) / layout.dp
-    work, lam, _ = _work(model, workload, slots)
-    t = np.atleast_1d(np.asarray(parallel.mixed(model, device, work, workload.formats, workload.attention,
-                                                layout, workload.collective_latency).time_s, float))
-    tps = lam * workload.output_tokens / t
-    best = int(grid[int(np.argmax(tps))])
-    point = _points(model, device, layout, workload, [best], cap)[0]
-    if best == top and point.bound not in ("chunk",):
-        point = replace(point, bound="memory" if top == cap else "cap")
-    return point
+    best, _ = _best_concurrency(model, device, layout, workload, cap)
+    return _points(model, device, layout, workload, [best], cap)[0]
 
 
 def frontier(model: Model, device: Device, workload: Workload, max_devices: int | None = None,
@@ -698,8 +792,10 @@ class DisaggregatedPoint(_Rates):
     """Prefill and decode on separate pools, in balance: the decode pool's layout and concurrency,
     the prefill pool's layout, and how many prefill devices each decode device needs.
 
-    Throughput per device counts both pools. TTFT is the prompt's chunks on the prefill pool
-    plus one send of its KV cache over the link; TPOT is a decode-only step.
+    Throughput per device counts both pools. TTFT has the co-located definition at one request with no
+    contention: the steps carrying the prompt's chunks with nothing else in them (`prompt_alone_s`), on the
+    prefill pool's layout, plus one send of its KV cache over the link (`kv_send_s`); a queue at the prefill
+    pool is not modelled. TPOT is a decode-only step.
     """
 
     model: str
@@ -762,12 +858,19 @@ def disaggregated(model: Model, device: Device, workload: Workload,
     if pool is None:
         raise InputError(f"no layout holds a {wl.input_tokens}-token prompt of {model.name} on the {device.name}")
     p_lay, p_rate, p_step = pool
-    kv_bytes = wl.input_tokens * model.kv_elements_per_token() * wl.formats.kv_bytes
-    ic = device.interconnect
-    send = (parallel.collective("send", kv_bytes, 2, ic, device.peak_flop_per_s(),
-                                  latency=wl.collective_latency).time_s if ic is not None else 0.0)
-    ttft = wl.prefill_steps * p_step + send
+    send = kv_send_s(model, device, wl)
+    ttft = prompt_alone_s(model, device, p_lay, wl) + send
     positions = float(kernels.layer_positions(model, wl.input_tokens + wl.output_tokens / 2))
+    kv_pos = float(kernels.layer_positions(model, wl.input_tokens + wl.output_tokens))
+
+    def decode_rate(dev: Device, lay: Layout, s: np.ndarray, lat) -> tuple[np.ndarray, np.ndarray]:
+        """(decode step time, output tokens/s) of the decode pool holding s requests a replica."""
+        work = kernels.MixedWork(decode_tokens=s, decode_positions=s * positions, prefill_tokens=0 * s,
+                                 prefill_positions=0 * s, prefill_pairs=0 * s, head_tokens=s, requests=s,
+                                 kv_positions=s * kv_pos)
+        t = np.atleast_1d(np.asarray(parallel.mixed(model, dev, work, wl.formats, wl.attention, lay, lat).time_s, float))
+        return t, lay.dp * (s / (wl.output_tokens - 1)) / t * wl.output_tokens
+
     out: list[DisaggregatedPoint] = []
     for lay in parallel.candidate_layouts(model, device, max_devices):
         cap = memory_cap(model, device, lay, wl)
@@ -776,19 +879,34 @@ def disaggregated(model: Model, device: Device, workload: Workload,
         grid = concurrency_grid(min(cap, wl.max_concurrency or cap)).astype(float)
         grid = grid[grid >= lay.dp]
         s = grid / lay.dp
-        work = kernels.MixedWork(decode_tokens=s, decode_positions=s * positions, prefill_tokens=0 * s,
-                                 prefill_positions=0 * s, prefill_pairs=0 * s, head_tokens=s, requests=s,
-                                 kv_positions=s * float(kernels.layer_positions(model, wl.input_tokens + wl.output_tokens)))
-        step = parallel.mixed(model, device, work, wl.formats, wl.attention, lay, wl.collective_latency)
-        t = np.atleast_1d(np.asarray(step.time_s, float))
-        req_per_s = lay.dp * (s / (wl.output_tokens - 1)) / t
+        t, tps = decode_rate(device, lay, s, wl.collective_latency)
+        req_per_s = tps / wl.output_tokens
         ratio = req_per_s / lay.devices / p_rate
-        bound = np.atleast_1d(_classify(step, np.zeros_like(s, bool), np.zeros_like(s, bool), False))
+        # the decode pool's limit, as a co-located point's: the device limit whose relaxation raises it most
+        gains = {k: decode_rate(d, lay, s, w.collective_latency)[1] / tps - 1.0
+                 for k, (d, w, _) in _relaxations(device, lay, wl, cap).items()
+                 if k not in ("memory", "cap", "chunk")}
+        bound, also = _binding(gains)
         for i in range(len(s)):
             out.append(DisaggregatedPoint(model.id, device.id, wl, p_lay, lay, int(grid[i]), float(ratio[i]), ttft,
-                                          float(t[i]), float(req_per_s[i] * wl.output_tokens), float(send),
-                                          str(bound[i])))
+                                          float(t[i]), float(tps[i]), float(send), str(bound[i])))
     return out
+
+
+def kv_send_s(model: Model, device: Device, wl: Workload) -> float:
+    """One prompt's KV cache (I tokens at the KV format) sent once from the prefill pool to the decode pool over
+    the scale-up link, a point-to-point send at the workload's collective latency (0 where the device has no link)."""
+    kv_bytes = wl.input_tokens * model.kv_elements_per_token() * wl.formats.kv_bytes
+    ic = device.interconnect
+    return float(parallel.collective("send", kv_bytes, 2, ic, device.peak_flop_per_s(),
+                                     latency=wl.collective_latency).time_s) if ic is not None else 0.0
+
+
+def prompt_alone_s(model: Model, device: Device, layout: Layout, wl: Workload) -> float:
+    """The steps carrying one prompt's chunks with nothing else in the engine: the TTFT of one request with
+    no contention, the same definition co-located and on a disaggregated prefill pool."""
+    one = np.ones(1)
+    return float(_step_mix(model, device, layout, wl, one, one, _prefill_s(model, device, layout, wl)).own_prefill_s[0])
 
 
 # ----------------------------------------------------------------------- assumptions -------

@@ -76,17 +76,25 @@ def test_one_mixed_step_ttft_and_tpot_by_hand():
     assert p.bound == "compute"
 
 
-def test_the_chunk_binds_when_prompts_outrun_it():
+def test_a_full_chunk_binds_only_where_a_larger_one_raises_throughput():
     # I = 6, O = 4, K = 4, concurrency 5: λ would be 5/5 = 1, but 4 prompt tokens a step admit
     # only 4/6 of a request: λ = 2/3, d = 2, p = 4, T = 6, H = 2 + 2/3; pairs (2/3)·42 + 2·16 = 60.
     # The engine holds λ·5 = 10/3 requests; the other 5/3 wait: 5 ÷ (2/3) = 7.5 steps in all,
-    # 7.5 − 5 = 2.5 of them waiting, so TTFT = (2 + 2.5)·t.
+    # 7.5 − 5 = 2.5 of them waiting, so TTFT = 2.5·t + its two chunk steps (each the full step t: above the
+    # chunks' shares of the 4.786 ms prefill, 3.19 and 1.60 ms) = 4.5·t.
+    # Does the chunk bind? A chunk a quarter larger, K = 5: λ = 5/6, d = 2.5, p = 5, T = 7.5, H = 2.5 + 5/6,
+    # pairs (5/6)·42 + 2.5·16 = 75: 640·7.5 + 21·75 + 64·(10/3) = 6588.33 FLOPs for 5/6 of a request, where
+    # K = 4 ran 5270.67 for 2/3: 1.25 × 5270.67 = 6588.33, the same FLOPs a request (every cost here is per
+    # token), so output tokens/s does not move: the chunk does not bind. A quarter more FLOP/s raises it
+    # by a quarter: compute binds.
     p = serve_point(TOY, TOY_DEVICE, Layout(), Workload(6, 4, 5, chunk_tokens=4))
     t = flops(6, 60, 2 + 2 / 3) / 1e6
-    assert p.bound == "chunk"
     assert p.step_time_s == pytest.approx(t, rel=1e-9)
     assert p.ttft_s == pytest.approx(4.5 * t, rel=1e-9)
     assert p.running == pytest.approx(10 / 3)
+    assert p.bound_gains["chunk"] == pytest.approx(0, abs=1e-9)
+    assert p.bound_gains["compute"] == pytest.approx(0.25, rel=1e-9)
+    assert p.bound == "compute" and p.bound_also == ()
 
 
 def test_memory_cap_at_input_plus_output_tokens():
@@ -102,15 +110,21 @@ def test_concurrency_past_the_memory_cap_waits_for_a_slot():
     # λ = 5/4 = 1.25 (the chunk allows 8/6); d = 3.75, p = 7.5, T = 11.25, H = 5;
     # pairs 3.75·16 + 1.25·42 = 112.5; FLOPs 7200 + 2362.5 + 320 = 9882.5 → t = 9.8825 ms.
     # A client waits 8 ÷ 1.25 = 6.4 steps in all: 2.4 for a slot, 1 for its prompt → TTFT 3.4·t.
+    # (Every step carries a prompt: the fluid step, above the prompt's own 4.786 ms prefill.)
+    # Memory holds the slots below the clients, yet room for a quarter more (7 slots) adds nothing: a request
+    # costs 640·(6 + 3) + 21·(42 + 3·16) + 64·4 = 7906 FLOPs however many run, so output tokens/s stays at
+    # 4 × 1e6 ÷ 7906; compute binds. The same for the reader's cap of 3.
     p = serve_point(TOY, TOY_DEVICE, Layout(), Workload(6, 4, 8, chunk_tokens=8))
     t = flops(11.25, 112.5, 5) / 1e6
-    assert p.bound == "memory" and p.memory_cap == 5
+    assert p.memory_cap == 5
     assert p.step_time_s == pytest.approx(t, rel=1e-9)
     assert p.ttft_s == pytest.approx(3.4 * t, rel=1e-9)
+    assert p.tpot_s == pytest.approx(t, rel=1e-9)
     assert p.request_latency_s == pytest.approx(6.4 * t, rel=1e-9)
-    # the reader's cap below memory's: 3 slots, "cap" binds
+    assert p.output_tokens_per_s == pytest.approx(4e6 / 7906, rel=1e-9)
+    assert p.bound_gains["memory"] == pytest.approx(0, abs=1e-9) and p.bound == "compute"
     capped = serve_point(TOY, TOY_DEVICE, Layout(), Workload(6, 4, 8, max_concurrency=3, chunk_tokens=8))
-    assert capped.bound == "cap"
+    assert capped.bound_gains["cap"] == pytest.approx(0, abs=1e-9) and capped.bound == "compute"
 
 
 def test_cost_arithmetic():
@@ -123,22 +137,33 @@ def test_cost_arithmetic():
     assert serve_point(TOY, TOY_DEVICE, Layout(), Workload(6, 4, 3, chunk_tokens=4)).usd_per_million_output_tokens is None
 
 
-def test_offline_max_stops_at_the_limit_that_binds():
+def test_offline_max_names_the_limit_whose_relaxation_raises_it():
     # Llama 3.1 8B in bf16 on one H100, I = 1024, O = 256: a request is 1 + 255 = 256 steps.
     # Memory: KV 128 KiB a token × 1280 tokens = 167.8 MB a request; the H100 exposes 81,559 MiB
     # = 85.52 GB, less 16.06 GB of weights and the 2.15 GB reserve: 67.3 GB ÷ 167.8 MB = 401 before
-    # activations. Throughput still rises there (each step reads the weights once): memory binds.
+    # activations. The maximum sits at the cap, yet there every step carries 400/256 = 1.56 prompts
+    # (1,600 prompt tokens, 2·8e9·1600 = 25.6 TFLOP, 26 ms at 989 TFLOP/s, against 16 GB of weights read in
+    # 4.8 ms): compute-bound, so room for more requests adds steps in proportion and memory does not bind;
+    # a quarter more FLOP/s binds.
     l8, wl = get_model("llama-3.1-8b"), Workload(1024, 256)
     cap = serving.memory_cap(l8, H100, Layout(), wl)
     assert 380 < cap <= 401
     o = offline_max(l8, H100, Layout(), wl)
-    assert (o.concurrency, o.bound) == (cap, "memory")
-    # the reader's cap of 100 binds first
+    assert o.concurrency == cap and o.bound == "compute" and o.bound_gains["memory"] < serving.MIN_GAIN
+    # Long answers, short prompts (I = 128, O = 2048): a request holds 128 KiB × 2176 = 285 MB, so 235
+    # fit. The step reads the weights (16.06 GB) and the cache (235 × 128 KiB × (128 + 1024) = 35.5 GB):
+    # 15.4 ms for 235 tokens. Room for a quarter more (293 requests) reads 16.06 + 44.3 GB: 18.0 ms for 293
+    # tokens, (293/235)·(15.4/18.0) = 1.067: about 6.7 % more (the prompt steps take some back). Memory binds.
+    o = offline_max(l8, H100, Layout(), Workload(128, 2048))
+    assert o.concurrency == o.memory_cap and o.bound == "memory"
+    assert 0.03 < o.bound_gains["memory"] < 0.067
+    # the reader's cap of 100 binds first: 100 requests share one read of the weights, 125 would share it too
     o = offline_max(l8, H100, Layout(), Workload(1024, 256, max_concurrency=100))
-    assert (o.concurrency, o.bound) == (100, "cap")
-    # a chunk of 1024 admits one prompt a step: λ ≤ 1, reached at 1 × 256 = 256 requests; more add nothing
+    assert (o.concurrency, o.bound) == (100, "cap") and o.bound_gains["cap"] >= serving.MIN_GAIN
+    # a chunk of 1024 admits one prompt a step: λ ≤ 1, reached at 1 × 256 = 256 requests; every step is a
+    # full 1,024-token chunk, compute-bound, so a larger chunk lengthens the steps in proportion: not the chunk
     o = offline_max(l8, H100, Layout(), Workload(1024, 256, chunk_tokens=1024))
-    assert (o.concurrency, o.bound) == (256, "chunk")
+    assert o.concurrency == 256 and o.bound == "compute" and o.bound_gains["chunk"] < serving.MIN_GAIN
 
 
 L70 = get_model("llama-3.1-70b")
@@ -257,7 +282,8 @@ def test_disaggregated_pools_in_balance_by_hand():
     p = next(q for q in pts if q.concurrency == 3)
     t_p = flops(8, 56, 4 / 3) / 1e6
     assert p.tpot_s == pytest.approx(3.12e-3, rel=1e-9)
-    assert p.ttft_s == pytest.approx(t_p, rel=1e-9)
+    # TTFT as co-located, one request with no contention: its prompt alone, 640·6 + 21·42 + 64 = 4786 FLOPs
+    assert p.ttft_s == pytest.approx(4.786e-3, rel=1e-9)
     assert p.prefill_devices_per_decode_device == pytest.approx((1 / 3.12e-3) / ((4 / 3) / t_p), rel=1e-9)
     assert p.output_tokens_per_s_per_device == pytest.approx(4e6 / 7906, rel=1e-9)
     co = serve_point(TOY, TOY_DEVICE, Layout(), Workload(6, 4, 3, chunk_tokens=8))
@@ -303,7 +329,6 @@ def test_page_exercise_memory_cap_by_hand():
 
     cap = int(float(N["svc_cap"]("chat70", tp=4)))
     assert 1230 <= cap <= 1244
-    assert N["svc_offline"]("chat70", "bound", tp=4) == "memory"
     assert N["svc_offline"]("chat70", "concurrency", tp=4).text() == f"{cap:,}"  # a count prints whole
 
 
@@ -542,3 +567,25 @@ def test_cli_devices_searches_layouts_of_exactly_that_many(capsys):
     code, out, err = _cli(capsys, "serve", "--model", "llama-3.1-70b", "--hardware", "h100-sxm5", "--input-tokens",
                           "1024", "--output-tokens", "256", "--tp", "1")
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and "--tp" in err
+
+
+def test_a_point_carries_one_limit_label_in_every_output(capsys):
+    # The label depends on the layout, the concurrency and the workload alone: the offline maximum in the
+    # text's top line and in JSON, its row in the frontier, and the best point under a target agree.
+    code, out, _ = _cli(capsys, *BASE, "--max-concurrency", "100", "--tpot-ms", "20", "--json")
+    doc = json.loads(out)
+    rows = {(r["layout"], r["concurrency"]): r for r in doc["frontier"]}
+    for key in ("offline", "best_under_targets"):
+        point = doc[key]
+        row = rows[(point["layout"], point["concurrency"])]
+        assert point["limited_by"] == row["limited_by"] and point["limited_by_meaning"] == row["limited_by_meaning"]
+        assert point["limited_by_gains"] == row["limited_by_gains"]
+    code, text, _ = _cli(capsys, *BASE, "--max-concurrency", "100", "--tpot-ms", "20")
+    top = next(line for line in text.splitlines() if line.startswith("offline maximum"))
+    assert top.endswith(f"limit: {doc['offline']['limited_by_meaning']}") or \
+        f"limit: {doc['offline']['limited_by_meaning']}" in top
+    import re
+
+    head = re.compile(rf"^{re.escape(doc['offline']['layout'])}\s+{doc['offline']['concurrency']}\s")
+    table_row = next(line for line in text.splitlines() if head.match(line))
+    assert table_row.split()[-1] == doc["offline"]["limited_by"]
