@@ -237,7 +237,9 @@ def _serving_constants() -> dict[str, Any]:
     return {"default_chunk_tokens": S.DEFAULT_CHUNK_TOKENS, "max_tokens": S.MAX_TOKENS,
             "max_concurrency": S.MAX_CONCURRENCY, "max_usd_per_device_hour": S.MAX_USD_PER_DEVICE_HOUR,
             "max_chunks_per_prompt": S.MAX_CHUNKS_PER_PROMPT, "percentiles": list(S.PERCENTILES),
-            "default_percentile": S.DEFAULT_PERCENTILE,
+            "default_percentile": S.DEFAULT_PERCENTILE, "bounds": list(S.BOUNDS),
+            "schedule_limits": list(S.SCHEDULE_LIMITS), "relax": S.RELAX, "min_gain": S.MIN_GAIN,
+            "bind_margin": S.BIND_MARGIN,
             "bound_meaning": dict(S.BOUND_MEANING), "derate_misses": S.DERATE_MISSES,
             "derates": {"bandwidth": measured.bandwidth_derate(), "gemm": measured.gemm_derate(),
                         "collective": measured.collective_derate()}}

@@ -95,6 +95,9 @@ def test_the_chosen_point_and_frontier_are_the_packages(page):
         assert math.isclose(float(c[key]["value"]), best[key], rel_tol=1e-9), key
     assert c["layout"]["value"] == best["layout"]
     assert c["tpot_s"]["text"] == fmt.seconds(best["tpot_s"])
+    # one label for a point everywhere: the package's binding limit, in its words, with what relaxing it gains
+    assert c["limited_by"]["value"] == best["limited_by"] and c["limited_by"]["text"] == best["limited_by_meaning"]
+    assert best["limited_by_meaning"] in page.locator(".rl-calc-serve .rl-calc-ssummary").inner_text()
     # one line per layout on the chart, the envelope drawn, the chosen point ringed and named
     layouts = {p["layout"] for p in want["frontier"]}
     assert page.locator(".rl-calc-serve .rl-calc-fline[data-layout]").count() == len(layouts)

@@ -48,7 +48,7 @@ const ROWS = [
   { key: "concurrency", label: "Requests in flight (the clients')", f: fmt.integer },
   { key: "running", label: "Requests the engine holds (steady state)", f: (v) => fmt.sig(v) },
   { key: "memory_cap", label: "Memory cap: requests whose KV cache at I + O tokens fits", f: fmt.integer },
-  { key: "limited_by", label: "Binding limit", f: null },
+  { key: "limited_by", label: "Binding limit: what, relaxed by a quarter, raises output tokens/s", f: null },
   { key: "ttft_s", label: "Time to first token, TTFT (floor): the wait, then the steps carrying the prompt's own chunks",
     f: fmt.seconds },
   { key: "prefill_s", label: "The prompt's prefill alone on this layout (floor; TTFT never goes below it)", f: fmt.seconds },
@@ -346,7 +346,7 @@ export function servingSection(registry, uid, search, stepBase) {
       const v = p ? valueOf(row, p) : null;
       let text = DASH;
       if (p) {
-        if (row.key === "limited_by") text = registry.constants.serving.bound_meaning[v] || String(v);
+        if (row.key === "limited_by") text = p.limited_by_meaning;
         else text = v === null || v === undefined ? row.none || DASH : show(v, row.key === "layout" ? (x) => row.f(x, p) : row.f);
       }
       const td = cells[row.key];
@@ -368,7 +368,7 @@ export function servingSection(registry, uid, search, stepBase) {
         + `${fmt.tokensPerS(p.output_tokens_per_s_per_user)} per user `
         + `and ${fmt.tokensPerS(p.output_tokens_per_s_per_device)} per device (ceilings; expected, derated: `
         + `${fmt.tokensPerS(p.expected_output_tokens_per_s / p.devices)}); limit: `
-        + `${registry.constants.serving.bound_meaning[p.limited_by]}.`
+        + `${p.limited_by_meaning}.`
         + (p.usd_per_million_output_tokens === null ? "" : ` ${usd(p.usd_per_million_output_tokens)} per million output tokens.`)
         + (o.refusal ? ` Targets: ${sentence(o.refusal)}` : "");
       const a = assumptions(registry, res.r);

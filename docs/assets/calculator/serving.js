@@ -44,7 +44,7 @@ export function workloadOf(C, K, input, output, { maxConcurrency = null, chunk =
     latency: checkLatency(K, latency),
   };
   if (!K.attention_variants.includes(attention)) throw new CalcError(`--attention must be one of fused, unfused`);
-  wl.prefillSteps = Math.ceil(wl.I / wl.K);
+  Object.assign(wl, withChunk(wl, wl.K));
   const most = S.max_chunks_per_prompt;
   if (wl.prefillSteps > most) {
     throw new CalcError(`--chunk-tokens must be at least ${Math.ceil(wl.I / most).toLocaleString("en-US")} for a prompt `
@@ -53,6 +53,12 @@ export function workloadOf(C, K, input, output, { maxConcurrency = null, chunk =
   }
   wl.steps = wl.prefillSteps + wl.O - 1;
   return wl;
+}
+
+/** The workload `wl` with a chunk of K prompt tokens: its steps per prompt and in the engine recounted. */
+function withChunk(wl, K) {
+  const prefillSteps = Math.ceil(wl.I / K);
+  return { ...wl, K, prefillSteps, steps: prefillSteps + wl.O - 1 };
 }
 
 /** serving._chunk_sums: Σ over a prompt's chunks of the positions each reads, and what unfused attention scores. */
@@ -75,7 +81,6 @@ function work(m, wl, s) {
   const { I, O, K, steps } = wl;
   const lamFree = s / steps;
   const lam = Math.min(lamFree, K / I);
-  const chunkBound = lamFree >= K / I;
   const d = lam * (O - 1), p = lam * I;
   const [reads, scored] = chunkSums(m, I, K);
   const pairs = wl.attention === "fused" ? causalLayerPairs(m, I) : scored;
@@ -83,7 +88,7 @@ function work(m, wl, s) {
   const running = lam * steps;
   return { w: { decode_tokens: d, decode_positions: d * decodePositions, prefill_tokens: p, prefill_positions: lam * reads,
                 prefill_pairs: lam * pairs, head_tokens: d + lam, requests: running,
-                kv_positions: running * layerPositions(m, I + O) }, lam, chunkBound };
+                kv_positions: running * layerPositions(m, I + O) }, lam };
 }
 
 // The memory cap depends on the device, model, formats, I + O and layout only: kept between recomputes
@@ -127,42 +132,50 @@ function capSearch(C, K, m, device, lay, wl) {
   return maxBatchThatFits(C, K, m, device, wl.f, wl.attention, ctx, lay, bpw);
 }
 
-/** measured.derated_device: bandwidth, every peak and the link times the registry's measured derates. */
-export function deratedDevice(C, device) {
-  const D = C.serving.derates;
-  const peaks = {};
-  for (const [k, v] of Object.entries(device.dense_peak_flop_per_s)) peaks[k] = v * D.gemm;
-  const ic = device.interconnect
-    ? { ...device.interconnect, bandwidth_bytes_per_s_per_direction: device.interconnect.bandwidth_bytes_per_s_per_direction * D.collective }
-    : device.interconnect;
-  return { ...device, memory_bandwidth_bytes_per_s: device.memory_bandwidth_bytes_per_s * D.bandwidth,
-           dense_peak_flop_per_s: peaks, interconnect: ic };
-}
-
-/** The step's time on the derated device (deratedDevice): the same kernels and collectives, each
- *  re-timed at the derated peak, bandwidth and link (latencies unchanged), summed as parallel.js's
- *  finish sums them. Equal to rerunning the step on the derated device, at half the cost. */
-function deratedTime(C, step, lay) {
-  const D = C.serving.derates;
+/** The step's time on a device whose peaks, memory bandwidth, link bandwidth and collective latencies are
+ *  this device's times `x` ({peak, bw, link, lat}): the same kernels and collectives, each re-timed, summed
+ *  as parallel.js's finish sums them. Equal to rerunning the step on that device (measured.derated_device,
+ *  the relaxed devices of serving._relaxations), at a fraction of the cost. */
+function scaledTime(step, lay, x) {
   let stageS = 0;
-  for (const o of step.stage.ops) stageS += Math.max(o.flops / (o.peak * D.gemm), o.bytes / (o.bandwidth * D.bandwidth));
-  const link = (c) => c.latency_s + c.bytes / (c.linkBandwidth * D.collective);
+  for (const o of step.stage.ops) stageS += Math.max(o.flops / (o.peak * x.peak), o.bytes / (o.bandwidth * x.bw));
+  const link = (c) => c.latency_s * x.lat + c.bytes / (c.linkBandwidth * x.link);
   let collS = 0;
   for (const c of step.collectives) collS += link(c);
   const single = !step.collectives.length && lay.pp === 1;
   return (single ? stageS : lay.pp * (stageS + collS)) + (step.sends ? link(step.sends) : 0);
 }
 
-/** serving._classify: which limit binds, in the order chunk, memory or cap, link, compute or bandwidth. */
-function classify(C, step, chunkBound, slotsShort, memBinds) {
-  if (chunkBound) return "chunk";
-  if (slotsShort) return memBinds ? "memory" : "cap";
-  const kernelT = step.stage.timeS, collT = step.collectiveS;
-  if (collT * 2 >= kernelT + collT) {
-    const latency = step.collectives.reduce((acc, c) => acc + c.latency_s, 0);
-    return latency * 2 >= collT ? "link-latency" : "link-bandwidth";
+/** serving._binding: the binding limit of one point from its gains (each limit relaxed by a quarter: the
+ *  rise in output tokens/s), and the others within the margin of it. A limit of the schedule (memory, the
+ *  cap, the chunk) binds where its gain reaches the least that counts; else the device's largest. */
+function binding(C, gains) {
+  const S = C.serving, names = S.bounds.filter((b) => b in gains);
+  let sb = null, hb = null;
+  for (const b of names) {
+    if (S.schedule_limits.includes(b)) { if (sb === null || gains[b] > gains[sb]) sb = b; }
+    else if (hb === null || gains[b] > gains[hb]) hb = b;
   }
-  return step.stage.bound === C.compute_bound ? "compute" : "bandwidth";
+  const best = sb !== null && gains[sb] >= S.min_gain ? sb : hb, top = gains[best];
+  if (!(top >= S.min_gain)) return { bound: "none", also: [] };
+  return { bound: best, also: names.filter((b) => b !== best && gains[b] >= S.min_gain
+    && Math.abs(gains[b] - top) <= S.bind_margin) };
+}
+
+const pct = (x, digits) => (x * 100).toFixed(digits) + "%";
+
+/** serving.bound_words: the binding limit in words with what relaxing it gains, and those binding with it. */
+export function boundWords(C, bound, gains, also = []) {
+  const S = C.serving, M = S.bound_meaning;
+  if (bound === "none" || !(bound in gains)) {
+    return M.none + " raises output tokens/s by " + pct(S.min_gain, 0) + " or more: more requests in flight would";
+  }
+  let out = M[bound] + " raises output tokens/s by " + pct(gains[bound], 1);
+  if (also.length) {
+    out += "; " + also.map((b) => M[b].split(":")[0] + " (" + pct(gains[b], 1) + ")").join(", ")
+      + " within " + pct(S.bind_margin, 0) + " of it bind together";
+  }
+  return out;
 }
 
 /** serving._chunks: each chunk of one prompt as the engine cuts it (tokens, the layer-summed positions its
@@ -213,40 +226,86 @@ function stepMix(wl, steps, s, c, lam, time, prefillS) {
   return { chunk, dec, meanStep, f, g, wait, ttft: wait * meanStep + own, tpot: (1 - g) * dec + g * mean(chunk) };
 }
 
+/** The steps one replica holding `s` requests runs under workload `w` (serving._step_mix's three kinds: a
+ *  decode-only step and one per chunk of a prompt, or with prompts overlapping the fluid average step). */
+function stepsAt(env, w, s) {
+  const { m, mps, ctx, full } = env;
+  const ch = w === env.wl ? env.ch : chunksOf(m, w), kv = s * full;
+  const { w: fluidWork, lam } = work(m, w, s);
+  const steps = { size: ch.size, overlap: (s / w.steps) * w.prefillSteps > 1, fluid: mps(fluidWork), dec: null,
+    chunks: null, lam };
+  if (!steps.overlap) {
+    steps.dec = mps({ decode_tokens: s, decode_positions: s * ctx, prefill_tokens: 0, prefill_positions: 0,
+      prefill_pairs: 0, head_tokens: s, requests: s, kv_positions: kv });
+    steps.chunks = ch.size.map((size, i) => mps({ decode_tokens: s - 1, decode_positions: (s - 1) * ctx,
+      prefill_tokens: size, prefill_positions: ch.reads[i], prefill_pairs: ch.pairs[i],
+      head_tokens: s - 1 + (i === ch.size.length - 1 ? 1 : 0), requests: s, kv_positions: kv }));
+  }
+  return steps;
+}
+
+/** serving._rates for one point: output tokens/s (all replicas) at client concurrency `c` under workload `w`
+ *  and memory cap `cap`, each step timed at the device scaled by `x` (scaledTime). */
+function rateAt(C, env, w, cap, c, x) {
+  const { lay } = env;
+  const s = Math.min(c, Math.min(cap, w.maxConcurrency || C.serving.max_concurrency)) / lay.dp;
+  const steps = stepsAt(env, w, s);
+  const mix = stepMix(w, steps, s, c / lay.dp, steps.lam, (st) => scaledTime(st, lay, x), scaledTime(env.prefill, lay, x));
+  return lay.dp * steps.lam * w.O / mix.meanStep;
+}
+
+/** serving._point_gains for one point: how much each limit relaxed by a quarter raises its output tokens/s. */
+function pointGains(C, env, device, cap, c, s, steps, base) {
+  const { wl, lay } = env, S = C.serving, R = S.relax, one = { peak: 1, bw: 1, link: 1, lat: 1 };
+  const up = (v) => Math.ceil(v * R);
+  const reader = wl.maxConcurrency || S.max_concurrency;
+  const again = (x) => rateAt(C, env, wl, cap, c, x) / base - 1;
+  const kUp = up(wl.K);
+  const chunkWl = kUp <= S.max_tokens && Math.ceil(wl.I / kUp) <= S.max_chunks_per_prompt ? withChunk(wl, kUp) : wl;
+  const g = {
+    memory: c >= cap && cap <= reader ? rateAt(C, env, wl, up(cap), Math.max(c, up(cap)), one) / base - 1 : 0,
+    chunk: wl.prefillSteps > 1 || s * wl.prefillSteps >= wl.steps ? rateAt(C, env, chunkWl, cap, c, one) / base - 1 : 0,
+    compute: again({ ...one, peak: R }),
+    bandwidth: again({ ...one, bw: R }),
+  };
+  if (wl.maxConcurrency !== null) {
+    const capWl = { ...wl, maxConcurrency: up(wl.maxConcurrency) };
+    g.cap = c >= reader && reader <= cap ? rateAt(C, env, capWl, cap, Math.max(c, capWl.maxConcurrency), one) / base - 1 : 0;
+  }
+  if (device.interconnect && lay.devices > 1) {
+    g["link-bandwidth"] = again({ ...one, link: R });
+    g["link-latency"] = again({ ...one, lat: 1 / R });
+  }
+  return g;
+}
+
 /** serving._points: one service point per client concurrency. */
-function points(C, K, m, device, lay, wl, concurrencies, cap, expDevice) {
+function points(C, K, m, device, lay, wl, concurrencies, cap) {
   const readerCap = wl.maxConcurrency || C.serving.max_concurrency;
+  const D = C.serving.derates, derate = { peak: D.gemm, bw: D.bandwidth, link: D.collective, lat: 1 };
   const bpw = (x) => bytesPerWeight(K, weightsFor(wl.f, "experts"), x);
   const mps = (w) => mixedParallelStep(C, K, m, device, wl.f, wl.attention, w, lay, bpw, wl.latency);
   const prefill = parallelStep(C, K, m, device, wl.f, wl.attention, "prefill", 1, wl.I, lay, bpw, wl.latency);
-  const prefillS = prefill.timeS, prefillExp = deratedTime(C, prefill, lay);
-  const ch = chunksOf(m, wl);
-  const ctx = layerPositions(m, wl.I + wl.O / 2), full = layerPositions(m, wl.I + wl.O);
-  const nominal = (st) => st.timeS, derated = (st) => deratedTime(C, st, lay);
+  const env = { m, mps, lay, wl, prefill, ch: chunksOf(m, wl), ctx: layerPositions(m, wl.I + wl.O / 2),
+    full: layerPositions(m, wl.I + wl.O) };
+  const prefillS = prefill.timeS, prefillExp = scaledTime(prefill, lay, derate);
   return concurrencies.map((c) => {
     const slots = Math.min(c, Math.min(cap, readerCap));
-    const s = slots / lay.dp, kv = s * full;
-    const { w, lam, chunkBound } = work(m, wl, s);
-    const fluid = mps(w);
-    const steps = { size: ch.size, overlap: (s / wl.steps) * wl.prefillSteps > 1, fluid, dec: null, chunks: null };
-    if (!steps.overlap) {
-      steps.dec = mps({ decode_tokens: s, decode_positions: s * ctx, prefill_tokens: 0, prefill_positions: 0,
-        prefill_pairs: 0, head_tokens: s, requests: s, kv_positions: kv });
-      steps.chunks = ch.size.map((size, i) => mps({ decode_tokens: s - 1, decode_positions: (s - 1) * ctx,
-        prefill_tokens: size, prefill_positions: ch.reads[i], prefill_pairs: ch.pairs[i],
-        head_tokens: s - 1 + (i === ch.size.length - 1 ? 1 : 0), requests: s, kv_positions: kv }));
-    }
-    const mix = stepMix(wl, steps, s, c / lay.dp, lam, nominal, prefillS);
-    const exp = stepMix(wl, steps, s, c / lay.dp, lam, derated, prefillExp);
+    const s = slots / lay.dp;
+    const steps = stepsAt(env, wl, s), lam = steps.lam;
+    const mix = stepMix(wl, steps, s, c / lay.dp, lam, (st) => st.timeS, prefillS);
+    const exp = stepMix(wl, steps, s, c / lay.dp, lam, (st) => scaledTime(st, lay, derate), prefillExp);
     const t = mix.meanStep;
     const outTps = lay.dp * lam * wl.O / t, inTps = lay.dp * lam * wl.I / t;
     const expTps = lay.dp * lam * wl.O / exp.meanStep;
     const usdS = wl.price === null ? null : wl.price * lay.devices / 3600.0;
     const q = (x) => quantile(mix.dec, mix.chunk, mix.g, x);
+    const gains = pointGains(C, env, device, cap, c, s, steps, outTps);
+    const { bound, also } = binding(C, gains);
     return {
       layout: lay.name, devices: lay.devices, tp: lay.tp, pp: lay.pp, ep: lay.ep, dp: lay.dp,
       concurrency: c, running: lay.dp * lam * wl.steps, memory_cap: cap,
-      limited_by: classify(C, fluid, chunkBound, slots < c, cap <= readerCap),
+      limited_by: bound, limited_by_also: also, limited_by_gains: gains, limited_by_meaning: boundWords(C, bound, gains, also),
       step_time_s: t, ttft_s: mix.ttft, tpot_s: mix.tpot, request_latency_s: mix.ttft + (wl.O - 1) * mix.tpot,
       output_tokens_per_s: outTps, output_tokens_per_s_per_device: outTps / lay.devices,
       output_tokens_per_s_per_user: 1.0 / mix.tpot, input_tokens_per_s: inTps,
@@ -272,7 +331,6 @@ export function concurrencyGrid(top) {
  *  them) × concurrency on the grid up to its caps. */
 export function frontier(C, K, m, device, wl, layouts = null) {
   check(K, wl.f, wl.attention, device);
-  const expDevice = deratedDevice(C, device);
   const out = [];
   const search = layouts === null ? candidateLayouts(K, m, device) : layouts;
   for (const lay of search) {
@@ -281,7 +339,7 @@ export function frontier(C, K, m, device, wl, layouts = null) {
     if (cap < lay.dp) continue;
     const top = Math.min(cap, wl.maxConcurrency || cap);
     const grid = concurrencyGrid(top).filter((g) => g >= lay.dp);
-    out.push(...points(C, K, m, device, lay, wl, grid, cap, expDevice));
+    out.push(...points(C, K, m, device, lay, wl, grid, cap));
   }
   if (!out.length && layouts !== null) {
     throw new CalcError(`--tp/--pp/--ep/--dp/--devices: ${m.name} with one request of I + O = ${wl.I + wl.O} tokens `
@@ -363,7 +421,7 @@ export function servePoint(C, K, m, device, lay, wl, concurrency) {
     throw new CalcError(`--tp/--pp/--ep/--dp: ${m.name} with one request of I + O = ${wl.I + wl.O} tokens does not `
       + `fit ${where} of the ${device.name} (weights, KV cache, activations and the runtime reserve); try more devices`);
   }
-  return points(C, K, m, device, lay, wl, [concurrency], cap, deratedDevice(C, device))[0];
+  return points(C, K, m, device, lay, wl, [concurrency], cap)[0];
 }
 
 /** calculator_view.serving: the frontier (every layout within one scale-up domain, or with `layouts` "set"

@@ -112,7 +112,12 @@ def _run(cases, calc_dir=CALC_DIR, tmp=None):
 
 
 def _close(a, b) -> bool:
-    if a is None or b is None or isinstance(a, (str, bool)) or isinstance(b, (str, bool)):
+    if isinstance(a, dict) and isinstance(b, dict):
+        # a binding limit's gains are differences of two rates (relaxed ÷ base − 1): held to REL absolute
+        return a.keys() == b.keys() and all(math.isclose(a[k], b[k], rel_tol=REL, abs_tol=REL) for k in a)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(_close(x, y) for x, y in zip(a, b))
+    if a is None or b is None or isinstance(a, (str, bool, list, tuple, dict)) or isinstance(b, (str, bool, list, tuple, dict)):
         return a == b
     return math.isclose(float(a), float(b), rel_tol=REL, abs_tol=0.0)
 
