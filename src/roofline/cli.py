@@ -767,6 +767,25 @@ def cmd_serve(args) -> None:
                      + ("" if len(fits) == 1 else " (the layout with the most per device)"))
         lines.append(f"envelope of {len(points)} points (ceilings; times are floors; expected is derated):")
         lines.append(_table([_service_row(p) for p in env], _SERVICE_COLUMNS))
+    if args.disaggregated:
+        dis = serving.disaggregated(m, d, wl, layouts=search)
+        dis_env = serving.pareto(dis)
+        on_dis = {id(p) for p in dis_env}
+        payload["disaggregated"] = [{**record.disaggregated_record(p), "on_envelope": id(p) in on_dis} for p in dis]
+        payload["disaggregated_ttft"] = ("the co-located definition at one request with no contention: the steps "
+                                         "carrying the prompt's chunks on the prefill pool's layout, then one send of "
+                                         "its KV cache over the link; a queue at the prefill pool is not modelled")
+        lines.append(f"disaggregated (prefill and decode on separate pools in balance; devices count both pools): "
+                     f"envelope of {len(dis)} points; TTFT = the prompt alone on the prefill pool + the KV send "
+                     f"({fmt.seconds(dis[0].kv_transfer_s)}), as co-located at one request:")
+        lines.append(_table([{"layout": p.layout_name, "c": str(p.concurrency),
+                              "ratio": fmt.sig(p.prefill_devices_per_decode_device),
+                              "dev": fmt.sig(p.output_tokens_per_s_per_device),
+                              "user": fmt.sig(p.output_tokens_per_s_per_user), "ttft": fmt.seconds(p.ttft_s),
+                              "tpot": fmt.seconds(p.tpot_s), "bound": p.bound} for p in dis_env],
+                            [("layout", "pools"), ("c", "decode concurrency"), ("ratio", "prefill/decode devices"),
+                             ("dev", "tok/s/device"), ("user", "tok/s/user"), ("ttft", "TTFT"), ("tpot", "TPOT"),
+                             ("bound", "limit")]))
     unmet = None
     if points and any(targets[k] is not None for k in timed):
         best = serving.best_under_targets(points, **targets)
@@ -886,6 +905,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="target: time to first token at most T ms")
     sp.add_argument("--tpot-ms", type=_number("--tpot-ms", 0, 1e9, "milliseconds", low_inclusive=False), metavar="T",
                     help="target: time per output token at most T ms")
+    sp.add_argument("--disaggregated", action="store_true",
+                    help="also the frontier with prefill and decode on separate pools in balance, beside the co-located one")
     for which in ("ttft", "tpot"):
         sp.add_argument(f"--{which}-percentile", choices=serving_percentiles(), default="p99",
                         help=f"the statistic the --{which}-ms target is judged on (MLPerf Server's is p99)")

@@ -126,3 +126,15 @@ def service_record(p) -> dict[str, Any]:
             "prompt_step_share": p.prompt_step_share, "prompt_gap_share": p.prompt_gap_share,
             "tpot_p50_s": p.tpot_p50_s, "tpot_p90_s": p.tpot_p90_s, "tpot_p99_s": p.tpot_p99_s,
             "ttft_p50_s": p.ttft_p50_s, "ttft_p90_s": p.ttft_p90_s, "ttft_p99_s": p.ttft_p99_s}
+
+
+def disaggregated_record(p) -> dict[str, Any]:
+    """One disaggregated point (`serving.DisaggregatedPoint`) as `roofline serve --disaggregated --json` writes it:
+    both pools' layouts, their balance, and what the service delivers (devices count both pools)."""
+    return {"prefill_layout": p.prefill_layout.name, "decode_layout": p.decode_layout.name,
+            "decode_devices": p.decode_layout.devices, "concurrency": p.concurrency,
+            "prefill_devices_per_decode_device": p.prefill_devices_per_decode_device, "devices": p.devices,
+            "limited_by": p.bound, "ttft_s": p.ttft_s, "kv_transfer_s": p.kv_transfer_s, "tpot_s": p.tpot_s,
+            "output_tokens_per_s": p.output_tokens_per_s,
+            "output_tokens_per_s_per_device": p.output_tokens_per_s_per_device,
+            "output_tokens_per_s_per_user": p.output_tokens_per_s_per_user}

@@ -821,7 +821,7 @@ class DisaggregatedPoint(_Rates):
         return f"prefill {self.prefill_layout.name} : decode {self.decode_layout.name}"
 
 
-def _prefill_pool(model: Model, device: Device, wl: Workload, max_devices: int | None):
+def _prefill_pool(model: Model, device: Device, wl: Workload, search: list[Layout]):
     """The prefill layout that prefills the most requests a second per device, running full chunks
     (K prompt tokens a step, no decode tokens): (layout, requests/s per device, step time)."""
     best = None
@@ -829,7 +829,7 @@ def _prefill_pool(model: Model, device: Device, wl: Workload, max_devices: int |
     lam = K / I
     reads, scored = _chunk_sums(model, I, K)
     pairs = float(kernels.causal_layer_pairs(model, I)) if wl.attention == "fused" else scored
-    for lay in parallel.candidate_layouts(model, device, max_devices):
+    for lay in search:
         if lay.dp > 1 or memory_cap(model, device, lay, wl) < 1:
             continue  # replicas of a prefill pool are the same layout again
         work = kernels.MixedWork(decode_tokens=0.0, decode_positions=0.0, prefill_tokens=lam * I,
@@ -843,20 +843,24 @@ def _prefill_pool(model: Model, device: Device, wl: Workload, max_devices: int |
     return best
 
 
-def disaggregated(model: Model, device: Device, workload: Workload,
-                  max_devices: int | None = None) -> list[DisaggregatedPoint]:
+def disaggregated(model: Model, device: Device, workload: Workload, max_devices: int | None = None,
+                  layouts: list[Layout] | None = None) -> list[DisaggregatedPoint]:
     """Disaggregated serving's points: every decode layout × concurrency (as `frontier`), each with
     the prefill pool that balances it (prefill devices per decode device = the decode pool's requests
     a second per device ÷ the best prefill layout's). The KV cache of each prompt crosses the link once.
+    `layouts`, where the reader named them, are the layouts both pools are drawn from.
 
     >>> pts = disaggregated(get_model("llama-3.1-8b"), get_device("h100-sxm5"), Workload(1024, 256), 1)
     >>> 0 < pts[0].prefill_devices_per_decode_device < 1
     True
     """
     wl = workload
-    pool = _prefill_pool(model, device, wl, max_devices)
+    search = parallel.candidate_layouts(model, device, max_devices) if layouts is None else list(layouts)
+    pool = _prefill_pool(model, device, wl, search)
     if pool is None:
-        raise InputError(f"no layout holds a {wl.input_tokens}-token prompt of {model.name} on the {device.name}")
+        raise InputError(f"--disaggregated: no layout{' asked' if layouts is not None else ''} holds a prefill pool "
+                         f"(one {wl.input_tokens}-token prompt of {model.name}, one replica) on the {device.name}; "
+                         "give a layout without --dp that holds one request, or more devices")
     p_lay, p_rate, p_step = pool
     send = kv_send_s(model, device, wl)
     ttft = prompt_alone_s(model, device, p_lay, wl) + send
@@ -872,7 +876,7 @@ def disaggregated(model: Model, device: Device, workload: Workload,
         return t, lay.dp * (s / (wl.output_tokens - 1)) / t * wl.output_tokens
 
     out: list[DisaggregatedPoint] = []
-    for lay in parallel.candidate_layouts(model, device, max_devices):
+    for lay in search:
         cap = memory_cap(model, device, lay, wl)
         if cap < lay.dp:
             continue

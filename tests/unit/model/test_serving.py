@@ -589,3 +589,35 @@ def test_a_point_carries_one_limit_label_in_every_output(capsys):
     head = re.compile(rf"^{re.escape(doc['offline']['layout'])}\s+{doc['offline']['concurrency']}\s")
     table_row = next(line for line in text.splitlines() if head.match(line))
     assert table_row.split()[-1] == doc["offline"]["limited_by"]
+
+
+# ------------------------------------------------------------------------------ disaggregated -----
+def test_disaggregated_and_colocated_ttft_agree_for_one_request_up_to_the_kv_send():
+    # One device a pool: the prefill pool runs the prompt with nothing else in its steps, which is what a
+    # co-located engine holding one request does; the disaggregated TTFT adds one send of the prompt's KV
+    # cache: 1024 tokens × 128 KiB (32 layers × K and V × 8 heads × 128 × 2 B) = 134 MB over NVLink's
+    # 450 GB/s = 0.298 ms, plus the link's latency.
+    l8 = get_model("llama-3.1-8b")
+    wl = Workload(1024, 256)
+    dis = serving.disaggregated(l8, H100, wl, max_devices=1)
+    co = serve_point(l8, H100, Layout(), Workload(1024, 256, 1))
+    for p in dis:
+        assert p.prefill_layout == Layout()
+        assert p.ttft_s - p.kv_transfer_s == pytest.approx(co.ttft_s, rel=1e-12)
+    assert 1024 * 131072 / 450e9 < dis[0].kv_transfer_s < 1024 * 131072 / 450e9 + 50e-6
+
+
+def test_cli_disaggregated_frontier_beside_the_colocated_one(capsys):
+    code, out, _ = _cli(capsys, *BASE, "--disaggregated", "--json")
+    doc = json.loads(out)
+    assert code == 0 and doc["frontier"] and doc["disaggregated"]
+    row = doc["disaggregated"][0]
+    for key in ("prefill_layout", "decode_layout", "concurrency", "prefill_devices_per_decode_device", "ttft_s",
+                "kv_transfer_s", "tpot_s", "output_tokens_per_s_per_device", "on_envelope", "limited_by"):
+        assert key in row
+    assert "no contention" in doc["disaggregated_ttft"]
+    code, out, _ = _cli(capsys, *BASE, "--disaggregated")
+    assert "disaggregated (prefill and decode on separate pools" in out and "envelope of" in out
+    # a layout that cannot hold a prefill pool (replicas only) is refused in one sentence
+    code, out, err = _cli(capsys, *BASE, "--disaggregated", "--dp", "2")
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and "--disaggregated" in err
