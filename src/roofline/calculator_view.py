@@ -250,12 +250,13 @@ def serving(device: Device, model: Model, input_tokens, output_tokens, weight_fo
             max_concurrency=None, usd_per_device_hour=None, ttft_s=None, tpot_s=None, concurrency=None,
             tp: int = 1, pp: int = 1, ep: int = 1, dp: int = 1, collective_latency="floor",
             weight_scope: str = "linear", layouts: str = "all", ttft_percentile: str | None = None,
-            tpot_percentile: str | None = None) -> dict[str, Any]:
+            tpot_percentile: str | None = None, disaggregated: bool = False) -> dict[str, Any]:
     """The calculator's Serving mode from roofline.model.serving: every frontier point (over every layout
     within one scale-up domain, or with `layouts="set"` only the layout tp × pp × ep × dp, as the CLI holds
     an explicit layout), the envelope marked, the best point under the targets or the sentence saying none
     meets them (TTFT and TPOT judged at their percentiles, p99 unless told), and with `concurrency` the
-    point the reader chose on that layout. The reference
+    point the reader chose on that layout; with `disaggregated`, prefill and decode on separate pools drawn
+    from the same layouts, their envelope marked. The reference
     docs/assets/calculator/serving.js is parity-tested against."""
     from dataclasses import replace
 
@@ -285,8 +286,13 @@ def serving(device: Device, model: Model, input_tokens, output_tokens, weight_fo
     point = None
     if concurrency is not None:
         point = record(S.serve_point(model, device, lay, replace(wl, concurrency=concurrency)))
+    dis = None
+    if disaggregated:
+        d = S.disaggregated(model, device, wl, layouts=[lay] if layouts == "set" else None)
+        on_dis = {id(p) for p in S.pareto(d)}
+        dis = [{**step_record.disaggregated_record(p), "on_envelope": id(p) in on_dis} for p in d]
     return {"frontier": [{**record(p), "on_envelope": id(p) in env} for p in pts], "best": best, "refusal": refusal,
-            "point": point}
+            "point": point, "disaggregated": dis}
 
 
 # What the calculator's scripts never read (the page names a device's and model's sources elsewhere):

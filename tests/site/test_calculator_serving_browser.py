@@ -162,6 +162,7 @@ BAD = [
     ("s_scope=set&s_model=llama-3.1-70b", "dev", "fits none of the layouts asked (1 device)"),  # held: it must fit
     ("s_tpot=30&s_tpotp=p95", "tpotp", "Choose a percentile from the list"),  # mean, p50, p90 and p99 only
     ("s_ttftp=<b>x</b>", "ttftp", "Choose a percentile from the list"),
+    ("s_dis=maybe", "dis", "Choose where prefill and decode run from the list"),
     ("s_in=100000&s_chunk=10", "chunk", "Max prompt tokens per engine step must be at least 25 for a prompt of 100,000 tokens"),
 ]
 
@@ -259,6 +260,28 @@ def test_the_chart_keeps_its_best_point_inside_with_a_tick_above_and_draws_the_t
     page.wait_for_function("!document.querySelector('.rl-calc-serve .rl-calc-ftarget')")
     assert "meets a TPOT of 30 ms at p99" in page.locator(".rl-calc-serve .rl-calc-legend").inner_text()
     assert page.locator(".rl-calc-serve .rl-calc-fchart path.rl-calc-fok").count() == 1
+
+
+def test_separate_pools_are_the_packages_and_drawn_beside(page):
+    # Prefill and decode on separate pools: the most per device among the package's disaggregated points, in
+    # the sentence under the co-located one, and their envelope drawn as a line of its own.
+    open_serve(page, "s_model=llama-3.1-8b&s_in=1024&s_out=256&s_dis=yes")
+    want = serving(get_device("h100-sxm5"), get_model("llama-3.1-8b"), 1024, 256, disaggregated=True)["disaggregated"]
+    top = max(want, key=lambda p: (p["output_tokens_per_s_per_device"], -p["devices"]))
+    text = page.locator(".rl-calc-serve .rl-calc-sdis").inner_text()
+    assert text.startswith("Disaggregated, the most per device: prefill on " + top["prefill_layout"]), text
+    assert fmt.tokens_per_s(top["output_tokens_per_s_per_device"]) in text and fmt.seconds(top["ttft_s"]) in text
+    assert page.locator(".rl-calc-serve .rl-calc-fchart polyline.rl-calc-fdis").count() == 1
+    assert "separate pools" in page.locator(".rl-calc-serve .rl-calc-legend").inner_text()
+    # Pools that cannot be formed (every layout asked has data-parallel replicas): one sentence beside the
+    # field, in the reader's words, and the co-located results stand.
+    page.goto(f"{page.base_url}/calculator/?mode=serve&s_model=llama-3.1-8b&s_dis=yes&s_scope=set&s_dp=2")
+    page.wait_for_selector(".rl-calc-serve:not([hidden]) .rl-calc-fchart polyline")
+    msg = message(page, "dis")
+    assert msg.startswith("No layout asked holds a prefill pool") and "without DP" in msg and "--" not in msg, msg
+    assert page.locator(".rl-calc-serve .rl-calc-fchart polyline.rl-calc-fdis").count() == 0
+    assert "rl-calc-stale" not in (page.locator(".rl-calc-serve td[data-output=tpot_s]").get_attribute("class") or "")
+    no_bad_words(page)
 
 
 def test_a_phone_at_390_px_with_touch(chromium, served_site):

@@ -46,11 +46,13 @@ function ticks(lo, hi) {
  * Draw `points` (calculateServing's frontier: output_tokens_per_s_per_user, _per_device, layout,
  * concurrency, on_envelope) into `svg`, with `marks` ([{point, label}]) ringed and `target` (null or
  * {x: the tokens/s per user a TPOT target on the mean asks for, or null; label; meets: whether a point meets
- * every target}) drawn: the points that meet it circled, x a dashed line. Returns false, drawing
+ * every target}) drawn: the points that meet it circled, x a dashed line; `other` (null or points: the
+ * disaggregated envelope) a line of its own. Returns false, drawing
  * nothing, when a value is not a positive finite number (the caller keeps the last chart).
  */
-export function drawFrontier(svg, points, marks, size, title, target = null) {
-  const xs = points.map((p) => p.output_tokens_per_s_per_user), ys = points.map((p) => p.output_tokens_per_s_per_device);
+export function drawFrontier(svg, points, marks, size, title, target = null, other = null) {
+  const all = other ? points.concat(other) : points;
+  const xs = all.map((p) => p.output_tokens_per_s_per_user), ys = all.map((p) => p.output_tokens_per_s_per_device);
   if (!points.length || !xs.every(positive) || !ys.every(positive)) return false;
   const { width: W, height: H } = size;
   const m = { l: 58, r: 16, t: 16, b: 40 };
@@ -93,6 +95,10 @@ export function drawFrontier(svg, points, marks, size, title, target = null) {
   const env = points.filter((p) => p.on_envelope)
     .sort((a, b) => a.output_tokens_per_s_per_user - b.output_tokens_per_s_per_user);
   g.appendChild(el("polyline", { class: "rl-calc-fenvelope", points: env.map(xy).join(" ") }));
+  if (other && other.length) {
+    const o = [...other].sort((a, b) => a.output_tokens_per_s_per_user - b.output_tokens_per_s_per_user);
+    g.appendChild(el("polyline", { class: "rl-calc-fdis", points: o.map(xy).join(" ") }));
+  }
   for (const p of env) {
     g.appendChild(el("circle", { class: "rl-calc-fenvdot", cx: px(p.output_tokens_per_s_per_user),
       cy: py(p.output_tokens_per_s_per_device), r: 2.5 }));

@@ -19,6 +19,7 @@ export const SERVE_FIELDS = {
   price: { label: "Price per device-hour (USD; blank: no cost)", limit: "usd_per_device_hour", optional: true },
   cap: { label: "Max requests in flight (the engine's cap; blank: memory decides)", limit: "concurrency", optional: true },
   chunk: { label: "Max prompt tokens per engine step (the prefill chunk)", limit: "chunk_tokens" },
+  dis: { label: "Prefill and decode", kind: "select" },
   wd: FIELDS.wd, act: FIELDS.act, kvd: FIELDS.kvd, attn: FIELDS.attn,
   scope: { label: "Layouts the frontier spans", kind: "select", group: "layout" },
   dev: FIELDS.dev, tp: FIELDS.tp, pp: FIELDS.pp, ep: FIELDS.ep,
@@ -36,14 +37,14 @@ export const STEP_FILLER = { phase: "decode", batch: "1", ctx: "1", prompt: "1" 
 export function defaultServeRaw(registry, stepBase) {
   const d = registry.defaults, S = registry.constants.serving;
   return { ...stepBase, ...STEP_FILLER, in: String(d.input_tokens), out: String(d.output_tokens), conc: "", ttft: "",
-    tpot: "", ttftp: S.default_percentile, tpotp: S.default_percentile, price: "", cap: "", chunk: String(S.default_chunk_tokens), scope: "all", dp: "1" };
+    tpot: "", ttftp: S.default_percentile, tpotp: S.default_percentile, price: "", cap: "", chunk: String(S.default_chunk_tokens), dis: "no", scope: "all", dp: "1" };
 }
 
 /** The keys a Serving link carries (custom fields only when custom is chosen; blank optional ones dropped). */
 export function serveKeys(raw) {
   return ["hw", ...(raw.hw === "custom" ? ["peak", "bw", "mem"] : []), "model",
     ...(raw.model === "custom" ? ["params"] : []), ...(raw.model === "config" ? ["cfg"] : []),
-    "in", "out", "conc", "ttft", "ttftp", "tpot", "tpotp", "price", "cap", "chunk", "wd", "act", "kvd", "attn", "scope", "tp", "pp", "ep", "dp", "lat",
+    "in", "out", "conc", "ttft", "ttftp", "tpot", "tpotp", "price", "cap", "chunk", "dis", "wd", "act", "kvd", "attn", "scope", "tp", "pp", "ep", "dp", "lat",
     ...(raw.lat === "custom" ? ["latus"] : [])];
 }
 
@@ -65,6 +66,7 @@ export function resolveServing(registry, raw) {
   const I = num("in"), O = num("out"), conc = num("conc"), ttft = num("ttft"), tpot = num("tpot"), price = num("price");
   const chunk = num("chunk"), dp = num("dp"), cap = num("cap");
   if (!SCOPES.includes(raw.scope)) errors.scope = "Choose which layouts the frontier spans from the list.";
+  if (!["no", "yes"].includes(raw.dis)) errors.dis = "Choose where prefill and decode run from the list.";
   const P = registry.constants.serving.percentiles;
   for (const key of ["ttftp", "tpotp"]) {
     if (!P.includes(raw[key])) errors[key] = `Choose a percentile from the list: the mean, p50, p90 or p99.`;
@@ -74,7 +76,7 @@ export function resolveServing(registry, raw) {
     device: base.device, model: base.model, I, O, choice: { format: base.wd, scope: base.ws, source: base.wsource },
     cfg: base, errors: {},
     opts: { weightFormat: base.wd, weightScope: base.ws, activation: base.act, kvDtype: base.kvd, attention: base.attn,
-      chunk, price, maxConcurrency: cap, layouts: raw.scope, latency: base.latency, ttftS: ttft === null ? null : ttft * units.target_ms,
+      chunk, price, maxConcurrency: cap, disaggregated: raw.dis === "yes", layouts: raw.scope, latency: base.latency, ttftS: ttft === null ? null : ttft * units.target_ms,
       tpotS: tpot === null ? null : tpot * units.target_ms, ttftPercentile: raw.ttftp, tpotPercentile: raw.tpotp,
       concurrency: conc,
       tp: base.tp, pp: base.pp, ep: base.ep, dp },

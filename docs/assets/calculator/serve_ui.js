@@ -84,6 +84,7 @@ function fieldOf(message) {
   if (/has no published \w+ peak/.test(message)) return "act";
   if (/bare parameter count|^--model/.test(message)) return "model";
   if (/^layouts\b/.test(message)) return "scope";
+  if (/^--disaggregated\b/.test(message)) return "dis";
   if (/^--(ttft|tpot)-percentile\b/.test(message)) return message.slice(2, 6) + "p";
   return "in"; // no layout holds one request of I + O tokens
 }
@@ -91,7 +92,7 @@ function fieldOf(message) {
 /** A package sentence as one sentence beside a field, in the reader's words: the command line's option
  *  names become the field's label (or go, before a colon), a capital first, a full stop last. */
 const sentence = (msg) => {
-  let s = String(msg).trim().replace(/^--[a-z-]+(\/--[a-z-]+)*: /, "");
+  let s = String(msg).trim().replace(/^--[a-z-]+(\/--[a-z-]+)*: /, "").replace(/ --(tp|pp|ep|dp)\b/g, (_, k) => " " + k.toUpperCase());
   const opt = /^--[a-z-]+/.exec(s);
   if (opt) {
     const f = SERVE_FIELDS[fieldOf(s)];
@@ -181,6 +182,17 @@ export function servingSection(registry, uid, search, stepBase) {
     ? "p99 (MLPerf Server's statistic)" : v]);
   addSelect(panel, `${uid}-s`, "ttftp", pcts, panel.wraps.tpot);
   addSelect(panel, `${uid}-s`, "tpotp", pcts, panel.wraps.price);
+  addSelect(panel, `${uid}-s`, "dis", [["no", "On the same devices"], ["yes", "Also on separate pools (disaggregated)"]],
+    panel.wraps.wd);
+  // What each of the mode's own fields does, beside it (the page's prose stays short: it is in every reader's download).
+  for (const [key, text] of Object.entries({
+    ttftp: "p99 unless you choose: MLPerf's Server scenario judges TTFT and TPOT there. The chart's axis shows the mean.",
+    cap: "The engine's own cap (vLLM's max_num_seqs, SGLang's max_running_requests); requests past it wait, and the "
+      + "wait counts in TTFT.",
+    chunk: "Prompt tokens one step takes beside the decodes; the default is SGLang's and vLLM's on H100-class GPUs.",
+    dis: "Separate pools: prefill and decode in balance, each prompt's KV cache sent once over the link; their envelope "
+      + "is drawn beside, its devices counting both pools.",
+  })) panel.wraps[key].appendChild(h("span", { class: "rl-calc-wdnote", text }));
   const scopeText = h("span", { class: "rl-calc-wdnote" });
   panel.wraps.scope.appendChild(scopeText);
   writeRaw(panel, raw);
@@ -193,6 +205,7 @@ export function servingSection(registry, uid, search, stepBase) {
   form.addEventListener("submit", (e) => e.preventDefault());
   // Classes of its own (rl-calc-ssummary, rl-calc-sresults, rl-calc-fchart): the step mode's stay one per page.
   const summary = h("p", { class: "rl-calc-ssummary", role: "status", id: `${uid}-s-summary` });
+  const disSummary = h("p", { class: "rl-calc-sdis" });
   const assumed = h("p", { class: "rl-calc-assume", id: `${uid}-s-assumed` });
   const table = h("table", { class: "rl-calc-sresults" });
   table.appendChild(h("thead", {}, h("tr", {}, h("th", { scope: "col", text: "Output" }),
@@ -213,17 +226,19 @@ export function servingSection(registry, uid, search, stepBase) {
   const caption = h("figcaption", { id: `${uid}-s-caption` });
   const figure = h("figure", { class: "rl-calc-figure" }, svg, legend, caption);
   const el = h("section", { class: "rl-calc-serve", "aria-label": "Serving" }, form,
-    h("div", { class: "rl-calc-panel" }, h("div", { class: "rl-calc-out" }, summary,
+    h("div", { class: "rl-calc-panel" }, h("div", { class: "rl-calc-out" }, summary, disSummary,
       h("div", { class: "rl-calc-table-wrap" }, table), assumed), figure));
 
-  const compute = (values) => {
-    const r = resolveServing(registry, values);
+  const compute = (values, r = resolveServing(registry, values)) => {
     if (Object.keys(r.errors).length) return { errors: r.errors };
     try {
       return { r, out: calculateServing(registry.constants, r.device, r.model, r.I, r.O, r.opts), errors: {} };
     } catch (err) {
       if (!(err instanceof CalcError)) throw err;
-      return { errors: { [fieldOf(err.message)]: sentence(err.message) } };
+      const key = fieldOf(err.message);
+      // Separate pools that cannot be formed: the co-located results stand, the sentence beside that field.
+      if (key === "dis") return { ...compute(values, { ...r, opts: { ...r.opts, disaggregated: false } }), disError: sentence(err.message) };
+      return { errors: { [key]: sentence(err.message) } };
     }
   };
 
@@ -269,10 +284,11 @@ export function servingSection(registry, uid, search, stepBase) {
     // The axis is 1 ÷ mean TPOT: a TPOT target on the mean is a line on it; every target circles the points meeting it.
     const target = ttftS === null && tpotS === null ? null : { x: tpotS !== null && pp === "mean" ? 1 / tpotS : null,
       label: `TPOT target ${fmt.seconds(tpotS || 1)}`, meets: (p) => meets(p, ttftS, tpotS, tp, pp) };
-    if (drawFrontier(svg, out.frontier, marks, size, title, target)) {
+    const dis = out.disaggregated && out.disaggregated.filter((p) => p.on_envelope);
+    if (drawFrontier(svg, out.frontier, marks, size, title, target, dis)) {
       const layouts = [...new Map(out.frontier.map((p) => [p.layout, p])).values()];
       const ringed = `${marks.map((mk) => mk.words.replace(/ \(.*/, "")).join("; ")}`;
-      const key = [...layouts.map((p) => p.layout), ringed, target && target.x, target && targetWords(r.opts)].join("|");
+      const key = [...layouts.map((p) => p.layout), ringed, target && target.x, target && targetWords(r.opts), Boolean(dis)].join("|");
       if (key !== legendKey) {
         legendKey = key;
         const item = (tag, attrs, text) => {
@@ -287,6 +303,7 @@ export function servingSection(registry, uid, search, stepBase) {
         const across = { x1: 1, x2: 27, y1: 8, y2: 8 };
         legend.replaceChildren(...layouts.map((p) => item("line", { ...across, class: `rl-calc-fline ${layoutStyle(p)}` }, p.layout)),
           item("line", { ...across, class: "rl-calc-fenvelope" }, "the envelope (Pareto frontier)"),
+          ...(dis ? [item("line", { ...across, class: "rl-calc-fdis" }, "disaggregated: the envelope on separate pools")] : []),
           item("circle", { cx: 14, cy: 8, r: 6, class: "rl-calc-fring" }, ringed),
           ...(target ? [item("circle", { cx: 14, cy: 8, r: 4.5, class: "rl-calc-fok" }, `meets ${targetWords(r.opts)}`)] : []),
           ...(target && target.x ? [item("line", { x1: 14, x2: 14, y1: 0, y2: 16, class: "rl-calc-ftarget" }, "the mean TPOT "
@@ -299,7 +316,8 @@ export function servingSection(registry, uid, search, stepBase) {
           + `${fmt.integer(layouts.length)} layouts within one scale-up domain`)
         + `, concurrency from 1 to each layout's cap. Every point is a ceiling. Ringed: `
         + `${marks.map((mk) => mk.words).join("; ")}.` + (target ? ` Circled: the points that meet ${targetWords(r.opts)}.` : "")
-        + (target && target.x ? ` Dashed: a mean TPOT of ${fmt.seconds(tpotS)}.` : "");
+        + (target && target.x ? ` Dashed: a mean TPOT of ${fmt.seconds(tpotS)}.` : "")
+        + (dis ? " Dash-dotted: the envelope with prefill and decode on separate pools, its devices counting both." : "");
       if (caption.textContent !== cap) caption.textContent = cap;
     }
   };
@@ -329,6 +347,7 @@ export function servingSection(registry, uid, search, stepBase) {
     if (!Object.keys(res.errors).length) {
       last = { r: res.r, out: res.out };
       lastRaw = { ...raw };
+      if (res.disError) fieldErrors.dis = res.disError;
       // A target nothing meets: its sentence beside the target that is out of reach; the frontier stays.
       if (res.out.refusal) fieldErrors[/a TTFT of/.test(res.out.refusal.split(":")[0]) ? "ttft" : "tpot"] = sentence(res.out.refusal);
     }
@@ -375,6 +394,15 @@ export function servingSection(registry, uid, search, stepBase) {
       if (assumed.textContent !== a) assumed.textContent = a;
     }
     if (summary.textContent !== text) summary.textContent = text;
+    const d = !stale && res.out.disaggregated ? mostPerDevice(res.out.disaggregated) : null;
+    const dtext = d ? `Disaggregated, the most per device: prefill on ${d.prefill_layout}, decode on ${d.decode_layout} with `
+      + `${fmt.integer(d.concurrency)} decoding and ${fmt.sig(d.prefill_devices_per_decode_device)} prefill devices per decode `
+      + `device gives ${fmt.tokensPerS(d.output_tokens_per_s_per_device)} per device counting both pools (a ceiling), TTFT `
+      + `${fmt.seconds(d.ttft_s)} (the prompt alone on the prefill pool, then ${fmt.seconds(d.kv_transfer_s)} to send its KV `
+      + `cache; a queue at the prefill pool is not modelled) and TPOT ${fmt.seconds(d.tpot_s)}, a step of decodes only `
+      + `(floors); limit: ${registry.constants.serving.bound_meaning[d.limited_by].split(":")[0]}.` : "";
+    if (disSummary.textContent !== dtext) disSummary.textContent = dtext;
+    disSummary.hidden = !dtext;
     draw();
   };
 

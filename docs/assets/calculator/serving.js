@@ -4,10 +4,10 @@
 // (tests/unit/calculator_view/test_calculator_serving_parity.py). Constants come from registry.json
 // (constants.serving), never typed here.
 
-import { CalcError } from "./calc.js";
+import { CalcError, kvElementsPerToken } from "./calc.js";
 import { bytesPerWeight, causalLayerPairs, check, formatsOf, isBare, layerPositions, usableMemory,
   weightsFor } from "./kernels.js";
-import { checkLatency, checkLayout, maxBatchThatFits, parallelStep } from "./parallel.js";
+import { checkLatency, checkLayout, maxBatchThatFits, parallelStep, ringSteps } from "./parallel.js";
 import { candidateLayouts, layoutWithDp, mixedParallelStep } from "./mixed.js";
 import * as fmt from "./format.js";
 
@@ -424,6 +424,77 @@ export function servePoint(C, K, m, device, lay, wl, concurrency) {
   return points(C, K, m, device, lay, wl, [concurrency], cap)[0];
 }
 
+/** serving.kv_send_s: one prompt's KV cache sent once from the prefill pool to the decode pool over the link,
+ *  a point-to-point send at the workload's collective latency (0 where the device has no link). */
+function kvSendS(K, m, device, wl) {
+  const ic = device.interconnect;
+  if (!ic) return 0;
+  const bytes = wl.I * kvElementsPerToken(m) * K.element_bytes[wl.f.kv];
+  const lat = !ringSteps("send", 2) ? 0 : wl.latency === "ring" ? ic.latency_base_s + ic.latency_per_step_s
+    : wl.latency === "floor" ? ic.latency_floor_s : wl.latency;
+  return lat + bytes / ic.bandwidth_bytes_per_s_per_direction;
+}
+
+/** serving.disaggregated: prefill and decode on separate pools in balance. The prefill pool is the layout (one
+ *  replica) that prefills the most requests a second per device running full chunks; each decode layout ×
+ *  concurrency (as the frontier) gets the prefill devices per decode device that balance it. TTFT is the
+ *  co-located one of a request alone (serving.prompt_alone_s) on the prefill layout plus one KV send; TPOT a
+ *  decode-only step; the decode pool's limit is the device limit whose relaxation raises it most. */
+export function disaggregated(C, K, m, device, wl, layouts = null) {
+  const search = layouts === null ? candidateLayouts(K, m, device) : layouts;
+  const bpw = (x) => bytesPerWeight(K, weightsFor(wl.f, "experts"), x);
+  const mpsOn = (lay) => (w) => mixedParallelStep(C, K, m, device, wl.f, wl.attention, w, lay, bpw, wl.latency);
+  const { I, O } = wl;
+  let pool = null;
+  const lam = wl.K / I;
+  const [reads, scored] = chunkSums(m, I, wl.K);
+  const pairs = wl.attention === "fused" ? causalLayerPairs(m, I) : scored;
+  for (const lay of search) {
+    if (lay.dp > 1 || memoryCap(C, K, m, device, lay, wl) < 1) continue; // a prefill pool's replicas are the layout again
+    const t = mpsOn(lay)({ decode_tokens: 0, decode_positions: 0, prefill_tokens: lam * I, prefill_positions: lam * reads,
+      prefill_pairs: lam * pairs, head_tokens: lam, requests: Math.max(lam * wl.prefillSteps, 1),
+      kv_positions: lam * layerPositions(m, I) }).timeS;
+    const rate = lam / t / lay.devices;
+    if (pool === null || rate > pool.rate) pool = { lay, rate };
+  }
+  if (pool === null) {
+    throw new CalcError(`--disaggregated: no layout${layouts === null ? "" : " asked"} holds a prefill pool (one ${I}-token `
+      + `prompt of ${m.name}, one replica) on the ${device.name}; give a layout without --dp that holds one request, or more devices`);
+  }
+  const send = kvSendS(K, m, device, wl);
+  const pl = pool.lay;
+  const prefill = parallelStep(C, K, m, device, wl.f, wl.attention, "prefill", 1, I, pl, bpw, wl.latency);
+  const alone = { m, mps: mpsOn(pl), lay: pl, wl, prefill, ch: chunksOf(m, wl), ctx: layerPositions(m, I + O / 2),
+    full: layerPositions(m, I + O) };
+  const steps = stepsAt(alone, wl, 1);
+  const ttft = stepMix(wl, steps, 1, 1, steps.lam, (st) => st.timeS, prefill.timeS).chunk.reduce((a, b) => a + b, 0) + send;
+  const positions = layerPositions(m, I + O / 2), kvPos = layerPositions(m, I + O);
+  const R = C.serving.relax, one = { peak: 1, bw: 1, link: 1, lat: 1 };
+  const out = [];
+  for (const lay of search) {
+    const cap = memoryCap(C, K, m, device, lay, wl);
+    if (cap < lay.dp) continue;
+    for (const c of concurrencyGrid(Math.min(cap, wl.maxConcurrency || cap)).filter((g) => g >= lay.dp)) {
+      const s = c / lay.dp;
+      const step = mpsOn(lay)({ decode_tokens: s, decode_positions: s * positions, prefill_tokens: 0, prefill_positions: 0,
+        prefill_pairs: 0, head_tokens: s, requests: s, kv_positions: s * kvPos });
+      const rateAt = (x) => lay.dp * (s / (O - 1)) / scaledTime(step, lay, x) * O;
+      const t = step.timeS, tps = rateAt(one);
+      const gains = { compute: rateAt({ ...one, peak: R }) / tps - 1, bandwidth: rateAt({ ...one, bw: R }) / tps - 1 };
+      if (device.interconnect && lay.devices > 1) {
+        gains["link-bandwidth"] = rateAt({ ...one, link: R }) / tps - 1;
+        gains["link-latency"] = rateAt({ ...one, lat: 1 / R }) / tps - 1;
+      }
+      const ratio = tps / O / lay.devices / pool.rate, devices = lay.devices * (1 + ratio);
+      out.push({ prefill_layout: pl.name, decode_layout: lay.name, decode_devices: lay.devices, concurrency: c,
+        prefill_devices_per_decode_device: ratio, devices, limited_by: binding(C, gains).bound, ttft_s: ttft,
+        kv_transfer_s: send, tpot_s: t, output_tokens_per_s: tps, output_tokens_per_s_per_device: tps / devices,
+        output_tokens_per_s_per_user: 1 / t });
+    }
+  }
+  return out;
+}
+
 /** calculator_view.serving: the frontier (every layout within one scale-up domain, or with `layouts` "set"
  *  only the layout `tp`, `pp`, `ep`, `dp`) with its envelope marked, the best point under the targets (TTFT
  *  and TPOT at their percentiles, p99 unless told),
@@ -449,5 +520,11 @@ export function calculateServing(C, device, m, input, output, opts = {}) {
   if (opts.concurrency !== undefined && opts.concurrency !== null) {
     point = servePoint(C, K, m, device, lay, wl, opts.concurrency);
   }
-  return { frontier: pts.map((p) => ({ ...p, on_envelope: env.has(p) })), best, refusal, point };
+  let dis = null;
+  if (opts.disaggregated) {
+    const d = disaggregated(C, K, m, device, wl, layouts === "set" ? [lay] : null);
+    const denv = new Set(pareto(d));
+    dis = d.map((p) => ({ ...p, on_envelope: denv.has(p) }));
+  }
+  return { frontier: pts.map((p) => ({ ...p, on_envelope: env.has(p) })), best, refusal, point, disaggregated: dis };
 }

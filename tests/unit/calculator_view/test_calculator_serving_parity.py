@@ -64,6 +64,13 @@ CASES = [
                                                "tpotS": 0.03, "tpotPercentile": "mean", "ttftS": 2.0,
                                                "ttftPercentile": "p50"}),
     ("h200-sxm", "llama-3.1-70b", 2048, 128, {"tpotS": 0.03, "tpotPercentile": "p90", "tp": 4, "layouts": "set"}),
+    # prefill and decode on separate pools: dense over every layout, a mixture of experts with the ring's
+    # latency and a prompt of two chunks, one layout held (both pools on it), one device with no link
+    ("h100-sxm5", "llama-3.1-8b", 1024, 256, {"disaggregated": True}),
+    ("h200-sxm", "mixtral-8x7b", 9000, 128, {"disaggregated": True, "latency": "ring", "maxConcurrency": 64}),
+    ("h100-sxm5", "llama-3.1-70b", 2048, 256, {"disaggregated": True, "layouts": "set", "tp": 4,
+                                               "weightFormat": "fp8", "activation": "fp8"}),
+    ("l40s", "llama-3.1-8b", 1024, 256, {"disaggregated": True}),
 ]
 
 REFUSED = [
@@ -87,6 +94,7 @@ REFUSED = [
     ("h100-sxm5", "llama-3.1-8b", 1024, 256, {"layouts": "set", "maxConcurrency": 2.5}),
     ("h100-sxm5", "llama-3.1-8b", 1024, 256, {"tpotS": 0.03, "tpotPercentile": "p95"}),   # not a percentile offered
     ("h100-sxm5", "llama-3.1-8b", 100_000, 256, {"chunk": 10}),                         # 10,000 chunks a prompt
+    ("h100-sxm5", "llama-3.1-70b", 1024, 256, {"disaggregated": True, "layouts": "set", "dp": 2, "tp": 2}),  # no pool
 ]
 
 _PY_NAMES = {"weightFormat": "weight_format", "activation": "activation", "kvDtype": "kv_dtype",
@@ -94,7 +102,7 @@ _PY_NAMES = {"weightFormat": "weight_format", "activation": "activation", "kvDty
              "price": "usd_per_device_hour", "ttftS": "ttft_s", "tpotS": "tpot_s", "concurrency": "concurrency",
              "tp": "tp", "pp": "pp", "ep": "ep", "dp": "dp",
              "latency": "collective_latency", "weightScope": "weight_scope", "layouts": "layouts",
-             "ttftPercentile": "ttft_percentile", "tpotPercentile": "tpot_percentile"}
+             "ttftPercentile": "ttft_percentile", "tpotPercentile": "tpot_percentile", "disaggregated": "disaggregated"}
 
 
 def _python(device, model, I, O, opts):
@@ -144,6 +152,14 @@ def _mismatches(py: dict, js: dict) -> list[str]:
                 if not _close(v, j["point"].get(k))]
     if p["refusal"] != j["refusal"]:
         out.append(f"refusal: {p['refusal']!r} vs {j['refusal']!r}")
+    if (p["disaggregated"] is None) != (j.get("disaggregated") is None):
+        out.append(f"disaggregated: {p['disaggregated'] is None} vs {j.get('disaggregated') is None}")
+    elif p["disaggregated"] is not None:
+        if len(p["disaggregated"]) != len(j["disaggregated"]):
+            return out + [f"{len(p['disaggregated'])} disaggregated points against {len(j['disaggregated'])}"]
+        for a, b in zip(p["disaggregated"], j["disaggregated"]):
+            out += [f"disaggregated {a['decode_layout']} c={a['concurrency']} {k}: {v} vs {b.get(k)}"
+                    for k, v in a.items() if not _close(v, b.get(k))]
     return out
 
 
@@ -165,13 +181,13 @@ def test_a_layout_set_holds_the_frontier_to_it():
     # Devices 8 and TP 8 with "only the layout set": every point on TP8 (eight devices), none on another
     # layout; the best under a 30 ms TPOT is on TP8 too, and a TTFT of 0.1 ms, which no layout reaches
     # (one 8B step reads 15 GB of weights: at least 4.5 ms on an H100), is refused naming the one layout.
-    got = _python(*CASES[-5])["ok"]
+    got = _python(*CASES[-9])["ok"]
     assert {(p["layout"], p["devices"]) for p in got["frontier"]} == {("TP8", 8)}
     assert got["best"]["layout"] == "TP8"
-    mixed = _python(*CASES[-4])["ok"]
+    mixed = _python(*CASES[-8])["ok"]
     assert {p["layout"] for p in mixed["frontier"]} == {"EP4 × DP2"}
     assert max(p["concurrency"] for p in mixed["frontier"]) == 40  # the reader's cap
-    refusal = _python(*CASES[-3])["ok"]["refusal"]
+    refusal = _python(*CASES[-7])["ok"]["refusal"]
     assert refusal.startswith("nothing meets a TTFT of 100 µs") and "on 1 device and any concurrency" in refusal, refusal
 
 
@@ -187,3 +203,18 @@ def test_a_formula_changed_on_one_side_fails(tmp_path):
                                  "layerPositions(m, I + O)")
     js = _run(CASES[:1], calc_dir=mutated, tmp=tmp_path / "run")
     assert _mismatches(_python(*CASES[0]), js[0])
+
+
+def test_disaggregated_ttft_is_the_colocated_one_of_a_request_alone_plus_the_kv_send():
+    # One definition of TTFT: on TP4 (both pools held to it), one request with no contention co-located waits
+    # for nothing and runs its own prompt's chunk steps; disaggregated it runs the same steps on the prefill
+    # pool and then sends its KV cache once. So the two differ by the send alone, and the send is positive
+    # (70B in FP8 with a BF16 cache: 2,048 tokens × 80 layers × 2 × 8 × 128 values × 2 bytes = 671 MB over NVLink).
+    got = _python(*CASES[-2])["ok"]
+    alone = next(p for p in got["frontier"] if p["concurrency"] == 1)
+    assert alone["layout"] == "TP4" and alone["ttft_s"] == pytest.approx(alone["prefill_s"], rel=0.05)
+    dis = got["disaggregated"]
+    assert {p["prefill_layout"] for p in dis} == {"TP4"}
+    send = dis[0]["kv_transfer_s"]
+    assert send > 671e6 / 450e9  # the bytes over the H100's 450 GB/s a direction, before any latency
+    assert dis[0]["ttft_s"] == pytest.approx(alone["ttft_s"] + send, rel=1e-12)
