@@ -715,7 +715,9 @@ def cmd_serve(args) -> None:
     search, why = _serve_layouts(args, m, d, lay, named)
     f, choice = _formats(args, m)
     wl = serving.Workload(args.input_tokens, args.output_tokens, args.concurrency, args.max_concurrency,
-                          args.chunk_tokens, f, args.attention, args.price_per_device_hour, _latency(args))
+                          args.chunk_tokens, f, args.attention, args.price_per_device_hour, _latency(args),
+                          args.speculative, args.draft_tokens, args.acceptance, args.draft_cost, args.engine,
+                          args.kv_memory, args.kv_block_tokens)
     targets = {"ttft_s": None if args.ttft_ms is None else args.ttft_ms / 1e3,
                "tpot_s": None if args.tpot_ms is None else args.tpot_ms / 1e3,
                "ttft_percentile": args.ttft_percentile, "tpot_percentile": args.tpot_percentile}
@@ -728,6 +730,13 @@ def cmd_serve(args) -> None:
                      "weight_scope": f.scope, "weight_format_source": choice.source,
                      "activation_dtype": wl.formats.activation, "kv_dtype": wl.formats.kv,
                      "attention": wl.attention, "usd_per_device_hour": wl.usd_per_device_hour,
+                     "decoding": wl.decoding, "speculative": wl.speculation,
+                     "engine": wl.engine, "kv_memory": wl.kv_memory, "kv_block_tokens": wl.kv_block_tokens,
+                     "caps": wl.caps_words,
+                     "draft_tokens": wl.draft_tokens, "acceptance": wl.acceptance,
+                     "draft_cost": wl.draft_cost, "tokens_per_pass": wl.tokens_per_pass,
+                     "speculation_source": None if wl.speculation is None else
+                     {"title": serving.SPECULATION[wl.speculation][3], "url": serving.SPECULATION[wl.speculation][4]},
                      # one name, one meaning across commands: `collective_latency` is a sentence in decode
                      "collective_latency_used": wl.collective_latency if isinstance(wl.collective_latency, str) else "set",
                      "collective_latency_per_collective_s":
@@ -739,6 +748,7 @@ def cmd_serve(args) -> None:
                                        "derated by measured efficiencies, not measured",
     }
     lines = [f"serve · {m.name} on {d.name} · {wl.description}",
+             f"caps: {wl.caps_words}",
              f"layouts searched: {', '.join(x.name for x in search)} ({why})"]
     # a latency other than the link's floor makes the figures estimates at that latency, not ceilings
     kind = "ceiling" if wl.collective_latency == parallel.LATENCY_FLOOR else "at the collective latency set, not a ceiling"
@@ -804,8 +814,8 @@ def cmd_serve(args) -> None:
     lines.append(f"weights {f.weights.name} on {f.scope_words} ({choice.source}); collective latency "
                  f"{a['collective_latency']}")
     lines.append(f"assumed: chunk of {wl.chunk_tokens} prompt tokens a step (SGLang's and vLLM's default on H100-class "
-                 f"GPUs); runtime reserve {fmt.nbytes(a['runtime_reserve_bytes'])} a device; KV cache of every "
-                 f"request at I + O tokens; decode attends to I + O/2 positions on average")
+                 f"GPUs); runtime reserve {fmt.nbytes(a['runtime_reserve_bytes'])} a device; KV cache as the caps "
+                 f"line says; decode attends to I + O/2 positions on average")
     lines.append("schedule: each step runs every generating request's decode token first, then prompt chunks up to "
                  "the chunk, first come first served (vLLM's scheduler; SGLang with --enable-mixed-chunk); TTFT = "
                  "the wait for a slot + the steps carrying the request's own chunks; TPOT over the mix of "
@@ -905,6 +915,25 @@ def build_parser() -> argparse.ArgumentParser:
                     help="target: time to first token at most T ms")
     sp.add_argument("--tpot-ms", type=_number("--tpot-ms", 0, 1e9, "milliseconds", low_inclusive=False), metavar="T",
                     help="target: time per output token at most T ms")
+    sp.add_argument("--speculative", choices=("mtp", "eagle", "medusa", "draft"), default=None,
+                    help="speculative decoding: a draft proposes tokens that one target pass verifies (default: plain "
+                         "decoding). Defaults: mtp k=1, acceptance 0.85 (DeepSeek-V3 report); eagle k=4, 0.8 (EAGLE); "
+                         "medusa k=4, 0.6; draft needs --acceptance and --draft-cost")
+    sp.add_argument("--draft-tokens", type=_whole_number("--draft-tokens", 1, 16), metavar="K",
+                    help="tokens drafted a pass (1 to 16)")
+    sp.add_argument("--acceptance", type=_number("--acceptance", 0, 1, low_inclusive=False), metavar="A",
+                    help="each drafted token's acceptance rate, in (0, 1]")
+    sp.add_argument("--draft-cost", type=_number("--draft-cost", 0, 1), metavar="F",
+                    help="a drafted token's cost as a share of the target's step, in [0, 1] (mtp and eagle: one "
+                         "layer's share)")
+    sp.add_argument("--engine", choices=("vllm", "sglang", "trtllm"), default=None,
+                    help="an engine's own defaults: its cap on requests in flight (vLLM 1024, TensorRT-LLM 2048, SGLang "
+                         "sized from memory) and its KV block (16, 32, 1 tokens); default none: memory alone caps them")
+    sp.add_argument("--kv-memory", choices=("reserve", "paged"), default="reserve",
+                    help="reserve: every request's KV cache at its full I + O tokens (default); paged: its live "
+                         "context, I + O/2 on average, in whole blocks")
+    sp.add_argument("--kv-block-tokens", type=_whole_number("--kv-block-tokens", 1, 4096), metavar="B",
+                    help="tokens a KV block holds with --kv-memory paged (default the engine's, else 16)")
     sp.add_argument("--disaggregated", action="store_true",
                     help="also the frontier with prefill and decode on separate pools in balance, beside the co-located one")
     for which in ("ttft", "tpot"):

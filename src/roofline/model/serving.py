@@ -99,6 +99,40 @@ BOUND_MEANING = {
     "link-latency": "the link's latency: a fifth less per collective",
     "none": "nothing: no limit relaxed by a quarter",
 }
+#: Speculative decoding: a draft proposes k tokens, one target pass verifies them (k + 1 positions a request) and
+#: keeps (1 − a^(k+1)) ÷ (1 − a) tokens on average (Leviathan et al., ICML 2023, eq. 1). Defaults per method:
+#: (draft tokens k, per-token acceptance a, drafting cost per drafted token as a share of the target's step,
+#: source). None: the reader must give it.
+SPECULATION = {
+    "mtp": (1, 0.85, "layer",
+            "DeepSeek-V3 technical report, sec. 5.4.3: the second token's acceptance rate is 85-90 %; one MTP module "
+            "(one transformer layer) drafts it", "https://arxiv.org/abs/2412.19437"),
+    "eagle": (4, 0.8, "layer",
+              "EAGLE (Li et al., ICML 2024): the draft's accuracy is about 0.8; its draft is one decoder layer",
+              "https://arxiv.org/abs/2401.15077"),
+    "medusa": (4, 0.6, 0.0,
+               "EAGLE (Li et al., ICML 2024) puts Medusa's draft accuracy at about 0.6; four heads (Medusa, Cai et "
+               "al., 2024) ride in the target's pass", "https://arxiv.org/abs/2401.10774"),
+    "draft": (4, None, None, "a separate draft model: its acceptance and cost depend on the pair, so both are the "
+                             "reader's inputs", "https://arxiv.org/abs/2211.17192"),
+}
+MAX_DRAFT_TOKENS = 16
+
+#: Engines' own defaults: (name, requests in flight at most, KV block in tokens, source of each). The reader's
+#: --max-concurrency and --kv-block-tokens override them; without --engine no engine cap applies.
+ENGINES = {
+    "vllm": ("vLLM", 1024, 16,
+             "vLLM arg_utils.py: max_num_seqs 1024 for its server on GPUs of 70 GiB or more (not A100); block_size 16",
+             "https://github.com/vllm-project/vllm/blob/main/vllm/engine/arg_utils.py"),
+    "sglang": ("SGLang", None, 1,
+               "SGLang server_args.py: max_running_requests unset (sized from memory); page_size 1",
+               "https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/server_args.py"),
+    "trtllm": ("TensorRT-LLM", 2048, 32,
+               "TensorRT-LLM llm_args.py: max_batch_size 2048; KvCacheConfig tokens_per_block 32",
+               "https://github.com/NVIDIA/TensorRT-LLM/blob/main/tensorrt_llm/llmapi/llm_args.py"),
+}
+KV_MEMORY = ("reserve", "paged")   # every request's cache at I + O tokens, or the live context in blocks   # more drafted tokens than this a pass is past any published configuration
+
 #: The statistics a latency target may be judged on; MLPerf's Server scenario judges TTFT and TPOT at p99.
 PERCENTILES = ("mean", "p50", "p90", "p99")
 DEFAULT_PERCENTILE = "p99"
@@ -168,9 +202,25 @@ class Workload:
     attention: str = "fused"
     usd_per_device_hour: float | None = None
     collective_latency: str | float = parallel.LATENCY_FLOOR  # the floor (ceilings), "ring" or seconds each
+    speculation: str | None = None       # None: plain decoding; else a key of SPECULATION
+    draft_tokens: int | None = None      # k drafted tokens a pass (None: the method's default)
+    acceptance: float | None = None      # each drafted token's acceptance rate in (0, 1] (None: the default)
+    draft_cost: float | None = None      # a drafted token's cost as a share of the target's step (None: default)
+    engine: str | None = None            # a key of ENGINES: its caps by default; None: memory alone
+    kv_memory: str = "reserve"           # "reserve": I + O tokens a request; "paged": the live context in blocks
+    kv_block_tokens: int | None = None   # a KV block's tokens (paged; default the engine's, else 16)
 
     def __post_init__(self):
         set_ = lambda k, v: object.__setattr__(self, k, v)  # noqa: E731 (frozen)
+        if self.engine is not None and self.engine not in ENGINES:
+            raise InputError(f"--engine must be one of {', '.join(ENGINES)}, got {self.engine!r}")
+        if self.kv_memory not in KV_MEMORY:
+            raise InputError(f"--kv-memory must be one of {', '.join(KV_MEMORY)}, got {self.kv_memory!r}")
+        eng = ENGINES.get(self.engine)
+        if self.max_concurrency is None and eng is not None and eng[1] is not None:
+            set_("max_concurrency", eng[1])
+        block = self.kv_block_tokens if self.kv_block_tokens is not None else (eng[2] if eng else 16)
+        set_("kv_block_tokens", _whole("--kv-block-tokens", block, 1, 4096))
         set_("input_tokens", _whole("--input-tokens", self.input_tokens, 1, MAX_TOKENS))
         if isinstance(self.output_tokens, (int, float)) and not isinstance(self.output_tokens, bool) \
                 and self.output_tokens == 1:
@@ -195,6 +245,86 @@ class Workload:
         set_("collective_latency", parallel.check_latency(self.collective_latency))
         if not isinstance(self.formats, Formats):
             raise InputError(f"formats must be a Formats (Formats.of(...)), got {self.formats!r}")
+        if self.speculation is None:
+            for name, opt in (("draft_tokens", "--draft-tokens"), ("acceptance", "--acceptance"),
+                              ("draft_cost", "--draft-cost")):
+                if getattr(self, name) is not None:
+                    raise InputError(f"{opt} needs --speculative (mtp, eagle, medusa or draft): plain decoding drafts "
+                                     "nothing")
+            return
+        if self.speculation not in SPECULATION:
+            raise InputError(f"--speculative must be one of {', '.join(SPECULATION)}, got {self.speculation!r}")
+        k0, a0, c0, _, _ = SPECULATION[self.speculation]
+        set_("draft_tokens", _whole("--draft-tokens", k0 if self.draft_tokens is None else self.draft_tokens, 1,
+                                    MAX_DRAFT_TOKENS))
+        a = a0 if self.acceptance is None else self.acceptance
+        if a is None:
+            raise InputError("--acceptance is needed with --speculative draft: a separate draft model's acceptance "
+                             "rate depends on the pair; give it in (0, 1]")
+        if isinstance(a, bool) or not isinstance(a, (int, float, np.integer, np.floating)) or not math.isfinite(a) \
+                or not 0 < a <= 1:
+            raise InputError(f"--acceptance must be a number in (0, 1], got {a!r}")
+        set_("acceptance", float(a))
+        c = c0 if self.draft_cost is None else self.draft_cost
+        if c is None:
+            raise InputError("--draft-cost is needed with --speculative draft: a drafted token's cost as a share of "
+                             "the target's step (the draft model's size ÷ the target's, roughly), in [0, 1]")
+        if c == "layer":
+            set_("draft_cost", "layer")
+        else:
+            if isinstance(c, bool) or not isinstance(c, (int, float, np.integer, np.floating)) \
+                    or not math.isfinite(c) or not 0 <= c <= 1:
+                raise InputError(f"--draft-cost must be a number in [0, 1], got {c!r}")
+            set_("draft_cost", float(c))
+
+    @property
+    def kv_tokens_per_request(self) -> int:
+        """KV positions memory holds for each request: I + O ("reserve"), or, paged, its live context averaged over
+        its life, I + O/2, plus half a block (the last block is half empty on average), in whole tokens."""
+        if self.kv_memory == "reserve":
+            return self.input_tokens + self.output_tokens
+        return int(math.ceil(self.input_tokens + self.output_tokens / 2 + self.kv_block_tokens / 2))
+
+    @property
+    def caps_words(self) -> str:
+        """The engine's caps and the KV reservation, named: what the memory cap and the reader's cap assume."""
+        eng = ENGINES.get(self.engine)
+        cap = (f"at most {self.max_concurrency:,} requests in flight" if self.max_concurrency is not None
+               else "no engine cap on requests in flight (memory alone)")
+        who = "" if eng is None else f"{eng[0]}'s defaults ({eng[3]}; {eng[4]}): "
+        kv = ("KV cache reserved at I + O tokens a request" if self.kv_memory == "reserve" else
+              f"paged KV cache: each request's live context, I + O/2 on average, in blocks of {self.kv_block_tokens} "
+              "tokens")
+        return f"{who}{cap}; {kv}"
+
+    @property
+    def verify_tokens(self) -> int:
+        """Positions one target pass runs for each decoding request: k + 1 (1 in plain decoding)."""
+        return 1 if self.speculation is None else self.draft_tokens + 1
+
+    @property
+    def tokens_per_pass(self) -> float:
+        """Tokens one target pass keeps for a request on average: (1 − a^(k+1)) ÷ (1 − a) (1 in plain decoding)."""
+        if self.speculation is None:
+            return 1.0
+        k, a = self.draft_tokens, self.acceptance
+        return float(k + 1) if a == 1.0 else (1.0 - a ** (k + 1)) / (1.0 - a)
+
+    def draft_share(self, model: Model) -> float:
+        """Drafting time as a share of the target's step: k × a drafted token's cost (one layer's share,
+        1 ÷ the model's layers, for MTP and EAGLE)."""
+        if self.speculation is None:
+            return 0.0
+        c = 1.0 / model.n_layers if self.draft_cost == "layer" else self.draft_cost
+        return self.draft_tokens * c
+
+    @property
+    def decoding(self) -> str:
+        """How the service decodes, in words: "plain decoding" or the method with its k and acceptance."""
+        if self.speculation is None:
+            return "plain decoding"
+        return (f"speculative decoding ({self.speculation}, {self.draft_tokens} drafted tokens a pass, acceptance "
+                f"{self.acceptance:g}: {self.tokens_per_pass:.3g} tokens a pass)")
 
     @property
     def prefill_steps(self) -> int:
@@ -202,16 +332,21 @@ class Workload:
         return -(-self.input_tokens // self.chunk_tokens)
 
     @property
-    def steps_in_engine(self) -> int:
+    def decode_steps(self) -> float:
+        """Target passes a request decodes in after its first token: (O − 1) ÷ tokens a pass."""
+        return (self.output_tokens - 1) / self.tokens_per_pass
+
+    @property
+    def steps_in_engine(self) -> float:
         """Steps a request spends in the engine: its prefill chunks plus O − 1 decode steps."""
-        return self.prefill_steps + self.output_tokens - 1
+        return self.prefill_steps + self.decode_steps
 
     @property
     def description(self) -> str:
         """The workload in words, for labels: "I 1024, O 256, weights bf16, activations bf16, KV bf16"."""
         f = self.formats
         return (f"I {self.input_tokens}, O {self.output_tokens}, weights {f.weights.name}, activations "
-                f"{f.activation}, KV {f.kv}, {self.attention} attention, chunk {self.chunk_tokens}")
+                f"{f.activation}, KV {f.kv}, {self.attention} attention, chunk {self.chunk_tokens}, {self.decoding}")
 
 
 # ---------------------------------------------------------------------------- points -------
@@ -347,7 +482,8 @@ def _work(model: Model, wl: Workload, per_replica_slots: np.ndarray):
     lam_free = per_replica_slots / steps
     lam = np.minimum(lam_free, K / I)
     chunk_bound = lam_free >= K / I  # a chunk exactly full binds too: more requests add nothing
-    d, p = lam * (O - 1), lam * I
+    v = wl.verify_tokens
+    d, p = lam * wl.decode_steps * v, lam * I   # decoding requests × the positions each verifies
     reads, scored = _chunk_sums(model, I, K)
     pairs = float(kernels.causal_layer_pairs(model, I)) if wl.attention == "fused" else scored
     decode_positions = float(kernels.layer_positions(model, I + O / 2))  # the average context, see the module doc
@@ -380,11 +516,13 @@ class StepMix:
     chunk_steps_s: np.ndarray
     mean_step_s: np.ndarray
     wait_steps: np.ndarray
+    tokens_per_pass: float = 1.0   # tokens a decode step keeps per request: TPOT is a step ÷ it
 
     @property
     def mean_gap_s(self) -> np.ndarray:
         """The mean time between two of a request's output tokens: its mean TPOT."""
-        return (1.0 - self.gap_share) * self.decode_step_s + self.gap_share * self.chunk_steps_s.mean(axis=1)
+        return ((1.0 - self.gap_share) * self.decode_step_s
+                + self.gap_share * self.chunk_steps_s.mean(axis=1)) / self.tokens_per_pass
 
     @property
     def own_prefill_s(self) -> np.ndarray:
@@ -406,7 +544,7 @@ class StepMix:
         vals = np.take_along_axis(vals, order, axis=1)
         cum = np.cumsum(np.take_along_axis(w, order, axis=1), axis=1)
         idx = np.argmax(cum >= q - 1e-12, axis=1)
-        return vals[np.arange(len(vals)), idx]
+        return vals[np.arange(len(vals)), idx] / self.tokens_per_pass
 
 
 def _step_mix(model: Model, device: Device, layout: Layout, wl: Workload, per_replica_clients: np.ndarray,
@@ -430,21 +568,24 @@ def _step_mix(model: Model, device: Device, layout: Layout, wl: Workload, per_re
     # Three kinds of step, costed in one vectorised pass: decode-only (every slot decodes), one prompt's
     # chunk i beside the other s − 1 slots decoding (points × chunks), and the fluid average step that
     # runs when prompts overlap (λ(O − 1) decodes and λ·I prompt tokens).
-    n = len(s)
-    d = np.repeat(s - 1.0, n_p)
+    # With speculation each decoding request verifies v = k + 1 positions a pass (v = 1 plain).
+    n, v = len(s), wl.verify_tokens
+    d = np.repeat(s - 1.0, n_p) * v
     last = np.tile(np.arange(n_p) == n_p - 1, n).astype(float)
     zero = np.zeros(n)
     cat = np.concatenate
     work = kernels.MixedWork(
-        decode_tokens=cat([s, d, fluid.decode_tokens]),
-        decode_positions=cat([s * ctx, d * ctx, fluid.decode_positions]),
+        decode_tokens=cat([s * v, d, fluid.decode_tokens]),
+        decode_positions=cat([s * v * ctx, d * ctx, fluid.decode_positions]),
         prefill_tokens=cat([zero, np.tile(size, n), fluid.prefill_tokens]),
         prefill_positions=cat([zero, np.tile(reads, n), fluid.prefill_positions]),
         prefill_pairs=cat([zero, np.tile(pairs, n), fluid.prefill_pairs]),
-        head_tokens=cat([s, d + last, fluid.head_tokens]),
+        head_tokens=cat([s * v, d + last, fluid.head_tokens]),
         requests=cat([s, np.repeat(s, n_p), fluid.requests]),
         kv_positions=cat([kv, np.repeat(kv, n_p), fluid.kv_positions]))
     times = np.atleast_1d(np.asarray(parallel.mixed(model, device, work, f_, a, layout, lat).time_s, float))
+    decoders = cat([s, np.repeat(s - 1.0, n_p), fluid.decode_tokens])
+    times = times * np.where(decoders > 0, 1.0 + wl.draft_share(model), 1.0)  # the draft runs for the decoders
     t_dec, t_chunk, t_fluid = times[:n], times[n:n + n * n_p].reshape(n, n_p), times[n + n * n_p:]
     # a step carrying chunk i of one prompt is never faster than that chunk alone: its share of the prefill
     t_chunk = np.maximum(t_chunk, share_floor[None, :])
@@ -452,11 +593,11 @@ def _step_mix(model: Model, device: Device, layout: Layout, wl: Workload, per_re
     chunk_steps = np.where(overlap[:, None], np.maximum(t_fluid[:, None], share_floor[None, :]), t_chunk)
     decode_step = np.where(overlap, t_fluid, t_dec)
     mean_step = np.where(overlap, chunk_steps.mean(axis=1), (1.0 - f) * t_dec + f * t_chunk.mean(axis=1))
-    # the other s − 1 slots' prompts, n_p steps each a lifetime of L, fall in this request's O − 1 decode steps
-    g = np.where(overlap, 1.0, (s - 1.0) * n_p / (O - 1))
+    # the other s − 1 slots' prompts, n_p steps each a lifetime of L, fall in this request's decode steps
+    g = np.where(overlap, 1.0, (s - 1.0) * n_p / wl.decode_steps)
     c = np.asarray(per_replica_clients, float)
     wait = np.maximum(c / lam - L, 0.0)     # Little's law: the steps a client's request spends beyond its own L
-    return StepMix(lam, chunk_bound, overlap, f, g, decode_step, chunk_steps, mean_step, wait)
+    return StepMix(lam, chunk_bound, overlap, f, g, decode_step, chunk_steps, mean_step, wait, wl.tokens_per_pass)
 
 
 def memory_cap(model: Model, device: Device, layout: Layout, wl: Workload) -> int:
@@ -469,7 +610,7 @@ def memory_cap(model: Model, device: Device, layout: Layout, wl: Workload) -> in
     if model.is_bare:
         raise InputError("--model: a bare parameter count has no KV cache, so nothing caps the requests in "
                          "flight; give a registry model or a config.json")
-    ctx = wl.input_tokens + wl.output_tokens - 1  # a decode at context L holds L + 1 positions: I + O
+    ctx = wl.kv_tokens_per_request - 1  # a decode at context L holds L + 1 positions
 
     def fits(b):
         return np.atleast_1d(np.asarray(parallel.decode(model, device, b, ctx, wl.formats, wl.attention, layout).fits))
@@ -869,11 +1010,13 @@ def disaggregated(model: Model, device: Device, workload: Workload, max_devices:
 
     def decode_rate(dev: Device, lay: Layout, s: np.ndarray, lat) -> tuple[np.ndarray, np.ndarray]:
         """(decode step time, output tokens/s) of the decode pool holding s requests a replica."""
-        work = kernels.MixedWork(decode_tokens=s, decode_positions=s * positions, prefill_tokens=0 * s,
-                                 prefill_positions=0 * s, prefill_pairs=0 * s, head_tokens=s, requests=s,
+        v = wl.verify_tokens   # positions each request verifies a pass (1 in plain decoding)
+        work = kernels.MixedWork(decode_tokens=s * v, decode_positions=s * v * positions, prefill_tokens=0 * s,
+                                 prefill_positions=0 * s, prefill_pairs=0 * s, head_tokens=s * v, requests=s,
                                  kv_positions=s * kv_pos)
         t = np.atleast_1d(np.asarray(parallel.mixed(model, dev, work, wl.formats, wl.attention, lay, lat).time_s, float))
-        return t, lay.dp * (s / (wl.output_tokens - 1)) / t * wl.output_tokens
+        t = t * (1.0 + wl.draft_share(model))
+        return t / wl.tokens_per_pass, lay.dp * (s / wl.decode_steps) / t * wl.output_tokens
 
     out: list[DisaggregatedPoint] = []
     for lay in search:
@@ -926,7 +1069,7 @@ def assumptions(workload: Workload) -> dict:
         "chunk_default_sources": [{"title": t, "url": u} for t, u in CHUNK_SOURCES],
         "chunk_meaning": "prompt tokens per engine step; the decode tokens of the requests in flight ride beside them",
         "runtime_reserve_bytes": kernels.RUNTIME_RESERVE_BYTES,
-        "memory_cap": "every request's KV cache at its full I + O tokens, with weights, activations and the reserve",
+        "memory_cap": f"{workload.caps_words}, with weights, activations and the reserve",
         "decode_context": "each decoding request attends to its average context over its life, I + O/2 positions",
         "steady_state": "continuous batching in steady state: a fluid average step (fractional tokens allowed)",
         "first_token": "the step that finishes a prompt emits the first output token; O − 1 decode steps follow",
