@@ -53,6 +53,10 @@ LIMITS = MappingProxyType({
     "chunk_tokens": (1, _serving.MAX_TOKENS, True, True),
     "target_ms": (0, 1e9, False, False),  # --ttft-ms, --tpot-ms: positive
     "usd_per_device_hour": (0, _serving.MAX_USD_PER_DEVICE_HOUR, False, False),  # positive, at most $1,000
+    "draft_tokens": (1, _serving.MAX_DRAFT_TOKENS, True, True),    # --draft-tokens
+    "acceptance": (0, 1, False, False),                            # --acceptance: (0, 1]
+    "draft_cost": (0, 1, False, True),                             # --draft-cost: [0, 1]
+    "kv_block_tokens": (1, 4096, True, True),                      # --kv-block-tokens
 })
 
 #: Base-unit multipliers for the calculator's custom fields (vendor units in, SI base units out).
@@ -240,6 +244,8 @@ def _serving_constants() -> dict[str, Any]:
             "default_percentile": S.DEFAULT_PERCENTILE, "bounds": list(S.BOUNDS),
             "schedule_limits": list(S.SCHEDULE_LIMITS), "relax": S.RELAX, "min_gain": S.MIN_GAIN,
             "bind_margin": S.BIND_MARGIN,
+            "speculation": {k: list(v) for k, v in S.SPECULATION.items()}, "max_draft_tokens": S.MAX_DRAFT_TOKENS,
+            "engines": {k: list(v) for k, v in S.ENGINES.items()}, "kv_memory": list(S.KV_MEMORY),
             "bound_meaning": dict(S.BOUND_MEANING), "derate_misses": S.DERATE_MISSES,
             "derates": {"bandwidth": measured.bandwidth_derate(), "gemm": measured.gemm_derate(),
                         "collective": measured.collective_derate()}}
@@ -250,7 +256,9 @@ def serving(device: Device, model: Model, input_tokens, output_tokens, weight_fo
             max_concurrency=None, usd_per_device_hour=None, ttft_s=None, tpot_s=None, concurrency=None,
             tp: int = 1, pp: int = 1, ep: int = 1, dp: int = 1, collective_latency="floor",
             weight_scope: str = "linear", layouts: str = "all", ttft_percentile: str | None = None,
-            tpot_percentile: str | None = None, disaggregated: bool = False) -> dict[str, Any]:
+            tpot_percentile: str | None = None, disaggregated: bool = False, speculation: str | None = None,
+            draft_tokens=None, acceptance=None, draft_cost=None, engine: str | None = None, kv_memory: str = "reserve",
+            kv_block_tokens=None) -> dict[str, Any]:
     """The calculator's Serving mode from roofline.model.serving: every frontier point (over every layout
     within one scale-up domain, or with `layouts="set"` only the layout tp × pp × ep × dp, as the CLI holds
     an explicit layout), the envelope marked, the best point under the targets or the sentence saying none
@@ -267,7 +275,9 @@ def serving(device: Device, model: Model, input_tokens, output_tokens, weight_fo
     wl = S.Workload(input_tokens, output_tokens, None, max_concurrency,
                     S.DEFAULT_CHUNK_TOKENS if chunk_tokens is None else chunk_tokens,
                     Formats.of(weight_format, activation, kv_dtype, scope=weight_scope), attention,
-                    usd_per_device_hour, collective_latency)
+                    usd_per_device_hour, collective_latency, speculation=speculation, draft_tokens=draft_tokens,
+                    acceptance=acceptance, draft_cost=draft_cost, engine=engine, kv_memory=kv_memory,
+                    kv_block_tokens=kv_block_tokens)
     lay = parallel.Layout(tp, pp, ep, dp)
     pts = S.frontier(model, device, wl, layouts=[lay] if layouts == "set" else None)
     env = {id(p) for p in S.pareto(pts)}
@@ -356,7 +366,7 @@ def registry_json() -> dict[str, Any]:
 _STEP_READER_KEYS = ("checkpoint_kinds", "weight_scopes", "max_bytes")
 # The Serving mode's own fields' limits, units and starting values (serve_state.js reads them).
 _SERVING_ONLY = {"limits": ("input_tokens", "output_tokens", "concurrency", "chunk_tokens", "target_ms",
-                            "usd_per_device_hour"),
+                            "usd_per_device_hour", "draft_tokens", "acceptance", "draft_cost", "kv_block_tokens"),
                  "units": ("target_ms",), "defaults": ("input_tokens", "output_tokens")}
 
 

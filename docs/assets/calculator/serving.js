@@ -27,11 +27,28 @@ function positive(option, value, high) {
   return value;
 }
 
-/** serving.Workload: I, O, the caps, the chunk, formats (weights over `weightScope`'s tensors), attention,
- *  the reader's price and the collective latency ("floor", "ring" or seconds per collective), checked. */
+/** A number in [low, high] (the low end left out where `open`), or one sentence naming `option`. */
+function inRange(option, value, low, high, open, words) {
+  if (typeof value !== "number" || !Number.isFinite(value) || (open ? value <= low : value < low) || value > high) {
+    throw new CalcError(`${option} must be a number in ${words}, got ${value}`);
+  }
+  return value;
+}
+
+/** serving.Workload: I, O, the caps (the engine's, where one is named), the chunk, formats (weights over
+ *  `weightScope`'s tensors), attention, the reader's price, the collective latency ("floor", "ring" or seconds
+ *  per collective), the KV memory held (reserved at I + O or paged) and the decoding (plain or speculative),
+ *  checked. */
 export function workloadOf(C, K, input, output, { maxConcurrency = null, chunk = null, weightFormat = "bf16",
-  activation = "bf16", kvDtype = "bf16", attention = "fused", price = null, latency = "floor", weightScope = "linear" } = {}) {
+  activation = "bf16", kvDtype = "bf16", attention = "fused", price = null, latency = "floor", weightScope = "linear",
+  speculation = null, draftTokens = null, acceptance = null, draftCost = null, engine = null, kvMemory = "reserve",
+  kvBlockTokens = null } = {}) {
   const S = C.serving;
+  if (engine !== null && !(engine in S.engines)) throw new CalcError(`--engine must be one of ${Object.keys(S.engines).join(", ")}, got ${engine}`);
+  if (!S.kv_memory.includes(kvMemory)) throw new CalcError(`--kv-memory must be one of ${S.kv_memory.join(", ")}, got ${kvMemory}`);
+  const eng = engine === null ? null : S.engines[engine];
+  if (maxConcurrency === null && eng && eng[1] !== null) maxConcurrency = eng[1];
+  const block = whole("--kv-block-tokens", kvBlockTokens !== null ? kvBlockTokens : eng ? eng[2] : 16, 1, 4096);
   const wl = {
     I: whole("--input-tokens", input, 1, S.max_tokens),
     O: output === 1 ? (() => { throw new CalcError("--output-tokens must be a whole number ≥ 2: time per output "
@@ -42,23 +59,55 @@ export function workloadOf(C, K, input, output, { maxConcurrency = null, chunk =
     f: formatsOf(K, weightFormat, activation, kvDtype, weightScope),
     attention,
     latency: checkLatency(K, latency),
+    engine, kvMemory, block, speculation: null, k: 0, a: 1, cost: 0,
   };
   if (!K.attention_variants.includes(attention)) throw new CalcError(`--attention must be one of fused, unfused`);
-  Object.assign(wl, withChunk(wl, wl.K));
   const most = S.max_chunks_per_prompt;
-  if (wl.prefillSteps > most) {
+  if (Math.ceil(wl.I / wl.K) > most) {
     throw new CalcError(`--chunk-tokens must be at least ${Math.ceil(wl.I / most).toLocaleString("en-US")} for a prompt `
       + `of ${wl.I.toLocaleString("en-US")} tokens (at most ${most.toLocaleString("en-US")} chunks a prompt), got `
       + `${wl.K.toLocaleString("en-US")}`);
   }
-  wl.steps = wl.prefillSteps + wl.O - 1;
-  return wl;
+  if (speculation === null) {
+    for (const [v, opt] of [[draftTokens, "--draft-tokens"], [acceptance, "--acceptance"], [draftCost, "--draft-cost"]]) {
+      if (v !== null) throw new CalcError(`${opt} needs --speculative (mtp, eagle, medusa or draft): plain decoding drafts nothing`);
+    }
+  } else {
+    if (!(speculation in S.speculation)) {
+      throw new CalcError(`--speculative must be one of ${Object.keys(S.speculation).join(", ")}, got ${speculation}`);
+    }
+    const [k0, a0, c0] = S.speculation[speculation];
+    wl.speculation = speculation;
+    wl.k = whole("--draft-tokens", draftTokens === null ? k0 : draftTokens, 1, S.max_draft_tokens);
+    const a = acceptance === null ? a0 : acceptance;
+    if (a === null) {
+      throw new CalcError("--acceptance is needed with --speculative draft: a separate draft model's acceptance rate "
+        + "depends on the pair; give it in (0, 1]");
+    }
+    wl.a = inRange("--acceptance", a, 0, 1, true, "(0, 1]");
+    const c = draftCost === null ? c0 : draftCost;
+    if (c === null) {
+      throw new CalcError("--draft-cost is needed with --speculative draft: a drafted token's cost as a share of the "
+        + "target's step (the draft model's size ÷ the target's, roughly), in [0, 1]");
+    }
+    wl.cost = c === "layer" ? "layer" : inRange("--draft-cost", c, 0, 1, false, "[0, 1]");
+  }
+  // Workload.verify_tokens, tokens_per_pass, decode_steps, kv_tokens_per_request
+  wl.v = wl.speculation === null ? 1 : wl.k + 1;
+  wl.E = wl.speculation === null ? 1 : wl.a === 1 ? wl.k + 1 : (1 - wl.a ** (wl.k + 1)) / (1 - wl.a);
+  wl.D = (wl.O - 1) / wl.E;
+  wl.kvTokens = kvMemory === "reserve" ? wl.I + wl.O : Math.ceil(wl.I + wl.O / 2 + block / 2);
+  return Object.assign(wl, withChunk(wl, wl.K));
 }
+
+/** Workload.draft_share: drafting time as a share of the target's step (k × one drafted token's cost; one layer's
+ *  share, 1 ÷ the model's layers, for MTP and EAGLE). */
+const draftShare = (wl, m) => (wl.speculation === null ? 0 : wl.k * (wl.cost === "layer" ? 1 / m.n_layers : wl.cost));
 
 /** The workload `wl` with a chunk of K prompt tokens: its steps per prompt and in the engine recounted. */
 function withChunk(wl, K) {
   const prefillSteps = Math.ceil(wl.I / K);
-  return { ...wl, K, prefillSteps, steps: prefillSteps + wl.O - 1 };
+  return { ...wl, K, prefillSteps, steps: prefillSteps + wl.D };
 }
 
 /** serving._chunk_sums: Σ over a prompt's chunks of the positions each reads, and what unfused attention scores. */
@@ -81,7 +130,7 @@ function work(m, wl, s) {
   const { I, O, K, steps } = wl;
   const lamFree = s / steps;
   const lam = Math.min(lamFree, K / I);
-  const d = lam * (O - 1), p = lam * I;
+  const d = lam * wl.D * wl.v, p = lam * I; // decoding requests × the positions each verifies
   const [reads, scored] = chunkSums(m, I, K);
   const pairs = wl.attention === "fused" ? causalLayerPairs(m, I) : scored;
   const decodePositions = layerPositions(m, I + O / 2);
@@ -101,7 +150,7 @@ export function memoryCap(C, K, m, device, lay, wl) {
     throw new CalcError("--model: a bare parameter count has no KV cache, so nothing caps the requests in flight; "
       + "give a registry model or a config.json");
   }
-  const key = JSON.stringify([device, m, wl.f, wl.attention, wl.I + wl.O, lay.name]);
+  const key = JSON.stringify([device, m, wl.f, wl.attention, wl.kvTokens, lay.name]);
   if (!capCache.has(key)) {
     if (capCache.size > 256) capCache.clear();
     capCache.set(key, capSearch(C, K, m, device, lay, wl));
@@ -113,7 +162,7 @@ export function memoryCap(C, K, m, device, lay, wl) {
  *  steps estimate the cap and a bisection inside a window of ±2g around the estimate confirms it (a
  *  few steps where a search from one request takes dozens); where the window misses, the full search. */
 function capSearch(C, K, m, device, lay, wl) {
-  const ctx = wl.I + wl.O - 1; // a decode at context L holds L + 1 positions: I + O
+  const ctx = wl.kvTokens - 1; // a decode at context L holds L + 1 positions
   const bpw = (x) => bytesPerWeight(K, weightsFor(wl.f, "experts"), x);
   const at = (b) => parallelStep(C, K, m, device, wl.f, wl.attention, "decode", b, ctx, lay, bpw);
   const g = lay.dp * lay.ep * lay.pp;
@@ -207,9 +256,11 @@ function quantile(dec, chunk, g, q) {
 /** serving._step_mix for one point: the steps a replica holding `s` requests runs (a decode-only step and
  *  one step per chunk of a prompt, or with prompts overlapping the fluid average step), each timed by
  *  `time` (a step's time on the device or on the derated one), never below the chunk's share of `prefillS`. */
-function stepMix(wl, steps, s, c, lam, time, prefillS) {
-  const { I, O, prefillSteps: nP } = wl;
+function stepMix(wl, steps, s, c, lam, timeOf, prefillS) {
+  const { I, prefillSteps: nP } = wl;
   const floors = steps.size.map((z) => prefillS * z / I);
+  // the draft runs for the decoders: a step with any is longer by the draft's share
+  const time = (st) => timeOf(st) * (st.decoders > 0 ? 1 + steps.draft : 1);
   let chunk, dec, meanStep, f, g;
   if (steps.overlap) {
     const tFluid = time(steps.fluid);
@@ -218,28 +269,33 @@ function stepMix(wl, steps, s, c, lam, time, prefillS) {
     meanStep = mean(chunk);
   } else {
     chunk = steps.chunks.map((st, i) => Math.max(time(st), floors[i]));
-    dec = time(steps.dec); f = lam * nP; g = (s - 1) * nP / (O - 1);
+    dec = time(steps.dec); f = lam * nP; g = (s - 1) * nP / wl.D;
     meanStep = (1 - f) * dec + f * mean(chunk);
   }
   const wait = Math.max(c / lam - wl.steps, 0);
   const own = chunk.reduce((a, b) => a + b, 0);
-  return { chunk, dec, meanStep, f, g, wait, ttft: wait * meanStep + own, tpot: (1 - g) * dec + g * mean(chunk) };
+  return { chunk, dec, meanStep, f, g, wait, ttft: wait * meanStep + own, tpot: ((1 - g) * dec + g * mean(chunk)) / wl.E };
 }
 
 /** The steps one replica holding `s` requests runs under workload `w` (serving._step_mix's three kinds: a
  *  decode-only step and one per chunk of a prompt, or with prompts overlapping the fluid average step). */
 function stepsAt(env, w, s) {
   const { m, mps, ctx, full } = env;
-  const ch = w === env.wl ? env.ch : chunksOf(m, w), kv = s * full;
+  const ch = w === env.wl ? env.ch : chunksOf(m, w), kv = s * full, v = w.v;
   const { w: fluidWork, lam } = work(m, w, s);
-  const steps = { size: ch.size, overlap: (s / w.steps) * w.prefillSteps > 1, fluid: mps(fluidWork), dec: null,
-    chunks: null, lam };
+  const fluid = mps(fluidWork);
+  fluid.decoders = fluidWork.decode_tokens;
+  const steps = { size: ch.size, overlap: (s / w.steps) * w.prefillSteps > 1, fluid, dec: null, chunks: null, lam,
+    draft: draftShare(w, m) };
   if (!steps.overlap) {
-    steps.dec = mps({ decode_tokens: s, decode_positions: s * ctx, prefill_tokens: 0, prefill_positions: 0,
-      prefill_pairs: 0, head_tokens: s, requests: s, kv_positions: kv });
-    steps.chunks = ch.size.map((size, i) => mps({ decode_tokens: s - 1, decode_positions: (s - 1) * ctx,
+    // each decoding request verifies v positions a pass (v = 1 in plain decoding)
+    steps.dec = mps({ decode_tokens: s * v, decode_positions: s * v * ctx, prefill_tokens: 0, prefill_positions: 0,
+      prefill_pairs: 0, head_tokens: s * v, requests: s, kv_positions: kv });
+    steps.dec.decoders = s;
+    const d = (s - 1) * v;
+    steps.chunks = ch.size.map((size, i) => Object.assign(mps({ decode_tokens: d, decode_positions: d * ctx,
       prefill_tokens: size, prefill_positions: ch.reads[i], prefill_pairs: ch.pairs[i],
-      head_tokens: s - 1 + (i === ch.size.length - 1 ? 1 : 0), requests: s, kv_positions: kv }));
+      head_tokens: d + (i === ch.size.length - 1 ? 1 : 0), requests: s, kv_positions: kv }), { decoders: s - 1 }));
   }
   return steps;
 }
@@ -299,7 +355,7 @@ function points(C, K, m, device, lay, wl, concurrencies, cap) {
     const outTps = lay.dp * lam * wl.O / t, inTps = lay.dp * lam * wl.I / t;
     const expTps = lay.dp * lam * wl.O / exp.meanStep;
     const usdS = wl.price === null ? null : wl.price * lay.devices / 3600.0;
-    const q = (x) => quantile(mix.dec, mix.chunk, mix.g, x);
+    const q = (x) => quantile(mix.dec, mix.chunk, mix.g, x) / wl.E;
     const gains = pointGains(C, env, device, cap, c, s, steps, outTps);
     const { bound, also } = binding(C, gains);
     return {
@@ -476,10 +532,11 @@ export function disaggregated(C, K, m, device, wl, layouts = null) {
     if (cap < lay.dp) continue;
     for (const c of concurrencyGrid(Math.min(cap, wl.maxConcurrency || cap)).filter((g) => g >= lay.dp)) {
       const s = c / lay.dp;
-      const step = mpsOn(lay)({ decode_tokens: s, decode_positions: s * positions, prefill_tokens: 0, prefill_positions: 0,
-        prefill_pairs: 0, head_tokens: s, requests: s, kv_positions: s * kvPos });
-      const rateAt = (x) => lay.dp * (s / (O - 1)) / scaledTime(step, lay, x) * O;
-      const t = step.timeS, tps = rateAt(one);
+      const v = wl.v, more = 1 + draftShare(wl, m);
+      const step = mpsOn(lay)({ decode_tokens: s * v, decode_positions: s * v * positions, prefill_tokens: 0,
+        prefill_positions: 0, prefill_pairs: 0, head_tokens: s * v, requests: s, kv_positions: s * kvPos });
+      const rateAt = (x) => lay.dp * (s / wl.D) / (scaledTime(step, lay, x) * more) * O;
+      const t = step.timeS * more / wl.E, tps = rateAt(one);
       const gains = { compute: rateAt({ ...one, peak: R }) / tps - 1, bandwidth: rateAt({ ...one, bw: R }) / tps - 1 };
       if (device.interconnect && lay.devices > 1) {
         gains["link-bandwidth"] = rateAt({ ...one, link: R }) / tps - 1;

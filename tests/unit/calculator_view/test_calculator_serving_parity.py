@@ -71,6 +71,17 @@ CASES = [
     ("h100-sxm5", "llama-3.1-70b", 2048, 256, {"disaggregated": True, "layouts": "set", "tp": 4,
                                                "weightFormat": "fp8", "activation": "fp8"}),
     ("l40s", "llama-3.1-8b", 1024, 256, {"disaggregated": True}),
+    # speculative decoding: each method's defaults, one set by hand (with a two-chunk prompt and the pools
+    # apart), every drafted token accepted; engines' caps and paged KV memory in blocks
+    ("h200-sxm", "deepseek-v3", 1024, 256, {"weightFormat": "fp8", "activation": "fp8", "speculation": "mtp"}),
+    ("h100-sxm5", "llama-3.1-70b", 1024, 256, {"speculation": "eagle", "engine": "vllm", "tpotS": 0.02}),
+    ("h200-sxm", "llama-3.1-70b", 9000, 512, {"speculation": "medusa", "disaggregated": True, "layouts": "set",
+                                              "tp": 8, "kvMemory": "paged"}),
+    ("h100-sxm5", "llama-3.1-8b", 2048, 128, {"speculation": "draft", "draftTokens": 6, "acceptance": 0.7,
+                                              "draftCost": 0.05, "engine": "trtllm", "kvMemory": "paged",
+                                              "kvBlockTokens": 64}),
+    ("h100-sxm5", "mixtral-8x7b", 1024, 256, {"speculation": "eagle", "acceptance": 1.0, "engine": "sglang",
+                                              "kvMemory": "paged", "concurrency": 32, "ep": 2}),
 ]
 
 REFUSED = [
@@ -95,6 +106,17 @@ REFUSED = [
     ("h100-sxm5", "llama-3.1-8b", 1024, 256, {"tpotS": 0.03, "tpotPercentile": "p95"}),   # not a percentile offered
     ("h100-sxm5", "llama-3.1-8b", 100_000, 256, {"chunk": 10}),                         # 10,000 chunks a prompt
     ("h100-sxm5", "llama-3.1-70b", 1024, 256, {"disaggregated": True, "layouts": "set", "dp": 2, "tp": 2}),  # no pool
+    ("h100-sxm5", "llama-3.1-8b", 1024, 256, {"speculation": "eagle", "acceptance": 0}),       # outside (0, 1]
+    ("h100-sxm5", "llama-3.1-8b", 1024, 256, {"speculation": "eagle", "acceptance": 1.2}),
+    ("h100-sxm5", "llama-3.1-8b", 1024, 256, {"speculation": "eagle", "draftTokens": 0}),      # fewer than one
+    ("h100-sxm5", "llama-3.1-8b", 1024, 256, {"speculation": "eagle", "draftTokens": 17}),     # past any published
+    ("h100-sxm5", "llama-3.1-8b", 1024, 256, {"speculation": "draft"}),                         # acceptance needed
+    ("h100-sxm5", "llama-3.1-8b", 1024, 256, {"speculation": "draft", "acceptance": 0.7}),      # its cost needed
+    ("h100-sxm5", "llama-3.1-8b", 1024, 256, {"acceptance": 0.7}),                              # no speculation
+    ("h100-sxm5", "llama-3.1-8b", 1024, 256, {"speculation": "lookahead"}),
+    ("h100-sxm5", "llama-3.1-8b", 1024, 256, {"engine": "tgi"}),
+    ("h100-sxm5", "llama-3.1-8b", 1024, 256, {"kvMemory": "paged", "kvBlockTokens": 0}),
+    ("h100-sxm5", "llama-3.1-8b", 1024, 256, {"kvMemory": "virtual"}),
 ]
 
 _PY_NAMES = {"weightFormat": "weight_format", "activation": "activation", "kvDtype": "kv_dtype",
@@ -102,7 +124,9 @@ _PY_NAMES = {"weightFormat": "weight_format", "activation": "activation", "kvDty
              "price": "usd_per_device_hour", "ttftS": "ttft_s", "tpotS": "tpot_s", "concurrency": "concurrency",
              "tp": "tp", "pp": "pp", "ep": "ep", "dp": "dp",
              "latency": "collective_latency", "weightScope": "weight_scope", "layouts": "layouts",
-             "ttftPercentile": "ttft_percentile", "tpotPercentile": "tpot_percentile", "disaggregated": "disaggregated"}
+             "ttftPercentile": "ttft_percentile", "tpotPercentile": "tpot_percentile", "disaggregated": "disaggregated",
+             "speculation": "speculation", "draftTokens": "draft_tokens", "acceptance": "acceptance",
+             "draftCost": "draft_cost", "engine": "engine", "kvMemory": "kv_memory", "kvBlockTokens": "kv_block_tokens"}
 
 
 def _python(device, model, I, O, opts):
@@ -181,13 +205,13 @@ def test_a_layout_set_holds_the_frontier_to_it():
     # Devices 8 and TP 8 with "only the layout set": every point on TP8 (eight devices), none on another
     # layout; the best under a 30 ms TPOT is on TP8 too, and a TTFT of 0.1 ms, which no layout reaches
     # (one 8B step reads 15 GB of weights: at least 4.5 ms on an H100), is refused naming the one layout.
-    got = _python(*CASES[-9])["ok"]
+    got = _python(*CASES[-14])["ok"]
     assert {(p["layout"], p["devices"]) for p in got["frontier"]} == {("TP8", 8)}
     assert got["best"]["layout"] == "TP8"
-    mixed = _python(*CASES[-8])["ok"]
+    mixed = _python(*CASES[-13])["ok"]
     assert {p["layout"] for p in mixed["frontier"]} == {"EP4 × DP2"}
     assert max(p["concurrency"] for p in mixed["frontier"]) == 40  # the reader's cap
-    refusal = _python(*CASES[-7])["ok"]["refusal"]
+    refusal = _python(*CASES[-12])["ok"]["refusal"]
     assert refusal.startswith("nothing meets a TTFT of 100 µs") and "on 1 device and any concurrency" in refusal, refusal
 
 
@@ -210,7 +234,7 @@ def test_disaggregated_ttft_is_the_colocated_one_of_a_request_alone_plus_the_kv_
     # for nothing and runs its own prompt's chunk steps; disaggregated it runs the same steps on the prefill
     # pool and then sends its KV cache once. So the two differ by the send alone, and the send is positive
     # (70B in FP8 with a BF16 cache: 2,048 tokens × 80 layers × 2 × 8 × 128 values × 2 bytes = 671 MB over NVLink).
-    got = _python(*CASES[-2])["ok"]
+    got = _python(*CASES[-7])["ok"]
     alone = next(p for p in got["frontier"] if p["concurrency"] == 1)
     assert alone["layout"] == "TP4" and alone["ttft_s"] == pytest.approx(alone["prefill_s"], rel=0.05)
     dis = got["disaggregated"]
@@ -218,3 +242,18 @@ def test_disaggregated_ttft_is_the_colocated_one_of_a_request_alone_plus_the_kv_
     send = dis[0]["kv_transfer_s"]
     assert send > 671e6 / 450e9  # the bytes over the H100's 450 GB/s a direction, before any latency
     assert dis[0]["ttft_s"] == pytest.approx(alone["ttft_s"] + send, rel=1e-12)
+
+
+def test_speculation_per_user_is_accepted_tokens_a_pass_over_the_pass(tmp_path):
+    # EAGLE's defaults: k = 4 drafted tokens, each accepted with a = 0.8, so a pass keeps on average
+    # (1 − 0.8^5) ÷ (1 − 0.8) = (1 − 0.32768) ÷ 0.2 = 3.3616 tokens (Leviathan et al., eq. 1). With one request
+    # in flight every gap is a pass of decodes only, so the calculator's tokens/s per user is 3.3616 ÷ that pass.
+    case = ("h100-sxm5", "llama-3.1-8b", 1024, 256, {"speculation": "eagle", "concurrency": 1})
+    js = _run([case], tmp=tmp_path)
+    point = js[0]["ok"]["point"]
+    assert point["output_tokens_per_s_per_user"] * point["decode_step_s"] == pytest.approx(3.3616, rel=1e-12)
+    plain = _run([case[:4] + ({"concurrency": 1},)], tmp=tmp_path / "plain")[0]["ok"]["point"]
+    # the pass verifies five positions and runs the one-layer draft four times: longer than a plain step, but
+    # by far less than 3.36 times, so speculation raises the per-user ceiling
+    assert plain["decode_step_s"] < point["decode_step_s"] < 1.2 * plain["decode_step_s"]
+    assert point["output_tokens_per_s_per_user"] > 2.5 * plain["output_tokens_per_s_per_user"]
