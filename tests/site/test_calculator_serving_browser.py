@@ -163,6 +163,15 @@ BAD = [
     ("s_tpot=30&s_tpotp=p95", "tpotp", "Choose a percentile from the list"),  # mean, p50, p90 and p99 only
     ("s_ttftp=<b>x</b>", "ttftp", "Choose a percentile from the list"),
     ("s_dis=maybe", "dis", "Choose where prefill and decode run from the list"),
+    ("s_spec=eagle&s_acc=0", "acc", "greater than 0"),                     # acceptance in (0, 1]
+    ("s_spec=eagle&s_acc=1.5", "acc", "at most 1"),
+    ("s_spec=eagle&s_k=0", "k", "at least 1"),                             # draft lengths of one and more
+    ("s_spec=eagle&s_k=2.5", "k", "whole number"),
+    ("s_spec=eagle&s_k=40", "k", "at most 16"),
+    ("s_spec=draft", "acc", "is needed with a draft model"),
+    ("s_spec=warp", "spec", "Choose a decoding from the list"),
+    ("s_eng=tgi", "eng", "Choose an engine's defaults from the list"),
+    ("s_kvm=paged&s_blk=0", "blk", "at least 1"),
     ("s_in=100000&s_chunk=10", "chunk", "Max prompt tokens per engine step must be at least 25 for a prompt of 100,000 tokens"),
 ]
 
@@ -260,6 +269,25 @@ def test_the_chart_keeps_its_best_point_inside_with_a_tick_above_and_draws_the_t
     page.wait_for_function("!document.querySelector('.rl-calc-serve .rl-calc-ftarget')")
     assert "meets a TPOT of 30 ms at p99" in page.locator(".rl-calc-serve .rl-calc-legend").inner_text()
     assert page.locator(".rl-calc-serve .rl-calc-fchart path.rl-calc-fok").count() == 1
+
+
+def test_speculation_raises_the_per_user_ceiling_by_the_tokens_a_pass(page):
+    # EAGLE's defaults: 4 drafted tokens each accepted with 0.8, so a pass keeps (1 − 0.8^5) ÷ 0.2 = 3.3616
+    # tokens; one request in flight sees only passes of decodes, so tokens/s per user = 3.3616 ÷ the pass.
+    open_serve(page, "s_model=llama-3.1-8b&s_conc=1")
+    assert "plain decoding" in page.locator(".rl-calc-serve .rl-calc-ssummary").inner_text()
+    assert field(page, "k").is_hidden()
+    field(page, "spec").select_option("eagle")
+    page.wait_for_function("new URLSearchParams(location.search).get('s_spec') === 'eagle'")
+    assert field(page, "k").is_visible() and field(page, "acc").is_visible()
+    c = cells(page)
+    per_user, step = float(c["output_tokens_per_s_per_user"]["value"]), float(c["decode_step_s"]["value"])
+    assert per_user * step == pytest.approx(3.3616, rel=1e-9)
+    assert ("speculative decoding (eagle, 4 drafted tokens a pass, acceptance 0.8: 3.36 tokens a pass)"
+            in page.locator(".rl-calc-serve .rl-calc-ssummary").inner_text())
+    want = serving(get_device("h100-sxm5"), get_model("llama-3.1-8b"), 1024, 256, concurrency=1, speculation="eagle")
+    assert math.isclose(per_user, want["point"]["output_tokens_per_s_per_user"], rel_tol=1e-9)
+    no_bad_words(page)
 
 
 def test_separate_pools_are_the_packages_and_drawn_beside(page):

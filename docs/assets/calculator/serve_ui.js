@@ -47,7 +47,7 @@ const ROWS = [
   { key: "layout", label: "Layout", f: (v, p) => `${v} (${devicesText(p.devices)})` },
   { key: "concurrency", label: "Requests in flight (the clients')", f: fmt.integer },
   { key: "running", label: "Requests the engine holds (steady state)", f: (v) => fmt.sig(v) },
-  { key: "memory_cap", label: "Memory cap: requests whose KV cache at I + O tokens fits", f: fmt.integer },
+  { key: "memory_cap", label: "Memory cap: requests whose KV cache fits, held as assumed below", f: fmt.integer },
   { key: "limited_by", label: "Binding limit: what, relaxed by a quarter, raises output tokens/s", f: null },
   { key: "ttft_s", label: "Time to first token, TTFT (floor): the wait, then the steps carrying the prompt's own chunks",
     f: fmt.seconds },
@@ -74,12 +74,13 @@ const ROWS = [
 /** The field a refusal belongs beside, from the option its sentence names. */
 function fieldOf(message) {
   if (/^--tp\/--pp\/--ep\/--dp\b/.test(message)) return "dev";
-  const opt = /^--(input-tokens|output-tokens|concurrency|max-concurrency|chunk-tokens|price-per-device-hour|ttft-ms|tpot-ms|tp|pp|ep|dp|devices)\b/
+  const opt = /^--(input-tokens|output-tokens|concurrency|max-concurrency|chunk-tokens|price-per-device-hour|ttft-ms|tpot-ms|tp|pp|ep|dp|devices|speculative|draft-tokens|acceptance|draft-cost|engine|kv-memory|kv-block-tokens)\b/
     .exec(message);
   if (opt) {
     return { "input-tokens": "in", "output-tokens": "out", concurrency: "conc", "max-concurrency": "cap",
-      "chunk-tokens": "chunk", "price-per-device-hour": "price", "ttft-ms": "ttft", "tpot-ms": "tpot", devices: "dev" }[opt[1]]
-      || opt[1];
+      "chunk-tokens": "chunk", "price-per-device-hour": "price", "ttft-ms": "ttft", "tpot-ms": "tpot", devices: "dev",
+      speculative: "spec", "draft-tokens": "k", acceptance: "acc", "draft-cost": "dcost", engine: "eng", "kv-memory": "kvm",
+      "kv-block-tokens": "blk" }[opt[1]] || opt[1];
   }
   if (/has no published \w+ peak/.test(message)) return "act";
   if (/bare parameter count|^--model/.test(message)) return "model";
@@ -92,7 +93,8 @@ function fieldOf(message) {
 /** A package sentence as one sentence beside a field, in the reader's words: the command line's option
  *  names become the field's label (or go, before a colon), a capital first, a full stop last. */
 const sentence = (msg) => {
-  let s = String(msg).trim().replace(/^--[a-z-]+(\/--[a-z-]+)*: /, "").replace(/ --(tp|pp|ep|dp)\b/g, (_, k) => " " + k.toUpperCase());
+  let s = String(msg).trim().replace(/^--[a-z-]+(\/--[a-z-]+)*: /, "").replace(/ --(tp|pp|ep|dp)\b/g, (_, k) => " " + k.toUpperCase())
+    .replace(/--speculative draft\b/g, "a draft model").replace(/--speculative\b/g, "speculative decoding");
   const opt = /^--[a-z-]+/.exec(s);
   if (opt) {
     const f = SERVE_FIELDS[fieldOf(s)];
@@ -149,14 +151,34 @@ function mostPerDevice(points) {
   return best;
 }
 
+/** Workload.decoding: how the service decodes, in words ("plain decoding", or the method, k, a and the tokens a pass). */
+function decodingWords(S, o) {
+  const sp = S.speculation[o.speculation];
+  if (!sp) return "plain decoding";
+  const k = o.draftTokens === null ? sp[0] : o.draftTokens, a = o.acceptance === null ? sp[1] : o.acceptance;
+  const E = a === 1 ? k + 1 : (1 - a ** (k + 1)) / (1 - a);
+  return `speculative decoding (${o.speculation}, ${k} drafted tokens a pass, acceptance ${a}: ${fmt.sig(E)} tokens a pass)`;
+}
+
+/** Workload.caps_words: the engine's caps and the KV cache held, named. */
+function capsWords(S, o) {
+  const en = S.engines[o.engine];
+  const cap = o.maxConcurrency !== null ? o.maxConcurrency : en ? en[1] : null;
+  const block = o.kvBlockTokens !== null ? o.kvBlockTokens : en ? en[2] : 16;
+  return (en ? `${en[0]}'s defaults (${en[3]}): ` : "") + (cap === null ? "no engine cap on requests in flight (memory "
+    + "alone)" : `at most ${fmt.integer(cap)} requests in flight`) + "; " + (o.kvMemory === "paged" ? "paged KV cache: "
+    + `each request's live context, I + O/2 on average, in blocks of ${fmt.integer(block)} tokens`
+    : "KV cache reserved at I + O tokens a request");
+}
+
 /** What the figures assume, in one paragraph (serving.assumptions). */
 function assumptions(registry, r) {
   const C = registry.constants, S = C.serving, D = S.derates;
   const ic = r.device.interconnect;
   const lat = ic ? latencyDescription(ic, r.opts.latency) : "none (one device: no link)";
   return `Assumed: a prefill chunk of ${fmt.integer(r.opts.chunk)} prompt tokens an engine step (SGLang's and vLLM's `
-    + `default on H100-class GPUs); a runtime reserve of ${fmt.nbytes(C.kernels.runtime_reserve_bytes)} a device; every `
-    + `request's KV cache at its full I + O tokens caps the requests in flight; a decoding request attends to I + O/2 `
+    + `default on H100-class GPUs); a runtime reserve of ${fmt.nbytes(C.kernels.runtime_reserve_bytes)} a device; `
+    + `${capsWords(S, r.opts)}; ${decodingWords(S, r.opts)}; a decoding request attends to I + O/2 `
     + `positions on average; continuous batching in steady state, each step running every decode first, then prompt `
     + `chunks up to the chunk (as vLLM and SGLang schedule); a step carrying a prompt's chunk is costed as the step it is, `
     + `and never faster than that chunk's share of the prompt's own prefill; collective latency: ${lat}. `
@@ -184,6 +206,16 @@ export function servingSection(registry, uid, search, stepBase) {
   addSelect(panel, `${uid}-s`, "tpotp", pcts, panel.wraps.price);
   addSelect(panel, `${uid}-s`, "dis", [["no", "On the same devices"], ["yes", "Also on separate pools (disaggregated)"]],
     panel.wraps.wd);
+  const S = registry.constants.serving;
+  addSelect(panel, `${uid}-s`, "eng", [["none", "None: memory alone caps requests"],
+    ...Object.entries(S.engines).map(([k, v]) => [k, v[0]])], panel.wraps.blk);
+  addSelect(panel, `${uid}-s`, "kvm", [["reserve", "Reserved at I + O tokens a request"],
+    ["paged", "Paged: each request's live context, in blocks"]], panel.wraps.blk);
+  addSelect(panel, `${uid}-s`, "spec", [["plain", "Plain: one token a pass"], ["mtp", "Speculative: the model's own MTP layers"],
+    ["eagle", "Speculative: EAGLE"], ["medusa", "Speculative: Medusa heads"], ["draft", "Speculative: a draft model"]], panel.wraps.k);
+  const specText = h("span", { class: "rl-calc-wdnote" }), engText = h("span", { class: "rl-calc-wdnote" });
+  panel.wraps.spec.appendChild(specText);
+  panel.wraps.eng.appendChild(engText);
   // What each of the mode's own fields does, beside it (the page's prose stays short: it is in every reader's download).
   for (const [key, text] of Object.entries({
     ttftp: "p99 unless you choose: MLPerf's Server scenario judges TTFT and TPOT there. The chart's axis shows the mean.",
@@ -195,8 +227,22 @@ export function servingSection(registry, uid, search, stepBase) {
   })) panel.wraps[key].appendChild(h("span", { class: "rl-calc-wdnote", text }));
   const scopeText = h("span", { class: "rl-calc-wdnote" });
   panel.wraps.scope.appendChild(scopeText);
+  // The mode's own fields that apply: a speculation's with a method chosen, the block with paged memory; beside
+  // the decoding and the engine, their defaults and where they come from.
+  const showOwn = (r) => {
+    for (const key of ["k", "acc", "dcost"]) panel.wraps[key].hidden = r.spec === "plain";
+    panel.wraps.blk.hidden = r.kvm !== "paged";
+    const sp = S.speculation[r.spec], en = S.engines[r.eng];
+    const st = sp ? `Unless set: ${sp[0]} drafted token${sp[0] > 1 ? "s" : ""} a pass` + (sp[1] === null ? "" : `, acceptance ${sp[1]}`)
+      + `. ${sp[3]}.` : "Each pass keeps one token a request.";
+    if (specText.textContent !== st) specText.textContent = st;
+    const et = en ? `${en[0]}: ` + (en[1] === null ? "no cap on requests in flight" : `at most ${fmt.integer(en[1])} requests in flight`)
+      + `, KV blocks of ${en[2]} token${en[2] > 1 ? "s" : ""} (${en[3]}).` : "";
+    if (engText.textContent !== et) engText.textContent = et;
+  };
   writeRaw(panel, raw);
   syncVisibility(panel, raw);
+  showOwn(raw);
   panel.wraps.conc.appendChild(h("span", { class: "rl-calc-wdnote", text: "Blank: the whole frontier, marking the point "
     + "with the most output tokens/s per device (or the best under your targets). A number: that many requests in flight "
     + "on the layout below." }));
@@ -339,6 +385,7 @@ export function servingSection(registry, uid, search, stepBase) {
     const devError = syncLayout(source);
     raw = readRaw(panel, base);
     syncVisibility(panel, raw);
+    showOwn(raw);
     const res = compute(raw);
     if (devError) res.errors = { ...res.errors, dev: devError };
     if (cfgError && raw.model === "config") res.errors = { ...res.errors, cfg: cfgError };
@@ -381,7 +428,7 @@ export function servingSection(registry, uid, search, stepBase) {
     } else {
       const o = res.out;
       const which = o.point ? "Your point" : o.best ? "Best under your targets" : "Most output tokens/s per device";
-      text = `${which}: ${p.layout} with ${fmt.integer(p.concurrency)} request${p.concurrency === 1 ? "" : "s"} `
+      text = `${which}, ${decodingWords(registry.constants.serving, res.r.opts)}: ${p.layout} with ${fmt.integer(p.concurrency)} request${p.concurrency === 1 ? "" : "s"} `
         + `in flight gives TTFT ${fmt.seconds(p.ttft_s)} (the prompt's prefill alone: ${fmt.seconds(p.prefill_s)}), TPOT `
         + `${fmt.seconds(p.tpot_s)} on average and ${fmt.seconds(p.tpot_p99_s)} at p99 (floors), `
         + `${fmt.tokensPerS(p.output_tokens_per_s_per_user)} per user `
