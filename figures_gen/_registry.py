@@ -25,6 +25,7 @@ FIGURES: tuple[str, ...] = (
     # many chips (docs/many-chips.md)
     "many_chips_tp",
     # serving (docs/serving.md)
+    "serving_steps",
     "serving_frontier",
     # measurements (docs/measure.md, docs/real-systems.md)
     "measured_roofline",

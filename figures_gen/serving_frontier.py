@@ -42,6 +42,12 @@ def data() -> Table:
                   "expected_output_tokens_per_s_per_device", "on_envelope"), tuple(rows))
 
 
+def plt_null():
+    from matplotlib.ticker import NullFormatter
+
+    return NullFormatter()
+
+
 def _named_layouts(table: Table) -> list[str]:
     """Layouts drawn in colour: those with a point on the co-located envelope, widest last."""
     names = []
@@ -71,9 +77,17 @@ def draw(fig, table: Table) -> None:
     dis = sorted((a, b) for s, a, b in zip(serving, x, y) if s == "disaggregated envelope")
     ax.loglog([p[0] for p in dis], [p[1] for p in dis], "--", color="#212121", lw=1.5,
               label="envelope, prefill and decode\non separate GPUs")
-    log_ticks(ax, "x", [])
-    log_ticks(ax, "y", [])
-    ax.set_xlabel("output tokens/s per user, 1 ÷ TPOT (log)")
+    # Focus on the envelopes: the low-throughput ends of the narrow layouts' curves say nothing more.
+    lo_y = min(min(p[1] for p in env), min(p[1] for p in dis))
+    ax.set_ylim(lo_y / 2, max(p[1] for p in env) * 1.4)
+    ax.set_xlim(min(p[0] for p in env) / 1.5, max(max(p[0] for p in env), max(p[0] for p in dis)) * 1.3)
+    # 1-3-10 ticks: the narrowed axes span under two decades, where decades alone label only two
+    for axis, (lo, hi) in (("x", ax.get_xlim()), ("y", ax.get_ylim())):
+        ticks = [m * 10 ** e for e in range(-1, 7) for m in (1, 3) if lo <= m * 10 ** e <= hi]
+        (ax.set_xticks if axis == "x" else ax.set_yticks)(ticks)
+        (ax.xaxis if axis == "x" else ax.yaxis).set_minor_formatter(plt_null())
+        log_ticks(ax, axis, [])
+    ax.set_xlabel("output tokens/s per user, 1 ÷ mean TPOT (log)")
     ax.set_ylabel("output tokens/s per GPU (log)")
     # Two lines: over axes narrowed for the legend beside them, one ran past the figure's left edge.
     ax.set_title(f"{get_model(MODEL).name}, {FORMAT}, {get_device(DEVICE).name}:\nserving ceilings")
@@ -97,13 +111,7 @@ def alt() -> str:
 
 
 def caption() -> str:
-    pts, env, dis = _points()
     wl = _workload()
-    return (f"{get_model(MODEL).name} on {get_device(DEVICE).name} GPUs: ceilings (dense {FORMAT} peak, spec "
-            f"bandwidth, the NVLink latency floor; continuous batching with a "
-            f"{fmt.sig(wl.chunk_tokens, 6)}-token prefill chunk, steady state) for requests of "
-            f"{wl.input_tokens} prompt and {wl.output_tokens} output tokens, so each request's context grows from "
-            f"{wl.input_tokens} to {wl.input_tokens + wl.output_tokens} tokens cached; weights, activations and KV "
-            f"cache in {FORMAT}. Each curve is one layout from one "
-            f"request in flight to as many as its memory holds; the thick line is the envelope no layout beats on "
-            f"both axes. Dashed: prefill and decode on separate GPUs, the pools in balance, counting both.")
+    return (f"{get_model(MODEL).name} in {FORMAT} on {get_device(DEVICE).name} GPUs, requests of {wl.input_tokens} "
+            f"prompt and {wl.output_tokens} output tokens: dense ceilings, one curve per layout from one request to "
+            f"its memory cap; thick, the envelope; dashed, the prompts prefilled on separate GPUs.")
