@@ -62,25 +62,33 @@ def draw(fig, table: Table) -> None:
     serving, lays = table.column("serving"), table.column("layout")
     x, y, on = (table.column("tokens_per_s_per_user"), table.column("output_tokens_per_s_per_device"),
                 table.column("on_envelope"))
+    env = sorted((a, b) for s, a, b, o in zip(serving, x, y, on) if s == "co-located" and o)
+    dis = sorted((a, b) for s, a, b in zip(serving, x, y) if s == "disaggregated envelope")
+    # Focus on the envelopes: the low-throughput ends of the narrow layouts' curves say nothing more. Points
+    # outside are dropped, not clipped: a clipped path still runs under the axis labels in the SVG.
+    y_lo, y_hi = min(min(p[1] for p in env), min(p[1] for p in dis)) / 2, max(p[1] for p in env) * 1.4
+    x_lo, x_hi = min(p[0] for p in env) / 1.5, max(max(p[0] for p in env), max(p[0] for p in dis)) * 1.3
+
+    def inside(pts):
+        return [p for p in pts if x_lo <= p[0] <= x_hi and y_lo <= p[1] <= y_hi]
+
     named = _named_layouts(table)
     others = sorted({lay for s, lay in zip(serving, lays) if s == "co-located"} - set(named))
     for lay in others:
-        xs, ys = zip(*sorted((a, b) for s, l_, a, b in zip(serving, lays, x, y) if s == "co-located" and l_ == lay))
-        ax.loglog(xs, ys, "-", color=OTHER, lw=0.8, alpha=0.7,
-                  label="other layouts\n(" + ", ".join(others) + ")" if lay == others[0] else None)
+        pts = inside(sorted((a, b) for s, l_, a, b in zip(serving, lays, x, y) if s == "co-located" and l_ == lay))
+        if pts:
+            ax.loglog([p[0] for p in pts], [p[1] for p in pts], "-", color=OTHER, lw=0.8, alpha=0.7,
+                      label="other layouts\n(" + ", ".join(others) + ")" if lay == others[0] else None)
     for lay, colour in zip(named, COLOURS):
-        xs, ys = zip(*sorted((a, b) for s, l_, a, b in zip(serving, lays, x, y) if s == "co-located" and l_ == lay))
-        ax.loglog(xs, ys, "o-", color=colour, lw=1.4, ms=3, label=lay)
-    env = sorted((a, b) for s, a, b, o in zip(serving, x, y, on) if s == "co-located" and o)
+        pts = inside(sorted((a, b) for s, l_, a, b in zip(serving, lays, x, y) if s == "co-located" and l_ == lay))
+        ax.loglog([p[0] for p in pts], [p[1] for p in pts], "o-", color=colour, lw=1.4, ms=3, label=lay)
     ax.loglog([p[0] for p in env], [p[1] for p in env], "-", color="#212121", lw=3, alpha=0.35,
               label="envelope (co-located)")
-    dis = sorted((a, b) for s, a, b in zip(serving, x, y) if s == "disaggregated envelope")
-    ax.loglog([p[0] for p in dis], [p[1] for p in dis], "--", color="#212121", lw=1.5,
+    dis_in = inside(dis)
+    ax.loglog([p[0] for p in dis_in], [p[1] for p in dis_in], "--", color="#212121", lw=1.5,
               label="envelope, prefill and decode\non separate GPUs")
-    # Focus on the envelopes: the low-throughput ends of the narrow layouts' curves say nothing more.
-    lo_y = min(min(p[1] for p in env), min(p[1] for p in dis))
-    ax.set_ylim(lo_y / 2, max(p[1] for p in env) * 1.4)
-    ax.set_xlim(min(p[0] for p in env) / 1.5, max(max(p[0] for p in env), max(p[0] for p in dis)) * 1.3)
+    ax.set_ylim(y_lo, y_hi)
+    ax.set_xlim(x_lo, x_hi)
     # 1-3-10 ticks: the narrowed axes span under two decades, where decades alone label only two
     for axis, (lo, hi) in (("x", ax.get_xlim()), ("y", ax.get_ylim())):
         ticks = [m * 10 ** e for e in range(-1, 7) for m in (1, 3) if lo <= m * 10 ** e <= hi]

@@ -10,7 +10,7 @@ from roofline import example, format as fmt, Formats, get_device, get_model, Lay
 
 NAME = "serving-steps"
 DEVICE, MODEL, FORMAT, TP = "h100-sxm5", "llama-3.1-70b", "fp8", 4
-COLOURS = {"decode-only": "#3f51b5", "carries a prompt chunk": "#d81b60"}
+COLOURS = {"decode-only step": "#3f51b5", "step carrying a prompt chunk": "#d81b60"}
 SHOWN_STEPS = 24   # enough steps to show the pattern repeat several times
 
 
@@ -38,10 +38,10 @@ def _schedule(p) -> list[tuple[int, str, float]]:
             owed -= n_p
             for t in chunk_times:
                 if i < SHOWN_STEPS:
-                    out.append((i, "carries a prompt chunk", t))
+                    out.append((i, "step carrying a prompt chunk", t))
                     i += 1
         else:
-            out.append((i, "decode-only", p.decode_step_s))
+            out.append((i, "decode-only step", p.decode_step_s))
             i += 1
     return out
 
@@ -64,7 +64,7 @@ def draw(fig, table: Table) -> None:
                 continue
             ax.bar(step, t, width=0.8, color=COLOURS[kind], label=None if kind in seen else kind)
             seen.add(kind)
-        ax.set_ylabel(f"step time (ms),\nprompts of {prompt:,}", fontsize=9)
+        ax.set_ylabel(f"ms, prompt {prompt:,}", fontsize=9)  # short: two long rotated labels met on a phone
     # one legend above the panels: inside them it sat on the tall bars
     axes[0].legend(loc="lower center", bbox_to_anchor=(0.5, 1.02), ncol=2, frameon=False, fontsize=8)
     axes[-1].set_xlabel("engine step (steady state)")

@@ -751,7 +751,8 @@ def cmd_serve(args) -> None:
              f"caps: {wl.caps_words}",
              f"layouts searched: {', '.join(x.name for x in search)} ({why})"]
     # a latency other than the link's floor makes the figures estimates at that latency, not ceilings
-    kind = "ceiling" if wl.collective_latency == parallel.LATENCY_FLOOR else "at the collective latency set, not a ceiling"
+    kind = ("bound: throughputs ceilings, times floors" if wl.collective_latency == parallel.LATENCY_FLOOR
+            else "at the collective latency set, not a bound")
     if wl.concurrency is not None:
         point = serving.serve_point(m, d, lay, wl)
         payload["point"] = _service_payload(point)

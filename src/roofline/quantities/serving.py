@@ -48,11 +48,12 @@ def _n(x) -> int:
 
 
 def _workload(I, O, concurrency=None, weights="bf16", activations="bf16", kv="bf16", chunk=None, price=None,
-              max_concurrency=None) -> _srv.Workload:
+              max_concurrency=None, speculation=None, acceptance=None) -> _srv.Workload:
     return _srv.Workload(_n(I), _n(O), None if concurrency is None else _n(concurrency),
                          None if max_concurrency is None else _n(max_concurrency),
                          _n(chunk) if chunk is not None else _srv.DEFAULT_CHUNK_TOKENS,
-                         Formats.of(weights, activations, kv), "fused", None if price is None else float(price))
+                         Formats.of(weights, activations, kv), "fused", None if price is None else float(price),
+                         speculation=speculation, acceptance=None if acceptance is None else float(acceptance))
 
 
 def _inputs(m, d, wl) -> tuple[Input, ...]:
@@ -122,19 +123,42 @@ def _quantity(p, what: str, m, d, wl, where: str) -> Quantity | str:
 
 
 @lru_cache(maxsize=256)
-def _point(model, hw, I, O, c, tp, pp, ep, dp, weights, activations, kv, chunk, price):
+def _point(model, hw, I, O, c, tp, pp, ep, dp, weights, activations, kv, chunk, price, speculation=None,
+           acceptance=None):
     m, d = as_model(model), as_device(hw)
-    wl = _workload(I, O, c, weights, activations, kv, chunk, price)
+    wl = _workload(I, O, c, weights, activations, kv, chunk, price, None, speculation, acceptance)
     return m, d, wl, _srv.serve_point(m, d, Layout(tp, pp, ep, dp), wl)
 
 
 def serve(model, hw, I, O, concurrency, what: str = "output_tokens_per_s", tp: int = 1, pp: int = 1, ep: int = 1,
           dp: int = 1, weights: str = "bf16", activations: str = "bf16", kv: str = "bf16", chunk=None,
-          price=None) -> Quantity | str:
-    """One service point: {{ serve("llama-3.1-8b", "h100-sxm5", 1024, 256, 64, "tpot_s") }}."""
+          price=None, speculation=None, acceptance=None) -> Quantity | str:
+    """One service point: {{ serve("llama-3.1-8b", "h100-sxm5", 1024, 256, 64, "tpot_s") }}; `speculation`
+    ("mtp", "eagle", "medusa") decodes speculatively at the method's default acceptance unless given."""
     m, d, wl, p = _point(model, hw, _n(I), _n(O), _n(concurrency), _n(tp), _n(pp), _n(ep), _n(dp), weights,
-                         activations, kv, None if chunk is None else _n(chunk), None if price is None else float(price))
-    return _quantity(p, what, m, d, wl, f"{p.layout_name} at concurrency {p.concurrency}")
+                         activations, kv, None if chunk is None else _n(chunk), None if price is None else float(price),
+                         speculation, None if acceptance is None else float(acceptance))
+    if what == "tokens_per_pass":
+        return Quantity(wl.tokens_per_pass, "", f"tokens one target pass keeps a request: {wl.decoding}",
+                        "(1 − a^(k+1)) ÷ (1 − a), Leviathan et al. eq. 1", _inputs(m, d, wl), 3)
+    where = f"{p.layout_name} at concurrency {p.concurrency}" + ("" if speculation is None else f", {wl.decoding}")
+    return _quantity(p, what, m, d, wl, where)
+
+
+#: NVIDIA's published low-latency run with Medusa: Llama 3.1 405B, FP8, TP8 on an HGX H200, one user.
+MEDUSA_405B_TOKENS_PER_S_PER_USER = 108.0
+MEDUSA_405B_SOURCE = ("NVIDIA technical blog: Low Latency Inference Chapter 1, Medusa on HGX H200 (Llama 3.1 405B: "
+                      "108 tokens/second/user)",
+                      "https://developer.nvidia.com/blog/low-latency-inference-chapter-1-up-to-1-9x-higher-llama-3-1-"
+                      "performance-with-medusa-on-nvidia-hgx-h200-with-nvlink-switch/")
+
+
+def medusa_405b_published() -> Quantity:
+    """NVIDIA's Medusa run of Llama 3.1 405B on eight H200s: tokens/s per user, as published."""
+    return Quantity(MEDUSA_405B_TOKENS_PER_S_PER_USER, "tokens/s",
+                    "Llama 3.1 405B, FP8, TP8 on eight H200s with Medusa, one user: output tokens/s per user, published",
+                    "measured by NVIDIA, cited", (Input("published", MEDUSA_405B_TOKENS_PER_S_PER_USER, "tokens/s",
+                                                        Source(*MEDUSA_405B_SOURCE)),), 3)
 
 
 @lru_cache(maxsize=64)
@@ -286,7 +310,7 @@ def svc_cap(name: str, **kw) -> Quantity:
     return serve_memory_cap(w.pop("model"), w.pop("hw"), w.pop("I"), w.pop("O"), **{**w, **kw})
 
 
-TOKENS = (svc, svc_offline, svc_best, svc_envelope, svc_disagg, svc_cap, serve, serve_offline, serve_best, serve_envelope_best, serve_disaggregated, serve_memory_cap,
+TOKENS = (medusa_405b_published, svc, svc_offline, svc_best, svc_envelope, svc_disagg, svc_cap, serve, serve_offline, serve_best, serve_envelope_best, serve_disaggregated, serve_memory_cap,
           serve_chunk_default, serve_derate)
 
 __all__ = [fn.__name__ for fn in TOKENS]

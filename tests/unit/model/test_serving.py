@@ -381,6 +381,18 @@ def test_cli_text(capsys):
     (("--chunk-tokens", "0"), "--chunk-tokens"),
     (("--concurrency", "4", "--max-concurrency", "8"), "--concurrency"),
     (("--weight-format", "mxfp4", "--activation-dtype", "fp4"), "fp4"),
+    (("--tpot-ms", "30", "--tpot-percentile", "p95"), "--tpot-percentile"),
+    (("--ttft-percentile", "median"), "--ttft-percentile"),
+    (("--speculative", "lookahead"), "--speculative"),
+    (("--speculative", "eagle", "--acceptance", "0"), "--acceptance"),
+    (("--speculative", "eagle", "--acceptance", "1.5"), "--acceptance"),
+    (("--speculative", "mtp", "--draft-tokens", "0"), "--draft-tokens"),
+    (("--speculative", "mtp", "--draft-tokens", "1000"), "--draft-tokens"),
+    (("--speculative", "draft"), "--acceptance"),
+    (("--acceptance", "0.8"), "--acceptance"),
+    (("--max-concurrency", "0"), "--max-concurrency"),
+    (("--max-concurrency", "2.5"), "--max-concurrency"),
+    (("--disaggregated", "--dp", "2"), "--disaggregated"),
 ])
 def test_cli_bad_input_one_line_exit_2(capsys, extra, option):
     code, out, err = _cli(capsys, *BASE, *extra)
