@@ -17,7 +17,7 @@ export const SERVE_FIELDS = {
   tpot: { label: "TPOT target (ms; blank: none)", limit: "target_ms", optional: true },
   tpotp: { label: "TPOT target judged at", kind: "select" },
   price: { label: "Price per device-hour (USD; blank: no cost)", limit: "usd_per_device_hour", optional: true },
-  cap: { label: "Max requests in flight (the engine's cap; blank: memory decides)", limit: "concurrency", optional: true },
+  cap: { label: "Max requests in flight (the engine's cap; blank: the engine's default, or memory alone)", limit: "concurrency", optional: true },
   chunk: { label: "Max prompt tokens per engine step (the prefill chunk)", limit: "chunk_tokens" },
   eng: { label: "Engine's defaults", kind: "select" },
   kvm: { label: "KV cache held", kind: "select" },
