@@ -782,6 +782,9 @@ def serve_point(model: Model, device: Device, layout: Layout, workload: Workload
     """
     if workload.concurrency is None:
         raise InputError("--concurrency: serve_point needs the requests in flight; offline_max sweeps them")
+    if workload.concurrency < layout.dp:
+        raise InputError(f"--concurrency {workload.concurrency} is below --dp {layout.dp}: each replica needs at least "
+                         "one request in flight; give more requests or fewer replicas")
     cap = _require_fit(model, device, layout, workload)
     return _points(model, device, layout, workload, [workload.concurrency], cap)[0]
 

@@ -393,6 +393,7 @@ def test_cli_text(capsys):
     (("--max-concurrency", "0"), "--max-concurrency"),
     (("--max-concurrency", "2.5"), "--max-concurrency"),
     (("--disaggregated", "--dp", "2"), "--disaggregated"),
+    (("--concurrency", "1", "--dp", "2"), "--concurrency"),
 ])
 def test_cli_bad_input_one_line_exit_2(capsys, extra, option):
     code, out, err = _cli(capsys, *BASE, *extra)
