@@ -172,6 +172,7 @@ BAD = [
     ("s_spec=warp", "spec", "Choose a decoding from the list"),
     ("s_eng=tgi", "eng", "Choose an engine's defaults from the list"),
     ("s_kvm=paged&s_blk=0", "blk", "at least 1"),
+    ("s_conc=1&s_dp=2", "conc", "Concurrency 1 is below DP 2: each replica needs at least one request"),
     ("s_in=100000&s_chunk=10", "chunk", "Max prompt tokens per engine step must be at least 25 for a prompt of 100,000 tokens"),
 ]
 

@@ -469,6 +469,10 @@ export function bestUnderTargets(C, pts, m, device, wl, ttftS = null, tpotS = nu
 /** serving.serve_point: the service at `concurrency` requests in flight on one layout. */
 export function servePoint(C, K, m, device, lay, wl, concurrency) {
   whole("--concurrency", concurrency, 1, C.serving.max_concurrency);
+  if (concurrency < lay.dp) {
+    throw new CalcError(`--concurrency ${concurrency} is below --dp ${lay.dp}: each replica needs at least one request in `
+      + "flight; give more requests or fewer replicas");
+  }
   check(K, wl.f, wl.attention, device);
   checkLayout(m, device, lay);
   const cap = memoryCap(C, K, m, device, lay, wl);

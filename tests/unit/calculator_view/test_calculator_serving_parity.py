@@ -117,6 +117,7 @@ REFUSED = [
     ("h100-sxm5", "llama-3.1-8b", 1024, 256, {"engine": "tgi"}),
     ("h100-sxm5", "llama-3.1-8b", 1024, 256, {"kvMemory": "paged", "kvBlockTokens": 0}),
     ("h100-sxm5", "llama-3.1-8b", 1024, 256, {"kvMemory": "virtual"}),
+    ("h100-sxm5", "llama-3.1-8b", 1024, 256, {"concurrency": 1, "dp": 2}),                      # a replica idle
 ]
 
 _PY_NAMES = {"weightFormat": "weight_format", "activation": "activation", "kvDtype": "kv_dtype",
