@@ -302,10 +302,10 @@ function stepsAt(env, w, s) {
 
 /** serving._rates for one point: output tokens/s (all replicas) at client concurrency `c` under workload `w`
  *  and memory cap `cap`, each step timed at the device scaled by `x` (scaledTime). */
-function rateAt(C, env, w, cap, c, x) {
+function rateAt(C, env, w, cap, c, x, built = null) {
   const { lay } = env;
   const s = Math.min(c, Math.min(cap, w.maxConcurrency || C.serving.max_concurrency)) / lay.dp;
-  const steps = stepsAt(env, w, s);
+  const steps = built || stepsAt(env, w, s);
   const mix = stepMix(w, steps, s, c / lay.dp, steps.lam, (st) => scaledTime(st, lay, x), scaledTime(env.prefill, lay, x));
   return lay.dp * steps.lam * w.O / mix.meanStep;
 }
@@ -315,7 +315,7 @@ function pointGains(C, env, device, cap, c, s, steps, base) {
   const { wl, lay } = env, S = C.serving, R = S.relax, one = { peak: 1, bw: 1, link: 1, lat: 1 };
   const up = (v) => Math.ceil(v * R);
   const reader = wl.maxConcurrency || S.max_concurrency;
-  const again = (x) => rateAt(C, env, wl, cap, c, x) / base - 1;
+  const again = (x) => rateAt(C, env, wl, cap, c, x, steps) / base - 1; // the same steps, re-timed
   const kUp = up(wl.K);
   const chunkWl = kUp <= S.max_tokens && Math.ceil(wl.I / kUp) <= S.max_chunks_per_prompt ? withChunk(wl, kUp) : wl;
   const g = {
