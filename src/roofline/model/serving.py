@@ -1074,8 +1074,15 @@ def assumptions(workload: Workload) -> dict:
         "runtime_reserve_bytes": kernels.RUNTIME_RESERVE_BYTES,
         "memory_cap": f"{workload.caps_words}, with weights, activations and the reserve",
         "decode_context": "each decoding request attends to its average context over its life, I + O/2 positions",
-        "steady_state": "continuous batching in steady state: a fluid average step (fractional tokens allowed)",
-        "first_token": "the step that finishes a prompt emits the first output token; O − 1 decode steps follow",
+        "steady_state": "continuous batching in steady state, the requests' starts spread evenly: decode-only steps "
+                        "and steps carrying one prompt's chunk; where prompts overlap, every step the average one "
+                        "(fractional tokens allowed)",
+        "schedule": "each step: every generating request's decode first, then prompt chunks up to the chunk, first "
+                    "come first served",
+        "schedule_sources": [{"title": t, "url": u} for t, u in SCHEDULE_SOURCES],
+        "first_token": "the step carrying a prompt's last chunk emits the first output token; TTFT = the wait for a "
+                       "slot + the steps carrying the request's own chunks, never below `roofline prefill` of it",
+        "decoding": workload.decoding,
         "derates": {
             "bandwidth": {"value": measured.bandwidth_derate(),
                           "what": "median share of spec memory bandwidth in the registry's published bandwidth measurements"},
