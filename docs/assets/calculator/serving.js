@@ -283,11 +283,12 @@ function stepsAt(env, w, s) {
   const { m, mps, ctx, full } = env;
   const ch = w === env.wl ? env.ch : chunksOf(m, w), kv = s * full, v = w.v;
   const { w: fluidWork, lam } = work(m, w, s);
-  const fluid = mps(fluidWork);
-  fluid.decoders = fluidWork.decode_tokens;
-  const steps = { size: ch.size, overlap: (s / w.steps) * w.prefillSteps > 1, fluid, dec: null, chunks: null, lam,
+  const steps = { size: ch.size, overlap: (s / w.steps) * w.prefillSteps > 1, fluid: null, dec: null, chunks: null, lam,
     draft: draftShare(w, m) };
-  if (!steps.overlap) {
+  if (steps.overlap) {
+    // prompts overlapping: every step the fluid average (the only kind timed then)
+    steps.fluid = Object.assign(mps(fluidWork), { decoders: fluidWork.decode_tokens });
+  } else {
     // each decoding request verifies v positions a pass (v = 1 in plain decoding)
     steps.dec = mps({ decode_tokens: s * v, decode_positions: s * v * ctx, prefill_tokens: 0, prefill_positions: 0,
       prefill_pairs: 0, head_tokens: s * v, requests: s, kv_positions: kv });
