@@ -62,7 +62,7 @@ def serving_run_published(ident: str) -> Quantity:
 def _point_words(c) -> str:
     p = c.point
     over = f", best of {', '.join(c.layouts)}" if len(c.layouts) > 1 else ""
-    return (f"{p.layout_name}{over}, concurrency {p.concurrency}, {p.bound}-bound "
+    return (f"{p.layout_name}{over}, concurrency {p.concurrency}, limited by {p.bound}, {p.workload.decoding} "
             f"(I {c.run.input_tokens}, O {c.run.output_tokens})")
 
 
