@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import datetime as dt
 import inspect
+import re
 from types import MappingProxyType
 from typing import Any
 
@@ -52,6 +53,10 @@ LIMITS = MappingProxyType({
     "chunk_tokens": (1, _serving.MAX_TOKENS, True, True),
     "target_ms": (0, 1e9, False, False),  # --ttft-ms, --tpot-ms: positive
     "usd_per_device_hour": (_serving.MIN_USD_PER_DEVICE_HOUR, _serving.MAX_USD_PER_DEVICE_HOUR, False, True),  # a cent to $1,000
+    "draft_tokens": (1, _serving.MAX_DRAFT_TOKENS, True, True),    # --draft-tokens
+    "acceptance": (0, 1, False, False),                            # --acceptance: (0, 1]
+    "draft_cost": (0, 1, False, True),                             # --draft-cost: [0, 1]
+    "kv_block_tokens": (1, 4096, True, True),                      # --kv-block-tokens
 })
 
 #: Base-unit multipliers for the calculator's custom fields (vendor units in, SI base units out).
@@ -235,6 +240,12 @@ def _serving_constants() -> dict[str, Any]:
 
     return {"default_chunk_tokens": S.DEFAULT_CHUNK_TOKENS, "max_tokens": S.MAX_TOKENS,
             "max_concurrency": S.MAX_CONCURRENCY, "max_usd_per_device_hour": S.MAX_USD_PER_DEVICE_HOUR,
+            "max_chunks_per_prompt": S.MAX_CHUNKS_PER_PROMPT, "percentiles": list(S.PERCENTILES),
+            "default_percentile": S.DEFAULT_PERCENTILE, "bounds": list(S.BOUNDS),
+            "schedule_limits": list(S.SCHEDULE_LIMITS), "relax": S.RELAX, "min_gain": S.MIN_GAIN,
+            "bind_margin": S.BIND_MARGIN,
+            "speculation": {k: list(v) for k, v in S.SPECULATION.items()}, "max_draft_tokens": S.MAX_DRAFT_TOKENS,
+            "engines": {k: list(v) for k, v in S.ENGINES.items()}, "kv_memory": list(S.KV_MEMORY),
             "bound_meaning": dict(S.BOUND_MEANING), "derate_misses": S.DERATE_MISSES,
             "derates": {"bandwidth": measured.bandwidth_derate(), "gemm": measured.gemm_derate(),
                         "collective": measured.collective_derate()}}
@@ -244,36 +255,54 @@ def serving(device: Device, model: Model, input_tokens, output_tokens, weight_fo
             kv_dtype: str = "bf16", activation: str = "bf16", attention: str = "fused", chunk_tokens=None,
             max_concurrency=None, usd_per_device_hour=None, ttft_s=None, tpot_s=None, concurrency=None,
             tp: int = 1, pp: int = 1, ep: int = 1, dp: int = 1, collective_latency="floor",
-            weight_scope: str = "linear") -> dict[str, Any]:
-    """The calculator's Serving mode from roofline.model.serving: every frontier point (the envelope
-    marked), the best point under the targets or the sentence saying none meets them, and with
-    `concurrency` the point the reader chose on the layout tp × pp × ep × dp. The reference
+            weight_scope: str = "linear", layouts: str = "all", ttft_percentile: str | None = None,
+            tpot_percentile: str | None = None, disaggregated: bool = False, speculation: str | None = None,
+            draft_tokens=None, acceptance=None, draft_cost=None, engine: str | None = None, kv_memory: str = "reserve",
+            kv_block_tokens=None) -> dict[str, Any]:
+    """The calculator's Serving mode from roofline.model.serving: every frontier point (over every layout
+    within one scale-up domain, or with `layouts="set"` only the layout tp × pp × ep × dp, as the CLI holds
+    an explicit layout), the envelope marked, the best point under the targets or the sentence saying none
+    meets them (TTFT and TPOT judged at their percentiles, p99 unless told), and with `concurrency` the
+    point the reader chose on that layout; with `disaggregated`, prefill and decode on separate pools drawn
+    from the same layouts, their envelope marked. The reference
     docs/assets/calculator/serving.js is parity-tested against."""
     from dataclasses import replace
 
     from roofline.model import serving as S
 
+    if layouts not in ("all", "set"):
+        raise InputError(f"layouts must be all or set, got {layouts!r}")
     wl = S.Workload(input_tokens, output_tokens, None, max_concurrency,
                     S.DEFAULT_CHUNK_TOKENS if chunk_tokens is None else chunk_tokens,
                     Formats.of(weight_format, activation, kv_dtype, scope=weight_scope), attention,
-                    usd_per_device_hour, collective_latency)
-    pts = S.frontier(model, device, wl)
+                    usd_per_device_hour, collective_latency, speculation=speculation, draft_tokens=draft_tokens,
+                    acceptance=acceptance, draft_cost=draft_cost, engine=engine, kv_memory=kv_memory,
+                    kv_block_tokens=kv_block_tokens)
+    lay = parallel.Layout(tp, pp, ep, dp)
+    pts = S.frontier(model, device, wl, layouts=[lay] if layouts == "set" else None)
     env = {id(p) for p in S.pareto(pts)}
 
     record = step_record.service_record
 
     best = refusal = None
     if ttft_s is not None or tpot_s is not None:
-        b = S.best_under_targets(pts, ttft_s, tpot_s)
+        b = S.best_under_targets(pts, ttft_s, tpot_s, ttft_percentile=ttft_percentile or S.DEFAULT_PERCENTILE,
+                                 tpot_percentile=tpot_percentile or S.DEFAULT_PERCENTILE)
         if isinstance(b, str):
-            refusal = b
+            # one layout searched: the sentence names it, not every layout within its devices
+            refusal = re.sub(r"at any layout within \d+ devices?", f"on {lay.name}", b) if layouts == "set" else b
         else:
             best = record(b)
     point = None
     if concurrency is not None:
-        point = record(S.serve_point(model, device, parallel.Layout(tp, pp, ep, dp), replace(wl, concurrency=concurrency)))
+        point = record(S.serve_point(model, device, lay, replace(wl, concurrency=concurrency)))
+    dis = None
+    if disaggregated:
+        d = S.disaggregated(model, device, wl, layouts=[lay] if layouts == "set" else None)
+        on_dis = {id(p) for p in S.pareto(d)}
+        dis = [{**step_record.disaggregated_record(p), "on_envelope": id(p) in on_dis} for p in d]
     return {"frontier": [{**record(p), "on_envelope": id(p) in env} for p in pts], "best": best, "refusal": refusal,
-            "point": point}
+            "point": point, "disaggregated": dis}
 
 
 # What the calculator's scripts never read (the page names a device's and model's sources elsewhere):
@@ -337,7 +366,7 @@ def registry_json() -> dict[str, Any]:
 _STEP_READER_KEYS = ("checkpoint_kinds", "weight_scopes", "max_bytes", "shape_max")
 # The Serving mode's own fields' limits, units and starting values (serve_state.js reads them).
 _SERVING_ONLY = {"limits": ("input_tokens", "output_tokens", "concurrency", "chunk_tokens", "target_ms",
-                            "usd_per_device_hour"),
+                            "usd_per_device_hour", "draft_tokens", "acceptance", "draft_cost", "kv_block_tokens"),
                  "units": ("target_ms",), "defaults": ("input_tokens", "output_tokens")}
 
 

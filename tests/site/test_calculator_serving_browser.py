@@ -64,8 +64,25 @@ def test_a_tpot_where_the_weights_dominate_matches_the_datasheet(page):
     assert 1.0 <= tpot / weights_only_s <= 1.01, (tpot, weights_only_s)
     assert c["limited_by"]["text"].startswith("memory bandwidth")
     assert math.isclose(float(c["output_tokens_per_s_per_user"]["value"]), 1 / tpot, rel_tol=1e-12)
-    assert "(ceiling)" in page.locator(".rl-calc-serve tr[data-row=tpot_s] th").inner_text()
+    assert "(floor)" in page.locator(".rl-calc-serve tr[data-row=tpot_s] th").inner_text()  # a bound on a time
     assert c["layout"]["text"] == "1 device (1 device)"
+    no_bad_words(page)
+
+
+def test_ttft_contains_the_prompts_own_prefill(page):
+    # Llama 3.1 8B on one H100 SXM5 in BF16, one request in flight, I = 1,024, O = 256: its first token
+    # comes after its own prompt's prefill, whose weight matmuls alone are 2 × 7,504,924,672 parameters
+    # (less the embedding table) × 1,024 tokens = 1.537e13 FLOPs ÷ 989.4e12 FLOP/s (H100 SXM5 dense BF16,
+    # datasheet) = 15.5 ms. An average engine step (about one token) would give some 4.5 ms instead.
+    open_serve(page, "s_model=llama-3.1-8b&s_hw=h100-sxm5&s_in=1024&s_out=256&s_conc=1&s_wd=bf16")
+    c = cells(page)
+    matmuls_s = 2 * 7_504_924_672 * 1024 / 989.4e12
+    ttft, prefill = float(c["ttft_s"]["value"]), float(c["prefill_s"]["value"])
+    assert ttft >= prefill >= matmuls_s, (ttft, prefill, matmuls_s)
+    assert math.isclose(ttft, prefill, rel_tol=1e-12)  # alone: no wait, no other request's decodes
+    # the prompt's steps are rare (one in 256): the p50 TPOT is a step of decodes only
+    assert float(c["tpot_p50_s"]["value"]) == float(c["decode_step_s"]["value"])
+    assert "prefill alone" in page.locator(".rl-calc-serve .rl-calc-ssummary").inner_text()
     no_bad_words(page)
 
 
@@ -78,6 +95,9 @@ def test_the_chosen_point_and_frontier_are_the_packages(page):
         assert math.isclose(float(c[key]["value"]), best[key], rel_tol=1e-9), key
     assert c["layout"]["value"] == best["layout"]
     assert c["tpot_s"]["text"] == fmt.seconds(best["tpot_s"])
+    # one label for a point everywhere: the package's binding limit, in its words, with what relaxing it gains
+    assert c["limited_by"]["value"] == best["limited_by"] and c["limited_by"]["text"] == best["limited_by_meaning"]
+    assert best["limited_by_meaning"] in page.locator(".rl-calc-serve .rl-calc-ssummary").inner_text()
     # one line per layout on the chart, the envelope drawn, the chosen point ringed and named
     layouts = {p["layout"] for p in want["frontier"]}
     assert page.locator(".rl-calc-serve .rl-calc-fline[data-layout]").count() == len(layouts)
@@ -136,6 +156,24 @@ BAD = [
     ("s_wd=mxfp4&s_act=fp4", "act", "has no published fp4 peak"),           # FP4 on an H100
     ("s_model=llama-3.1-70b&s_conc=1", "dev", "does not fit one device"),   # a layout that does not fit
     ("s_model=llama-3.1-8b&s_conc=4&s_tp=3", "tp", "does not divide"),
+    ("s_cap=0", "cap", "at least 1"),                                       # the engine's cap on requests in flight
+    ("s_cap=2.5", "cap", "whole number"),
+    ("s_scope=some", "scope", "Choose which layouts the frontier spans"),
+    ("s_scope=set&s_model=llama-3.1-70b", "dev", "fits none of the layouts asked (1 device)"),  # held: it must fit
+    ("s_tpot=30&s_tpotp=p95", "tpotp", "Choose a percentile from the list"),  # mean, p50, p90 and p99 only
+    ("s_ttftp=<b>x</b>", "ttftp", "Choose a percentile from the list"),
+    ("s_dis=maybe", "dis", "Choose where prefill and decode run from the list"),
+    ("s_spec=eagle&s_acc=0", "acc", "greater than 0"),                     # acceptance in (0, 1]
+    ("s_spec=eagle&s_acc=1.5", "acc", "at most 1"),
+    ("s_spec=eagle&s_k=0", "k", "at least 1"),                             # draft lengths of one and more
+    ("s_spec=eagle&s_k=2.5", "k", "whole number"),
+    ("s_spec=eagle&s_k=40", "k", "at most 16"),
+    ("s_spec=draft", "acc", "is needed with a draft model"),
+    ("s_spec=warp", "spec", "Choose a decoding from the list"),
+    ("s_eng=tgi", "eng", "Choose an engine's defaults from the list"),
+    ("s_kvm=paged&s_blk=0", "blk", "at least 1"),
+    ("s_conc=1&s_dp=2", "conc", "Concurrency 1 is below DP 2: each replica needs at least one request"),
+    ("s_in=100000&s_chunk=10", "chunk", "Max prompt tokens per engine step must be at least 25 for a prompt of 100,000 tokens"),
 ]
 
 
@@ -146,6 +184,7 @@ def test_bad_input_gets_one_sentence_beside_the_field(page, query, key, words):
     text = message(page, key)
     assert words in text, text
     assert text.count(". ") == 0 and text.endswith("."), text  # one sentence
+    assert "--" not in text, text  # the reader's words, never the command line's
     assert field(page, key).get_attribute("aria-invalid") == "true"
     no_bad_words(page)
 
@@ -165,10 +204,112 @@ def test_a_target_nothing_meets_names_the_limit_out_of_reach(page):
     # 70B on H100s: no layout within one NVLink domain of eight reaches a 2 ms TPOT.
     open_serve(page, "s_model=llama-3.1-70b&s_wd=fp8&s_act=fp8&s_kvd=fp8&s_tpot=2")
     text = message(page, "tpot")
-    assert text.startswith("Nothing meets a TPOT of 2 ms: the shortest is"), text
+    assert text.startswith("Nothing meets a TPOT of 2 ms at p99: the shortest TPOT at p99 is"), text
     assert "within 8 devices" in text and text.endswith(".")
     assert message(page, "ttft") == ""
     assert page.locator(".rl-calc-serve .rl-calc-fchart polyline").count() > 1  # the frontier stays
+    no_bad_words(page)
+
+
+def test_devices_and_tp_typed_hold_the_frontier_to_that_layout(page):
+    # Devices 8 with TP 8 and no concurrency: the reader asks for TP8's frontier, so every line on the chart
+    # and the point named are TP8 on eight devices, and the sentence beside the layout says so.
+    open_serve(page, "s_model=llama-3.1-70b&s_wd=fp8&s_act=fp8&s_kvd=fp8")
+    assert field(page, "scope").input_value() == "all"
+    field(page, "dev").fill("8")
+    field(page, "tp").fill("8")
+    page.wait_for_function("new URLSearchParams(location.search).get('s_tp') === '8'")
+    assert field(page, "scope").input_value() == "set"
+    assert page.locator(".rl-calc-serve .rl-calc-fline[data-layout]").evaluate_all("ls => ls.map((l) => l.dataset.layout)") == ["TP8"]
+    c = cells(page)
+    assert c["layout"]["text"] == "TP8 (8 devices)"
+    note = page.locator(".rl-calc-serve [data-key=scope] .rl-calc-wdnote").inner_text()
+    assert note == "The frontier spans TP8 alone (8 devices).", note
+    want = serving(get_device("h100-sxm5"), get_model("llama-3.1-70b"), 1024, 256, "fp8", "fp8", "fp8", tp=8, layouts="set")
+    top = max(want["frontier"], key=lambda p: p["output_tokens_per_s_per_device"])
+    assert math.isclose(float(c["output_tokens_per_s_per_device"]["value"]), top["output_tokens_per_s_per_device"], rel_tol=1e-9)
+    # Back to every layout: the typed TP8 is then said to be set aside, in the reader's words.
+    field(page, "scope").select_option("all")
+    page.wait_for_function("document.querySelectorAll('.rl-calc-serve .rl-calc-fline[data-layout]').length > 1")
+    note = page.locator(".rl-calc-serve [data-key=scope] .rl-calc-wdnote").inner_text()
+    assert note.startswith("The layout below is set aside") and "“only the layout below”" in note and "TP8" in note, note
+    assert "--" not in note
+    no_bad_words(page)
+
+
+def test_the_chart_keeps_its_best_point_inside_with_a_tick_above_and_draws_the_target(page):
+    # A 30 ms TPOT target on the mean asks for 1 ÷ 0.030 = 33.3 tokens/s per user on the chart's axis (1 ÷ mean
+    # TPOT): the dashed line stands there, the best point's ring and label lie inside the plot, a labelled tick
+    # of the y axis lies above the ring, and the legend shows the ring, the circled points and the dashed line.
+    open_serve(page, "s_model=llama-3.1-70b&s_wd=fp8&s_act=fp8&s_kvd=fp8&s_tpot=30&s_tpotp=mean")
+    geo = page.evaluate("""() => {
+        const svg = document.querySelector('.rl-calc-serve .rl-calc-fchart');
+        const box = (e) => { const b = e.getBBox(); return {x: b.x, y: b.y, width: b.width, height: b.height}; };
+        const grid = [...svg.querySelectorAll('.rl-calc-grid line')].map((l) => [l.getAttribute('x1'), l.getAttribute('x2'),
+          l.getAttribute('y1'), l.getAttribute('y2')].map(Number));
+        const horizontal = grid.filter(([x1, x2, y1, y2]) => y1 === y2).map(([, , y]) => y);
+        const vertical = grid.filter(([x1, x2]) => x1 === x2);
+        const ring = svg.querySelector('.rl-calc-fmark circle');
+        const label = svg.querySelector('.rl-calc-fmark text');
+        const t = svg.querySelector('.rl-calc-ftarget line');
+        return {ringY: Number(ring.getAttribute('cy')), ringX: Number(ring.getAttribute('cx')), label: box(label),
+          top: Math.min(...horizontal), bottom: Math.max(...horizontal), left: Math.min(...vertical.map((v) => v[0])),
+          right: Math.max(...vertical.map((v) => v[0])), hs: horizontal, targetX: t && Number(t.getAttribute('x1')),
+          targetText: svg.querySelector('.rl-calc-ftarget text').textContent};
+    }""")
+    assert geo["top"] < geo["label"]["y"] and geo["label"]["y"] + geo["label"]["height"] < geo["bottom"]
+    assert geo["left"] <= geo["label"]["x"] and geo["label"]["x"] + geo["label"]["width"] <= geo["right"] + 0.5
+    assert any(y < geo["ringY"] - 7 for y in geo["hs"])  # a gridline with its tick label above the ring
+    assert geo["left"] < geo["targetX"] < geo["right"] and geo["targetText"] == "TPOT target 30 ms"
+    legend = page.locator(".rl-calc-serve .rl-calc-legend").inner_text()
+    assert "the best under your targets" in legend and "meets a TPOT of 30 ms on the mean" in legend, legend
+    assert page.locator(".rl-calc-serve .rl-calc-legend circle.rl-calc-fring").count() == 1
+    assert page.locator(".rl-calc-serve .rl-calc-fchart path.rl-calc-fok").count() == 1
+    # Judged at p99 the target is no line on a mean axis: the points meeting it are circled instead.
+    field(page, "tpotp").select_option("p99")
+    page.wait_for_function("!document.querySelector('.rl-calc-serve .rl-calc-ftarget')")
+    assert "meets a TPOT of 30 ms at p99" in page.locator(".rl-calc-serve .rl-calc-legend").inner_text()
+    assert page.locator(".rl-calc-serve .rl-calc-fchart path.rl-calc-fok").count() == 1
+
+
+def test_speculation_raises_the_per_user_ceiling_by_the_tokens_a_pass(page):
+    # EAGLE's defaults: 4 drafted tokens each accepted with 0.8, so a pass keeps (1 − 0.8^5) ÷ 0.2 = 3.3616
+    # tokens; one request in flight sees only passes of decodes, so tokens/s per user = 3.3616 ÷ the pass.
+    open_serve(page, "s_model=llama-3.1-8b&s_conc=1")
+    assert "plain decoding" in page.locator(".rl-calc-serve .rl-calc-ssummary").inner_text()
+    assert field(page, "k").is_hidden()
+    field(page, "spec").select_option("eagle")
+    page.wait_for_function("new URLSearchParams(location.search).get('s_spec') === 'eagle'")
+    assert field(page, "k").is_visible() and field(page, "acc").is_visible()
+    c = cells(page)
+    per_user, step = float(c["output_tokens_per_s_per_user"]["value"]), float(c["decode_step_s"]["value"])
+    assert per_user * step == pytest.approx(3.3616, rel=1e-9)
+    assert ("speculative decoding (eagle, 4 drafted tokens a pass, acceptance 0.8: 3.36 tokens a pass)"
+            in page.locator(".rl-calc-serve .rl-calc-ssummary").inner_text())
+    want = serving(get_device("h100-sxm5"), get_model("llama-3.1-8b"), 1024, 256, concurrency=1, speculation="eagle")
+    assert math.isclose(per_user, want["point"]["output_tokens_per_s_per_user"], rel_tol=1e-9)
+    no_bad_words(page)
+
+
+def test_separate_pools_are_the_packages_and_drawn_beside(page):
+    # Prefill and decode on separate pools: the most per device among the package's disaggregated points, in
+    # the sentence under the co-located one, and their envelope drawn as a line of its own.
+    open_serve(page, "s_model=llama-3.1-8b&s_in=1024&s_out=256&s_dis=yes")
+    want = serving(get_device("h100-sxm5"), get_model("llama-3.1-8b"), 1024, 256, disaggregated=True)["disaggregated"]
+    top = max(want, key=lambda p: (p["output_tokens_per_s_per_device"], -p["devices"]))
+    text = page.locator(".rl-calc-serve .rl-calc-sdis").inner_text()
+    assert text.startswith("Disaggregated, the most per device: prefill on " + top["prefill_layout"]), text
+    assert fmt.tokens_per_s(top["output_tokens_per_s_per_device"]) in text and fmt.seconds(top["ttft_s"]) in text
+    assert page.locator(".rl-calc-serve .rl-calc-fchart polyline.rl-calc-fdis").count() == 1
+    assert "separate pools" in page.locator(".rl-calc-serve .rl-calc-legend").inner_text()
+    # Pools that cannot be formed (every layout asked has data-parallel replicas): one sentence beside the
+    # field, in the reader's words, and the co-located results stand.
+    page.goto(f"{page.base_url}/calculator/?mode=serve&s_model=llama-3.1-8b&s_dis=yes&s_scope=set&s_dp=2")
+    page.wait_for_selector(".rl-calc-serve:not([hidden]) .rl-calc-fchart polyline")
+    msg = message(page, "dis")
+    assert msg.startswith("No layout asked holds a prefill pool") and "without DP" in msg and "--" not in msg, msg
+    assert page.locator(".rl-calc-serve .rl-calc-fchart polyline.rl-calc-fdis").count() == 0
+    assert "rl-calc-stale" not in (page.locator(".rl-calc-serve td[data-output=tpot_s]").get_attribute("class") or "")
     no_bad_words(page)
 
 

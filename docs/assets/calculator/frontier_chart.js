@@ -18,32 +18,49 @@ export function layoutStyle(p) {
   return `${colour} rl-calc-fk-${kind}`;
 }
 
-/** Ticks on a log axis: decades, with 2 and 5 between them when the axis spans three decades or fewer. */
-function ticks(lo, hi) {
+/** The 1-2-5 steps (…, 0.5, 1, 2, 5, 10, …) from `lo` to `hi`: a log axis's candidate ticks. */
+function steps125(lo, hi) {
   const out = [];
-  const few = log10(hi / lo) <= 3;
-  for (let d = 10 ** Math.floor(log10(lo)); d <= hi; d *= 10) {
-    for (const m of few ? [1, 2, 5] : [1]) if (d * m >= lo && d * m <= hi) out.push(d * m);
-  }
+  for (let d = 10 ** Math.floor(log10(lo)); d <= hi * 10; d *= 10) for (const m of [1, 2, 5]) out.push(d * m);
   return out;
+}
+
+/** An axis's ends: the 1-2-5 step below the least value and the one above the greatest, each at least
+ *  15 % beyond it, so the extreme points (the best per device among them) sit inside the plot with a
+ *  labelled tick past them; at least one decade wide. */
+function span(vals) {
+  let lo = Math.min(...vals), hi = Math.max(...vals);
+  if (hi / lo < 10) { const mid = Math.sqrt(lo * hi); lo = Math.min(lo, mid / Math.sqrt(10)); hi = Math.max(hi, mid * Math.sqrt(10)); }
+  const s = steps125(lo / 1.15 / 10, hi * 1.15);
+  return [Math.max(...s.filter((v) => v <= lo / 1.15)), Math.min(...s.filter((v) => v >= hi * 1.15))];
+}
+
+/** Ticks on a log axis: its two ends, and between them decades, with 2 and 5 too when it spans three decades or fewer. */
+function ticks(lo, hi) {
+  const few = log10(hi / lo) <= 3;
+  return steps125(lo, hi).filter((v) => v >= lo * 0.999 && v <= hi * 1.001
+    && (few || v === lo || v === hi || Math.abs(log10(v) - Math.round(log10(v))) < 1e-9));
 }
 
 /**
  * Draw `points` (calculateServing's frontier: output_tokens_per_s_per_user, _per_device, layout,
- * concurrency, on_envelope) into `svg`, with `marks` ([{point, label}]) ringed. Returns false,
- * drawing nothing, when a value is not a positive finite number (the caller keeps the last chart).
+ * concurrency, on_envelope) into `svg`, with `marks` ([{point, label}]) ringed and `target` (null or
+ * {x: the tokens/s per user a TPOT target on the mean asks for, or null; label; meets: whether a point meets
+ * every target}) drawn: the points that meet it circled, x a dashed line; `other` (null or points: the
+ * disaggregated envelope) a line of its own. Returns false, drawing
+ * nothing, when a value is not a positive finite number (the caller keeps the last chart).
  */
-export function drawFrontier(svg, points, marks, size, title) {
-  const xs = points.map((p) => p.output_tokens_per_s_per_user), ys = points.map((p) => p.output_tokens_per_s_per_device);
+export function drawFrontier(svg, points, marks, size, title, target = null, other = null) {
+  const all = other ? points.concat(other) : points;
+  const xs = all.map((p) => p.output_tokens_per_s_per_user), ys = all.map((p) => p.output_tokens_per_s_per_device);
   if (!points.length || !xs.every(positive) || !ys.every(positive)) return false;
   const { width: W, height: H } = size;
   const m = { l: 58, r: 16, t: 16, b: 40 };
-  const span = (vals) => {
-    let lo = Math.min(...vals) / 1.25, hi = Math.max(...vals) * 1.25;
-    if (hi / lo < 10) { const mid = Math.sqrt(lo * hi); lo = mid / Math.sqrt(10); hi = mid * Math.sqrt(10); }
-    return [lo, hi];
-  };
-  const [xMin, xMax] = span(xs), [yMin, yMax] = span(ys);
+  const [xMin, xMax] = span(target && positive(target.x) ? [...xs, target.x] : xs);
+  let [yMin, yMax] = span(ys);
+  // Room above the highest point for a ringed label and its tick (34 px): the axis's top steps up until it fits.
+  const top = Math.max(...ys), room = 34 / (H - m.t - m.b);
+  while (log10(yMax / top) < room * log10(yMax / yMin)) yMax = steps125(yMax * 1.01, yMax * 10).find((v) => v > yMax);
   const px = (x) => m.l + (log10(x / xMin) / log10(xMax / xMin)) * (W - m.l - m.r);
   const py = (y) => H - m.b - (log10(y / yMin) / log10(yMax / yMin)) * (H - m.t - m.b);
   const g = el("g");
@@ -78,20 +95,40 @@ export function drawFrontier(svg, points, marks, size, title) {
   const env = points.filter((p) => p.on_envelope)
     .sort((a, b) => a.output_tokens_per_s_per_user - b.output_tokens_per_s_per_user);
   g.appendChild(el("polyline", { class: "rl-calc-fenvelope", points: env.map(xy).join(" ") }));
+  if (other && other.length) {
+    const o = [...other].sort((a, b) => a.output_tokens_per_s_per_user - b.output_tokens_per_s_per_user);
+    g.appendChild(el("polyline", { class: "rl-calc-fdis", points: o.map(xy).join(" ") }));
+  }
   for (const p of env) {
     g.appendChild(el("circle", { class: "rl-calc-fenvdot", cx: px(p.output_tokens_per_s_per_user),
       cy: py(p.output_tokens_per_s_per_device), r: 2.5 }));
   }
+  if (target && target.meets) {
+    // Every point that meets the targets at their percentiles, circled: one path, however many points.
+    const ok = points.filter(target.meets).map((p) => `M${(px(p.output_tokens_per_s_per_user) - 4.5).toFixed(1)},`
+      + `${py(p.output_tokens_per_s_per_device).toFixed(1)}a4.5,4.5 0 1,0 9,0a4.5,4.5 0 1,0 -9,0`);
+    if (ok.length) g.appendChild(el("path", { class: "rl-calc-fok", d: ok.join("") }));
+  }
+  if (target && positive(target.x)) {
+    // The TPOT target as the tokens/s per user it asks for: points on its right meet it.
+    const x = px(target.x), right = x < W / 2;
+    const t = el("g", { class: "rl-calc-ftarget" });
+    t.appendChild(el("line", { x1: x, x2: x, y1: m.t, y2: H - m.b }));
+    t.appendChild(el("text", { x: right ? x + 4 : x - 4, y: H - m.b - 6, "text-anchor": right ? "start" : "end" }, target.label));
+    g.appendChild(t);
+  }
   marks.forEach(({ point, label }, i) => {
     if (!point || !positive(point.output_tokens_per_s_per_user) || !positive(point.output_tokens_per_s_per_device)) return;
-    const x = px(Math.min(Math.max(point.output_tokens_per_s_per_user, xMin), xMax));
-    const y = py(Math.min(Math.max(point.output_tokens_per_s_per_device, yMin), yMax));
+    const x = px(point.output_tokens_per_s_per_user), y = py(point.output_tokens_per_s_per_device);
     const mark = el("g", { class: `rl-calc-fmark rl-calc-fmark${i}` });
     mark.appendChild(el("circle", { cx: x, cy: y, r: 7 }));
-    const right = x < W / 2;
-    // Labels of two marks sit one above, one below, so they never overlap; both stay inside the plot.
-    const ly = i ? Math.min(y + 18, H - m.b - 4) : Math.max(y - 10, m.t + 10);
-    mark.appendChild(el("text", { x: right ? x + 11 : x - 11, y: ly, "text-anchor": right ? "start" : "end" }, label));
+    // The first mark's label above its ring, the second's below (each flipped where the plot ends), joined
+    // to it by a tick, so two labels never overlap and both stay inside the plot.
+    const above = i ? y + 28 > H - m.b - 4 : y - 20 >= m.t + 10;
+    const ly = above ? y - 20 : y + 28;
+    mark.appendChild(el("line", { x1: x, x2: x, y1: above ? y - 7 : y + 7, y2: above ? ly + 3 : ly - 11 }));
+    const anchor = x < W * 0.3 ? "start" : x > W * 0.7 ? "end" : "middle";
+    mark.appendChild(el("text", { x: Math.min(Math.max(x, m.l), W - m.r), y: ly, "text-anchor": anchor }, label));
     g.appendChild(mark);
   });
   svg.replaceChildren(el("title", {}, title), g);

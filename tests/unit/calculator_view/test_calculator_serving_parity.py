@@ -53,6 +53,35 @@ CASES = [
     ("b200", "llama-3.1-70b", 1024, 256, {"weightFormat": "nvfp4", "activation": "fp4", "kvDtype": "fp8",
                                           "ttftS": 10.0, "tpotS": 0.001}),  # FP4 peak; a TPOT nothing meets
     ("h200-sxm", "qwen3-235b-a22b", 4096, 1024, {"weightFormat": "fp8", "activation": "fp8", "maxConcurrency": 256}),
+    # the frontier held to the layout the reader set: TP8 alone, a mixed layout with the reader's cap, a
+    # target nothing on that layout meets (its sentence names the layout)
+    ("h100-sxm5", "llama-3.1-70b", 1024, 256, {"layouts": "set", "tp": 8, "tpotS": 0.03}),
+    ("h200-sxm", "mixtral-8x7b", 2048, 128, {"layouts": "set", "ep": 4, "dp": 2, "maxConcurrency": 40,
+                                             "concurrency": 64}),
+    ("h100-sxm5", "llama-3.1-8b", 1024, 256, {"layouts": "set", "ttftS": 1e-4}),
+    # targets judged at a percentile other than the default p99: the mean, p50 and p90
+    ("h100-sxm5", "llama-3.1-70b", 2048, 128, {"weightFormat": "fp8", "activation": "fp8", "kvDtype": "fp8",
+                                               "tpotS": 0.03, "tpotPercentile": "mean", "ttftS": 2.0,
+                                               "ttftPercentile": "p50"}),
+    ("h200-sxm", "llama-3.1-70b", 2048, 128, {"tpotS": 0.03, "tpotPercentile": "p90", "tp": 4, "layouts": "set"}),
+    # prefill and decode on separate pools: dense over every layout, a mixture of experts with the ring's
+    # latency and a prompt of two chunks, one layout held (both pools on it), one device with no link
+    ("h100-sxm5", "llama-3.1-8b", 1024, 256, {"disaggregated": True}),
+    ("h200-sxm", "mixtral-8x7b", 9000, 128, {"disaggregated": True, "latency": "ring", "maxConcurrency": 64}),
+    ("h100-sxm5", "llama-3.1-70b", 2048, 256, {"disaggregated": True, "layouts": "set", "tp": 4,
+                                               "weightFormat": "fp8", "activation": "fp8"}),
+    ("l40s", "llama-3.1-8b", 1024, 256, {"disaggregated": True}),
+    # speculative decoding: each method's defaults, one set by hand (with a two-chunk prompt and the pools
+    # apart), every drafted token accepted; engines' caps and paged KV memory in blocks
+    ("h200-sxm", "deepseek-v3", 1024, 256, {"weightFormat": "fp8", "activation": "fp8", "speculation": "mtp"}),
+    ("h100-sxm5", "llama-3.1-70b", 1024, 256, {"speculation": "eagle", "engine": "vllm", "tpotS": 0.02}),
+    ("h200-sxm", "llama-3.1-70b", 9000, 512, {"speculation": "medusa", "disaggregated": True, "layouts": "set",
+                                              "tp": 8, "kvMemory": "paged"}),
+    ("h100-sxm5", "llama-3.1-8b", 2048, 128, {"speculation": "draft", "draftTokens": 6, "acceptance": 0.7,
+                                              "draftCost": 0.05, "engine": "trtllm", "kvMemory": "paged",
+                                              "kvBlockTokens": 64}),
+    ("h100-sxm5", "mixtral-8x7b", 1024, 256, {"speculation": "eagle", "acceptance": 1.0, "engine": "sglang",
+                                              "kvMemory": "paged", "concurrency": 32, "ep": 2}),
 ]
 
 REFUSED = [
@@ -70,13 +99,35 @@ REFUSED = [
     ("h100-sxm5", "llama-3.1-8b", 1024, 256, {"latency": -1e-6}),
     ("h100-sxm5", "llama-3.1-8b", 1024, 256, {"weightScope": "heads"}),
     ("b200", "llama-3.1-8b", 1024, 256, {"ttftS": -1.0}),
+    ("h100-sxm5", "llama-3.1-70b", 1024, 256, {"layouts": "set"}),                # one device does not hold it
+    ("h100-sxm5", "llama-3.1-8b", 1024, 256, {"layouts": "set", "tp": 3}),       # 3 does not divide the heads
+    ("h100-sxm5", "llama-3.1-8b", 1024, 256, {"layouts": "some"}),
+    ("h100-sxm5", "llama-3.1-8b", 1024, 256, {"layouts": "set", "maxConcurrency": 2.5}),
+    ("h100-sxm5", "llama-3.1-8b", 1024, 256, {"tpotS": 0.03, "tpotPercentile": "p95"}),   # not a percentile offered
+    ("h100-sxm5", "llama-3.1-8b", 100_000, 256, {"chunk": 10}),                         # 10,000 chunks a prompt
+    ("h100-sxm5", "llama-3.1-70b", 1024, 256, {"disaggregated": True, "layouts": "set", "dp": 2, "tp": 2}),  # no pool
+    ("h100-sxm5", "llama-3.1-8b", 1024, 256, {"speculation": "eagle", "acceptance": 0}),       # outside (0, 1]
+    ("h100-sxm5", "llama-3.1-8b", 1024, 256, {"speculation": "eagle", "acceptance": 1.2}),
+    ("h100-sxm5", "llama-3.1-8b", 1024, 256, {"speculation": "eagle", "draftTokens": 0}),      # fewer than one
+    ("h100-sxm5", "llama-3.1-8b", 1024, 256, {"speculation": "eagle", "draftTokens": 17}),     # past any published
+    ("h100-sxm5", "llama-3.1-8b", 1024, 256, {"speculation": "draft"}),                         # acceptance needed
+    ("h100-sxm5", "llama-3.1-8b", 1024, 256, {"speculation": "draft", "acceptance": 0.7}),      # its cost needed
+    ("h100-sxm5", "llama-3.1-8b", 1024, 256, {"acceptance": 0.7}),                              # no speculation
+    ("h100-sxm5", "llama-3.1-8b", 1024, 256, {"speculation": "lookahead"}),
+    ("h100-sxm5", "llama-3.1-8b", 1024, 256, {"engine": "tgi"}),
+    ("h100-sxm5", "llama-3.1-8b", 1024, 256, {"kvMemory": "paged", "kvBlockTokens": 0}),
+    ("h100-sxm5", "llama-3.1-8b", 1024, 256, {"kvMemory": "virtual"}),
+    ("h100-sxm5", "llama-3.1-8b", 1024, 256, {"concurrency": 1, "dp": 2}),                      # a replica idle
 ]
 
 _PY_NAMES = {"weightFormat": "weight_format", "activation": "activation", "kvDtype": "kv_dtype",
              "attention": "attention", "chunk": "chunk_tokens", "maxConcurrency": "max_concurrency",
              "price": "usd_per_device_hour", "ttftS": "ttft_s", "tpotS": "tpot_s", "concurrency": "concurrency",
              "tp": "tp", "pp": "pp", "ep": "ep", "dp": "dp",
-             "latency": "collective_latency", "weightScope": "weight_scope"}
+             "latency": "collective_latency", "weightScope": "weight_scope", "layouts": "layouts",
+             "ttftPercentile": "ttft_percentile", "tpotPercentile": "tpot_percentile", "disaggregated": "disaggregated",
+             "speculation": "speculation", "draftTokens": "draft_tokens", "acceptance": "acceptance",
+             "draftCost": "draft_cost", "engine": "engine", "kvMemory": "kv_memory", "kvBlockTokens": "kv_block_tokens"}
 
 
 def _python(device, model, I, O, opts):
@@ -94,7 +145,12 @@ def _run(cases, calc_dir=CALC_DIR, tmp=None):
 
 
 def _close(a, b) -> bool:
-    if a is None or b is None or isinstance(a, (str, bool)) or isinstance(b, (str, bool)):
+    if isinstance(a, dict) and isinstance(b, dict):
+        # a binding limit's gains are differences of two rates (relaxed ÷ base − 1): held to REL absolute
+        return a.keys() == b.keys() and all(math.isclose(a[k], b[k], rel_tol=REL, abs_tol=REL) for k in a)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(_close(x, y) for x, y in zip(a, b))
+    if a is None or b is None or isinstance(a, (str, bool, list, tuple, dict)) or isinstance(b, (str, bool, list, tuple, dict)):
         return a == b
     return math.isclose(float(a), float(b), rel_tol=REL, abs_tol=0.0)
 
@@ -128,6 +184,14 @@ def _mismatches(py: dict, js: dict) -> list[str]:
                 if k not in NOT_MIRRORED and not _close(v, j["point"].get(k))]
     if p["refusal"] != j["refusal"]:
         out.append(f"refusal: {p['refusal']!r} vs {j['refusal']!r}")
+    if (p["disaggregated"] is None) != (j.get("disaggregated") is None):
+        out.append(f"disaggregated: {p['disaggregated'] is None} vs {j.get('disaggregated') is None}")
+    elif p["disaggregated"] is not None:
+        if len(p["disaggregated"]) != len(j["disaggregated"]):
+            return out + [f"{len(p['disaggregated'])} disaggregated points against {len(j['disaggregated'])}"]
+        for a, b in zip(p["disaggregated"], j["disaggregated"]):
+            out += [f"disaggregated {a['decode_layout']} c={a['concurrency']} {k}: {v} vs {b.get(k)}"
+                    for k, v in a.items() if not _close(v, b.get(k))]
     return out
 
 
@@ -145,6 +209,20 @@ def test_serving_parity_on_a_grid_of_workloads(tmp_path):
     assert _python(*CASES[2])["ok"]["refusal"].startswith("nothing meets a TPOT of 2 ms")
 
 
+def test_a_layout_set_holds_the_frontier_to_it():
+    # Devices 8 and TP 8 with "only the layout set": every point on TP8 (eight devices), none on another
+    # layout; the best under a 30 ms TPOT is on TP8 too, and a TTFT of 0.1 ms, which no layout reaches
+    # (one 8B step reads 15 GB of weights: at least 4.5 ms on an H100), is refused naming the one layout.
+    got = _python(*CASES[-14])["ok"]
+    assert {(p["layout"], p["devices"]) for p in got["frontier"]} == {("TP8", 8)}
+    assert got["best"]["layout"] == "TP8"
+    mixed = _python(*CASES[-13])["ok"]
+    assert {p["layout"] for p in mixed["frontier"]} == {"EP4 × DP2"}
+    assert max(p["concurrency"] for p in mixed["frontier"]) == 40  # the reader's cap
+    refusal = _python(*CASES[-12])["ok"]["refusal"]
+    assert refusal.startswith("nothing meets a TTFT of 100 µs") and "on 1 device and any concurrency" in refusal, refusal
+
+
 def test_both_sides_refuse_the_same_inputs(tmp_path):
     js = _run(REFUSED, tmp=tmp_path)
     for case, j in zip(REFUSED, js):
@@ -157,3 +235,33 @@ def test_a_formula_changed_on_one_side_fails(tmp_path):
                                  "layerPositions(m, I + O)")
     js = _run(CASES[:1], calc_dir=mutated, tmp=tmp_path / "run")
     assert _mismatches(_python(*CASES[0]), js[0])
+
+
+def test_disaggregated_ttft_is_the_colocated_one_of_a_request_alone_plus_the_kv_send():
+    # One definition of TTFT: on TP4 (both pools held to it), one request with no contention co-located waits
+    # for nothing and runs its own prompt's chunk steps; disaggregated it runs the same steps on the prefill
+    # pool and then sends its KV cache once. So the two differ by the send alone, and the send is positive
+    # (70B in FP8 with a BF16 cache: 2,048 tokens × 80 layers × 2 × 8 × 128 values × 2 bytes = 671 MB over NVLink).
+    got = _python(*CASES[-7])["ok"]
+    alone = next(p for p in got["frontier"] if p["concurrency"] == 1)
+    assert alone["layout"] == "TP4" and alone["ttft_s"] == pytest.approx(alone["prefill_s"], rel=0.05)
+    dis = got["disaggregated"]
+    assert {p["prefill_layout"] for p in dis} == {"TP4"}
+    send = dis[0]["kv_transfer_s"]
+    assert send > 671e6 / 450e9  # the bytes over the H100's 450 GB/s a direction, before any latency
+    assert dis[0]["ttft_s"] == pytest.approx(alone["ttft_s"] + send, rel=1e-12)
+
+
+def test_speculation_per_user_is_accepted_tokens_a_pass_over_the_pass(tmp_path):
+    # EAGLE's defaults: k = 4 drafted tokens, each accepted with a = 0.8, so a pass keeps on average
+    # (1 − 0.8^5) ÷ (1 − 0.8) = (1 − 0.32768) ÷ 0.2 = 3.3616 tokens (Leviathan et al., eq. 1). With one request
+    # in flight every gap is a pass of decodes only, so the calculator's tokens/s per user is 3.3616 ÷ that pass.
+    case = ("h100-sxm5", "llama-3.1-8b", 1024, 256, {"speculation": "eagle", "concurrency": 1})
+    js = _run([case], tmp=tmp_path)
+    point = js[0]["ok"]["point"]
+    assert point["output_tokens_per_s_per_user"] * point["decode_step_s"] == pytest.approx(3.3616, rel=1e-12)
+    plain = _run([case[:4] + ({"concurrency": 1},)], tmp=tmp_path / "plain")[0]["ok"]["point"]
+    # the pass verifies five positions and runs the one-layer draft four times: longer than a plain step, but
+    # by far less than 3.36 times, so speculation raises the per-user ceiling
+    assert plain["decode_step_s"] < point["decode_step_s"] < 1.2 * plain["decode_step_s"]
+    assert point["output_tokens_per_s_per_user"] > 2.5 * plain["output_tokens_per_s_per_user"]
