@@ -26,9 +26,9 @@ def terminal(text: object) -> str:
     return _CONTROL.sub("", str(text))
 
 
-#: The longest one-line error, in characters: a 60 KB expression or a 5,000-character path quoted in
-#: one would bury the reason.
-MAX_ERROR_CHARS = 200
+#: The longest one-line error, in characters (most stay under 200: a quoted input longer than 120
+#: characters keeps only its ends): a 60 KB expression or a 5,000-character path would bury the reason.
+MAX_ERROR_CHARS = 300
 
 
 def one_line_error(text: object, limit: int = MAX_ERROR_CHARS) -> str:
@@ -36,10 +36,12 @@ def one_line_error(text: object, limit: int = MAX_ERROR_CHARS) -> str:
     line breaks gone, a long middle (the quoted input, mostly) elided so the start (what, where)
     and the end (why) remain.
 
-    >>> one_line_error("--model " + "a" * 500 + ": not found", 60)
-    '--model aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa … aaaaaaaa: not found'
+    >>> one_line_error("--model " + "a" * 500 + ": not found") == "--model " + "a" * 60 + "…" + "a" * 39 + ": not found"
+    True
     """
-    flat = " ".join(terminal(text).split())
+    # A long run without a space is a quoted input (a path, an expression): its middle goes first.
+    words = [w if len(w) <= 120 else f"{w[:60]}…{w[-40:]}" for w in terminal(text).split()]
+    flat = " ".join(words)
     if len(flat) <= limit:
         return flat
     head = (limit - 3) * 2 // 3

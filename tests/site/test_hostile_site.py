@@ -173,9 +173,8 @@ def test_data_files_hold_planted_text_as_data_never_as_markup(hostile_site):
     for rel in ("numbers.json", "calculator/registry.json", "calculator/registry_more.json"):
         raw = (hostile_site / rel).read_text(encoding="utf-8")
         assert "<" not in raw and ">" not in raw, rel
-        assert "XSS-script" in raw and json.loads(raw), rel
-    # No Markdown copy turns a planted string into a link, and emphasis from a name stays text.
+        assert json.loads(raw) and ("XSS-script" in raw or rel.endswith("_more.json")), rel  # _more: no spec text
+    # Emphasis from a name stays text in the Markdown copies (links: the test above).
     for copy in hostile_site.rglob("index.md"):
         text = _outside_code(copy.read_text(encoding="utf-8"))
-        assert "](javascript:" not in text, copy
         assert "XSS-md *emph*" not in text, copy  # written \*emph\*: text, not emphasis

@@ -83,12 +83,11 @@ export const flopPerS = (v, d = 3) => si(v, "FLOP/s", d);
 export const bytesPerS = (v, d = 3) => si(v, "B/s", d);
 export const nbytes = (v, d = 3) => si(v, "B", d);
 // format.seconds: past a thousand seconds in hours, days or years ("908 Gs" says nothing to a reader).
-const LONG_TIMES = [[365.25 * 86400, "years"], [86400, "days"], [3600, "h"]];
 export function seconds(v, d = 3) {
-  v = check(v);
-  if (Math.abs(v) < 999.5) return si(v, "s", d, true);
-  const [scale, unit] = LONG_TIMES.find(([sc]) => Math.abs(v) >= sc * 2) || LONG_TIMES[LONG_TIMES.length - 1];
-  return `${sig(v / scale, d)} ${unit}`;
+  const a = Math.abs(check(v));
+  if (a < 999.5) return si(v, "s", d, true);
+  const [s, u] = a >= 63115200 ? [31557600, "years"] : a >= 172800 ? [86400, "days"] : [3600, "h"];
+  return `${sig(v / s, d)} ${u}`;
 }
 export const intensity = (v, d = 3) => `${sig(v, d)} FLOP/byte`;
 export const tokensPerS = (v, d = 3) => `${sig(v, d)} tokens/s`;

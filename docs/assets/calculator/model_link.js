@@ -15,9 +15,8 @@ export const BLANK = {
 
 /** registry.specfile.shape_problem: why `value` is no real model's `field`, or "" (R.shape_max: one table). */
 export function shapeProblem(R, field, value) {
-  const hi = R && R.shape_max ? R.shape_max[field] : undefined;
-  return typeof value === "number" && hi !== undefined && value > hi
-    ? `must be at most ${hi.toLocaleString("en-US")} for a real model, got ${value}` : "";
+  const hi = R && R.shape_max && R.shape_max[field];
+  return value > hi ? `must be at most ${hi.toLocaleString("en-US")} for a real model, got ${value}` : "";
 }
 
 // ------------------------------------------------------------------ the share link

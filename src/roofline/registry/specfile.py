@@ -271,7 +271,8 @@ class Entry:
     def source_url(self, field: str = "source_url") -> str:
         from roofline.urls import url_problem
 
-        url = self.text(field)
+        self.text(field)  # present, text, not too long
+        url = self.raw[field]  # as written: the one-line flattening would hide a control or a bidi override
         if (problem := url_problem(url)) is not None:
             raise self.fail(field, f"{problem}, got {show(url)}")
         return url

@@ -16,7 +16,7 @@ def test_an_error_quoting_a_long_input_is_one_short_line(run_cli, args):
     code, out, err = run_cli(*args)
     assert code == 2 and out == "" and err.count("\n") == 1
     line = err.removeprefix("roofline: error: ").rstrip("\n")
-    assert len(line) <= MAX_ERROR_CHARS and " … " in line, line
+    assert len(line) <= MAX_ERROR_CHARS and "…" in line, line
 
 
 def test_an_absurd_price_is_refused_not_printed_as_a_denormal(run_cli):

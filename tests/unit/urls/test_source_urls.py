@@ -43,8 +43,12 @@ def test_a_glossary_source_url_that_breaks_a_link_is_refused(tmp_path, url):
     text, n = re.subn(r"url: \"?https://[^\s\"}]+\"?", lambda m: "url: '" + url.replace("'", "''") + "'", text, count=1)
     assert n == 1
     entry.write_text(text, encoding="utf-8")
-    with pytest.raises(GlossaryError, match="hbm.md: field 'sources': source 1's url"):
+    # Matched by name: a site test's hook may have reloaded the glossary modules, and with them the class.
+    with pytest.raises(Exception) as err:
         parse_entry(entry, tmp_path)
+    assert type(err.value).__name__ == GlossaryError.__name__
+    said = str(err.value)
+    assert said.startswith("glossary/hardware/hbm.md") and ("source 1's url" in said or "U+202E" in said), said
 
 
 def test_a_link_destination_with_a_paren_stays_one_link_in_the_markdown_copy():
