@@ -40,8 +40,8 @@ NOT_TERMS = frozenset({
     "CSV", "JSON", "CLI", "URL", "HTML", "README", "SVG", "PDF",
     # conferences and standards bodies cited by name
     "ICML", "SOSP", "OSDI", "OCP", "JEDEC", "IEEE",
-    # a benchmark suite and a published method, named by their owners (Serving cites both)
-    "MLPerf", "EAGLE",
+    # a benchmark suite, named by its owner (Serving cites it)
+    "MLPerf",
     # units
     "GB", "GiB", "TB", "MB", "KB", "MiB", "TOP", "TOPS", "FLOPS",
 })
