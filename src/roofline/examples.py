@@ -56,6 +56,9 @@ EXAMPLES = MappingProxyType({
     "ep_batch_heavy": (256, "", "a heavy decode batch per GPU under expert parallelism"),
     "ep_two_nodes": (16, "", "an expert-parallel degree over two 8-GPU nodes"),
     "ep_nine_nodes": (72, "", "an expert-parallel degree over nine 8-GPU nodes, SGLang's decode pool"),
+    # --- which GPU to buy (docs/serving.md)
+    "buy_input": (128, "", "prompt tokens per request in the which-GPU-to-buy question: a short chat turn"),
+    "buy_output": (2048, "", "output tokens per request in the which-GPU-to-buy question: a long answer"),
 })
 
 

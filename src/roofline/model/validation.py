@@ -119,6 +119,8 @@ def _miss_reasons() -> dict[str, str]:
     vllm_words = (f"one vLLM per-step overhead row ({fmt.seconds(vllm.value)} a step, measured on {vllm.device.name}) stands in for "
                   "an unstated vLLM version on ROCm" if vllm else "no vLLM per-step overhead row is recorded")
     return {
+        "MLA": "its MLA attention and FP8 block-scaled experts run at the efficiencies FlashMLA and DeepGEMM reached "
+               "on NVIDIA GPUs, kernels the run's engine version (see its software) may not have used",
         "MoE": "the experts run at the efficiency measured for one expert shape with skewed load, and the layout "
                "the ceiling takes for the run (expert parallelism, attention on every device) may not be the engine's",
         "vLLM": vllm_words + ", and every kernel efficiency was measured on NVIDIA GPUs",
@@ -131,6 +133,8 @@ def _miss_reasons() -> dict[str, str]:
 def miss_reason(c) -> str:
     """The known gap most likely behind one run's miss."""
     r, reasons = c.run, _miss_reasons()
+    if r.model.is_mla:
+        return reasons["MLA"]
     if r.model.is_moe:
         return reasons["MoE"]
     if r.engine == "vLLM":

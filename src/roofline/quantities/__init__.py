@@ -36,11 +36,12 @@ from roofline.quantities.serving import *  # noqa: F401,F403
 from roofline.quantities.serving_runs import *  # noqa: F401,F403
 from roofline.quantities.nodes import *  # noqa: F401,F403
 from roofline.quantities.expected import *  # noqa: F401,F403
+from roofline.quantities.buying import *  # noqa: F401,F403
 
 # By module path: `machine` and `measured` are also the names of token functions above.
 TOPICS = tuple(import_module(f"roofline.quantities.{name}")
                for name in ("core", "hardware", "ops", "inference", "playbook", "measured", "machine",
-                            "architecture", "parallel", "serving", "serving_runs", "nodes", "expected"))
+                            "architecture", "parallel", "serving", "serving_runs", "nodes", "expected", "buying"))
 
 
 def _namespace() -> dict:

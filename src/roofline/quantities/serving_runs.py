@@ -185,13 +185,17 @@ def serving_run_number(ident: str, field: str) -> Quantity:
                     (_published_input(run),), 5)
 
 
-def serving_runs_count(engine: str | None = None, weight_format: str | None = None) -> Quantity:
-    """How many published serving runs the page compares (one engine's and/or one weight format's)."""
+def serving_runs_count(engine: str | None = None, weight_format: str | None = None,
+                       publisher: str | None = None) -> Quantity:
+    """How many published serving runs the page compares (one engine's, one weight format's and/or one
+    publisher's, named by its source site such as "github.com/dstackai")."""
     from roofline.registry.measurements import serving_measurements
 
     n = sum(1 for r in serving_measurements().values()
-            if (engine is None or r.engine == engine) and (weight_format is None or r.weight_format == weight_format))
-    which = "".join((f" from {engine}" if engine else "", f" with {weight_format} weights" if weight_format else ""))
+            if (engine is None or r.engine == engine) and (weight_format is None or r.weight_format == weight_format)
+            and (publisher is None or r.source_url.split("://", 1)[-1].startswith(publisher)))
+    which = "".join((f" from {engine}" if engine else "", f" with {weight_format} weights" if weight_format else "",
+                     f" published at {publisher}" if publisher else ""))
     return Quantity(float(n), "", f"published serving runs{which}",
                     "count of [[serving]] entries in measurements.toml", (), 3)
 
@@ -202,9 +206,14 @@ def serving_runs_publishers() -> Quantity:
 
     from roofline.registry.measurements import serving_measurements
 
-    hosts = {urlparse(r.source_url).netloc for r in serving_measurements().values()}
+    def publisher(url: str) -> str:
+        # On a code host the publisher is the account, not the site: github.com/NVIDIA, github.com/dstackai.
+        u = urlparse(url)
+        return f"{u.netloc}/{u.path.split('/')[1]}" if u.netloc == "github.com" else u.netloc
+
+    hosts = {publisher(r.source_url) for r in serving_measurements().values()}
     return Quantity(float(len(hosts)), "", "publishers of the published serving runs",
-                    "distinct source sites: " + ", ".join(sorted(hosts)), (), 3)
+                    "distinct source sites (a code host's account): " + ", ".join(sorted(hosts)), (), 3)
 
 #: The token functions this topic adds to the namespace pages evaluate in.
 TOKENS = (serving_run, serving_run_bound, serving_run_number, serving_run_published, serving_run_ceiling, serving_run_expected, serving_run_share,

@@ -133,10 +133,9 @@ def test_table_ratios_and_median_are_recomputed_from_the_toml():
         expected_share = _published_per_device(e) / ceiling_cell
         assert share_cell == pytest.approx(expected_share, rel=1e-12), e["id"]
         shares.append(expected_share)
-    # 50 runs: the median is the mean of the 25th and 26th smallest shares.
-    ordered = sorted(shares)
-    assert len(ordered) % 2 == 0
-    hand_median = (ordered[len(ordered) // 2 - 1] + ordered[len(ordered) // 2]) / 2
+    # An odd count's median is the middle share; an even count's, the mean of the two middle ones.
+    ordered, n = sorted(shares), len(shares)
+    hand_median = ordered[n // 2] if n % 2 else (ordered[n // 2 - 1] + ordered[n // 2]) / 2
     assert float(q.serving_runs_stat("median")) == pytest.approx(hand_median, rel=1e-12)
     assert float(q.serving_runs_stat("median")) == pytest.approx(statistics.median(shares), rel=1e-12)
     assert float(q.serving_runs_stat("max")) == pytest.approx(max(shares)) and max(shares) < 1
@@ -173,8 +172,8 @@ def test_bad_token_arguments_are_one_sentence():
         q.serving_runs_stat("mean")
     with pytest.raises(InputError, match=r"^serving_run_number: field must be one of"):
         q.serving_run_number("oci-vllm-mi300x-llama-3.1-405b-batch-1", "price")
-    with pytest.raises(InputError, match=r"^no published serving run with engine 'SGLang'$"):
-        q.serving_runs_stat("median", engine="SGLang")
+    with pytest.raises(InputError, match=r"^no published serving run with engine 'LMDeploy'$"):
+        q.serving_runs_stat("median", engine="LMDeploy")
     with pytest.raises(InputError, match=r"unknown serving measurement 'oci-vllm'"):
         q.serving_run_share("oci-vllm")
 

@@ -85,6 +85,22 @@ def test_quotes_hold_the_recorded_value():
         assert f"| {e['input_tokens']}/{e['output_tokens']} |" in e["quote"] or e["engine"] != "TensorRT-LLM"
 
 
+def test_raw_csv_rows_are_output_tokens_over_elapsed_time():
+    # dstack's offline_results.csv prints elapsed_time and total_output_tokens, not output tokens/s:
+    # 1,024 requests × 800 tokens = 819,200 output tokens in 755.7529773 s is 1,084.0 tokens/s.
+    rows = [e for e in RAW if e["id"].startswith("dstack-")]
+    assert len(rows) == 11
+    for e in rows:
+        csv = e["quote"].split()[0].split(",")
+        gpu, backend, i, o, elapsed, n, out_tokens = csv[0], csv[1], int(csv[2]), int(csv[3]), float(csv[4]), \
+            int(csv[5]), int(csv[9])
+        assert (i, o) == (e["input_tokens"], e["output_tokens"]) and out_tokens == n * o, e["id"]
+        assert e["engine"].lower() == backend and e["device"].startswith(gpu[:4]), e["id"]
+        assert e["output_tokens_per_s_total"] == round(out_tokens / elapsed, 1), e["id"]
+    first = next(e for e in rows if e["id"] == "dstack-vllm-mi300x-deepseek-r1-3200-800")
+    assert first["output_tokens_per_s_total"] == 1084.0
+
+
 def test_static_batches_are_batch_times_output_over_latency():
     # The Oracle latency table prints batch, output tokens/s and latency for 128 tokens out:
     # tokens/s = batch × 128 ÷ latency, e.g. 256 × 128 ÷ 17.750 s = 1846.0 and 1 × 128 ÷ 3.530 s = 36.26.
