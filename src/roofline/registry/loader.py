@@ -8,8 +8,9 @@ entry up with a one-line error naming the closest ids.
 from __future__ import annotations
 
 import os
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Generic, Mapping, Protocol, TypeVar
+from typing import Callable, Generic, Iterable, Iterator, Mapping, Protocol, TypeVar
 
 from roofline.errors import SpecError
 from roofline.registry.specfile import DATA_DIR, Entry, check_unique, load_document, lookup, parse_entries
@@ -40,6 +41,61 @@ def load_by_id(path: Path, tables: Mapping[str, Callable[[Entry], T]]) -> dict[s
     return {item.id: item for item in items}
 
 
+#: A read of every entry of one registry (a listing), in a traced read: `(kind, ALL)`.
+ALL = "*"
+_tracing: list[set[tuple[str, str]]] = []  # the reads being recorded, innermost last
+_by_kind: dict[str, "SpecRegistry"] = {}
+
+
+@contextmanager
+def traced_reads() -> Iterator[set[tuple[str, str]]]:
+    """Record the registry reads made inside the block: `(kind, id)` for one entry looked up,
+    `(kind, ALL)` for a listing of every entry (the set fills in as the block runs).
+
+    What a computation read, with `read_values`, keys what it produced: an entry it did not read
+    cannot have changed its result (a build keeps each figure under such a key).
+    """
+    reads: set[tuple[str, str]] = set()
+    _tracing.append(reads)
+    try:
+        yield reads
+    finally:
+        _tracing.remove(reads)
+
+
+def _record(kind: str, ident: str) -> None:
+    for reads in _tracing:
+        reads.add((kind, ident))
+
+
+def read_values(reads: Iterable[tuple[str, str]], entries_of: Callable[[str], Mapping[str, object]] | None = None) -> str:
+    """The current value of every read in `reads`, as one text: each entry's repr (a listing: every
+    entry's, in file order), `<missing>` for an id or kind that is not there.
+
+    Entries are frozen dataclasses whose repr names every field (an entry that refers to another,
+    a measurement's device, holds it whole), so equal text means equal entries. `entries_of(kind)`
+    gives a registry's entries (default: the registries in use now).
+
+    >>> print(read_values([("hardware", "b"), ("hardware", "*"), ("model", "m")], {"hardware": {"a": 1, "b": 2}}.get))
+    hardware *: [('a', 1), ('b', 2)]
+    hardware b: 2
+    model m: <missing>
+    """
+    if entries_of is None:
+        entries_of = lambda kind: _by_kind[kind]._entries() if kind in _by_kind else None  # noqa: E731
+    lines = []
+    for kind, ident in sorted(set(reads)):
+        entries = entries_of(kind)
+        if entries is None:
+            value = "<missing>"
+        elif ident == ALL:
+            value = repr(list(entries.items()))
+        else:
+            value = repr(entries[ident]) if ident in entries else "<missing>"
+        lines.append(f"{kind} {ident}: {value}")
+    return "\n".join(lines)
+
+
 class SpecRegistry(Generic[T]):
     """One spec file's entries by id: $`env_var` if set (tests, what-ifs), else data/`filename`.
 
@@ -52,6 +108,7 @@ class SpecRegistry(Generic[T]):
         self.env_var, self.default, self.kind = env_var, DATA_DIR / filename, kind
         self._load, self._depends_on = load, depends_on
         self._cache: dict[tuple[Path, ...], dict[str, T]] = {}
+        _by_kind.setdefault(kind, self)
 
     def path(self) -> Path:
         """The file in use now."""
@@ -59,6 +116,10 @@ class SpecRegistry(Generic[T]):
 
     def entries(self) -> dict[str, T]:
         """Every entry, in file order (the cached dict: callers that may change it copy it)."""
+        _record(self.kind, ALL)
+        return self._entries()
+
+    def _entries(self) -> dict[str, T]:
         key = (self.path(), *(d.path() for d in self._depends_on))
         if key not in self._cache:
             self._cache[key] = self._load(key[0])
@@ -66,7 +127,8 @@ class SpecRegistry(Generic[T]):
 
     def get(self, ident: str) -> T:
         """The entry with this id, or an InputError naming the closest ids."""
-        return lookup(self.kind, ident, self.entries())
+        _record(self.kind, ident)
+        return lookup(self.kind, ident, self._entries())
 
     def cache_clear(self) -> None:
         """Forget every parsed file (tests that edit a spec file in place)."""

@@ -1,17 +1,16 @@
 """mkdocs-gen-files script: start every figure module's figures/<name>.svg and .csv, which fill in
 while the pages render (roofline_site.pending_figures serves them; the figures hook waits for them).
 
-Rendering the figures with matplotlib is most of a build's time, so the output is cached
-in .cache/figures/<key>/, where the key hashes everything a figure can depend on: the
-figure modules, the roofline package and the spec files it reads (including any
-ROOFLINE_HARDWARE / ROOFLINE_MODELS override), the measurement JSON files, and the
-matplotlib version. Any change to those renders every figure afresh, in worker processes (one per
-core) while MkDocs renders the pages, each layout (wide, narrow) once: the dark variants are mapped
-from the light SVGs (figures_gen._dark), and the build fails if any figure took more renders. A page
-waits only for the figures it quotes; the cache is stored once every figure is in.
-The key names files by their place in the project, not their absolute path, so a copy of the project (the tests build
-several) finds the figures its sources produce; the last few generations are kept, so a build
-against an edited spec does not evict the one for the real spec.
+Rendering the figures with matplotlib is most of a build's time, so each figure is cached in
+.cache/figures/<figure>/ under a key of what it read (roofline_site.figure_cache): the code (the
+figure modules, the package, matplotlib, the measurement files) and the registry entries its module
+read while it rendered. A spec change renders again only the figures that read what it changed, in
+worker processes (one per core) while MkDocs renders the pages, each layout (wide, narrow) once: the
+dark variants are mapped from the light SVGs (figures_gen._dark), and the build fails if any figure
+took more renders. A page waits only for the figures it quotes; each rendered figure is stored once
+every figure is in. Keys name files by their place in the project, not their absolute path, so a
+copy of the project (the tests build several) finds the figures its sources produce; a few keys are
+kept per figure, so a build against an edited spec does not evict the one for the real spec.
 Set ROOFLINE_FIGURE_CACHE=0 to bypass the cache (the reproducibility test and the cold
 build benchmark do); ROOFLINE_FIGURE_RENDERS=<file> writes {figure: renders} of this build there
 (the reproducibility test reads it).
@@ -26,7 +25,6 @@ import multiprocessing
 import os
 import threading
 import re
-import shutil
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
@@ -35,38 +33,29 @@ from mkdocs.exceptions import PluginError
 
 from figures_gen import FIGURES, MAX_RENDERS, RENDERS, VARIANTS, figure_files, figure_files_counted, module, warm_up
 
-from roofline_site import derived, pending_figures
+from roofline_site import figure_cache, pending_figures
 from roofline_site.paths import ROOT
 CACHE = ROOT / ".cache" / "figures"
 log = logging.getLogger("mkdocs.plugins.roofline.figures")
 
 
-# The key hashes the figure modules, the package, the spec files and the measurements
-# (roofline_site.derived, which keys other values derived from the same files alike).
-inputs, cache_key = derived.inputs, derived.cache_key
-
-
-GENERATIONS_KEPT = 4
-
-
 def start() -> "Figures":
-    """This build's figures: from the cache when its key matches, else rendering (in the background
-    where there are workers)."""
+    """This build's figures: each from the cache when what it read is unchanged (figure_cache), the
+    others rendering (in the background where there are workers)."""
     use_cache = os.environ.get("ROOFLINE_FIGURE_CACHE", "1") != "0"
-    folder = CACHE / cache_key()
     stems = {name: module(name).NAME for name in FIGURES}
-    if use_cache and all((folder / f"{s}{v}.svg").exists() for s in stems.values() for v in VARIANTS) \
-            and all((folder / f"{s}.csv").exists() for s in stems.values()):
-        try:
-            os.utime(folder)  # most recently used: the last generation evicted
-            return Figures(stems, Rendering([], done={
-                name: ({v: (folder / f"{s}{v}.svg").read_bytes() for v in VARIANTS}, (folder / f"{s}.csv").read_text())
-                for name, s in stems.items()}))
-        except OSError as err:  # a read-only or unreadable cache: render, and say so
-            _without_cache(err)
-            use_cache = False
     RENDERS.clear()  # this build's renders (a `mkdocs serve` process builds many times)
-    return Figures(stems, Rendering(in_page_order(FIGURES, ROOT / "docs")), store=folder if use_cache else None)
+    store, done = None, {}
+    if use_cache:
+        store = figure_cache.FigureStore(CACHE, figure_cache.code_key())
+        try:
+            for name, stem in stems.items():
+                if (files := store.lookup(name, stem, VARIANTS)) is not None:
+                    done[name] = files
+        except OSError as err:  # a cache that cannot be read: render, and say so
+            _without_cache(err)
+            store, done = None, {}
+    return Figures(stems, Rendering(in_page_order(FIGURES, ROOT / "docs"), done=done), store=store)
 
 
 def in_page_order(names, docs: Path) -> list[str]:
@@ -90,7 +79,7 @@ class Figures:
 
     variants = VARIANTS
 
-    def __init__(self, stems: dict[str, str], rendering: "Rendering", store: Path | None = None):
+    def __init__(self, stems: dict[str, str], rendering: "Rendering", store: "figure_cache.FigureStore | None" = None):
         self.stems, self._rendering, self._store = stems, rendering, store
         self._names = {stem: name for name, stem in stems.items()}
 
@@ -112,7 +101,11 @@ class Figures:
         if self._rendering.started:
             _check_renders()
         if self._store is not None:
-            _store(self._store, out)
+            try:
+                for name, (reads, values) in self._rendering.reads.items():
+                    self._store.store(name, self.stems[name], self._rendering.done[name], reads, values)
+            except OSError as err:
+                _without_cache(err)
         return out
 
     def close(self) -> None:
@@ -153,22 +146,27 @@ def render_all(names) -> dict[str, tuple[dict[str, bytes], str]]:
 
 class Rendering:
     """Figures being rendered: in worker processes (one per core, started here and left running while
-    the caller goes on) where there are two figures or more and two cores or more, else here, at once.
+    the caller goes on) where there are two figures or more to render and two cores or more, else here,
+    at once. `done` holds the figures already in (from the cache): they are not rendered.
 
     `files(name)` waits for that figure alone; `all()` for every one, in order, so a failure is the first
     failing figure's one-line build error (`_render`), and the figures not yet started are not rendered.
+    `reads[name]` is (what a rendered figure read, those entries' values), for its cache key.
     """
 
     def __init__(self, names, done: dict | None = None):
-        self.names = list(done or names)
+        self.names = list(names)
         self.done: dict[str, tuple[dict[str, bytes], str]] = dict(done or {})
+        self.reads: dict[str, tuple[list, str]] = {}
         self._futures: dict = {}
         self._pool = None
-        self.started = done is None  # (figures read from the cache were not rendered in this build)
-        if done is not None:
+        todo = [name for name in self.names if name not in self.done]
+        self.started = bool(todo)  # (figures read from the cache were not rendered in this build)
+        if not todo:
             return
-        if len(self.names) < 2 or workers() < 2:
-            self.done = {name: _render(name) for name in self.names}
+        if len(todo) < 2 or workers() < 2:
+            for name in todo:
+                self.done[name] = _render(name, lambda name=name: self._here(name))
             return
         # fork shares what this process imported (matplotlib, roofline, the registry read): a fresh
         # interpreter per worker (forkserver) imported and read them again, 0.7 s of CPU each. A process
@@ -177,22 +175,28 @@ class Rendering:
         if fork:
             warm_up()  # imported once here, not once per worker
         context = multiprocessing.get_context("fork" if fork else "forkserver")
-        self._pool = ProcessPoolExecutor(min(workers(), len(self.names)), mp_context=context)
+        self._pool = ProcessPoolExecutor(min(workers(), len(todo)), mp_context=context)
         # A forked worker's collector would walk every object it inherited at each full collection
         # (MkDocs' pages, the registry): frozen, they are left out of it (the workers start at the first submit).
         if fork:
             gc.freeze()
         try:
-            self._futures = {name: self._pool.submit(figure_files_counted, name) for name in self.names}
+            self._futures = {name: self._pool.submit(figure_cache.traced_files, name) for name in todo}
         finally:
             if fork:
                 gc.unfreeze()
+
+    def _here(self, name: str) -> tuple[dict[str, bytes], str]:
+        """One figure rendered in this process (its renders counted here as it draws), its reads kept."""
+        svgs, csv_text, _, reads, values = figure_cache.traced_files(name)
+        self.reads[name] = (reads, values)
+        return svgs, csv_text
 
     def files(self, name: str) -> tuple[dict[str, bytes], str]:
         if name not in self.done:
             future = self._futures[name]
             try:
-                self.done[name] = _render(name, lambda: _collect(name, future))
+                self.done[name] = _render(name, lambda: _collect(name, future, self.reads))
             except BaseException:
                 self.close()  # a failed figure ends the build: nothing more to render
                 raise
@@ -235,13 +239,15 @@ def _fork_safe() -> bool:
     return all(t is me or getattr(t, "fork_safe", False) for t in threading.enumerate())
 
 
-def _collect(name: str, future) -> tuple[dict[str, bytes], str]:
-    """A worker's figure, its renders counted here; rendered here if the worker could not run."""
+def _collect(name: str, future, reads: dict) -> tuple[dict[str, bytes], str]:
+    """A worker's figure, its renders counted and its reads kept here; rendered here (and not cached)
+    if the worker could not run."""
     try:
-        svgs, csv_text, renders = future.result()
+        svgs, csv_text, renders, read, values = future.result()
     except BrokenProcessPool:  # (a host that cannot start workers): the same figure, drawn here
         return render(name)
     RENDERS[name] += renders
+    reads[name] = (read, values)
     return svgs, csv_text
 
 
@@ -267,32 +273,6 @@ def _render(name: str, produce=None) -> tuple[dict[str, bytes], str]:
         raise PluginError(f"figure module figures_gen/{name}.py: its published data (CSV) holds "
                           f"'{bad.group().strip(', ' + chr(10) + chr(13) + chr(34))}', not a finite number")
     return svg, csv_text
-
-
-def _store(folder: Path, out: dict[str, tuple[dict[str, bytes], str]]) -> None:
-    """Cache one generation of figures: written into a temporary folder, renamed into place whole.
-
-    A cache is an optimisation: a full disk or a concurrent build that got there first leaves
-    the figures rendered and the cache as it was, never a folder of truncated files.
-    """
-    tmp = folder.with_name(folder.name + f".tmp{os.getpid()}")
-    try:
-        shutil.rmtree(tmp, ignore_errors=True)
-        tmp.mkdir(parents=True)
-        for stem, (svgs, csv_text) in out.items():
-            for suffix, svg in svgs.items():
-                (tmp / f"{stem}{suffix}.svg").write_bytes(svg)
-            (tmp / f"{stem}.csv").write_text(csv_text)
-        tmp.rename(folder)
-        generations = sorted((p for p in CACHE.iterdir() if ".tmp" not in p.name),
-                             key=lambda p: p.stat().st_mtime, reverse=True)
-        for old in generations[GENERATIONS_KEPT:]:
-            shutil.rmtree(old, ignore_errors=True)
-    except OSError as err:
-        if not folder.exists():  # (a concurrent build that stored this generation first is no news)
-            _without_cache(err)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
 
 
 pending_figures.begin(start())  # (a test that loads this file as a library empties FIGURES first)

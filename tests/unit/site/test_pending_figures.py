@@ -111,22 +111,34 @@ def test_a_failed_figure_stops_the_build_at_the_next_page_in_the_render_s_own_wo
         pending_figures.abandon()
 
 
-def test_the_cache_is_stored_only_when_every_figure_rendered(monkeypatch, tmp_path):
-    gen = _gen_script(monkeypatch)
-    monkeypatch.setattr(gen, "CACHE", tmp_path / "figures")
+def test_a_figure_is_stored_once_it_rendered_and_found_by_what_it_read(monkeypatch, tmp_path):
+    import figures_gen._render
+    from roofline.registry.hardware import get_device
+    from roofline_site import figure_cache
 
-    def render(name):
+    gen = _gen_script(monkeypatch)
+
+    def stand_in(name):
+        get_device("h200-sxm")  # what the stand-in reads: its key covers this entry
         if name == "kv_context":
             raise ZeroDivisionError("division by zero")
-        return {v: b"<svg/>" for v in gen.VARIANTS}, "x,y\n1,2\n"
+        return {v: b"<svg/>" for v in VARIANTS}, "x,y\n1,2\n"
 
-    monkeypatch.setattr(gen, "render", render)
-    store = tmp_path / "figures" / "key"
+    monkeypatch.setattr(figures_gen._render, "figure_files", stand_in)
+    store = figure_cache.FigureStore(tmp_path / "figures", "code")
     with pytest.raises(PluginError):
         gen.Figures({"kv_context": "kv"}, gen.Rendering(["kv_context"]), store=store).finish()
-    assert not store.exists()
+    assert not (tmp_path / "figures").exists()
     gen.Figures({"ridge_overlay": "ridge"}, gen.Rendering(["ridge_overlay"]), store=store).finish()
-    assert sorted(p.name for p in store.iterdir()) == sorted([*(f"ridge{v}.svg" for v in gen.VARIANTS), "ridge.csv"])
+    assert (tmp_path / "figures/ridge_overlay/reads.json").read_text() == '[[["hardware", "h200-sxm"]]]'
+    [folder] = [p for p in (tmp_path / "figures/ridge_overlay").iterdir() if p.is_dir()]
+    assert sorted(p.name for p in folder.iterdir()) == sorted([*(f"ridge{v}.svg" for v in VARIANTS), "ridge.csv"])
+    found = store.lookup("ridge_overlay", "ridge", VARIANTS)
+    assert found == ({v: b"<svg/>" for v in VARIANTS}, "x,y\n1,2\n")
+    # A build that finds it renders only the other figure, and stores only that one.
+    rendering = gen.Rendering(["ridge_overlay", "h100_roofline"], done={"ridge_overlay": found})
+    assert rendering.started and sorted(rendering.reads) == ["h100_roofline"]
+    assert gen.Rendering(["ridge_overlay"], done={"ridge_overlay": found}).started is False
 
 
 def test_figures_are_rendered_in_the_order_pages_first_quote_them(monkeypatch, tmp_path):

@@ -1,0 +1,183 @@
+"""Each figure kept under a key of what it read, so a spec change renders only the figures it changes.
+
+A figure's files are a pure function of the code (the figure modules, the package, matplotlib) and
+of the registry entries its module read while it rendered. The code is hashed whole (`code_key`);
+the entries are recorded as the figure renders (`roofline.registry.loader.traced_reads`: one
+device, one model, or a whole listing) and hashed by value. So an edit to the H100 renders again
+the figures that read the H100, and none of those that read only other devices.
+
+On disk, per figure, in .cache/figures/<figure>/:
+
+* `reads.json`: the read sets its recent renders recorded, most recent first;
+* `<key>/`: one render's files, where key = `figure_key(code, figure, reads, values of those reads)`.
+
+A build looks a figure up by computing, for each recorded read set, the key the entries have now;
+a folder of that name holds files rendered from exactly those values (a figure reads what its code
+and those values make it read, so the same values read the same way). Measurement files under
+measurements/ are read outside the registries: they are in the code key, whole.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import sys
+from importlib.metadata import version
+from pathlib import Path
+
+from roofline_site.paths import ROOT
+
+#: Renders kept per figure (the real registry's and a few edited ones' do not evict each other).
+KEYS_KEPT = 4
+#: Read sets remembered per figure (a figure reads the same entries for most values).
+READ_SETS_KEPT = 4
+MAX_INPUT_BYTES = 64 * 1024 * 1024
+
+
+def _bytes(path: Path) -> bytes:
+    """A code or measurement file's bytes for a key, or why it cannot be read (a FIFO, a folder:
+    the build's own reader of that file then stops with one line naming it)."""
+    from roofline.readfile import UnreadableFile, read_capped
+
+    try:
+        return read_capped(path, MAX_INPUT_BYTES, "build input")
+    except UnreadableFile as err:
+        return f"<unreadable: {err}>".encode()
+
+
+def code_inputs(root: Path = ROOT) -> dict[str, Path]:
+    """{label: file} for what every figure may depend on besides the registry entries it reads: the
+    figure modules, the package's code, and the measurement files (read outside the registries)."""
+    from roofline.registry.machine import measurements_dir
+
+    files = {p.relative_to(root).as_posix(): p for p in [*root.glob("figures_gen/*.py"), *root.glob("src/roofline/**/*.py")]}
+    return files | {f"measurements/{p.name}": p for p in measurements_dir().glob("*.json")}
+
+
+def code_key(root: Path = ROOT) -> str:
+    """A hash of matplotlib's version and every file `code_inputs` names (by its place in the project)."""
+    h = hashlib.sha256(f"matplotlib {version('matplotlib')}".encode())
+    for label, path in sorted(code_inputs(root).items()):
+        h.update(label.encode() + b"\0")
+        h.update(_bytes(path) if path.exists() else b"<missing>")
+        h.update(b"\0")
+    return h.hexdigest()[:16]
+
+
+def canonical(reads) -> list[list[str]]:
+    """A read set as stored: sorted [kind, id] pairs, each once."""
+    return [list(r) for r in sorted({tuple(r) for r in reads})]
+
+
+def figure_key(code: str, name: str, reads, values: str) -> str:
+    """The key of figure `name` rendered by code `code` after reading `reads`, whose values are `values`
+    (`roofline.registry.loader.read_values`)."""
+    text = json.dumps([code, name, canonical(reads), values], ensure_ascii=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def traced_files(name: str) -> tuple[dict[str, bytes], str, int, list[list[str]], str]:
+    """Render figure `name` recording what it read: (variants, csv, renders, reads, values of the reads).
+
+    What a worker process of the build returns. The figure module's own memo caches (lru_cache) are
+    emptied first: a value one of them held from an earlier build of the process was read then,
+    not now, and would leave its read out of the record.
+    """
+    from figures_gen import figure_files_counted
+    from roofline.registry.loader import read_values, traced_reads
+
+    mod = sys.modules.get(f"figures_gen.{name}")  # (not imported yet: nothing held)
+    for value in list(vars(mod).values()) if mod is not None else []:
+        if callable(getattr(value, "cache_clear", None)) and getattr(value, "__module__", None) == mod.__name__:
+            value.cache_clear()
+    with traced_reads() as reads:
+        svgs, csv_text, renders = figure_files_counted(name)
+    return svgs, csv_text, renders, canonical(reads), read_values(reads)
+
+
+class FigureStore:
+    """The figures' cache folder: a figure's files looked up by what it read, stored after a render."""
+
+    def __init__(self, folder: Path, code: str):
+        self.folder, self.code = folder, code
+
+    def _read_sets(self, name: str) -> list[list[list[str]]]:
+        try:
+            sets = json.loads((self.folder / name / "reads.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return []
+        return [s for s in sets if isinstance(s, list)] if isinstance(sets, list) else []
+
+    def keys(self, name: str, values_of=None) -> list[str]:
+        """The keys figure `name` would have now, one per read set it recorded."""
+        from roofline.registry.loader import read_values
+
+        values_of = values_of or read_values
+        out = []
+        for reads in self._read_sets(name):
+            try:
+                out.append(figure_key(self.code, name, reads, values_of([tuple(r) for r in reads])))
+            except (TypeError, ValueError):  # a hand-edited reads.json: no key from it
+                continue
+        return out
+
+    def lookup(self, name: str, stem: str, variants) -> tuple[dict[str, bytes], str] | None:
+        """(variants, csv) stored for what figure `name` reads now, or None (render it)."""
+        for key in self.keys(name):
+            folder = self.folder / name / key
+            try:
+                files = ({v: (folder / f"{stem}{v}.svg").read_bytes() for v in variants},
+                         (folder / f"{stem}.csv").read_text(encoding="utf-8"))
+            except OSError:
+                continue
+            try:
+                os.utime(folder)  # most recently used: the last to be evicted
+            except OSError:
+                pass
+            return files
+        return None
+
+    def store(self, name: str, stem: str, files: tuple[dict[str, bytes], str], reads, values: str) -> None:
+        """Keep one render: its files in a folder renamed into place whole, its read set remembered.
+
+        A cache is an optimisation: a full disk or a read-only .cache leaves it as it was (OSError
+        is the caller's to report)."""
+        base = self.folder / name
+        key = figure_key(self.code, name, reads, values)
+        target = base / key
+        base.mkdir(parents=True, exist_ok=True)
+        if not target.exists():
+            tmp = base / f"{key}.tmp{os.getpid()}"
+            shutil.rmtree(tmp, ignore_errors=True)
+            try:
+                tmp.mkdir()
+                svgs, csv_text = files
+                for suffix, svg in svgs.items():
+                    (tmp / f"{stem}{suffix}.svg").write_bytes(svg)
+                (tmp / f"{stem}.csv").write_text(csv_text, encoding="utf-8")
+                try:
+                    tmp.rename(target)
+                except OSError:
+                    if not target.exists():  # (a concurrent build that stored it first is no news)
+                        raise
+            finally:
+                shutil.rmtree(tmp, ignore_errors=True)
+        sets = [canonical(reads)] + [s for s in self._read_sets(name) if s != canonical(reads)]
+        tmp_json = base / f"reads.json.tmp{os.getpid()}"
+        tmp_json.write_text(json.dumps(sets[:READ_SETS_KEPT]), encoding="utf-8")
+        tmp_json.replace(base / "reads.json")
+        kept = sorted((p for p in base.iterdir() if p.is_dir() and ".tmp" not in p.name),
+                      key=lambda p: p.stat().st_mtime, reverse=True)
+        for old in kept[KEYS_KEPT:]:
+            if old != target:
+                shutil.rmtree(old, ignore_errors=True)
+
+
+def stored_for_registry(folder: Path, code: str, names) -> list[Path]:
+    """What a build with the registry in use now would find of figures `names` in `folder`: each one's
+    read sets and the folders its recorded reads key to now (existing or not). `make bench` sets them
+    aside so every timed spec change renders what the edit changed, from the same start."""
+    store = FigureStore(folder, code)
+    return [p for name in names for p in [folder / name / "reads.json", *(folder / name / k for k in store.keys(name))]]

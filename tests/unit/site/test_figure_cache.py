@@ -1,0 +1,79 @@
+"""Each figure cached under a key of what it read (roofline_site.figure_cache)."""
+
+from __future__ import annotations
+
+from roofline_site import figure_cache
+from roofline_site.figure_cache import FigureStore, figure_key
+
+VARIANTS = ("", "-dark")
+FILES = ({"": b"<svg>light</svg>", "-dark": b"<svg>dark</svg>"}, "x,y\n1,2\n")
+
+
+def _values(registry: dict):
+    """read_values over a hand-built registry {kind: {id: value}}."""
+    from roofline.registry.loader import read_values
+
+    return lambda reads: read_values(reads, registry.get)
+
+
+def test_the_key_changes_with_the_code_the_figure_the_reads_and_their_values_only():
+    base = figure_key("code1", "fig", [("hardware", "a")], "hardware a: 1")
+    assert figure_key("code1", "fig", [["hardware", "a"]], "hardware a: 1") == base  # lists or tuples alike
+    assert figure_key("code1", "fig", [("hardware", "a"), ("hardware", "a")], "hardware a: 1") == base
+    for other in (figure_key("code2", "fig", [("hardware", "a")], "hardware a: 1"),
+                  figure_key("code1", "other", [("hardware", "a")], "hardware a: 1"),
+                  figure_key("code1", "fig", [("hardware", "b")], "hardware a: 1"),
+                  figure_key("code1", "fig", [("hardware", "a")], "hardware a: 2")):
+        assert other != base
+
+
+def test_a_figure_is_found_while_the_entries_it_read_are_unchanged(tmp_path):
+    # The figure read device "a" only. Registry: a = 1, b = 2.
+    registry = {"hardware": {"a": 1, "b": 2}}
+    store = FigureStore(tmp_path, "code")
+    store.store("fig", "f", FILES, [("hardware", "a")], _values(registry)([("hardware", "a")]))
+    store.keys = lambda name, values_of=_values(registry): FigureStore.keys(store, name, values_of)
+    assert store.lookup("fig", "f", VARIANTS) == FILES
+    # "b" edited: the figure never read it, so it is found as it was.
+    registry["hardware"]["b"] = 3
+    assert store.lookup("fig", "f", VARIANTS) == FILES
+    # "a" edited: another key, nothing stored under it: rendered again.
+    registry["hardware"]["a"] = 4
+    assert store.lookup("fig", "f", VARIANTS) is None
+    # Back to the value it was rendered from: found again (the few latest keys are kept).
+    registry["hardware"]["a"] = 1
+    assert store.lookup("fig", "f", VARIANTS) == FILES
+
+
+def test_a_figure_that_listed_every_entry_is_rendered_again_when_any_entry_changes(tmp_path):
+    registry = {"hardware": {"a": 1, "b": 2}}
+    store = FigureStore(tmp_path, "code")
+    reads = [("hardware", "*")]
+    store.store("map", "m", FILES, reads, _values(registry)(reads))
+    store.keys = lambda name, values_of=_values(registry): FigureStore.keys(store, name, values_of)
+    assert store.lookup("map", "m", VARIANTS) == FILES
+    registry["hardware"]["c"] = 5  # a device added: a listing reads it
+    assert store.lookup("map", "m", VARIANTS) is None
+
+
+def test_code_changes_miss_and_a_few_keys_are_kept_per_figure(tmp_path):
+    registry = {"hardware": {"a": 0}}
+    reads = [("hardware", "a")]
+    for value in range(figure_cache.KEYS_KEPT + 2):
+        registry["hardware"]["a"] = value
+        FigureStore(tmp_path, "code").store("fig", "f", FILES, reads, _values(registry)(reads))
+    kept = [p for p in (tmp_path / "fig").iterdir() if p.is_dir()]
+    assert len(kept) == figure_cache.KEYS_KEPT
+    other_code = FigureStore(tmp_path, "code-edited")
+    other_code.keys = lambda name, values_of=_values(registry): FigureStore.keys(other_code, name, values_of)
+    assert other_code.lookup("fig", "f", VARIANTS) is None
+
+
+def test_a_missing_or_broken_record_is_a_miss_not_an_error(tmp_path):
+    store = FigureStore(tmp_path, "code")
+    assert store.lookup("fig", "f", VARIANTS) is None
+    (tmp_path / "fig").mkdir()
+    (tmp_path / "fig" / "reads.json").write_text("{not json")
+    assert store.lookup("fig", "f", VARIANTS) is None
+    (tmp_path / "fig" / "reads.json").write_text('[[["hardware"]], "x"]')  # a pair of one: no key from it
+    assert store.keys("fig", _values({})) == []
