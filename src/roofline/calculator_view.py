@@ -248,7 +248,41 @@ def _serving_constants() -> dict[str, Any]:
             "engines": {k: list(v) for k, v in S.ENGINES.items()}, "kv_memory": list(S.KV_MEMORY),
             "bound_meaning": dict(S.BOUND_MEANING), "derate_misses": S.DERATE_MISSES,
             "derates": {"bandwidth": measured.bandwidth_derate(), "gemm": measured.gemm_derate(),
-                        "collective": measured.collective_derate()}}
+                        "collective": measured.collective_derate()},
+            "expected": _expected_constants()}
+
+
+def _efficiency_line(f) -> list[float]:
+    """An efficiency function as [intercept, slope per decade, fewest, most measured size] (expected.js reads it)."""
+    return [f.intercept, f.slope, f.size_min, f.size_max]
+
+
+def _expected_constants() -> dict[str, Any]:
+    """What the expected figure reads (roofline.model.efficiency), for expected.js: each fitted kernel class's
+    efficiency functions in efficiency.fit_for's order (a device's own rows of a format, that format's rows on
+    any device, every row of the class), the compute formats rows are matched on, the elementwise and link
+    shares, the one-shot all-reduce latency line and each engine's per-step overhead."""
+    from roofline.model import efficiency as E
+    from roofline.model import serving as S
+    from roofline.registry.measurements import kernel_measurements
+
+    fits: dict[str, Any] = {}
+    for kind in E.FITTED:
+        rows = kernel_measurements(kind)
+        pairs = sorted({(r.device_id, E._dtype_family(r.dtype)) for r in rows})
+        own: dict[str, dict[str, list[float]]] = {}
+        for dev, fam in pairs:
+            own.setdefault(dev, {})[fam] = _efficiency_line(E.fit_for(kind, dev, fam)[0])
+        families = sorted({fam for _, fam in pairs})
+        # no device is named "": fit_for falls back to the format's rows of every device
+        fits[kind] = {"device": own, "format": {fam: _efficiency_line(E.fit_for(kind, "", fam)[0]) for fam in families},
+                      "all": _efficiency_line(E.fits()[kind])}
+    engine_of = {key: S._EXPECTED_ENGINE.get(key, E.DEFAULT_ENGINE) for key in ("", *S.ENGINES)}
+    return {"fits": fits,
+            "dtype_family": {d: E._dtype_family(d) for d in ("nvfp4", "mxfp4", *BYTES_PER_ELEMENT)
+                             if E._dtype_family(d) != d},
+            "allreduce_latency": list(E.allreduce_latency_fit()),
+            "engine": engine_of, "step_overhead_s": {name: E.step_overhead_s(name) for name in sorted(set(engine_of.values()))}}
 
 
 def serving(device: Device, model: Model, input_tokens, output_tokens, weight_format: str = "bf16",
