@@ -234,7 +234,7 @@ def _kernel_constants() -> dict[str, Any]:
 
 
 def _serving_constants() -> dict[str, Any]:
-    """The service model's constants and the registry's measured derates (serving.js reads them)."""
+    """The service model's constants and what its expected figure reads (serving.js and expected.js read them)."""
     from roofline.model import measured
     from roofline.model import serving as S
 
@@ -247,8 +247,8 @@ def _serving_constants() -> dict[str, Any]:
             "speculation": {k: list(v) for k, v in S.SPECULATION.items()}, "max_draft_tokens": S.MAX_DRAFT_TOKENS,
             "engines": {k: list(v) for k, v in S.ENGINES.items()}, "kv_memory": list(S.KV_MEMORY),
             "bound_meaning": dict(S.BOUND_MEANING), "derate_misses": S.DERATE_MISSES,
-            "derates": {"bandwidth": measured.bandwidth_derate(), "gemm": measured.gemm_derate(),
-                        "collective": measured.collective_derate()},
+            # the expected figure's shares of spec bandwidth: elementwise kernels' and the links'
+            "derates": {"bandwidth": measured.bandwidth_derate(), "collective": measured.collective_derate()},
             "expected": _expected_constants()}
 
 
