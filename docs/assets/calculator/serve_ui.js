@@ -174,7 +174,7 @@ function capsWords(S, o) {
 /** What the figures assume, in one paragraph (serving.assumptions). */
 function assumptions(registry, r) {
   const C = registry.constants, S = C.serving, D = S.derates, E = S.expected;
-  const engine = E.engine[r.opts.engine || ""];
+  const engine = E.engine[r.opts.engine] || E.engine[""];
   const ic = r.device.interconnect;
   const lat = ic ? latencyDescription(ic, r.opts.latency) : "none (one device: no link)";
   return `Assumed: a prefill chunk of ${fmt.integer(r.opts.chunk)} prompt tokens an engine step (SGLang's and vLLM's `
