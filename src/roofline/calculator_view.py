@@ -269,7 +269,7 @@ def _expected_constants() -> dict[str, Any]:
     fits: dict[str, Any] = {}
     for kind in E.FITTED:
         rows = kernel_measurements(kind)
-        pairs = sorted({(r.device_id, E._dtype_family(r.dtype)) for r in rows})
+        pairs = sorted({(r.device_id, E.DTYPE_FAMILY.get(r.dtype, r.dtype)) for r in rows})
         own: dict[str, dict[str, list[float]]] = {}
         for dev, fam in pairs:
             own.setdefault(dev, {})[fam] = _efficiency_line(E.fit_for(kind, dev, fam)[0])
@@ -277,10 +277,10 @@ def _expected_constants() -> dict[str, Any]:
         # no device is named "": fit_for falls back to the format's rows of every device
         fits[kind] = {"device": own, "format": {fam: _efficiency_line(E.fit_for(kind, "", fam)[0]) for fam in families},
                       "all": _efficiency_line(E.fits()[kind])}
-    engine_of = {key: S._EXPECTED_ENGINE.get(key, E.DEFAULT_ENGINE) for key in ("", *S.ENGINES)}
+    # the engine whose overhead row each choice of engine's defaults takes ("": none chosen)
+    engine_of = {key: S.expected_engine(S.Workload(1, 2, engine=key or None)) for key in ("", *S.ENGINES)}
     return {"fits": fits,
-            "dtype_family": {d: E._dtype_family(d) for d in ("nvfp4", "mxfp4", *BYTES_PER_ELEMENT)
-                             if E._dtype_family(d) != d},
+            "dtype_family": dict(E.DTYPE_FAMILY),
             "allreduce_latency": list(E.allreduce_latency_fit()),
             "engine": engine_of, "step_overhead_s": {name: E.step_overhead_s(name) for name in sorted(set(engine_of.values()))}}
 
