@@ -234,7 +234,7 @@ def _kernel_constants() -> dict[str, Any]:
 
 
 def _serving_constants() -> dict[str, Any]:
-    """The service model's constants and the registry's measured derates (serving.js reads them)."""
+    """The service model's constants and what its expected figure reads (serving.js and expected.js read them)."""
     from roofline.model import measured
     from roofline.model import serving as S
 
@@ -247,8 +247,42 @@ def _serving_constants() -> dict[str, Any]:
             "speculation": {k: list(v) for k, v in S.SPECULATION.items()}, "max_draft_tokens": S.MAX_DRAFT_TOKENS,
             "engines": {k: list(v) for k, v in S.ENGINES.items()}, "kv_memory": list(S.KV_MEMORY),
             "bound_meaning": dict(S.BOUND_MEANING), "derate_misses": S.DERATE_MISSES,
-            "derates": {"bandwidth": measured.bandwidth_derate(), "gemm": measured.gemm_derate(),
-                        "collective": measured.collective_derate()}}
+            # the expected figure's shares of spec bandwidth: elementwise kernels' and the links'
+            "derates": {"bandwidth": measured.bandwidth_derate(), "collective": measured.collective_derate()},
+            "expected": _expected_constants()}
+
+
+def _efficiency_line(f) -> list[float]:
+    """An efficiency function as [intercept, slope per decade, fewest, most measured size] (expected.js reads it)."""
+    return [f.intercept, f.slope, f.size_min, f.size_max]
+
+
+def _expected_constants() -> dict[str, Any]:
+    """What the expected figure reads (roofline.model.efficiency), for expected.js: each fitted kernel class's
+    efficiency functions in efficiency.fit_for's order (a device's own rows of a format, that format's rows on
+    any device, every row of the class), the compute formats rows are matched on, the elementwise and link
+    shares, the one-shot all-reduce latency line and each engine's per-step overhead."""
+    from roofline.model import efficiency as E
+    from roofline.model import serving as S
+    from roofline.registry.measurements import kernel_measurements
+
+    fits: dict[str, Any] = {}
+    for kind in E.FITTED:
+        rows = kernel_measurements(kind)
+        pairs = sorted({(r.device_id, E.DTYPE_FAMILY.get(r.dtype, r.dtype)) for r in rows})
+        own: dict[str, dict[str, list[float]]] = {}
+        for dev, fam in pairs:
+            own.setdefault(dev, {})[fam] = _efficiency_line(E.fit_for(kind, dev, fam)[0])
+        families = sorted({fam for _, fam in pairs})
+        # no device is named "": fit_for falls back to the format's rows of every device
+        fits[kind] = {"device": own, "format": {fam: _efficiency_line(E.fit_for(kind, "", fam)[0]) for fam in families},
+                      "all": _efficiency_line(E.fits()[kind])}
+    # the engine whose overhead row each choice of engine's defaults takes ("": none chosen)
+    engine_of = {key: S.expected_engine(S.Workload(1, 2, engine=key or None)) for key in ("", *S.ENGINES)}
+    return {"fits": fits,
+            "dtype_family": dict(E.DTYPE_FAMILY),
+            "allreduce_latency": list(E.allreduce_latency_fit()),
+            "engine": engine_of, "step_overhead_s": {name: E.step_overhead_s(name) for name in sorted(set(engine_of.values()))}}
 
 
 def serving(device: Device, model: Model, input_tokens, output_tokens, weight_format: str = "bf16",

@@ -128,6 +128,23 @@ def test_a_link_restores_the_serving_view(page):
     assert math.isclose(float(before["output_tokens_per_s"]["value"]), want["output_tokens_per_s"], rel_tol=1e-9)
 
 
+def test_the_expected_figure_is_the_packages_with_the_engines_overhead(page):
+    # One request of Llama 3.1 8B on one H100 SXM5 in BF16 under vLLM's defaults: every step pays vLLM's
+    # 4 ms of host work the GPU waits for (the bubble its multi-step scheduling RFC measured), so a decode
+    # step expected is at least its floor plus 4 ms and the expected tokens/s per device at most
+    # 1 ÷ (TPOT floor + 4 ms); the page's figure is the package's.
+    open_serve(page, "s_model=llama-3.1-8b&s_hw=h100-sxm5&s_in=1024&s_out=256&s_conc=1&s_wd=bf16&s_eng=vllm")
+    want = serving(get_device("h100-sxm5"), get_model("llama-3.1-8b"), 1024, 256, concurrency=1, engine="vllm")["point"]
+    c = cells(page)
+    shown = float(c["expected_output_tokens_per_s_per_device"]["value"])
+    assert math.isclose(shown, want["expected_output_tokens_per_s_per_device"], rel_tol=1e-9)
+    assert shown <= 1 / (float(c["tpot_s"]["value"]) + 0.004)
+    label = page.locator(".rl-calc-serve tr[data-row=expected_output_tokens_per_s_per_device] th").inner_text()
+    assert "published efficiency" in label and "estimate" in label
+    assumed = page.locator(".rl-calc-serve .rl-calc-assume").inner_text()
+    assert "vLLM's per-step overhead (4 ms)" in assumed and "derated" not in assumed
+    no_bad_words(page)
+
 def test_junk_in_the_link_gets_one_sentence_beside_the_field(page):
     page.goto(f"{page.base_url}/calculator/?mode=serve&s_in=<img src=x onerror=alert(1)>&s_hw=<b>h900</b>&s_conc=1e400")
     page.wait_for_selector(".rl-calc[data-rl-ready]")

@@ -64,7 +64,7 @@ const ROWS = [
   { key: "output_tokens_per_s_per_user", label: "Tokens/s per user, 1 ÷ mean TPOT (ceiling)", f: fmt.tokensPerS },
   { key: "output_tokens_per_s", label: "Output tokens/s, all devices (ceiling)", f: fmt.tokensPerS },
   { key: "output_tokens_per_s_per_device", label: "Output tokens/s per device (ceiling)", f: fmt.tokensPerS },
-  { key: "expected_output_tokens_per_s_per_device", label: "Output tokens/s per device, expected (derated, not a measurement)",
+  { key: "expected_output_tokens_per_s_per_device", label: "Output tokens/s per device, expected (each kernel at its published efficiency; an estimate)",
     f: fmt.tokensPerS },
   { key: "usd_per_million_output_tokens", label: "$ per million output tokens (at the ceiling)", f: usd, none: "no price given" },
   { key: "usd_per_million_input_tokens", label: "$ per million input tokens (at the ceiling)", f: usd, none: "no price given" },
@@ -173,7 +173,8 @@ function capsWords(S, o) {
 
 /** What the figures assume, in one paragraph (serving.assumptions). */
 function assumptions(registry, r) {
-  const C = registry.constants, S = C.serving, D = S.derates;
+  const C = registry.constants, S = C.serving, D = S.derates, E = S.expected;
+  const engine = E.engine[r.opts.engine] || E.engine[""];
   const ic = r.device.interconnect;
   const lat = ic ? latencyDescription(ic, r.opts.latency) : "none (one device: no link)";
   return `Assumed: a prefill chunk of ${fmt.integer(r.opts.chunk)} prompt tokens an engine step (SGLang's and vLLM's `
@@ -184,8 +185,11 @@ function assumptions(registry, r) {
     + `and never faster than that chunk's share of the prompt's own prefill; collective latency: ${lat}. `
     + `Every throughput is a ceiling and every time a floor (datasheet peaks, each kernel at its roofline time), never a `
     + `measurement. `
-    + `Expected reruns the step derated by the registry's measured efficiencies: bandwidth ×${fmt.sig(D.bandwidth)}, `
-    + `GEMM ×${fmt.sig(D.gemm)}, link ×${fmt.sig(D.collective)}; it does not capture ${S.derate_misses}.`;
+    + `Expected runs the same steps with each kernel at its efficiency in published kernel benchmarks (matmuls, `
+    + `attention and the routed experts by their size; the other kernels at ×${fmt.sig(D.bandwidth)} of the memory `
+    + `bandwidth; collectives at the engines' measured latency and ×${fmt.sig(D.collective)} of the link), plus `
+    + `${engine}'s per-step overhead (${E.step_overhead_s[engine] > 0 ? fmt.seconds(E.step_overhead_s[engine]) : "none"}) once a step: an estimate, never a measurement; `
+    + `it does not capture ${S.derate_misses}.`;
 }
 
 /**
@@ -432,7 +436,7 @@ export function servingSection(registry, uid, search, stepBase) {
         + `in flight gives TTFT ${fmt.seconds(p.ttft_s)} (the prompt's prefill alone: ${fmt.seconds(p.prefill_s)}), TPOT `
         + `${fmt.seconds(p.tpot_s)} on average and ${fmt.seconds(p.tpot_p99_s)} at p99 (floors), `
         + `${fmt.tokensPerS(p.output_tokens_per_s_per_user)} per user `
-        + `and ${fmt.tokensPerS(p.output_tokens_per_s_per_device)} per device (ceilings; expected, derated: `
+        + `and ${fmt.tokensPerS(p.output_tokens_per_s_per_device)} per device (ceilings; expected, each kernel at its published efficiency: `
         + `${fmt.tokensPerS(p.expected_output_tokens_per_s / p.devices)}); limit: `
         + `${p.limited_by_meaning}.`
         + (p.usd_per_million_output_tokens === null ? "" : ` ${usd(p.usd_per_million_output_tokens)} per million output tokens.`)

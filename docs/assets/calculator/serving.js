@@ -9,6 +9,7 @@ import { bytesPerWeight, causalLayerPairs, check, formatsOf, isBare, layerPositi
   weightsFor } from "./kernels.js";
 import { checkLatency, checkLayout, maxBatchThatFits, parallelStep, ringSteps } from "./parallel.js";
 import { candidateLayouts, layoutWithDp, mixedParallelStep } from "./mixed.js";
+import { expectedTime } from "./expected.js";
 import * as fmt from "./format.js";
 
 function whole(option, value, low, high) {
@@ -183,8 +184,8 @@ function capSearch(C, K, m, device, lay, wl) {
 
 /** The step's time on a device whose peaks, memory bandwidth, link bandwidth and collective latencies are
  *  this device's times `x` ({peak, bw, link, lat}): the same kernels and collectives, each re-timed, summed
- *  as parallel.js's finish sums them. Equal to rerunning the step on that device (measured.derated_device,
- *  the relaxed devices of serving._relaxations), at a fraction of the cost. */
+ *  as parallel.js's finish sums them. Equal to rerunning the step on that device (the relaxed devices of
+ *  serving._relaxations), at a fraction of the cost. */
 function scaledTime(step, lay, x) {
   let stageS = 0;
   for (const o of step.stage.ops) stageS += Math.max(o.flops / (o.peak * x.peak), o.bytes / (o.bandwidth * x.bw));
@@ -255,7 +256,7 @@ function quantile(dec, chunk, g, q) {
 
 /** serving._step_mix for one point: the steps a replica holding `s` requests runs (a decode-only step and
  *  one step per chunk of a prompt, or with prompts overlapping the fluid average step), each timed by
- *  `time` (a step's time on the device or on the derated one), never below the chunk's share of `prefillS`. */
+ *  `time` (a step's time on the device or its expected time), never below the chunk's share of `prefillS`. */
 function stepMix(wl, steps, s, c, lam, timeOf, prefillS) {
   const { I, prefillSteps: nP } = wl;
   const floors = steps.size.map((z) => prefillS * z / I);
@@ -339,19 +340,21 @@ function pointGains(C, env, device, cap, c, s, steps, base) {
 /** serving._points: one service point per client concurrency. */
 function points(C, K, m, device, lay, wl, concurrencies, cap) {
   const readerCap = wl.maxConcurrency || C.serving.max_concurrency;
-  const D = C.serving.derates, derate = { peak: D.gemm, bw: D.bandwidth, link: D.collective, lat: 1 };
   const bpw = (x) => bytesPerWeight(K, weightsFor(wl.f, "experts"), x);
-  const mps = (w) => mixedParallelStep(C, K, m, device, wl.f, wl.attention, w, lay, bpw, wl.latency);
+  // each step keeps its work: the expected figure splits its attention by it
+  const mps = (w) => Object.assign(mixedParallelStep(C, K, m, device, wl.f, wl.attention, w, lay, bpw, wl.latency), { work: w });
+  const expTime = (st) => expectedTime(C, K, m, device, wl.f, wl.attention, st.work, lay, bpw, wl.latency, wl.engine, st);
   const prefill = parallelStep(C, K, m, device, wl.f, wl.attention, "prefill", 1, wl.I, lay, bpw, wl.latency);
   const env = { m, mps, lay, wl, prefill, ch: chunksOf(m, wl), ctx: layerPositions(m, wl.I + wl.O / 2),
     full: layerPositions(m, wl.I + wl.O) };
-  const prefillS = prefill.timeS, prefillExp = scaledTime(prefill, lay, derate);
+  const prefillS = prefill.timeS;
   return concurrencies.map((c) => {
     const slots = Math.min(c, Math.min(cap, readerCap));
     const s = slots / lay.dp;
     const steps = stepsAt(env, wl, s), lam = steps.lam;
     const mix = stepMix(wl, steps, s, c / lay.dp, lam, (st) => st.timeS, prefillS);
-    const exp = stepMix(wl, steps, s, c / lay.dp, lam, (st) => scaledTime(st, lay, derate), prefillExp);
+    // the expected steps keep the ceiling's prefill floor: an expected step is never faster than its ceiling
+    const exp = stepMix(wl, steps, s, c / lay.dp, lam, expTime, prefillS);
     const t = mix.meanStep;
     const outTps = lay.dp * lam * wl.O / t, inTps = lay.dp * lam * wl.I / t;
     const expTps = lay.dp * lam * wl.O / exp.meanStep;

@@ -151,9 +151,12 @@ def _key() -> tuple:
     return (REGISTRY.path(), hardware.REGISTRY.path(), models.REGISTRY.path())
 
 
+#: Rows and kernels are matched on their compute format: fp4 and nvfp4 alike, fp16 with bf16.
+DTYPE_FAMILY = {"nvfp4": "fp4", "mxfp4": "fp4", "fp16": "bf16"}
+
+
 def _dtype_family(dtype: str) -> str:
-    """Rows and kernels are matched on their compute format: fp4 and nvfp4 alike, fp16 with bf16."""
-    return {"nvfp4": "fp4", "mxfp4": "fp4", "fp16": "bf16"}.get(dtype, dtype)
+    return DTYPE_FAMILY.get(dtype, dtype)
 
 
 def fits() -> dict[str, EfficiencyFit]:

@@ -155,12 +155,6 @@ def _close(a, b) -> bool:
     return math.isclose(float(a), float(b), rel_tol=REL, abs_tol=0.0)
 
 
-#: Fields the calculator does not mirror yet: the package's expected figure runs every kernel at its
-#: published efficiency (roofline.model.efficiency); serving.js still reruns the step on the derated
-#: device (deratedTime). Remove this once serving.js ports the kernel-efficiency model.
-NOT_MIRRORED = ("expected_output_tokens_per_s", "expected_output_tokens_per_s_per_device")
-
-
 def _mismatches(py: dict, js: dict) -> list[str]:
     if "error" in py or "error" in js:
         return [] if ("error" in py) == ("error" in js) else [f"one side refused: {py} vs {js}"]
@@ -170,18 +164,18 @@ def _mismatches(py: dict, js: dict) -> list[str]:
         return [f"{len(p['frontier'])} points against {len(j['frontier'])}"]
     for a, b in zip(p["frontier"], j["frontier"]):
         for key, value in a.items():
-            if key not in NOT_MIRRORED and not _close(value, b.get(key)):
+            if not _close(value, b.get(key)):
                 out.append(f"{a['layout']} c={a['concurrency']} {key}: {value} vs {b.get(key)}")
     if (p["best"] is None) != (j["best"] is None):
         out.append(f"best: {p['best']} vs {j['best']}")
     elif p["best"] is not None:
         out += [f"best {k}: {v} vs {j['best'].get(k)}" for k, v in p["best"].items()
-                if k not in NOT_MIRRORED and not _close(v, j["best"].get(k))]
+                if not _close(v, j["best"].get(k))]
     if (p["point"] is None) != (j["point"] is None):
         out.append(f"point: {p['point']} vs {j['point']}")
     elif p["point"] is not None:
         out += [f"point {k}: {v} vs {j['point'].get(k)}" for k, v in p["point"].items()
-                if k not in NOT_MIRRORED and not _close(v, j["point"].get(k))]
+                if not _close(v, j["point"].get(k))]
     if p["refusal"] != j["refusal"]:
         out.append(f"refusal: {p['refusal']!r} vs {j['refusal']!r}")
     if (p["disaggregated"] is None) != (j.get("disaggregated") is None):
@@ -235,6 +229,19 @@ def test_a_formula_changed_on_one_side_fails(tmp_path):
                                  "layerPositions(m, I + O)")
     js = _run(CASES[:1], calc_dir=mutated, tmp=tmp_path / "run")
     assert _mismatches(_python(*CASES[0]), js[0])
+
+
+@pytest.mark.parametrize("target, replacement", [
+    # a chunk's attention timed at its whole prompt's pairs per position, not at the causal length they match
+    ("2.0 * ppairs / ppos - 1.0", "ppairs / ppos"),
+    # the engine's per-step overhead left out
+    ("sendS + E.step_overhead_s[E.engine[engine || \"\"]]", "sendS"),
+])
+def test_the_expected_figure_changed_on_one_side_fails_there_alone(tmp_path, target, replacement):
+    case = CASES[1] if "ppos" in target else next(c for c in CASES if c[4].get("engine") == "vllm")
+    mutated = mutated_calculator(tmp_path / "mutated", "expected.js", target, replacement)
+    miss = _mismatches(_python(*case), _run([case], calc_dir=mutated, tmp=tmp_path / "run")[0])
+    assert miss and all("expected_output_tokens_per_s" in m for m in miss), miss[:3]
 
 
 def test_disaggregated_ttft_is_the_colocated_one_of_a_request_alone_plus_the_kv_send():
