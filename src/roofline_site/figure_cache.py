@@ -27,24 +27,13 @@ import sys
 from importlib.metadata import version
 from pathlib import Path
 
+from roofline_site.derived import input_bytes
 from roofline_site.paths import ROOT
 
 #: Renders kept per figure (the real registry's and a few edited ones' do not evict each other).
 KEYS_KEPT = 4
 #: Read sets remembered per figure (a figure reads the same entries for most values).
 READ_SETS_KEPT = 4
-MAX_INPUT_BYTES = 64 * 1024 * 1024
-
-
-def _bytes(path: Path) -> bytes:
-    """A code or measurement file's bytes for a key, or why it cannot be read (a FIFO, a folder:
-    the build's own reader of that file then stops with one line naming it)."""
-    from roofline.readfile import UnreadableFile, read_capped
-
-    try:
-        return read_capped(path, MAX_INPUT_BYTES, "build input")
-    except UnreadableFile as err:
-        return f"<unreadable: {err}>".encode()
 
 
 def code_inputs(root: Path = ROOT) -> dict[str, Path]:
@@ -61,7 +50,7 @@ def code_key(root: Path = ROOT) -> str:
     h = hashlib.sha256(f"matplotlib {version('matplotlib')}".encode())
     for label, path in sorted(code_inputs(root).items()):
         h.update(label.encode() + b"\0")
-        h.update(_bytes(path) if path.exists() else b"<missing>")
+        h.update(input_bytes(path) if path.exists() else b"<missing>")
         h.update(b"\0")
     return h.hexdigest()[:16]
 
