@@ -13,7 +13,7 @@ from roofline.errors import InputError
 from roofline.model import compare as _cmp
 from roofline.quantities.core import Input, Quantity, Source, Term, as_device, as_model, bandwidth_input, \
     model_inputs, peak_input
-from roofline.quantities.serving import _n, _workload
+from roofline.quantities.serving import service_workload, whole
 from roofline.registry.prices import default_price
 
 FIGURES = ("ceiling", "expected")
@@ -38,7 +38,7 @@ def _opt(x) -> float | None:
 @lru_cache(maxsize=32)
 def _choice(model, hw, I, O, ttft_s, tpot_s, weights, activations, kv, price, price_kind):
     m, d = as_model(model), as_device(hw)
-    wl = _workload(I, O, None, weights, activations, kv)
+    wl = service_workload(I, O, None, weights, activations, kv)
     prices = None if price is None else {d.id: price}
     (c,) = _cmp.compare(m, [d], wl, ttft_s, tpot_s, prices=prices, price_kind=price_kind)
     return m, d, wl, c
@@ -78,7 +78,7 @@ def buy(model, hw, I, O, what: str = "output_tokens_per_s_per_device", figure: s
     figure = _figure(figure)
     if what not in _FIELDS and what not in _TEXT:
         raise InputError(f"buy: what must be one of {', '.join((*_FIELDS, *_TEXT))}, got {what!r}")
-    m, d, wl, c = _choice(model, hw, _n(I), _n(O), _opt(ttft_s), _opt(tpot_s), weights, activations, kv,
+    m, d, wl, c = _choice(model, hw, whole(I), whole(O), _opt(ttft_s), _opt(tpot_s), weights, activations, kv,
                           _opt(price), price_kind)
     p = c.ceiling if figure == "ceiling" else c.expected
     unmet = c.unmet_ceiling if figure == "ceiling" else c.unmet_expected
@@ -132,7 +132,7 @@ def buy_break_even(model, a, b, I, O, figure: str = "expected", ttft_s=None, tpo
     da, db = as_device(a), as_device(b)
     value = _cmp.break_even_price_ratio(float(qa), float(qb))
     return Quantity(value, "%", f"break-even price of one {da.name}-hour as a share of one {db.name}-hour "
-                    f"({figure}, {as_model(model).name}, I {_n(I)}, O {_n(O)}, {_targets(ttft_s, tpot_s)}, "
+                    f"({figure}, {as_model(model).name}, I {whole(I)}, O {whole(O)}, {_targets(ttft_s, tpot_s)}, "
                     f"{weights} weights): below it the {da.name} is the cheaper per token",
                     f"{da.name}'s best output tokens/s per device ÷ {db.name}'s, each under the targets",
                     (*qa.inputs, bandwidth_input(db), peak_input(db, activations)), 3,

@@ -43,15 +43,17 @@ _FIELDS = {
 _TEXT = ("bound", "bound_meaning", "layout_name")
 
 
-def _n(x) -> int:
+def whole(x) -> int:
+    """A token argument as a whole number of tokens or requests (pages may write 1024 or 1024.0)."""
     return int(float(x))
 
 
-def _workload(I, O, concurrency=None, weights="bf16", activations="bf16", kv="bf16", chunk=None, price=None,
-              max_concurrency=None, speculation=None, acceptance=None) -> _srv.Workload:
-    return _srv.Workload(_n(I), _n(O), None if concurrency is None else _n(concurrency),
-                         None if max_concurrency is None else _n(max_concurrency),
-                         _n(chunk) if chunk is not None else _srv.DEFAULT_CHUNK_TOKENS,
+def service_workload(I, O, concurrency=None, weights="bf16", activations="bf16", kv="bf16", chunk=None, price=None,
+                     max_concurrency=None, speculation=None, acceptance=None) -> _srv.Workload:
+    """The service workload a page's token names: I, O, concurrency, formats, chunk, price and decoding."""
+    return _srv.Workload(whole(I), whole(O), None if concurrency is None else whole(concurrency),
+                         None if max_concurrency is None else whole(max_concurrency),
+                         whole(chunk) if chunk is not None else _srv.DEFAULT_CHUNK_TOKENS,
                          Formats.of(weights, activations, kv), "fused", None if price is None else float(price),
                          speculation=speculation, acceptance=None if acceptance is None else float(acceptance))
 
@@ -127,7 +129,7 @@ def _quantity(p, what: str, m, d, wl, where: str) -> Quantity | str:
 def _point(model, hw, I, O, c, tp, pp, ep, dp, weights, activations, kv, chunk, price, speculation=None,
            acceptance=None):
     m, d = as_model(model), as_device(hw)
-    wl = _workload(I, O, c, weights, activations, kv, chunk, price, None, speculation, acceptance)
+    wl = service_workload(I, O, c, weights, activations, kv, chunk, price, None, speculation, acceptance)
     return m, d, wl, _srv.serve_point(m, d, Layout(tp, pp, ep, dp), wl)
 
 
@@ -136,8 +138,8 @@ def serve(model, hw, I, O, concurrency, what: str = "output_tokens_per_s", tp: i
           price=None, speculation=None, acceptance=None) -> Quantity | str:
     """One service point: {{ serve("llama-3.1-8b", "h100-sxm5", 1024, 256, 64, "tpot_s") }}; `speculation`
     ("mtp", "eagle", "medusa") decodes speculatively at the method's default acceptance unless given."""
-    m, d, wl, p = _point(model, hw, _n(I), _n(O), _n(concurrency), _n(tp), _n(pp), _n(ep), _n(dp), weights,
-                         activations, kv, None if chunk is None else _n(chunk), None if price is None else float(price),
+    m, d, wl, p = _point(model, hw, whole(I), whole(O), whole(concurrency), whole(tp), whole(pp), whole(ep), whole(dp), weights,
+                         activations, kv, None if chunk is None else whole(chunk), None if price is None else float(price),
                          speculation, None if acceptance is None else float(acceptance))
     if what == "tokens_per_pass":
         return Quantity(wl.tokens_per_pass, "", f"tokens one target pass keeps a request: {wl.decoding}",
@@ -165,7 +167,7 @@ def medusa_405b_published() -> Quantity:
 @lru_cache(maxsize=64)
 def _offline(model, hw, I, O, tp, pp, ep, dp, weights, activations, kv, chunk, max_c, price):
     m, d = as_model(model), as_device(hw)
-    wl = _workload(I, O, None, weights, activations, kv, chunk, price, max_c)
+    wl = service_workload(I, O, None, weights, activations, kv, chunk, price, max_c)
     return m, d, wl, _srv.offline_max(m, d, Layout(tp, pp, ep, dp), wl)
 
 
@@ -173,8 +175,8 @@ def serve_offline(model, hw, I, O, what: str = "output_tokens_per_s", tp: int = 
                   dp: int = 1, weights: str = "bf16", activations: str = "bf16", kv: str = "bf16", chunk=None,
                   max_concurrency=None, price=None) -> Quantity | str:
     """The offline maximum at one layout (the largest output tokens/s over concurrency)."""
-    m, d, wl, p = _offline(model, hw, _n(I), _n(O), _n(tp), _n(pp), _n(ep), _n(dp), weights, activations, kv,
-                           None if chunk is None else _n(chunk), None if max_concurrency is None else _n(max_concurrency),
+    m, d, wl, p = _offline(model, hw, whole(I), whole(O), whole(tp), whole(pp), whole(ep), whole(dp), weights, activations, kv,
+                           None if chunk is None else whole(chunk), None if max_concurrency is None else whole(max_concurrency),
                            None if price is None else float(price))
     return _quantity(p, what, m, d, wl, f"{p.layout_name}, offline maximum (concurrency {p.concurrency})")
 
@@ -182,14 +184,14 @@ def serve_offline(model, hw, I, O, what: str = "output_tokens_per_s", tp: int = 
 @lru_cache(maxsize=16)
 def _frontier(model, hw, I, O, weights, activations, kv, price):
     m, d = as_model(model), as_device(hw)
-    wl = _workload(I, O, None, weights, activations, kv, None, price)
+    wl = service_workload(I, O, None, weights, activations, kv, None, price)
     return m, d, wl, tuple(_srv.frontier(m, d, wl))
 
 
 def serve_best(model, hw, I, O, what: str = "output_tokens_per_s_per_device", ttft_s=None, tpot_s=None,
                weights: str = "bf16", activations: str = "bf16", kv: str = "bf16", price=None) -> Quantity | str:
     """The best point under targets over every layout within one domain; the refusal sentence when none meets them."""
-    m, d, wl, pts = _frontier(model, hw, _n(I), _n(O), weights, activations, kv, None if price is None else float(price))
+    m, d, wl, pts = _frontier(model, hw, whole(I), whole(O), weights, activations, kv, None if price is None else float(price))
     best = _srv.best_under_targets(list(pts), None if ttft_s is None else float(ttft_s),
                                    None if tpot_s is None else float(tpot_s))
     if isinstance(best, str):
@@ -205,7 +207,7 @@ def serve_envelope_best(model, hw, I, O, what: str = "output_tokens_per_s_per_de
                         weights: str = "bf16", activations: str = "bf16", kv: str = "bf16") -> Quantity | str:
     """An end of the frontier's envelope: its most output tokens/s per device (`end="throughput"`) or
     its most tokens/s per user (`end="interactive"`)."""
-    m, d, wl, pts = _frontier(model, hw, _n(I), _n(O), weights, activations, kv, None)
+    m, d, wl, pts = _frontier(model, hw, whole(I), whole(O), weights, activations, kv, None)
     env = _srv.pareto(list(pts))
     p = env[0] if end == "throughput" else env[-1]
     return _quantity(p, what, m, d, wl, f"{p.layout_name} at concurrency {p.concurrency}")
@@ -214,14 +216,14 @@ def serve_envelope_best(model, hw, I, O, what: str = "output_tokens_per_s_per_de
 @lru_cache(maxsize=16)
 def _disagg(model, hw, I, O, weights, activations, kv):
     m, d = as_model(model), as_device(hw)
-    wl = _workload(I, O, None, weights, activations, kv)
+    wl = service_workload(I, O, None, weights, activations, kv)
     return m, d, wl, tuple(_srv.disaggregated(m, d, wl))
 
 
 def serve_disaggregated(model, hw, I, O, what: str = "prefill_devices_per_decode_device", end: str = "throughput",
                         weights: str = "bf16", activations: str = "bf16", kv: str = "bf16") -> Quantity | str:
     """A point at an end of the disaggregated envelope (prefill and decode pools in balance)."""
-    m, d, wl, pts = _disagg(model, hw, _n(I), _n(O), weights, activations, kv)
+    m, d, wl, pts = _disagg(model, hw, whole(I), whole(O), weights, activations, kv)
     env = _srv.pareto(list(pts))
     p = env[0] if end == "throughput" else env[-1]
     if what == "prefill_layout":
@@ -233,8 +235,8 @@ def serve_memory_cap(model, hw, I, O, tp: int = 1, pp: int = 1, ep: int = 1, dp:
                      activations: str = "bf16", kv: str = "bf16") -> Quantity:
     """Requests whose KV cache at I + O tokens, with weights, activations and the reserve, fit the layout."""
     m, d = as_model(model), as_device(hw)
-    wl = _workload(I, O, None, weights, activations, kv)
-    lay = Layout(_n(tp), _n(pp), _n(ep), _n(dp))
+    wl = service_workload(I, O, None, weights, activations, kv)
+    lay = Layout(whole(tp), whole(pp), whole(ep), whole(dp))
     return Quantity(_srv.memory_cap(m, d, lay, wl), "",
                     f"requests of {m.name} whose KV cache at I + O = {wl.input_tokens + wl.output_tokens} tokens fits "
                     f"{lay.name} of {d.name} (weights {wl.formats.weights.name}, KV {wl.formats.kv})",
