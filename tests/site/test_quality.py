@@ -25,9 +25,10 @@ PAGE_BUDGET_BYTES = 100_000  # what a reader who scrolls a whole page downloads,
 # and the calculator's Serving mode load on demand (sitecheck.page_download).
 OVER_BUDGET: dict[str, int] = {}  # none: the calculator, the last, came under at 99.5 KB (its step mode joined into one file)
 # The calculator with its Serving mode opened (its five modules, serve.css and registry_more.json, loaded on
-# the switch): held to a ceiling too, so the on-demand part cannot grow unnoticed either. 128.2 KB today (the
-# config.json reader, config.js, counted too: Serving mode imports it, and the step mode loads it on "your config").
-SERVING_OPENED_BYTES = 128_700
+# the switch): held to a ceiling too, so the on-demand part cannot grow unnoticed either. 130.9 KB today (the
+# config.json reader, config.js, counted too: Serving mode imports it, and the step mode loads it on "your config";
+# so is model_link.js, which config.js imports and the step mode loads for a link's "your config").
+SERVING_OPENED_BYTES = 131_300
 SVG_BUDGET_BYTES = 40_000
 
 
