@@ -132,7 +132,7 @@ def tab(hostile_url, chromium):
     tabs.close()
 
 
-PAGES = ["", "measure/", "real-systems/", "hardware/", "decode/", "prefill/", "memory-bandwidth/", "ridge-point/",
+PAGES = ["", "measure/", "real-systems/", "real-systems-runs/", "hardware/", "decode/", "prefill/", "memory-bandwidth/", "ridge-point/",
          "batching/", "playbook/", "calculator/", "glossary/", "glossary/ridge-point/", "arithmetic-intensity/"]
 
 

@@ -26,9 +26,10 @@ PAGE_BUDGET_BYTES = 100_000  # what a reader who scrolls a whole page downloads,
 OVER_BUDGET: dict[str, int] = {}  # none: the calculator, the last, came under at 99.5 KB (its step mode joined into one file)
 # The calculator with its Serving mode opened (its five modules, serve.css and registry_more.json, loaded on
 # the switch): held to a ceiling too, so the on-demand part cannot grow unnoticed either. It counts the config.json
-# reader, config.js (Serving mode imports it, and the step mode loads it on "your config"), and the expected
-# figure's module, expected.js, with its kernel-efficiency fits in registry_more.json (2.3 KB of it).
-SERVING_OPENED_BYTES = 131_000
+# reader, config.js (Serving mode imports it, and the step mode loads it on "your config"), model_link.js (which
+# config.js imports), and the expected figure's module, expected.js, with its kernel-efficiency fits in
+# registry_more.json (2.3 KB of it).
+SERVING_OPENED_BYTES = 134_000
 SVG_BUDGET_BYTES = 40_000
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 from tests.support.browser import LAPTOP, PHONE
 
-PAGES = ("hardware", "memory-bandwidth", "ridge-point", "real-systems")
+PAGES = ("hardware", "memory-bandwidth", "ridge-point", "real-systems", "real-systems-runs")
 
 # The column's exact values (data-v) in row order; a dash has none.
 COLUMN_VALUES = """(i) => Array.from(document.querySelector('table[data-rl-sort]').tBodies[0].rows,

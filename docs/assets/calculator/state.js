@@ -3,7 +3,6 @@
 // calculator/registry.json (roofline.calculator_view.LIMITS and FIELD_SCALES).
 
 import { CalcError, customDevice, customModel } from "./calc.js";
-import { decodeModel } from "./model_link.js";
 import { chooseWeightFormat } from "./kernels.js";
 import { integer, sig } from "./format.js";
 
@@ -75,6 +74,12 @@ export function parseNumber(raw, label, limit, optional = false) {
  * Turn one configuration's raw strings into {device, model, phase, batch, length, wd, act, kvd, attn}
  * or {errors: {key: message}}. `raw` maps the FIELDS keys to what the reader typed.
  */
+// The share link's model reader (model_link.js, or config.js, which hands on its decodeModel) loads only
+// for a reader whose view holds "your config": ui.js passes it here once it has come. Until then such a
+// view waits with a sentence, and a reader who never chooses it never downloads the reader.
+let linkReader = null;
+export function useLinkReader(module) { linkReader = module; }
+
 export function resolveConfig(registry, raw) {
   const { limits, units, constants } = registry;
   const errors = {};
@@ -102,9 +107,11 @@ export function resolveConfig(registry, raw) {
   } else if (raw.model === "config") {
     if (!String(raw.cfg || "").trim()) {
       errors.cfg = `Paste a config.json or choose one.`;
+    } else if (!linkReader) {
+      errors.cfg = `Reading the link's model\u2026`;
     } else {
       try {
-        model = decodeModel(raw.cfg, "your model", registry.config_reader);
+        model = linkReader.decodeModel(raw.cfg, "your model", registry.config_reader);
       } catch (err) {
         if (!(err instanceof CalcError)) throw err;
         errors.cfg = err.message;

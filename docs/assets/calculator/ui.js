@@ -7,9 +7,8 @@
 import * as calc from "./calc.js";
 import * as view from "./view.js";
 import * as fmt from "./format.js";
-import { FIELDS, decodeState, defaultRaw, encodeState, inReaderWords, resolveConfig } from "./state.js";
+import { FIELDS, decodeState, defaultRaw, encodeState, inReaderWords, resolveConfig, useLinkReader } from "./state.js";
 import { drawChart } from "./chart.js";
-import { encodeModel } from "./model_link.js";
 import { DASH, configPanel, firstCustomKey, h, noteWeights, readConfigFile, readRaw, seedCustom, showErrors,
   syncDevices, syncVisibility, writeRaw } from "./dom.js";
 import { MINI_ROWS, ROWS, cellText, fillKernels, kernelTable, resultsTable } from "./tables.js";
@@ -41,6 +40,11 @@ const SERVE_FAILED = "The Serving mode did not load; switch again or reload the 
 // the file come after): a reader who never does, or who opens a link's model (model_link.js reads
 // that), never downloads it, nor the registry's part only the reader reads (completeRegistry).
 const loadReader = onDemand(() => import("./config.js"));
+// A link's "your config" model (model_link.js, its decoder) loads when a view holds one and the reader
+// has not come: the step mode alone never downloads it.
+const loadLink = onDemand(() => import("./model_link.js"));
+const LINK_FROM_FILE = "Opened from a file, the browser keeps the link's model from loading: serve the folder over HTTP to use it.";
+const LINK_FAILED = "The link's model did not load; reload the page to try again.";
 const READER_FROM_FILE = "Opened from a file, the browser keeps the config.json reader from loading: serve the folder over HTTP to read a config.";
 const READER_FAILED = "The config.json reader did not load; paste the config again or reload the page to try again.";
 
@@ -191,7 +195,11 @@ function initWidget(root, registry) {
       }
       waiting.classList.remove("rl-calc-failed");
       waiting.textContent = "Loading the Serving mode\u2026";
-      return loadServing().then(([m, reader]) => Promise.all([m.stylesheet(), reader.completeRegistry(registry)]).then(() => m)).then((m) => {
+      // config.js hands on the link's model reader too: a Serving view of "your config" reads it.
+      return loadServing().then(([m, reader]) => {
+        useLinkReader(reader);
+        return Promise.all([m.stylesheet(), reader.completeRegistry(registry)]).then(() => m);
+      }).then((m) => {
         build(m); modes.show(); publish();
       }, () => {
         waiting.classList.add("rl-calc-failed");
@@ -202,12 +210,13 @@ function initWidget(root, registry) {
   }
 
   let configReader = null; // config.js, once loaded
+  let linkRead = null; // model_link.js on its way or come
   // config.js, once it and the registry's part it reads have arrived.
   const reader = () => loadReader().then((m) => m.completeRegistry(registry).then(() => m));
   const withReader = (source) => {
     // The reader's script first, then the same edit again; where it cannot come, one sentence.
     const c = configs.find((x) => x.panel.el.contains(source));
-    reader().then((m) => { configReader = m; root.dataset.rlReader = "true"; recompute(source); }, () => {
+    reader().then((m) => { configReader = m; useLinkReader(m); root.dataset.rlReader = "true"; recompute(source); }, () => {
       if (c) c.cfgError = window.location.protocol === "file:" ? READER_FROM_FILE : READER_FAILED;
       recompute(null);
     });
@@ -217,7 +226,7 @@ function initWidget(root, registry) {
     c.cfgError = null;
     try {
       const m = configReader.readConfigText(registry.config_reader, text, "config.json");
-      c.panel.inputs.cfg.value = encodeModel(m);
+      c.panel.inputs.cfg.value = configReader.encodeModel(m);
     } catch (err) {
       if (!(err instanceof calc.CalcError)) throw err;
       c.cfgError = err.message;
@@ -238,7 +247,16 @@ function initWidget(root, registry) {
       c.raw = readRaw(c.panel, c.base);
       syncVisibility(c.panel, c.raw);
       if (c.raw.model === "config" && !configReader) {  // on its way while the reader pastes (one load, however often asked)
-        reader().then((m) => { configReader = m; root.dataset.rlReader = "true"; }, () => {});
+        reader().then((m) => { configReader = m; useLinkReader(m); root.dataset.rlReader = "true"; }, () => {});
+      }
+      if (c.raw.model === "config" && !linkRead && !configReader) {
+        // Asked once: where it cannot come, one sentence (choosing "your config" again brings config.js,
+        // which reads links too).
+        const waiting = c;
+        linkRead = loadLink().then((m) => { useLinkReader(m); recompute(null); }, () => {
+          waiting.cfgError = window.location.protocol === "file:" ? LINK_FROM_FILE : LINK_FAILED;
+          recompute(null);
+        });
       }
       const r = compute(registry, c.raw);
       if (devError) r.errors = { ...r.errors, dev: devError };

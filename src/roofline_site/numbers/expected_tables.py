@@ -37,7 +37,7 @@ def kernel_table(page: str = "", records: list | None = None) -> "object":
                      (esc_text(_shape(r)), r.size), esc_text(r.dtype), where, esc_text(r.library.split(" (")[0])])
     table = html_table([Column("Kernel", numeric=False), Column("Efficiency", "%"),
                         Column("Shape (groups × M × N × K) or size", numeric=False), Column("Format", numeric=False),
-                        Column("Ran on", numeric=False), Column("Source", numeric=False)], rows,
+                        Column("Ran on", numeric=False), Column("Source", numeric=False, secondary=True)], rows,
                        "Published kernel rows and their efficiency against the roofline")
     note = ("Efficiency: a matmul's roofline time on the registry device (FLOPs ÷ dense peak or bytes moved ÷ "
             "bandwidth, whichever is longer; operands in the row's format, a BF16 output) ÷ the time the measured "

@@ -163,14 +163,22 @@ def _serving_requests(run) -> str:
     return ("batch " if run.scenario == "static batch" else "") + str(run.concurrency)
 
 
-def serving_run_title(run) -> str:
+def serving_run_title(run, with_engine: bool = False) -> str:
     """A run's name as its row's first cell and its card's title on a phone: the model, the devices, the
-    tokens in and out and the requests in flight, which together tell every published run apart."""
+    tokens in and out and the requests in flight; with the engine where two runs share all of those (one
+    publisher ran the same point on two engines)."""
     model = esc_text(run.model_name) + (STAND_IN if run.measured_model else "")
     where = esc_text(run.measured_on or run.device.name) + (STAND_IN if run.measured_on else "")
     requests = _serving_requests(run)
     load = requests if not requests[0].isdigit() else f"{requests} in flight"
-    return f"{model} on {run.devices} × {where}: {run.input_tokens} in, {run.output_tokens} out, {esc_text(load)}"
+    engine = f" ({esc_text(run.engine)})" if with_engine else ""
+    return f"{model} on {run.devices} × {where}: {run.input_tokens} in, {run.output_tokens} out, {esc_text(load)}{engine}"
+
+
+def serving_run_titles(runs) -> list[str]:
+    """Each run's title, the engine added to those that would otherwise share one."""
+    bare = [serving_run_title(r) for r in runs]
+    return [serving_run_title(r, with_engine=bare.count(b) > 1) for r, b in zip(runs, bare)]
 
 
 def _serving_summary(t, runs) -> Raw:
@@ -193,8 +201,11 @@ def _serving_summary(t, runs) -> Raw:
                       rows, "Published serving runs per engine, model and weight format")
 
 
-def serving_table(page: str = "", records: list | None = None) -> Raw:
+def serving_table(page: str = "", records: list | None = None, part: str = "both") -> Raw:
     """Published serving runs against the serving model's ceiling and expected figure, per device, sortable.
+
+    `part` "summary" or "every" gives one of the two parts alone, so a page can keep the summary and
+    another the long table; "both" gives both.
 
     First a summary, one row per engine, model and weight format. Then, folded in a <details>, one row per
     [[serving]] entry: the run (model, devices, tokens in and out, requests in flight: its name), published
@@ -207,15 +218,19 @@ def serving_table(page: str = "", records: list | None = None) -> Raw:
     from roofline.quantities import (serving_run_ceiling, serving_run_expected, serving_run_published,
                                      serving_run_share)
 
+    if part not in ("both", "summary", "every"):
+        raise ValueError(f"table('measured-serving', part={part!r}): part must be \"both\", \"summary\" or \"every\".")
     t = _Table(page, records, "table('measured-serving')", "published serving runs against the serving ceiling")
     runs = list(serving_measurements().values())
+    if part == "summary":
+        return Raw(_serving_summary(t, runs))
     rows = []
-    for r in runs:
+    for r, title in zip(runs, serving_run_titles(runs)):
         # Where the source states no layout, the layout shown is the one the ceiling took (the best).
         layout = (esc_text(ceiling(r).point.layout_name) + ASSUMED) if "layout" in r.assumed else esc_text(r.layout_name)
         published = serving_run_published(r.id)
         # The row's name first (kept in view), the headline ratio second (the site's table rule).
-        rows.append([serving_run_title(r), t.value(serving_run_share(r.id), 0.01, 2, popover=True),
+        rows.append([title, t.value(serving_run_share(r.id), 0.01, 2, popover=True),
                      t.value(published, digits=published.digits), t.value(serving_run_ceiling(r.id), digits=3),
                      t.value(serving_run_expected(r.id), digits=3), esc_text(f"{r.engine}, {r.date}"),
                      layout, _serving_formats(r), (f"{r.input_tokens}/{r.output_tokens}", float(r.input_tokens)),
@@ -242,6 +257,8 @@ def serving_table(page: str = "", records: list | None = None) -> Raw:
                      + ("".join(sorted({f"; {esc_text(x.software)}" for x in rs if x.software != r.software})))
                      + f". Date: {esc_text(r.date)}.")
     notes = "<ul>\n" + "\n".join(f"<li>{line}</li>" for line in lines) + "\n</ul>"
+    if part == "every":
+        return Raw(f"{table}\n{notes}")
     every = rows_details(f"Every run, one row each ({len(runs)} runs), with the marks and sources", f"{table}\n{notes}")
     return Raw(f"{_serving_summary(t, runs)}\n\n{every}")
 
