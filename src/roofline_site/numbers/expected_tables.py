@@ -33,11 +33,11 @@ def kernel_table(page: str = "", records: list | None = None) -> "object":
             continue
         where = esc_text(r.measured_on or r.device.name) + (" †" if r.measured_on else "")
         # bare numbers (a popover per cell would make this long table the page's heaviest part); the note says how
-        rows.append([esc_text(r.kernel.replace("_", " ")), t.value(kernel_row_efficiency(r.id), 0.01, 2),
-                     (esc_text(_shape(r)), r.size), esc_text(r.dtype), where, esc_text(r.library.split(" (")[0])])
-    table = html_table([Column("Kernel", numeric=False), Column("Efficiency", "%"),
-                        Column("Shape (groups × M × N × K) or size", numeric=False), Column("Format", numeric=False),
-                        Column("Ran on", numeric=False), Column("Source", numeric=False, secondary=True)], rows,
+        # kernel, shape, format and device name the row: together they are distinct (a phone's card title)
+        name = f"{esc_text(r.kernel.replace('_', ' '))}, {esc_text(_shape(r))}, {esc_text(r.dtype)}, {where}"
+        rows.append([name, t.value(kernel_row_efficiency(r.id), 0.01, 2), esc_text(r.library.split(" (")[0])])
+    table = html_table([Column("Kernel, shape (groups × M × N × K) or size, format, ran on", numeric=False),
+                        Column("Efficiency", "%"), Column("Source", numeric=False, secondary=True)], rows,
                        "Published kernel rows and their efficiency against the roofline")
     note = ("Efficiency: a matmul's roofline time on the registry device (FLOPs ÷ dense peak or bytes moved ÷ "
             "bandwidth, whichever is longer; operands in the row's format, a BF16 output) ÷ the time the measured "
