@@ -23,7 +23,7 @@ AUDIT = ROOT / "tests" / "content_audit.toml"
 
 _FRONT = re.compile(r"\A---\n.*?\n---\n", re.S)
 _TOKEN = re.compile(r"\{\{.*?\}\}", re.S)
-_BLOCK = re.compile(r"\n\s*\n|\n(?=\s*(?:[-*]\s|\d+\.\s|\?\?\?|!!!|#))")
+_BLOCK = re.compile(r"\n\s*\n|\n(?=\s*(?:[-*|]\s|\d+\.\s|\?\?\?|!!!|#))")
 _END = re.compile(r"(?<=[.!?])\s+(?=[A-Za-z\[*(\"'\x00])")
 
 
@@ -47,7 +47,8 @@ def entries(path: Path = AUDIT) -> list[Entry]:
 def sentence_with(markdown: str, anchor: str) -> str:
     """The sentence of `markdown` (front matter left out, tokens kept as written) that holds `anchor`;
     '' when none does. Sentences end at ., ! or ? before a capital, a link or a token; a paragraph,
-    a list item, a heading or an admonition title also ends one."""
+    a list item, a table row, a heading or an admonition title also ends one. The glossary audit
+    reads its entries with it too."""
     body = _FRONT.sub("", markdown)
     tokens: list[str] = []
 

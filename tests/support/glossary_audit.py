@@ -11,19 +11,14 @@ when checked: a change of spec or model that moves the number flags it too.
 
 from __future__ import annotations
 
-import hashlib
-import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
 from tests.conftest import ROOT
+from tests.support.content_audit import digest, sentence_with  # noqa: F401 (one reader of sentences)
 
 AUDIT = ROOT / "tests" / "glossary_audit.toml"
-
-_TOKEN = re.compile(r"\{\{.*?\}\}", re.S)
-_BLOCK = re.compile(r"\n\s*\n|\n(?=\s*(?:[-*|]\s|\d+\.\s|#))")
-_END = re.compile(r"(?<=[.!?])\s+(?=[A-Za-z\[*(\"'\x00])")
 
 
 @dataclass(frozen=True)
@@ -41,27 +36,6 @@ class Row:
 def rows(path: Path = AUDIT) -> list[Row]:
     data = tomllib.loads(path.read_text(encoding="utf-8"))
     return [Row(**row) for row in data["claim"]]
-
-
-def sentence_with(text: str, anchor: str) -> str:
-    """The sentence of `text` (an entry's body, tokens kept as written) that holds `anchor`; '' if none."""
-    tokens: list[str] = []
-
-    def hide(m):
-        tokens.append(m.group(0))
-        return f"\x00{len(tokens) - 1}\x01"
-
-    for block in _BLOCK.split(_TOKEN.sub(hide, text)):
-        for sentence in _END.split(" ".join(block.split())):
-            whole = re.sub(r"\x00(\d+)\x01", lambda m: tokens[int(m.group(1))], sentence)
-            if anchor in whole:
-                return whole
-    return ""
-
-
-def digest(sentence: str) -> str:
-    """A short fingerprint of a sentence as written (whitespace folded)."""
-    return hashlib.sha256(" ".join(sentence.split()).encode("utf-8")).hexdigest()[:12]
 
 
 def shown(entry, token: str) -> str:
