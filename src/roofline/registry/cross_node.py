@@ -82,13 +82,10 @@ ASSUMABLE = ("kv_format", "redundant_experts", "context_tokens", "activation_for
 
 def parse_cross_node(entry: Entry) -> CrossNodeResult:
     """One [[cross_node]] entry, every field checked against the registries (one line naming the field)."""
-    model_id, device_id = entry.text("model"), entry.text("device")
-    for field, lookup in (("model", get_model), ("device", get_device)):
-        try:
-            lookup(entry.text(field))
-        except Exception as err:
-            raise entry.fail(field, f"is not in the registry ({err})") from None
-    device = get_device(device_id)
+    entry.registered("model", get_model)
+    model_id = entry.text("model")
+    device = entry.registered("device", get_device)
+    device_id = entry.text("device")
     if device.network is None:
         raise entry.fail("device", f"has no scale-out network in the registry ({device.network_note})")
     phase = entry.text("phase")

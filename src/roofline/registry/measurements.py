@@ -99,11 +99,8 @@ class PublishedMeasurement(_RunOnRegistry):
 
 def _parse(entry: Entry, kind: str) -> PublishedMeasurement:
     field, scale, unit = VALUE_FIELDS[kind]
+    device = entry.registered("device", get_device)
     device_id = entry.text("device")
-    try:
-        device = get_device(device_id)
-    except Exception as err:  # an unknown id: name the file, entry and field
-        raise entry.fail("device", f"is not in the registry ({err})") from None
     dtype, model_id = "", ""
     if kind == "gemm":
         dtype = entry.text("dtype")
@@ -131,11 +128,8 @@ def _parse(entry: Entry, kind: str) -> PublishedMeasurement:
             raise entry.fail("allreduce", f"must be \"latency-optimal\" where the source says so, or left out; "
                                           f"got {extra['allreduce']!r}")
     if kind in ("decode", "parallel_decode"):
+        entry.registered("model", get_model)
         model_id = entry.text("model")
-        try:
-            get_model(model_id)
-        except Exception as err:
-            raise entry.fail("model", f"is not in the registry ({err})") from None
         dtype = entry.text("weight_dtype")
         if dtype not in STORAGE_DTYPES:
             raise entry.fail("weight_dtype", f"must be one of {', '.join(STORAGE_DTYPES)}, got {dtype!r}")
@@ -245,11 +239,8 @@ def _parse_kernel(entry: Entry) -> KernelMeasurement:
     kernel = entry.text("kernel")
     if kernel not in KERNEL_CLASSES:
         raise entry.fail("kernel", f"must be one of {', '.join(KERNEL_CLASSES)}, got {kernel!r}")
+    device = entry.registered("device", get_device)
     device_id = entry.text("device")
-    try:
-        device = get_device(device_id)
-    except Exception as err:
-        raise entry.fail("device", f"is not in the registry ({err})") from None
     field = KERNEL_CLASSES[kernel]
     raw = entry.number(field, allow_zero=kernel == "engine_step")
     value = raw * {"measured_TFLOP_per_s": TERA, "measured_GB_per_s": GIGA, "measured_us": 1e-6}[field]
@@ -371,15 +362,10 @@ def _parse_layout(entry: Entry, devices: int) -> tuple[tuple[str, int], ...]:
 
 
 def _parse_serving(entry: Entry) -> ServingMeasurement:
-    model_id, device_id = entry.text("model"), entry.text("device")
-    try:
-        get_model(model_id)
-    except Exception as err:
-        raise entry.fail("model", f"is not in the registry ({err})") from None
-    try:
-        device = get_device(device_id)
-    except Exception as err:
-        raise entry.fail("device", f"is not in the registry ({err})") from None
+    entry.registered("model", get_model)
+    model_id = entry.text("model")
+    device = entry.registered("device", get_device)
+    device_id = entry.text("device")
     devices = int(entry.number("devices", integer=True))
     degrees = _parse_layout(entry, devices)
     weight_format = entry.text("weight_format")

@@ -35,11 +35,8 @@ class Price:
 
 
 def _parse(entry: Entry) -> Price:
+    entry.registered("device", get_device)
     device_id = entry.text("device")
-    try:
-        get_device(device_id)
-    except Exception as err:
-        raise entry.fail("device", f"is not in the registry ({err})") from None
     kind = entry.text("kind")
     if kind not in KINDS:
         raise entry.fail("kind", f"must be one of {', '.join(KINDS)}, got {kind!r}")

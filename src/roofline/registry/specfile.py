@@ -217,6 +217,14 @@ class Entry:
     def fail(self, field: str, problem: str) -> SpecError:
         return SpecError(f"{self.path.name}: {self.id}: field '{field}' {problem}")
 
+    def registered(self, field: str, lookup):
+        """What `lookup` (another registry's get_device, get_model) gives for the id in `field`; an
+        unknown id fails naming file, entry and field, with the registry's own suggestion."""
+        try:
+            return lookup(self.text(field))
+        except Exception as err:
+            raise self.fail(field, f"is not in the registry ({err})") from None
+
     def check_all_read(self) -> None:
         """Raise for the first field the parser never read, suggesting the closest known one."""
         for field in self.raw:
