@@ -10,7 +10,9 @@ published figure, ours and AIConfigurator's, and for each the validation statist
 (roofline.model.validation.stats). The site build never needs any of this.
 
 Environment: AIC_VERSION (default 0.12.0), AIC_VENV (default .cache/aic-venv), AIC_ONLY (a substring
-of run ids to keep), AIC_LIMIT (the first N runs only).
+of run ids to keep), AIC_LIMIT (the first N runs only), AIC_REUSE=1 (take AIConfigurator's answers from
+the last report where it holds them for the same version, and recompute only ours: the package changed,
+AIConfigurator did not).
 """
 
 from __future__ import annotations
@@ -110,23 +112,38 @@ def runs_to_predict():
     return (out[:limit] if limit else out), skipped
 
 
+def _reused() -> dict:
+    """AIConfigurator's answers in the last report, where it was written by the same version."""
+    path = REPORTS / "aic-comparison.json"
+    if not path.exists():
+        return {}
+    last = json.loads(path.read_text())
+    if last.get("summary", {}).get("aiconfigurator_version") != VERSION:
+        return {}
+    return {x["id"]: {"id": x["id"], "tokens_per_s_per_gpu": x["aic_tokens_per_s_per_gpu"],
+                      "parallel": x["aic_parallel"], "concurrency": x["aic_concurrency"], "error": x["aic_error"]}
+            for x in last["runs"] if x["aic_tokens_per_s_per_gpu"] or x["aic_error"]}
+
+
 def main() -> int:
     from roofline.model import validation
 
-    py = ensure_venv()
     todo, skipped = runs_to_predict()
-    print(f"asking AIConfigurator {VERSION} for {len(todo)} runs (about half a minute each) ...", flush=True)
+    answers = _reused() if os.environ.get("AIC_REUSE") == "1" else {}
+    ask = [spec for _, _, spec in todo if spec["id"] not in answers]
     t0 = time.time()
-    proc = subprocess.Popen([str(py), "-c", DRIVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    proc.stdin.write(json.dumps([spec for _, _, spec in todo]))
-    proc.stdin.close()
-    answers = {}
-    for line in proc.stdout:
-        a = json.loads(line)
-        answers[a["id"]] = a
-        print(f"  {a['id']}: " + (f"{a['tokens_per_s_per_gpu']:.0f} tokens/s per GPU" if "error" not in a
-                                   else a["error"]), flush=True)
-    proc.wait()
+    if ask:
+        py = ensure_venv()
+        print(f"asking AIConfigurator {VERSION} for {len(ask)} runs (about half a minute each) ...", flush=True)
+        proc = subprocess.Popen([str(py), "-c", DRIVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        proc.stdin.write(json.dumps(ask))
+        proc.stdin.close()
+        for line in proc.stdout:
+            a = json.loads(line)
+            answers[a["id"]] = a
+            print(f"  {a['id']}: " + (f"{a['tokens_per_s_per_gpu']:.0f} tokens/s per GPU" if "error" not in a
+                                       else a["error"]), flush=True)
+        proc.wait()
     rows = []
     for r, c, spec in todo:
         a = answers.get(r.id, {"error": "no answer"})
