@@ -364,12 +364,15 @@ LINK = "link"
 
 
 def kv_transfer(model: Model, device: Device, prompt_tokens, kv_dtype: str = "bf16", over: str = NETWORK,
-                latency="floor") -> CollectivePoint:
+                latency="floor", layout: Layout | None = None) -> CollectivePoint:
     """One prompt's KV cache sent from a prefill device to a decode device: one send, latency + bytes ÷ bandwidth.
 
     `over`: "network" (pools on separate nodes, one NIC each way: the disaggregated deployments) or
     "link" (both pools in one scale-up domain). The bytes are the model's KV format: prompt ×
-    KV bytes per token (MLA's latent and rotary key; K and V per KV head otherwise).
+    KV bytes per token (MLA's latent and rotary key; K and V per KV head otherwise). With the prefill
+    pool's `layout`, the bytes one of its devices holds (`shard`: its stage's layers, its TP rank's KV
+    heads), each device sending its part through its own NIC at once; attention data-parallel (EP) keeps
+    a request's whole cache on one rank.
 
     >>> c = kv_transfer(get_model("deepseek-v3"), get_device("h100-sxm5"), 2000)
     >>> round(float(c.link_bytes)), round(c.time_s * 1e3, 4)  # 2000·61·576·2 B ÷ 50 GB/s + 2.8 µs
@@ -378,7 +381,7 @@ def kv_transfer(model: Model, device: Device, prompt_tokens, kv_dtype: str = "bf
     from roofline.model.accounting import kv_bytes_per_token
 
     tokens = _degree("prompt tokens", prompt_tokens)
-    nbytes = tokens * kv_bytes_per_token(model, kv_dtype)
+    nbytes = tokens * kv_bytes_per_token(model if layout is None else shard(model, layout), kv_dtype)
     ic = require_interconnect(device, "shipping a KV cache")
     peak = device.peak_flop_per_s()
     if over == LINK:

@@ -86,7 +86,8 @@ MAX_MEMORY_CAP = 1 << 20       # requests the memory search looks at
 #: `RELAX` and the point rerun. A limit of the schedule (memory, the reader's cap, the chunk) binds where
 #: relaxing it raises the point's output tokens/s by `MIN_GAIN` or more; where none does, the device's
 #: limit whose relaxation raises it most binds (a faster device always shortens the steps). Ties go in order.
-BOUNDS = ("memory", "cap", "chunk", "compute", "bandwidth", "link-bandwidth", "link-latency", "none")
+BOUNDS = ("memory", "cap", "chunk", "compute", "bandwidth", "link-bandwidth", "link-latency", "network-bandwidth",
+          "network-latency", "none")
 SCHEDULE_LIMITS = ("memory", "cap", "chunk")
 RELAX = 1.25           # each limit relaxed by a quarter: memory for a quarter more requests, a quarter more FLOP/s, ...
 BIND_MARGIN = 0.02     # limits whose relaxation gains within two points of the binding one's bind with it
@@ -99,6 +100,8 @@ BOUND_MEANING = {
     "bandwidth": "memory bandwidth: a quarter more bandwidth",
     "link-bandwidth": "the link's bandwidth: a quarter more",
     "link-latency": "the link's latency: a fifth less per collective",
+    "network-bandwidth": "the scale-out network's bandwidth: a quarter more",
+    "network-latency": "the scale-out network's latency floor: a fifth less",
     "none": "nothing: no limit relaxed by a quarter",
 }
 #: Speculative decoding: a draft proposes k tokens, one target pass verifies them (k + 1 positions a request) and
@@ -211,6 +214,7 @@ class Workload:
     engine: str | None = None            # a key of ENGINES: its caps by default; None: memory alone
     kv_memory: str = "reserve"           # "reserve": I + O tokens a request; "paged": the live context in blocks
     kv_block_tokens: int | None = None   # a KV block's tokens (paged; default the engine's, else 16)
+    cache_hit_rate: float = 0.0          # the share of each prompt a prefix cache holds (0: no hits)
 
     def __post_init__(self):
         set_ = lambda k, v: object.__setattr__(self, k, v)  # noqa: E731 (frozen)
@@ -234,6 +238,12 @@ class Workload:
         if self.max_concurrency is not None:
             set_("max_concurrency", _whole("--max-concurrency", self.max_concurrency, 1, MAX_CONCURRENCY))
         set_("chunk_tokens", _whole("--chunk-tokens", self.chunk_tokens, 1, MAX_TOKENS))
+        h = self.cache_hit_rate
+        if isinstance(h, bool) or not isinstance(h, (int, float, np.integer, np.floating)) or not math.isfinite(h) \
+                or not 0 <= h <= 1:
+            raise InputError(f"--cache-hit-rate must be a number from 0 to 1 (the share of each prompt a prefix cache "
+                             f"holds), got {h!r}")
+        set_("cache_hit_rate", float(h))
         if self.prefill_steps > MAX_CHUNKS_PER_PROMPT:
             raise InputError(f"--chunk-tokens must be at least {-(-self.input_tokens // MAX_CHUNKS_PER_PROMPT):,} for a "
                              f"prompt of {self.input_tokens:,} tokens (at most {MAX_CHUNKS_PER_PROMPT:,} chunks a "
@@ -332,9 +342,19 @@ class Workload:
                 f"{self.acceptance:g}: {self.tokens_per_pass:.3g} tokens a pass)")
 
     @property
+    def cached_tokens(self) -> int:
+        """Prompt tokens a prefix cache serves (`kernels.cached_prompt_tokens`): their KV is read, not recomputed."""
+        return int(kernels.cached_prompt_tokens(self.input_tokens, self.cache_hit_rate)) if self.cache_hit_rate else 0
+
+    @property
+    def computed_tokens(self) -> int:
+        """Prompt tokens the engine computes: the prompt less the cached ones (I without hits)."""
+        return self.input_tokens - self.cached_tokens
+
+    @property
     def prefill_steps(self) -> int:
-        """Steps one prompt takes: ⌈I ÷ K⌉."""
-        return -(-self.input_tokens // self.chunk_tokens)
+        """Steps one prompt takes: ⌈computed prompt tokens ÷ K⌉ (⌈I ÷ K⌉ without cache hits)."""
+        return -(-self.computed_tokens // self.chunk_tokens)
 
     @property
     def decode_steps(self) -> float:
@@ -351,7 +371,9 @@ class Workload:
         """The workload in words, for labels: "I 1024, O 256, weights bf16, activations bf16, KV bf16"."""
         f = self.formats
         return (f"I {self.input_tokens}, O {self.output_tokens}, weights {f.weights.name}, activations "
-                f"{f.activation}, KV {f.kv}, {self.attention} attention, chunk {self.chunk_tokens}, {self.decoding}")
+                f"{f.activation}, KV {f.kv}, {self.attention} attention, chunk {self.chunk_tokens}, {self.decoding}"
+                + (f", cache hits {self.cache_hit_rate:g} of each prompt ({self.cached_tokens:,} tokens)"
+                   if self.cache_hit_rate else ""))
 
 
 # ---------------------------------------------------------------------------- points -------
@@ -466,10 +488,12 @@ def _chunk_sums(model: Model, prompt: int, chunk: int) -> tuple[float, float]:
 
 def _chunks(model: Model, wl: Workload) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Each chunk of one prompt as the engine cuts it: (tokens, layer-summed positions its attention
-    reads, layer-summed query-key pairs it scores), chunk i covering positions (i−1)·K + 1 … min(i·K, I)."""
-    I, K = wl.input_tokens, wl.chunk_tokens
-    ends = np.minimum(np.arange(1, wl.prefill_steps + 1, dtype=float) * K, I)
-    starts = np.concatenate([[0.0], ends[:-1]])
+    reads, layer-summed query-key pairs it scores), chunk i covering positions (i−1)·K + 1 … min(i·K, I).
+    With cache hits the chunks start after the c cached positions, c + (i−1)·K + 1 … min(c + i·K, I), each
+    still reading the K and V of every position before its end (the cached ones included)."""
+    I, K, c = wl.input_tokens, wl.chunk_tokens, float(wl.cached_tokens)
+    ends = np.minimum(c + np.arange(1, wl.prefill_steps + 1, dtype=float) * K, I)
+    starts = np.concatenate([[c], ends[:-1]])
     size = ends - starts
     reads = np.asarray(kernels.layer_positions(model, ends), float)
     if wl.attention == "fused":  # the causal pairs of positions start+1 … end, each against all before it
@@ -480,18 +504,29 @@ def _chunks(model: Model, wl: Workload) -> tuple[np.ndarray, np.ndarray, np.ndar
     return size, reads, pairs
 
 
+def _prompt_sums(model: Model, wl: Workload) -> tuple[float, float]:
+    """(Σ over one prompt's chunks of the layer-summed positions each reads, Σ of the layer-summed query-key
+    pairs they score): closed form without cache hits, else summed over `_chunks`."""
+    I, K = wl.input_tokens, wl.chunk_tokens
+    if not wl.cached_tokens:
+        reads, scored = _chunk_sums(model, I, K)
+        return reads, (float(kernels.causal_layer_pairs(model, I)) if wl.attention == "fused" else scored)
+    _, reads, pairs = _chunks(model, wl)
+    return float(reads.sum()), float(pairs.sum())
+
+
 def _work(model: Model, wl: Workload, per_replica_slots: np.ndarray):
     """The steady-state average step of one replica holding `per_replica_slots` requests:
     (its MixedWork, requests finished per step λ, whether the chunk limits λ)."""
     I, O, K = wl.input_tokens, wl.output_tokens, wl.chunk_tokens
+    n = wl.computed_tokens   # the prompt tokens a step's budget carries: I less the cache hits
     steps = wl.steps_in_engine
     lam_free = per_replica_slots / steps
-    lam = np.minimum(lam_free, K / I)
-    chunk_bound = lam_free >= K / I  # a chunk exactly full binds too: more requests add nothing
+    lam = np.minimum(lam_free, K / n)
+    chunk_bound = lam_free >= K / n  # a chunk exactly full binds too: more requests add nothing
     v = wl.verify_tokens
-    d, p = lam * wl.decode_steps * v, lam * I   # decoding requests × the positions each verifies
-    reads, scored = _chunk_sums(model, I, K)
-    pairs = float(kernels.causal_layer_pairs(model, I)) if wl.attention == "fused" else scored
+    d, p = lam * wl.decode_steps * v, lam * n   # decoding requests × the positions each verifies
+    reads, pairs = _prompt_sums(model, wl)
     decode_positions = float(kernels.layer_positions(model, I + O / 2))  # the average context, see the module doc
     running = lam * steps
     work = kernels.MixedWork(decode_tokens=d, decode_positions=d * decode_positions, prefill_tokens=p,
@@ -580,7 +615,7 @@ def _step_mix(model: Model, device: Device, layout: Layout, wl: Workload, per_re
     ctx = float(kernels.layer_positions(model, I + O / 2))
     kv = s * float(kernels.layer_positions(model, I + O))
     size, reads, pairs = _chunks(model, wl)
-    share_floor = prefill_s * size / I                       # each chunk's share of the prompt's own prefill
+    share_floor = prefill_s * size / wl.computed_tokens      # each chunk's share of the prompt's own prefill
 
     # Three kinds of step, costed in one vectorised pass: decode-only (every slot decodes), one prompt's
     # chunk i beside the other s − 1 slots decoding (points × chunks), and the fluid average step that
@@ -682,6 +717,13 @@ def _relaxations(device: Device, layout: Layout, wl: Workload, cap: int) -> dict
             ic, latency_base_s=ic.latency_base_s / RELAX, latency_per_step_s=ic.latency_per_step_s / RELAX,
             latency_floor_s=ic.latency_floor_s / RELAX)),
             wl if isinstance(lat, str) else replace(wl, collective_latency=lat / RELAX), cap)
+    net = device.network
+    if net is not None and parallel.domains_spanned(layout.replica_devices, device) > 1:
+        # a replica across nodes: its all-to-alls and stage sends cross the scale-out network too
+        out["network-bandwidth"] = (dc.replace(device, network=dc.replace(
+            net, bandwidth_bytes_per_s_per_direction=net.bandwidth_bytes_per_s_per_direction * RELAX)), wl, cap)
+        out["network-latency"] = (dc.replace(device, network=dc.replace(
+            net, latency_floor_s=net.latency_floor_s / RELAX)), wl, cap)
     return out
 
 
@@ -731,7 +773,7 @@ def _point_gains(model: Model, device: Device, layout: Layout, wl: Workload, c: 
 def _prefill_s(model: Model, device: Device, layout: Layout, wl: Workload) -> float:
     """The package's own prefill of one prompt on `layout` (`roofline prefill --prompt I`)."""
     return float(parallel.prefill(model, device, wl.input_tokens, 1, wl.formats, wl.attention, layout,
-                                  wl.collective_latency).time_s)
+                                  wl.collective_latency, wl.cache_hit_rate).time_s)
 
 
 def _points(model: Model, device: Device, layout: Layout, wl: Workload, concurrency, cap: int,
@@ -972,6 +1014,12 @@ class DisaggregatedPoint(_Rates):
     output_tokens_per_s: float         # the decode pool's, all of it
     kv_transfer_s: float
     bound: str                         # the decode pool's limit, as ServicePoint.bound
+    prefill_nodes: int | None = None   # pools on separate nodes: the prefill pool's nodes (None: one domain)
+
+    @property
+    def prefill_instances_per_decode_instance(self) -> float:
+        """Prefill pools (each one `prefill_layout`) per decode pool (one `decode_layout`) in balance."""
+        return self.prefill_devices_per_decode_device * self.decode_layout.devices / self.prefill_layout.devices
 
     @property
     def devices(self) -> float:
@@ -987,14 +1035,13 @@ def _prefill_pool(model: Model, device: Device, wl: Workload, search: list[Layou
     """The prefill layout that prefills the most requests a second per device, running full chunks
     (K prompt tokens a step, no decode tokens): (layout, requests/s per device, step time)."""
     best = None
-    I, K = wl.input_tokens, wl.chunk_tokens
-    lam = K / I
-    reads, scored = _chunk_sums(model, I, K)
-    pairs = float(kernels.causal_layer_pairs(model, I)) if wl.attention == "fused" else scored
+    I, K, n = wl.input_tokens, wl.chunk_tokens, wl.computed_tokens
+    lam = K / n
+    reads, pairs = _prompt_sums(model, wl)
     for lay in search:
         if lay.dp > 1 or memory_cap(model, device, lay, wl) < 1:
             continue  # replicas of a prefill pool are the same layout again
-        work = kernels.MixedWork(decode_tokens=0.0, decode_positions=0.0, prefill_tokens=lam * I,
+        work = kernels.MixedWork(decode_tokens=0.0, decode_positions=0.0, prefill_tokens=lam * n,
                                  prefill_positions=lam * reads, prefill_pairs=lam * pairs, head_tokens=lam,
                                  requests=max(lam * wl.prefill_steps, 1.0),
                                  kv_positions=lam * float(kernels.layer_positions(model, I)))
@@ -1005,12 +1052,24 @@ def _prefill_pool(model: Model, device: Device, wl: Workload, search: list[Layou
     return best
 
 
+def prefill_pool_layouts(model: Model, device: Device, nodes) -> list[Layout]:
+    """The layouts a prefill pool on `nodes` machines of its own may run: over all their devices
+    (`parallel.candidate_layouts` with `nodes`), or any layout within one node."""
+    n = parallel.node_devices(device, nodes)
+    if device.network is None:
+        raise InputError(f"--prefill-nodes {nodes}: {device.network_note}, so the pools cannot sit on separate nodes")
+    return parallel.candidate_layouts(model, device, nodes=nodes) if nodes > 1 else \
+        parallel.candidate_layouts(model, device, max_devices=n)
+
+
 def disaggregated(model: Model, device: Device, workload: Workload, max_devices: int | None = None,
-                  layouts: list[Layout] | None = None) -> list[DisaggregatedPoint]:
+                  layouts: list[Layout] | None = None, prefill_nodes: int | None = None) -> list[DisaggregatedPoint]:
     """Disaggregated serving's points: every decode layout × concurrency (as `frontier`), each with
     the prefill pool that balances it (prefill devices per decode device = the decode pool's requests
     a second per device ÷ the best prefill layout's). The KV cache of each prompt crosses the link once.
-    `layouts`, where the reader named them, are the layouts both pools are drawn from.
+    `layouts`, where the reader named them, are the layouts both pools are drawn from. With
+    `prefill_nodes`, the prefill pool sits on that many nodes of its own (`prefill_pool_layouts`), the decode
+    pool on the layouts given, and each prompt's KV cache crosses the scale-out network instead (`kv_send_s`).
 
     >>> pts = disaggregated(get_model("llama-3.1-8b"), get_device("h100-sxm5"), Workload(1024, 256), 1)
     >>> 0 < pts[0].prefill_devices_per_decode_device < 1
@@ -1018,13 +1077,20 @@ def disaggregated(model: Model, device: Device, workload: Workload, max_devices:
     """
     wl = workload
     search = parallel.candidate_layouts(model, device, max_devices) if layouts is None else list(layouts)
-    pool = _prefill_pool(model, device, wl, search)
+    if prefill_nodes is None:
+        pool = _prefill_pool(model, device, wl, search)
+    else:
+        pool = _prefill_pool(model, device, wl, prefill_pool_layouts(model, device, prefill_nodes))
+        if pool is None:
+            raise InputError(f"--prefill-nodes {prefill_nodes}: no layout over {prefill_nodes} node"
+                             f"{'s' if prefill_nodes > 1 else ''} of {device.name}s holds a prefill pool (one "
+                             f"{wl.input_tokens}-token prompt of {model.name}, one replica); give more nodes")
     if pool is None:
         raise InputError(f"--disaggregated: no layout{' asked' if layouts is not None else ''} holds a prefill pool "
                          f"(one {wl.input_tokens}-token prompt of {model.name}, one replica) on the {device.name}; "
                          "give a layout without --dp that holds one request, or more devices")
     p_lay, p_rate, p_step = pool
-    send = kv_send_s(model, device, wl)
+    send = kv_send_s(model, device, wl) if prefill_nodes is None else kv_network_send_s(model, device, wl, p_lay)
     ttft = prompt_alone_s(model, device, p_lay, wl) + send
     positions = float(kernels.layer_positions(model, wl.input_tokens + wl.output_tokens / 2))
     kv_pos = float(kernels.layer_positions(model, wl.input_tokens + wl.output_tokens))
@@ -1057,7 +1123,7 @@ def disaggregated(model: Model, device: Device, workload: Workload, max_devices:
         bound, also = _binding(gains)
         for i in range(len(s)):
             out.append(DisaggregatedPoint(model.id, device.id, wl, p_lay, lay, int(grid[i]), float(ratio[i]), ttft,
-                                          float(t[i]), float(tps[i]), float(send), str(bound[i])))
+                                          float(t[i]), float(tps[i]), float(send), str(bound[i]), prefill_nodes))
     return out
 
 
@@ -1068,6 +1134,15 @@ def kv_send_s(model: Model, device: Device, wl: Workload) -> float:
     ic = device.interconnect
     return float(parallel.collective("send", kv_bytes, 2, ic, device.peak_flop_per_s(),
                                      latency=wl.collective_latency).time_s) if ic is not None else 0.0
+
+
+def kv_network_send_s(model: Model, device: Device, wl: Workload, prefill_layout: Layout) -> float:
+    """One prompt's KV cache (I tokens at the KV format) sent from a prefill pool on nodes of its own to the
+    decode pool over the scale-out network: the bytes one prefill device holds of it (`parallel.kv_transfer`
+    with the layout) through its NIC at the network's bandwidth each way, plus its latency floor (or the
+    latency set). Replicas the decode pool keeps of that cache fan out over its scale-up link, not counted."""
+    return float(parallel.kv_transfer(model, device, wl.input_tokens, wl.formats.kv, parallel.NETWORK,
+                                      wl.collective_latency, prefill_layout).time_s)
 
 
 def prompt_alone_s(model: Model, device: Device, layout: Layout, wl: Workload) -> float:
