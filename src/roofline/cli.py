@@ -825,6 +825,8 @@ def cmd_serve(args) -> None:
     limit, limit_text = _max_context(args, m, args.input_tokens + args.output_tokens, "--input-tokens + --output-tokens")
     lay = _layout(args, m, d)
     search, why = _serve_layouts(args, m, d, lay, named)
+    if args.prefill_nodes is not None:  # refused before any search: the count alone can be impossible
+        parallel.node_devices(d, args.prefill_nodes, "--prefill-nodes")
     f, choice = _formats(args, m)
     wl = serving.Workload(args.input_tokens, args.output_tokens, args.concurrency, args.max_concurrency,
                           args.chunk_tokens, f, args.attention, args.price_per_device_hour, _latency(args),

@@ -361,6 +361,7 @@ def pipeline_sends(payload_bytes, layout: Layout, device: Device, peak_flop_per_
 
 NETWORK = "network"
 LINK = "link"
+MAX_PROMPT_TOKENS = 10_000_000   # a prompt past ten million tokens is a typo (serving's limit too)
 
 
 def kv_transfer(model: Model, device: Device, prompt_tokens, kv_dtype: str = "bf16", over: str = NETWORK,
@@ -380,7 +381,10 @@ def kv_transfer(model: Model, device: Device, prompt_tokens, kv_dtype: str = "bf
     """
     from roofline.model.accounting import kv_bytes_per_token
 
-    tokens = _degree("prompt tokens", prompt_tokens)
+    tokens = prompt_tokens
+    if isinstance(tokens, bool) or not isinstance(tokens, (int, np.integer, float)) or not math.isfinite(tokens) \
+            or tokens != int(tokens) or not 1 <= tokens <= MAX_PROMPT_TOKENS:
+        raise InputError(f"prompt tokens must be a whole number from 1 to {MAX_PROMPT_TOKENS:,}, got {tokens!r}")
     nbytes = tokens * kv_bytes_per_token(model if layout is None else shard(model, layout), kv_dtype)
     ic = require_interconnect(device, "shipping a KV cache")
     peak = device.peak_flop_per_s()
@@ -936,19 +940,24 @@ def limits(model: Model, device: Device, context_len=1, formats: Formats | None 
         latency=one.latency, latency_description=one.latency_description, assumes=assumes)
 
 
-def node_devices(device: Device, nodes) -> int:
-    """Devices in `nodes` machines (one node: the scale-up domain where no network is recorded), or one sentence.
+def node_devices(device: Device, nodes, option: str = "--nodes") -> int:
+    """Devices in `nodes` machines (one node: the scale-up domain where no network is recorded), or one sentence
+    naming `option`.
 
     >>> node_devices(get_device("h100-sxm5"), 12)  # SGLang's 96-GPU deployment: 12 nodes of 8
     96
     """
-    n = _degree("--nodes", nodes)
+    n = _degree(option, nodes)
     if n == 1:
         return device.network.node_devices if device.network else (device.interconnect.domain_devices
                                                                    if device.interconnect else 1)
     if device.network is None:
-        raise InputError(f"--nodes {n}: {device.network_note}, so layouts stay inside one node")
-    return n * device.network.node_devices
+        raise InputError(f"{option} {n}: {device.network_note}, so layouts stay inside one node")
+    per = device.network.node_devices
+    if n * per > MAX_DEGREE:
+        raise InputError(f"{option} {n}: {n:,} nodes of {per} hold {n * per:,} devices; a layout spans at most "
+                         f"{MAX_DEGREE:,}, so give at most {MAX_DEGREE // per:,} nodes")
+    return n * per
 
 
 def node_layout(model: Model, device: Device, nodes, redundant_experts: int = 0, expert_imbalance: float = 1.0) -> Layout:

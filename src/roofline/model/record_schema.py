@@ -136,23 +136,31 @@ SERVE_KEYS: dict[str, str] = {
     "targets": "`ttft_s` and `tpot_s`, the targets given (null where none), and `ttft_percentile` and "
                "`tpot_percentile`, the statistic each is judged on (`mean`, `p50`, `p90` or `p99`; p99 unless told)",
     "layouts_searched": "the layouts the frontier and the offline maximum searched",
-    "layouts_searched_why": "why those: the layout options named, `--devices`, or every layout within one domain",
+    "layouts_searched_why": "why those: the layout options named, `--devices`, `--nodes` (every layout over their "
+                            "devices), or every layout within one domain",
     "disaggregated": "with `--disaggregated`: every point with prefill and decode on separate pools in balance "
                      "(`prefill_layout`, `decode_layout`, `prefill_devices_per_decode_device`, `kv_transfer_s`, "
                      "TTFT, TPOT, tokens/s in all, per device and per user, `limited_by`, `on_envelope`)",
     "disaggregated_ttft": "with `--disaggregated`: its TTFT in words (the prompt's prefill on the prefill pool "
                           "plus one send of its KV cache)",
+    "disaggregated_pools": "with `--disaggregated`: where the pools sit and how the KV cache crosses between them: "
+                           "`apart` (the prefill pool on nodes of its own, `--prefill-nodes` or `--nodes`), "
+                           "`prefill_nodes` (null in one domain), `prefill_layout`, `prefill_devices`, `kv_bytes` (one "
+                           "prompt's cache), `kv_bytes_per_sending_device` (the part one prefill device holds and "
+                           "sends through its own NIC), `kv_path` (the link or network crossed), "
+                           "`kv_bandwidth_bytes_per_s` (each way), `kv_transfer_s`, `words`",
     "ceiling": "a sentence: which figures are ceilings and which are expected",
     "point": "with `--concurrency`: the service point (a service point's keys, below)",
     "offline": "without `--concurrency`: the point of the most output tokens/s (every request queued at once)",
-    "frontier": "without `--concurrency`: every point over the layouts within one scale-up domain and "
-                "concurrency up to each layout's memory cap",
+    "frontier": "without `--concurrency`: every point over the layouts searched (within one scale-up domain "
+                "unless told) and concurrency up to each layout's memory cap",
     "best_under_targets": "the point with the most output tokens/s per device meeting every target (null when "
                           "none does or no target is given)",
     "targets_unmet": "where a target is met by no point: the sentence saying which, and the closest any point gets",
     "assumptions": "what the service assumed: `chunk_tokens`, `collective_latency` (in words), "
                    "`chunk_default_sources`, `chunk_meaning`, `runtime_reserve_bytes`, `memory_cap`, "
                    "`decode_context`, `steady_state`, `schedule`, `schedule_sources`, `first_token`, `decoding`, "
+                   "`prefix_cache` (what a cache hit costs), "
                    "`expected` (`what`, `engine`, `step_overhead_s`, `efficiencies`, `not_captured`), `cost`",
 }
 
@@ -183,6 +191,8 @@ WORKLOAD_KEYS: dict[str, str] = {
     "kv_memory": "`reserve`: every request's KV cache at I + O tokens; `paged`: its live context in whole blocks",
     "kv_block_tokens": "tokens a KV block holds with `paged` (null with `reserve`)",
     "caps": "the caps on requests in flight, in words, with the engine's default named",
+    "cache_hit_rate": "`--cache-hit-rate`: the share of each prompt a prefix cache holds (0: no hits)",
+    "cached_prompt_tokens": "prompt tokens per request the cache serves: their KV is read, not recomputed",
 }
 
 #: A service point (`record.service_record`): the layout's names from the step, then these. Every figure
@@ -194,7 +204,8 @@ SERVICE_KEYS: dict[str, str] = {
     "memory_cap": "requests whose KV cache at I + O tokens fits each device",
     "limited_by": "the limit whose relaxation raises the point's output tokens/s (each relaxed by a quarter, "
                   "the point rerun): `memory`, `cap` or `chunk` where that raises it by 1 % or more; else the "
-                  "device's limit that raises it most: `compute`, `bandwidth`, `link-bandwidth` or `link-latency`; "
+                  "device's limit that raises it most: `compute`, `bandwidth`, `link-bandwidth`, `link-latency`, or for a "
+                  "replica across nodes `network-bandwidth` or `network-latency`; "
                   "`none` where nothing gains 1 %",
     "limited_by_also": "other limits whose gain is within two points of the binding one's: they bind together",
     "limited_by_gains": "each limit relaxed by a quarter: the share by which the point's output tokens/s rises",
@@ -218,7 +229,7 @@ SERVICE_KEYS: dict[str, str] = {
     "output_tokens_per_s": "all devices",
     "output_tokens_per_s_per_device": "÷ `devices`",
     "output_tokens_per_s_per_user": "1 ÷ TPOT",
-    "input_tokens_per_s": "prompt tokens per second",
+    "input_tokens_per_s": "prompt tokens per second, cache hits included (as DeepSeek reports its input)",
     "expected_output_tokens_per_s": "the same steps with every kernel at its efficiency from published kernel "
                                     "benchmarks plus the engine's per-step overhead: an estimate, never a measurement",
     "expected_output_tokens_per_s_per_device": "÷ `devices`",

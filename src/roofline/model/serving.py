@@ -39,6 +39,16 @@ TTFT has no spread in this steady state (every request waits the same steps). Ou
 replicas × λ·O ÷ the mean step; per device ÷ devices; per user 1 ÷ the mean TPOT; request latency
 TTFT + (O − 1) × the mean TPOT.
 
+A prefix cache that holds a share h of each prompt serves c = min(⌊h·I⌋, I − 1) of its tokens: their
+KV is read, not recomputed, so the prompt's chunks cover positions c + 1 … I (each still reading every
+position before it), ⌈(I − c) ÷ K⌉ of them, and the chunk admits K ÷ (I − c) requests a step. Input
+tokens/s counts all I tokens, hits included, as DeepSeek reports its input.
+
+Layouts may span nodes (`parallel.candidate_layouts` with `nodes`): their all-to-alls and stage sends
+cross the scale-out network, whose bandwidth and latency then enter the binding rule. Disaggregated
+pools on nodes of their own (`disaggregated` with `prefill_nodes`) send each prompt's KV cache over
+that network (`kv_network_send_s`); in one domain, over the link (`kv_send_s`).
+
 Every throughput is a ceiling and every time a floor (datasheet peaks, every kernel at its roofline
 time). The *expected* figure reruns the same steps with every kernel at its efficiency from
 published kernel benchmarks plus the engine's per-step overhead (`efficiency.expected_time_s`); it is
@@ -165,6 +175,11 @@ def check_percentile(option: str, value) -> str:
         raise InputError(f"{option} must be one of {', '.join(PERCENTILES)}, got {value!r}")
     return value
 
+
+#: What a prefix-cache hit costs and what it is assumed not to change.
+PREFIX_CACHE_WORDS = ("a hit's tokens are not recomputed: the computed tokens' attention reads their KV from device "
+                      "memory (that read is the hit's cost; loading it from host memory or disk is not counted); each "
+                      "request still holds its whole cache; input tokens/s counts every prompt token, hits included")
 
 DERATE_MISSES = ("what the engine's per-step overhead row leaves out (sampling and scheduling on engines without "
                  "an overlap scheduler), ragged batches and request-length variation")
@@ -1055,7 +1070,7 @@ def _prefill_pool(model: Model, device: Device, wl: Workload, search: list[Layou
 def prefill_pool_layouts(model: Model, device: Device, nodes) -> list[Layout]:
     """The layouts a prefill pool on `nodes` machines of its own may run: over all their devices
     (`parallel.candidate_layouts` with `nodes`), or any layout within one node."""
-    n = parallel.node_devices(device, nodes)
+    n = parallel.node_devices(device, nodes, "--prefill-nodes")
     if device.network is None:
         raise InputError(f"--prefill-nodes {nodes}: {device.network_note}, so the pools cannot sit on separate nodes")
     return parallel.candidate_layouts(model, device, nodes=nodes) if nodes > 1 else \
@@ -1084,7 +1099,7 @@ def disaggregated(model: Model, device: Device, workload: Workload, max_devices:
         if pool is None:
             raise InputError(f"--prefill-nodes {prefill_nodes}: no layout over {prefill_nodes} node"
                              f"{'s' if prefill_nodes > 1 else ''} of {device.name}s holds a prefill pool (one "
-                             f"{wl.input_tokens}-token prompt of {model.name}, one replica); give more nodes")
+                             f"{wl.input_tokens}-token prompt of {model.name}, one replica); give another node count")
     if pool is None:
         raise InputError(f"--disaggregated: no layout{' asked' if layouts is not None else ''} holds a prefill pool "
                          f"(one {wl.input_tokens}-token prompt of {model.name}, one replica) on the {device.name}; "
@@ -1176,6 +1191,7 @@ def assumptions(workload: Workload) -> dict:
         "first_token": "the step carrying a prompt's last chunk emits the first output token; TTFT = the wait for a "
                        "slot + the steps carrying the request's own chunks, never below `roofline prefill` of it",
         "decoding": workload.decoding,
+        "prefix_cache": PREFIX_CACHE_WORDS if workload.cache_hit_rate else "no cache hits: every prompt token computed",
         "expected": {
             "what": "the same steps with every kernel at its efficiency from published kernel benchmarks "
                     "(a line in the log of its size per kernel class, clamped outside the measured sizes) plus the "
