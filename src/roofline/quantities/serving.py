@@ -10,7 +10,7 @@ from functools import lru_cache
 from roofline.model import measured as _meas
 from roofline.model import serving as _srv
 from roofline.model.formats import Formats
-from roofline.model.parallel import Layout
+from roofline.model.parallel import Layout, check_nodes
 from roofline.quantities.core import Input, Quantity, Source, Term, as_device, as_model, bandwidth_input, model_inputs
 
 _FIELDS = {
@@ -39,6 +39,8 @@ _FIELDS = {
     "usd_per_million_output_tokens": ("USD", "$ per million output tokens"),
     "usd_per_million_input_tokens": ("USD", "$ per million input tokens"),
     "prefill_devices_per_decode_device": ("", "prefill devices per decode device"),
+    "prefill_instances_per_decode_instance": ("", "prefill instances per decode instance"),
+    "kv_transfer_s": ("s", "one prompt's KV cache sent from the prefill pool to the decode pool"),
 }
 _TEXT = ("bound", "bound_meaning", "layout_name")
 
@@ -84,6 +86,9 @@ def _line(p, what: str, wl) -> tuple:
         g = p.prompt_gap_share
         return ((Term(1.0 - g), "×", Term(p.decode_step_s, "s"), "+", Term(g), "×", Term(p.prompt_step_s, "s"))
                 if 0 < g < 1 else ())
+    if isinstance(p, _srv.DisaggregatedPoint) and what == "prefill_instances_per_decode_instance":
+        return (Term(p.prefill_devices_per_decode_device), "×", Term(float(p.decode_layout.devices)), "÷",
+                Term(float(p.prefill_layout.devices)))
     if isinstance(p, _srv.DisaggregatedPoint):
         # The prompt's chunks on the prefill pool, then its KV cache over the link; the rates come
         # from two pools in balance, no one line.
@@ -231,6 +236,53 @@ def serve_disaggregated(model, hw, I, O, what: str = "prefill_devices_per_decode
     return _quantity(p, what, m, d, wl, f"{p.layout_name} at decode concurrency {p.concurrency}")
 
 
+#: Disaggregated pools on separate nodes, named once: (model, device, prompt example, output example, decode
+#: nodes, decode EP degree, redundant experts, prefill nodes, weight, activation and KV formats). DeepSeek's
+#: inference-system overview runs V3 this way on H800 nodes: decode EP144 with 32 redundant experts on 18 nodes,
+#: prefill on 4 nodes of its own.
+NODE_WORKLOADS = {
+    "ds_h800": ("deepseek-v3", "h800-sxm", "ep_prompt", "serve_output", 18, 144, 32, 4, ("fp8-b128", "fp8", "bf16")),
+}
+
+
+@lru_cache(maxsize=16)
+def _nodes(name: str, hit: float):
+    from roofline.examples import example as _ex
+
+    if name not in NODE_WORKLOADS:
+        raise ValueError(f"unknown node workload {name!r}: known {', '.join(NODE_WORKLOADS)}")
+    model, hw, i, o, nodes, ep, redundant, prefill_nodes, (w, a, kv) = NODE_WORKLOADS[name]
+    m, d = as_model(model), as_device(hw)
+    wl = _srv.Workload(whole(_ex(i)), whole(_ex(o)), formats=Formats.of(w, a, kv), cache_hit_rate=hit)
+    lay = Layout(ep=ep, redundant_experts=redundant)
+    check_nodes(lay, d, nodes)
+    return m, d, wl, prefill_nodes, tuple(_srv.disaggregated(m, d, wl, layouts=[lay], prefill_nodes=prefill_nodes))
+
+
+def svc_nodes(name: str, what: str = "prefill_devices_per_decode_device", end: str = "throughput",
+              hit=0.0) -> Quantity | str:
+    """A point at an end of the envelope of disaggregated pools on separate nodes (`NODE_WORKLOADS`), at a
+    prefix-cache hit rate `hit` (a number or a token): {{ svc_nodes("ds_h800", "kv_transfer_s") }}."""
+    h = float(getattr(hit, "value", hit))
+    m, d, wl, prefill_nodes, pts = _nodes(name, h)
+    env = _srv.pareto(list(pts))
+    p = env[0] if end == "throughput" else env[-1]
+    if what in ("prefill_layout", "decode_layout"):
+        return getattr(p, what).name
+    hits = f", cache hits {h:.3g} of each prompt" if h else ""
+    where = (f"{p.layout_name} (prefill on {prefill_nodes} nodes of its own, decode on "
+             f"{p.decode_layout.devices // d.network.node_devices}) at decode concurrency {p.concurrency}{hits}")
+    q = _quantity(p, what, m, d, wl, where)
+    if what == "kv_transfer_s":
+        net = d.network
+        nbytes = (p.kv_transfer_s - net.latency_floor_s) * net.bandwidth_bytes_per_s_per_direction
+        return Quantity(q.value, q.unit, q.label, "the network's latency floor + the KV bytes one prefill device "
+                        "holds ÷ one NIC's bandwidth each way", q.inputs, q.digits,
+                        (Term(net.latency_floor_s, "s"), "+", Term(nbytes, "B"), "÷",
+                         Term(net.bandwidth_bytes_per_s_per_direction, "B/s")))
+    return q
+
+
 def serve_memory_cap(model, hw, I, O, tp: int = 1, pp: int = 1, ep: int = 1, dp: int = 1, weights: str = "bf16",
                      activations: str = "bf16", kv: str = "bf16") -> Quantity:
     """Requests whose KV cache at I + O tokens, with weights, activations and the reserve, fit the layout."""
@@ -313,7 +365,7 @@ def svc_cap(name: str, **kw) -> Quantity:
     return serve_memory_cap(w.pop("model"), w.pop("hw"), w.pop("I"), w.pop("O"), **{**w, **kw})
 
 
-TOKENS = (medusa_405b_published, svc, svc_offline, svc_best, svc_envelope, svc_disagg, svc_cap, serve, serve_offline, serve_best, serve_envelope_best, serve_disaggregated, serve_memory_cap,
+TOKENS = (medusa_405b_published, svc, svc_offline, svc_best, svc_envelope, svc_disagg, svc_nodes, svc_cap, serve, serve_offline, serve_best, serve_envelope_best, serve_disaggregated, serve_memory_cap,
           serve_chunk_default, serve_derate)
 
 __all__ = [fn.__name__ for fn in TOKENS]
