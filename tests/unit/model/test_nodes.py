@@ -120,7 +120,7 @@ def test_node_layouts():
     assert parallel.node_layout(DSV3, H100, 9, redundant_experts=32).name == "EP72 (+32 redundant experts)"
     assert parallel.node_layout(get_model("llama-3.1-405b"), H100, 2).name == "TP8 × PP2"
     with pytest.raises(InputError, match="no scale-out network is recorded"):
-        parallel.node_devices(get_device("mi355x"), 2)
+        parallel.node_devices(get_device("mi300x"), 2)
     with pytest.raises(InputError, match="hold 16 devices but EP8 uses 8"):
         parallel.check_nodes(Layout(ep=8), H100, 2)
     names = [lay.name for lay in parallel.candidate_layouts(DSV3, H100, nodes=2)]

@@ -52,7 +52,7 @@ def _edit(text, ident, old, new):
     ('phase = "decode"', 'phase = "verify"', "field 'phase' must be one of decode, prefill"),
     ("ep = 144", "ep = 140", "field 'ep' must span the unit's 18 × 8 devices, got 140"),
     ("cache_hit_rate = 0\n", "cache_hit_rate = 0.5\n", "field 'cache_hit_rate' must be below 1"),
-    ('device = "h800-sxm"', 'device = "mi355x"', "field 'device' has no scale-out network"),
+    ('device = "h800-sxm"', 'device = "mi300x"', "field 'device' has no scale-out network"),
     ("tokens_per_s_per_node = 14800", "tokens_per_s_per_node = -1", "field 'tokens_per_s_per_node' must be positive"),
 ])
 def test_bad_rows_refused_in_one_line(tmp_path, monkeypatch, old, new, message):

@@ -42,9 +42,20 @@ def test_gb200_nvl72_is_one_72_gpu_domain_of_4_gpu_trays():
     assert d.network.node_devices == 4
 
 
+def test_mi355x_nodes_have_one_400_gb_per_s_pollara_nic_per_gpu():
+    # AMD's ROCm guide for MI355X clusters: 8 GPUs and 8 Pensando Pollara 400 AI NICs per node, one per GPU;
+    # 400 Gb/s ÷ 8 bits = 50 GB/s each way. No Pollara latency is published: the fastest 400 Gb/s node-to-node
+    # transfer found (InfiniBand, 2.8 µs, DeepSeek ISCA 2025) stands as the floor.
+    net = get_device("mi355x").network
+    assert net.node_devices == 8
+    assert net.bandwidth_bytes_per_s_per_direction == pytest.approx(50e9)
+    assert net.latency_floor_s == pytest.approx(2.8e-6)
+    assert "Pollara" in net.link
+
+
 def test_devices_without_a_network_say_so():
-    assert get_device("mi355x").network is None
-    assert "no scale-out network" in get_device("mi355x").network_note
+    assert get_device("mi300x").network is None
+    assert "no scale-out network" in get_device("mi300x").network_note
     assert all(d.network is None or d.interconnect is not None for d in devices().values())
 
 
