@@ -203,3 +203,28 @@ def test_cli_prefill_nodes_without_a_network_is_refused(capsys):
     code, out, err = _cli(capsys, "serve", "--model", "llama-3.1-8b", "--hardware", "l40s", "--input-tokens", "100",
                           "--output-tokens", "10", "--prefill-nodes", "2")
     assert code == 2 and out == "" and "--prefill-nodes 2" in err and "network" in err
+
+
+# ------------------------------------------------------------------ co-located layouts across nodes -----
+CROSS = [("deepseek-v3", "h800-sxm", Layout(ep=16), FP8), ("deepseek-v3", "h100-sxm5", Layout(ep=32), FP8),
+         ("llama-3.1-405b", "h100-sxm5", Layout(tp=8, pp=2), Formats.of("fp8", "fp8", "fp8"))]
+
+
+@pytest.mark.parametrize("model_id, device_id, layout, formats", CROSS, ids=[c[0] + "-" + c[2].name for c in CROSS])
+def test_ttft_across_nodes_is_never_below_the_prompts_own_prefill(model_id, device_id, layout, formats):
+    # The co-located grid of test_serving, on layouts whose collectives cross the scale-out network.
+    m, d = get_model(model_id), get_device(device_id)
+    for I in (512, 9000):
+        pre = float(parallel.prefill(m, d, I, 1, formats, "fused", layout).time_s)
+        for c in (16, 512):
+            p = serve_point(m, d, layout, Workload(I, 256, c, formats=formats))
+            assert p.ttft_s >= pre * (1 - 1e-12), (layout.name, I, c)
+
+
+def test_the_network_enters_the_binding_rule_only_for_a_replica_across_nodes():
+    # EP16 on two H800 nodes sends 8/15 of each all-to-all over the 50 GB/s NIC: a quarter more network
+    # bandwidth shortens the step, so it gains; Mixtral on EP8 stays in one node: no network limit to relax.
+    across = serve_point(DSV3, H800, Layout(ep=16), Workload(2000, 256, 256, formats=FP8))
+    inside = serve_point(get_model("mixtral-8x7b"), H800, Layout(ep=8), Workload(2000, 256, 64))
+    assert across.bound_gains["network-bandwidth"] > 0 and "network-latency" in across.bound_gains
+    assert not {"network-bandwidth", "network-latency"} & set(inside.bound_gains)
