@@ -766,8 +766,10 @@ def _serve_layouts(args, m: Model, d, lay: parallel.Layout, named: list[str]) ->
         if args.concurrency is not None:
             return [lay], (f"the layout the field runs on {where}: --concurrency evaluates one layout; "
                            "--tp/--pp/--ep/--dp choose another")
-        return (parallel.candidate_layouts(m, d, nodes=args.nodes),
-                f"every layout over {where}, as --nodes {args.nodes} asks")
+        over = parallel.candidate_layouts(m, d, nodes=args.nodes)
+        if lay not in over:  # the field's layout there, with the redundant experts or imbalance asked
+            over.append(lay)
+        return over, f"every layout over {where}, as --nodes {args.nodes} asks"
     if args.concurrency is not None:
         return [lay], "one device: no layout option given; --tp/--pp/--ep/--dp or --devices choose another"
     ic = d.interconnect
@@ -1079,7 +1081,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--kv-block-tokens", type=_whole_number("--kv-block-tokens", 1, 4096), metavar="B",
                     help="tokens a KV block holds with --kv-memory paged (default the engine's, else 16)")
     sp.add_argument("--disaggregated", action="store_true",
-                    help="also the frontier with prefill and decode on separate pools in balance, beside the co-located one")
+                    help="also the frontier with prefill and decode on separate pools in balance, beside the co-located one; "
+                         "with --nodes, the prefill pool on as many nodes of its own")
     sp.add_argument("--prefill-nodes", type=_positive_int("--prefill-nodes"), default=None, metavar="N",
                     help="disaggregated with the prefill pool on N nodes of its own (its best layout over them) and "
                          "the decode pool on the layouts searched (--nodes, --ep, ...): each prompt's KV cache crosses "

@@ -158,6 +158,11 @@ def test_cli_nodes_searches_the_layouts_over_them(capsys):
     assert "EP16" in doc["layouts_searched"] and all(
         parallel.Layout(r["tp"], r["pp"], r["ep"], r["dp"]).devices == 16 for r in doc["frontier"])
     assert "2 nodes (16 devices)" in doc["layouts_searched_why"]
+    # the field's layout over 18 nodes needs 32 redundant copies of the 256 experts; given, it is searched too
+    code, out, _ = _cli(capsys, *DS, "--nodes", "18", "--redundant-experts", "32", "--json")
+    assert code == 0 and "EP144 (+32 redundant experts)" in json.loads(out)["layouts_searched"]
+    code, out, _ = _cli(capsys, *DS, "--nodes", "18", "--redundant-experts", "32", "--concurrency", "1024", "--json")
+    assert code == 0 and json.loads(out)["layouts_searched"] == ["EP144 (+32 redundant experts)"]
 
 
 def test_cli_pools_on_separate_nodes_in_text_and_json(capsys):
