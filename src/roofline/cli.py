@@ -809,9 +809,7 @@ def _pools_payload(m: Model, d, wl, p, args) -> dict[str, Any]:
                         f"{'s' if args.prefill_nodes > 1 else ''} of its own; each prompt's KV cache ({fmt.nbytes(total)}"
                         + ("" if sent == total else f", {fmt.nbytes(sent)} from each prefill device holding a part")
                         + f") crosses {net.link} at {fmt.bytes_per_s(net.bandwidth_bytes_per_s_per_direction)} a NIC "
-                        f"each way + its {fmt.seconds(net.latency_floor_s)} floor: {fmt.seconds(p.kv_transfer_s)}; "
-                        f"prefill pools per decode pool = prefill/decode devices × decode devices ÷ "
-                        f"{p.prefill_layout.devices}")
+                        f"each way + its {fmt.seconds(net.latency_floor_s)} floor: {fmt.seconds(p.kv_transfer_s)}")
     else:
         out["words"] = "pools in one scale-up domain: the KV cache crosses the link"
     return out
@@ -918,7 +916,9 @@ def cmd_serve(args) -> None:
         dis = serving.disaggregated(m, d, wl, layouts=search, prefill_nodes=args.prefill_nodes)
         dis_env = serving.pareto(dis)
         on_dis = {id(p) for p in dis_env}
-        payload["disaggregated"] = [{**record.disaggregated_record(p), "on_envelope": id(p) in on_dis} for p in dis]
+        payload["disaggregated"] = [{**record.disaggregated_record(p), "on_envelope": id(p) in on_dis,
+                                     **({"prefill_instances_per_decode_instance": p.prefill_instances_per_decode_instance}
+                                        if p.prefill_nodes is not None else {})} for p in dis]
         apart = args.prefill_nodes is not None
         payload["disaggregated_ttft"] = ("the co-located definition at one request with no contention: the steps "
                                          "carrying the prompt's chunks on the prefill pool's layout, then one send of "
@@ -932,10 +932,12 @@ def cmd_serve(args) -> None:
             lines.append("  " + payload["disaggregated_pools"]["words"])
         lines.append(_table([{"layout": p.layout_name, "c": str(p.concurrency),
                               "ratio": fmt.sig(p.prefill_devices_per_decode_device),
+                              "inst": fmt.sig(p.prefill_instances_per_decode_instance),
                               "dev": fmt.sig(p.output_tokens_per_s_per_device),
                               "user": fmt.sig(p.output_tokens_per_s_per_user), "ttft": fmt.seconds(p.ttft_s),
                               "tpot": fmt.seconds(p.tpot_s), "bound": p.bound} for p in dis_env],
                             [("layout", "pools"), ("c", "decode concurrency"), ("ratio", "prefill/decode devices"),
+                             *([("inst", "prefill/decode instances")] if apart else []),
                              ("dev", "tok/s/device"), ("user", "tok/s/user"), ("ttft", "TTFT"), ("tpot", "TPOT"),
                              ("bound", "limit")]))
     unmet = None

@@ -140,7 +140,8 @@ SERVE_KEYS: dict[str, str] = {
                             "devices), or every layout within one domain",
     "disaggregated": "with `--disaggregated`: every point with prefill and decode on separate pools in balance "
                      "(`prefill_layout`, `decode_layout`, `prefill_devices_per_decode_device`, `kv_transfer_s`, "
-                     "TTFT, TPOT, tokens/s in all, per device and per user, `limited_by`, `on_envelope`)",
+                     "TTFT, TPOT, tokens/s in all, per device and per user, `limited_by`, `on_envelope`; with the pools on "
+                     "separate nodes also `prefill_instances_per_decode_instance`)",
     "disaggregated_ttft": "with `--disaggregated`: its TTFT in words (the prompt's prefill on the prefill pool "
                           "plus one send of its KV cache)",
     "disaggregated_pools": "with `--disaggregated`: where the pools sit and how the KV cache crosses between them: "

@@ -176,6 +176,9 @@ def test_cli_pools_on_separate_nodes_in_text_and_json(capsys):
     assert "scale-out network" in doc["disaggregated_ttft"]
     row = doc["disaggregated"][0]
     assert row["prefill_layout"] == "EP32" and row["decode_layout"].startswith("EP144")
+    # pools in balance: prefill instances per decode instance = prefill devices per decode device × 144 ÷ 32
+    assert row["prefill_instances_per_decode_instance"] == pytest.approx(
+        row["prefill_devices_per_decode_device"] * 144 / 32, rel=1e-12)
     code, out, _ = _cli(capsys, *args)
     assert code == 0 and "pools on separate nodes: prefill EP32 on 4 nodes of its own" in out
 
