@@ -1013,8 +1013,9 @@ class DisaggregatedPoint(_Rates):
 
     Throughput per device counts both pools. TTFT has the co-located definition at one request with no
     contention: the steps carrying the prompt's chunks with nothing else in them (`prompt_alone_s`), on the
-    prefill pool's layout, plus one send of its KV cache over the link (`kv_send_s`); a queue at the prefill
-    pool is not modelled. TPOT is a decode-only step.
+    prefill pool's layout, plus one send of its KV cache over the link (`kv_send_s`), or over the scale-out
+    network where the pools sit on separate nodes (`kv_network_send_s`); a queue at the prefill pool is not
+    modelled. TPOT is a decode-only step.
     """
 
     model: str
