@@ -789,29 +789,38 @@ def _missed_targets(point, targets: dict) -> list[str]:
     return out
 
 
-def _pools_payload(m: Model, d, wl, p, args) -> dict[str, Any]:
+def _pools_payload(m: Model, d, wl, dis: list) -> dict[str, Any]:
     """Where the disaggregated pools sit and how the KV cache crosses between them, for `serve --json`."""
     from roofline.model.accounting import kv_bytes_per_token
 
-    apart = p.prefill_nodes is not None
-    net = d.network if apart else None
+    p0 = dis[0]
+    crossing = [p for p in dis if p.kv_over_network]
+    p = crossing[0] if crossing else p0
     total = wl.input_tokens * kv_bytes_per_token(m, wl.formats.kv)
     sent = wl.input_tokens * kv_bytes_per_token(parallel.shard(m, p.prefill_layout), wl.formats.kv)
-    out = {"apart": apart, "prefill_nodes": p.prefill_nodes, "prefill_layout": p.prefill_layout.name,
-           "prefill_devices": p.prefill_layout.devices, "kv_bytes": total,
-           "kv_bytes_per_sending_device": sent if apart else total,
-           "kv_path": net.link if apart else (d.interconnect.link if d.interconnect else None),
-           "kv_bandwidth_bytes_per_s": net.bandwidth_bytes_per_s_per_direction if apart else
-           (d.interconnect.bandwidth_bytes_per_s_per_direction if d.interconnect else None),
+    path = d.network if crossing else d.interconnect
+    out = {"apart": p0.prefill_nodes is not None, "prefill_nodes": p0.prefill_nodes,
+           "prefill_layout": p0.prefill_layout.name, "prefill_devices": p0.prefill_layout.devices, "kv_bytes": total,
+           "kv_bytes_per_sending_device": sent if crossing else total,
+           "kv_path": path.link if path else None,
+           "kv_bandwidth_bytes_per_s": path.bandwidth_bytes_per_s_per_direction if path else None,
            "kv_transfer_s": p.kv_transfer_s}
-    if apart:
-        out["words"] = (f"pools on separate nodes: prefill {p.prefill_layout.name} on {args.prefill_nodes} node"
-                        f"{'s' if args.prefill_nodes > 1 else ''} of its own; each prompt's KV cache ({fmt.nbytes(total)}"
+    if p0.prefill_nodes is None:
+        out["words"] = "pools in one scale-up domain: the KV cache crosses the link"
+        return out
+    n = p0.prefill_nodes
+    where = f"pools on separate nodes: prefill {p0.prefill_layout.name} on {n} node{'s' if n > 1 else ''} of its own"
+    if crossing:
+        net = d.network
+        out["words"] = (f"{where}; each prompt's KV cache ({fmt.nbytes(total)}"
                         + ("" if sent == total else f", {fmt.nbytes(sent)} from each prefill device holding a part")
                         + f") crosses {net.link} at {fmt.bytes_per_s(net.bandwidth_bytes_per_s_per_direction)} a NIC "
                         f"each way + its {fmt.seconds(net.latency_floor_s)} floor: {fmt.seconds(p.kv_transfer_s)}")
-    else:
-        out["words"] = "pools in one scale-up domain: the KV cache crosses the link"
+    if len(crossing) < len(dis):
+        ic = d.interconnect
+        out["words"] = ((out["words"] + "; " if crossing else where + "; ")
+                        + f"where both pools fit one {ic.domain_devices}-device {ic.link} domain, the cache crosses "
+                          f"that link instead: {fmt.seconds(next(q for q in dis if not q.kv_over_network).kv_transfer_s)}")
     return out
 
 
@@ -920,11 +929,12 @@ def cmd_serve(args) -> None:
                                      **({"prefill_instances_per_decode_instance": p.prefill_instances_per_decode_instance}
                                         if p.prefill_nodes is not None else {})} for p in dis]
         apart = args.prefill_nodes is not None
+        over = ("scale-out network" if all(p.kv_over_network for p in dis) else "link" if not apart else
+                "scale-out network, or the link where one scale-up domain holds both pools")
         payload["disaggregated_ttft"] = ("the co-located definition at one request with no contention: the steps "
                                          "carrying the prompt's chunks on the prefill pool's layout, then one send of "
-                                         f"its KV cache over the {'scale-out network' if apart else 'link'}; a queue "
-                                         "at the prefill pool is not modelled")
-        payload["disaggregated_pools"] = _pools_payload(m, d, wl, dis[0], args)
+                                         f"its KV cache over the {over}; a queue at the prefill pool is not modelled")
+        payload["disaggregated_pools"] = _pools_payload(m, d, wl, dis)
         lines.append(f"disaggregated (prefill and decode on separate pools in balance; devices count both pools): "
                      f"envelope of {len(dis)} points; TTFT = the prompt alone on the prefill pool + the KV send "
                      f"({fmt.seconds(dis[0].kv_transfer_s)}), as co-located at one request:")

@@ -1031,6 +1031,7 @@ class DisaggregatedPoint(_Rates):
     kv_transfer_s: float
     bound: str                         # the decode pool's limit, as ServicePoint.bound
     prefill_nodes: int | None = None   # pools on separate nodes: the prefill pool's nodes (None: one domain)
+    kv_over_network: bool = False      # the KV send crosses the scale-out network (else the scale-up link)
 
     @property
     def prefill_instances_per_decode_instance(self) -> float:
@@ -1106,8 +1107,18 @@ def disaggregated(model: Model, device: Device, workload: Workload, max_devices:
                          f"(one {wl.input_tokens}-token prompt of {model.name}, one replica) on the {device.name}; "
                          "give a layout without --dp that holds one request, or more devices")
     p_lay, p_rate, p_step = pool
-    send = kv_send_s(model, device, wl) if prefill_nodes is None else kv_network_send_s(model, device, wl, p_lay)
-    ttft = prompt_alone_s(model, device, p_lay, wl) + send
+    alone, link_send = prompt_alone_s(model, device, p_lay, wl), kv_send_s(model, device, wl)
+    net_send = None if prefill_nodes is None else kv_network_send_s(model, device, wl, p_lay)
+
+    def send_for(lay: Layout) -> tuple[float, bool]:
+        """(the KV send, whether it crosses the network) to a decode pool on `lay`: pools on nodes of their own
+        cross the network unless a rack-scale domain (larger than a node) holds both, whose link carries it."""
+        if net_send is None:
+            return link_send, False
+        ic = device.interconnect
+        if ic.domain_devices > device.network.node_devices and p_lay.devices + lay.devices <= ic.domain_devices:
+            return link_send, False
+        return net_send, True
     positions = float(kernels.layer_positions(model, wl.input_tokens + wl.output_tokens / 2))
     kv_pos = float(kernels.layer_positions(model, wl.input_tokens + wl.output_tokens))
 
@@ -1137,9 +1148,11 @@ def disaggregated(model: Model, device: Device, workload: Workload, max_devices:
                  for k, (d, w, _) in _relaxations(device, lay, wl, cap).items()
                  if k not in ("memory", "cap", "chunk")}
         bound, also = _binding(gains)
+        send, crosses = send_for(lay)
         for i in range(len(s)):
-            out.append(DisaggregatedPoint(model.id, device.id, wl, p_lay, lay, int(grid[i]), float(ratio[i]), ttft,
-                                          float(t[i]), float(tps[i]), float(send), str(bound[i]), prefill_nodes))
+            out.append(DisaggregatedPoint(model.id, device.id, wl, p_lay, lay, int(grid[i]), float(ratio[i]),
+                                          alone + send, float(t[i]), float(tps[i]), float(send), str(bound[i]),
+                                          prefill_nodes, crosses))
     return out
 
 

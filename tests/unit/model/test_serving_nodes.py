@@ -236,3 +236,21 @@ def test_the_network_enters_the_binding_rule_only_for_a_replica_across_nodes():
     inside = serve_point(get_model("mixtral-8x7b"), H800, Layout(ep=8), Workload(2000, 256, 64))
     assert across.bound_gains["network-bandwidth"] > 0 and "network-latency" in across.bound_gains
     assert not {"network-bandwidth", "network-latency"} & set(inside.bound_gains)
+
+
+def test_pools_that_one_rack_scale_domain_holds_send_over_its_link():
+    # GB200 NVL72: a node is a 4-GPU tray, but NVLink joins all 72 GPUs of the rack. A prefill pool on 4 trays
+    # (16 GPUs) and a decode pool on EP48 fit one domain together (64 ≤ 72): the 140,544,000 B of a
+    # 2,000-token DeepSeek-V3 prompt cross NVLink 5 at 900 GB/s each way, 156.16 µs plus the link's latency.
+    # A decode pool on EP72 does not fit beside them (88 > 72): that cache crosses one 50 GB/s NIC, 2.81368 ms.
+    gb = get_device("gb200-per-gpu")
+    wl = Workload(2000, 256, formats=FP8)
+    lays = [Layout(ep=48, redundant_experts=32), Layout(ep=72, redundant_experts=32)]
+    pts = serving.disaggregated(DSV3, gb, wl, layouts=lays, prefill_nodes=4)
+    assert {p.prefill_layout.devices for p in pts} == {16}
+    inside = [p for p in pts if p.decode_layout.ep == 48]
+    across = [p for p in pts if p.decode_layout.ep == 72]
+    assert inside and across
+    assert all(not p.kv_over_network and 140_544_000 / 900e9 < p.kv_transfer_s < 140_544_000 / 900e9 + 50e-6
+               for p in inside)
+    assert all(p.kv_over_network and p.kv_transfer_s == pytest.approx(2.81368e-3, rel=1e-12) for p in across)
