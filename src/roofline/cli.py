@@ -769,7 +769,7 @@ def _serve_layouts(args, m: Model, d, lay: parallel.Layout, named: list[str]) ->
         over = parallel.candidate_layouts(m, d, nodes=args.nodes)
         if lay not in over:  # the field's layout there, with the redundant experts or imbalance asked
             over.append(lay)
-        return over, f"every layout over {where}, as --nodes {args.nodes} asks"
+        return over, f"every layout {'over' if args.nodes > 1 else 'within'} {where}, as --nodes {args.nodes} asks"
     if args.concurrency is not None:
         return [lay], "one device: no layout option given; --tp/--pp/--ep/--dp or --devices choose another"
     ic = d.interconnect
