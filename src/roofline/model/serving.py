@@ -614,9 +614,11 @@ def expected_engine(wl: Workload) -> str:
 
 
 def _step_mix(model: Model, device: Device, layout: Layout, wl: Workload, per_replica_clients: np.ndarray,
-              per_replica_slots: np.ndarray, prefill_s: float, expected: bool = False) -> StepMix:
+              per_replica_slots: np.ndarray, prefill_s: float, expected: bool = False,
+              engine: str | None = None) -> StepMix:
     """The schedule in steady state (module doc): which steps run, and what each costs.
-    `expected`: each step at the expected figure's kernel efficiencies and engine overhead, not its roofline time.
+    `expected`: each step at the expected figure's kernel efficiencies and engine overhead, not its roofline time
+    (the overhead of `engine`, an `efficiency.engines()` name, else of the workload's engine).
 
     `prefill_s`: the package's own prefill of one prompt on this layout (`parallel.prefill`); a step
     carrying a chunk of one prompt is never faster than that chunk's share of it."""
@@ -651,7 +653,8 @@ def _step_mix(model: Model, device: Device, layout: Layout, wl: Workload, per_re
         requests=cat([s, np.repeat(s, n_p), fluid.requests]),
         kv_positions=cat([kv, np.repeat(kv, n_p), fluid.kv_positions]))
     times = np.atleast_1d(np.asarray(
-        efficiency.expected_time_s(model, device, work, f_, a, layout, lat, engine=expected_engine(wl)) if expected
+        efficiency.expected_time_s(model, device, work, f_, a, layout, lat, engine=engine or expected_engine(wl))
+        if expected
         else parallel.mixed(model, device, work, f_, a, layout, lat).time_s, float))
     decoders = cat([s, np.repeat(s - 1.0, n_p), fluid.decode_tokens])
     times = times * np.where(decoders > 0, 1.0 + wl.draft_share(model), 1.0)  # the draft runs for the decoders
@@ -699,6 +702,24 @@ def memory_cap(model: Model, device: Device, layout: Layout, wl: Workload) -> in
             return int(window[int(np.argmin(ok)) - 1])
     first = kernels.first_true(lambda b: ~fits(b), MAX_MEMORY_CAP)  # the estimate missed: search
     return MAX_MEMORY_CAP if first is None else first - 1
+
+
+def expected_rate(model: Model, device: Device, layout: Layout, wl: Workload, slots: int,
+                  engine: str | None = None) -> float:
+    """Expected output tokens/s (all replicas) with `slots` requests held by an engine whose queue never runs
+    dry (an offline run, or clients at least as many as the slots): the steady state's steps at the kernels'
+    efficiencies plus `engine`'s per-step overhead (`efficiency.step_overhead_s`).
+
+    >>> m, d = get_model("llama-3.1-8b"), get_device("h100-sxm5")
+    >>> wl = Workload(1024, 256, 64)
+    >>> expected_rate(m, d, Layout(), wl, 64) == serve_point(m, d, Layout(), wl).expected_output_tokens_per_s
+    True
+    """
+    s = _whole("slots", slots, layout.dp, MAX_CONCURRENCY)
+    c = np.array([float(s)]) / layout.dp
+    mix = _step_mix(model, device, layout, wl, c, c, _prefill_s(model, device, layout, wl), expected=True,
+                    engine=engine)
+    return float(layout.dp * mix.lam[0] * wl.output_tokens / mix.mean_step_s[0])
 
 
 def _rates(model: Model, device: Device, layout: Layout, wl: Workload, concurrency, cap: int) -> np.ndarray:

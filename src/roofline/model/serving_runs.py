@@ -17,7 +17,7 @@ import statistics
 from dataclasses import dataclass
 
 from roofline.errors import InputError
-from roofline.model import parallel, serving
+from roofline.model import engines, kernels, parallel, serving
 from roofline.model.formats import Formats
 from roofline.model.parallel import Layout
 from roofline.registry import hardware, models
@@ -28,12 +28,25 @@ DOUBT_SHARE = 0.99
 
 
 @dataclass(frozen=True)
+class EnginePoint:
+    """Where the run's engine operates on the ceiling's layout: the requests its defaults hold in flight
+    (`engines.defaults_for`: its KV memory share and its cap), and the expected figure there."""
+
+    defaults: engines.EngineDefaults | None   # None: an engine with no recorded defaults (the ceiling's memory)
+    layout: Layout
+    memory_requests: int             # requests whose KV cache fits the engine's share of memory
+    slots: int                       # requests it holds: the run's concurrency or the ceiling's, within its caps
+    expected_tokens_per_s: float
+
+
+@dataclass(frozen=True)
 class RunCeiling:
     """A published run beside the serving model's ceiling and expected figure for its configuration."""
 
     run: ServingMeasurement
     point: serving.ServicePoint      # the ceiling's operating point: its layout, concurrency and bound
     layouts: tuple[str, ...]         # the layouts the ceiling was taken over (one where the source states it)
+    engine_point: EnginePoint | None = None
 
     @property
     def ceiling_tokens_per_s(self) -> float:
@@ -42,16 +55,10 @@ class RunCeiling:
 
     @property
     def expected_tokens_per_s(self) -> float:
-        """The same point with every kernel at its published efficiency and the run's own engine's
-        per-step overhead (`efficiency.step_overhead_s`): an estimate, not a measurement.
-
-        The point's expected step carries the default engine's overhead; the run's engine's replaces it.
-        """
-        from roofline.model import efficiency
-
-        p = self.point
-        step = p.expected_step_time_s - efficiency.step_overhead_s() + run_overhead_s(self.run)
-        return p.expected_output_tokens_per_s * p.expected_step_time_s / step
+        """The run's engine at its own defaults on the ceiling's layout (`EnginePoint`): every kernel at its
+        published efficiency and the engine's per-step overhead (`efficiency.step_overhead_s`). An estimate,
+        not a measurement."""
+        return (self.engine_point or engine_point(self.run, self.point)).expected_tokens_per_s
 
     @property
     def share(self) -> float:
@@ -69,6 +76,37 @@ def run_overhead_s(run: ServingMeasurement) -> float:
     from roofline.model import efficiency
 
     return efficiency.step_overhead_s(run.engine if run.engine in efficiency.engines() else None)
+
+
+def engine_point(run: ServingMeasurement, point: serving.ServicePoint) -> EnginePoint:
+    """The run's engine on the ceiling's layout: the requests its KV share fits (the ceiling's memory cap scaled by
+    the engine's KV budget ÷ the KV the cap holds, per device), within its cap on requests in flight and the
+    run's concurrency (an offline run: the engine fills every slot it has), and the expected figure there."""
+    model, device, lay, wl = run.model, run.device, point.layout, point.workload
+    d = engines.defaults_for(run.engine, run.software, run.date)
+    cap = point.memory_cap
+    if d is None:
+        fit = cap
+    else:
+        step = parallel.decode(model, device, float(cap), wl.kv_tokens_per_request - 1, wl.formats, wl.attention, lay)
+        st = step.stage
+        budget = d.kv_budget_bytes(kernels.usable_memory_bytes(device), float(st.weights_resident_bytes),
+                                   float(st.activation_peak_bytes), float(st.runtime_reserve_bytes), lay.tp)
+        fit = engines.requests_that_fit(cap, float(step.kv_resident_bytes), budget)
+    limits = [fit, point.concurrency if run.scenario != "offline" else cap]
+    if d is not None and d.max_requests:
+        limits.append(d.max_requests)
+    if wl.max_concurrency:
+        limits.append(wl.max_concurrency)
+    slots = max(min(limits), lay.dp)
+    rate = serving.expected_rate(model, device, lay, wl, slots, _overhead_engine(run))
+    return EnginePoint(d, lay, fit, slots, rate)
+
+
+def _overhead_engine(run: ServingMeasurement) -> str | None:
+    from roofline.model import efficiency
+
+    return run.engine if run.engine in efficiency.engines() else None
 
 
 def workload(run: ServingMeasurement) -> serving.Workload:
@@ -93,7 +131,10 @@ def _point(run: ServingMeasurement, lay: Layout, wl: serving.Workload) -> servin
 
 
 def _ceiling(run: ServingMeasurement) -> RunCeiling:
-    wl, best, tried, errors = workload(run), None, [], []
+    """The best ceiling over the run's layouts, and the engine's point on the layout where its expected figure
+    is highest (where the source leaves the layout unstated, the engine's is taken to be its best one, as the
+    ceiling's is)."""
+    wl, best, engine_best, tried, errors = workload(run), None, None, [], []
     for lay in layouts(run):
         try:
             p = _point(run, lay, wl)
@@ -103,10 +144,13 @@ def _ceiling(run: ServingMeasurement) -> RunCeiling:
         tried.append(lay.name)
         if best is None or p.output_tokens_per_s > best.output_tokens_per_s:
             best = p
+        e = engine_point(run, p)
+        if engine_best is None or e.expected_tokens_per_s > engine_best.expected_tokens_per_s:
+            engine_best = e
     if best is None:
         raise InputError(f"serving run {run.id}: no layout of {run.devices} {run.device.name} holds {run.model.name} "
                          f"at I + O = {run.input_tokens + run.output_tokens} tokens ({errors[0] if errors else 'none tried'})")
-    return RunCeiling(run, best, tuple(tried))
+    return RunCeiling(run, best, tuple(tried), engine_best)
 
 
 #: (run, registry files) -> its ceiling: computed here, or handed in by `remember` (the site keeps

@@ -116,17 +116,18 @@ def _miss_reasons() -> dict[str, str]:
     from roofline.model import efficiency
 
     vllm = efficiency.engines().get("vLLM")
-    vllm_words = (f"one vLLM per-step overhead row ({fmt.seconds(vllm.value)} a step, measured on {vllm.device.name}) stands in for "
-                  "an unstated vLLM version on ROCm" if vllm else "no vLLM per-step overhead row is recorded")
+    vllm_words = (f"one vLLM per-step overhead row ({fmt.seconds(vllm.value)} a step, measured on {vllm.device.name} "
+                  "with vLLM 0.5) stands in for its engine version" if vllm else "no vLLM per-step overhead row is recorded")
     return {
         "MLA": "its MLA attention and FP8 block-scaled experts run at the efficiencies FlashMLA and DeepGEMM reached "
                "on NVIDIA GPUs, kernels the run's engine version (see its software) may not have used",
         "MoE": "the experts run at the efficiency measured for one expert shape with skewed load, and the layout "
                "the ceiling takes for the run (expert parallelism, attention on every device) may not be the engine's",
-        "vLLM": vllm_words + ", and every kernel efficiency was measured on NVIDIA GPUs",
+        "AMD": "the MI300X's only kernel rows are AMD's best large GEMMs, one size per format and used at every size, "
+               "its attention runs at the efficiency NVIDIA GPUs reached, and " + vllm_words,
         "nvfp4": "the FP4 matmul rows come from the B200 alone, and no decode attention was measured on Blackwell",
-        "memory": "the engine's KV-cache memory fraction is not modelled: the run's requests in flight are "
-                  "the ceiling's, which fill all the memory left after weights and the runtime reserve",
+        "steps": "what the engine adds besides its per-step overhead row (sampling, launches, uneven batches) is "
+                 "not modelled",
     }
 
 
@@ -137,11 +138,11 @@ def miss_reason(c) -> str:
         return reasons["MLA"]
     if r.model.is_moe:
         return reasons["MoE"]
-    if r.engine == "vLLM":
-        return reasons["vLLM"]
+    if r.device.vendor == "AMD":
+        return reasons["AMD"]
     if r.weight_format == "nvfp4":
         return reasons["nvfp4"]
-    return reasons["memory"]
+    return reasons["steps"]
 
 
 def report(runs=None) -> dict:

@@ -58,6 +58,51 @@ def expected_target(name: str) -> Quantity:
     return Quantity(value, unit, words, "the project's target for the expected figure", (), 3)
 
 
+def expected_short_by(name: str) -> Quantity:
+    """How far the expected figure misses a target: within_25 (the share of runs short of the target share,
+    0 where met) or geo_mean_error (the error ÷ the target error, 1 where met)."""
+    from roofline.errors import InputError
+    from roofline.model import validation
+
+    s = validation.overall()
+    if name == "within_25":
+        return Quantity(max(validation.WITHIN_25_TARGET - s.within_25, 0.0), "%",
+                        "share of runs the expected figure is short of the ±25 % target by",
+                        "target share − share of runs within ±25 % of expected (0 where met)",
+                        (Input("share within ±25 %", s.within_25, "%"),
+                         Input("target share", validation.WITHIN_25_TARGET, "%")), 2)
+    if name == "geo_mean_error":
+        return Quantity(max(s.geo_mean_error / validation.GEO_ERROR_TARGET, 1.0), "x",
+                        "factor the geometric-mean error exceeds its target by",
+                        "geometric-mean error ÷ target error (1 where met)",
+                        (Input("geometric-mean error", s.geo_mean_error, "x"),
+                         Input("target error", validation.GEO_ERROR_TARGET, "x")), 3)
+    raise InputError(f"expected_short_by: name must be within_25 or geo_mean_error, got {name!r}")
+
+
+def engine_default(key: str, field: str, tp: int = 1) -> Quantity:
+    """One engine version's default (`model.engines.DEFAULTS`): kv_fraction (at tensor-parallel degree `tp`)
+    or max_requests."""
+    from roofline.errors import InputError
+    from roofline.model import engines
+
+    if key not in engines.DEFAULTS:
+        raise InputError(f"engine_default: key must be one of {', '.join(engines.DEFAULTS)}, got {key!r}")
+    d = engines.DEFAULTS[key]
+    src = Source(d.source, d.url)
+    if field == "kv_fraction":
+        f = d.fraction(int(tp))
+        return Quantity(f, "%", f"{d.engine} {d.versions}: KV memory fraction ({d.kv_rule} rule) at TP {int(tp)}",
+                        "the engine's default, as its source states it", (Input(d.source, f, "", src),), 2)
+    if field == "max_requests":
+        if d.max_requests is None:
+            raise InputError(f"engine_default: {d.engine} {d.versions} caps requests by memory alone")
+        return Quantity(float(d.max_requests), "", f"{d.engine} {d.versions}: requests in flight at most",
+                        "the engine's default, as its source states it", (Input(d.source, float(d.max_requests), "", src),),
+                        4)
+    raise InputError(f"engine_default: field must be kv_fraction or max_requests, got {field!r}")
+
+
 def expected_band(which: str = "narrow") -> Quantity:
     """The band a published run is counted within: "narrow" (±25 %) or "wide" (±50 %) of its expected figure."""
     from roofline.errors import InputError
@@ -150,8 +195,8 @@ def kernel_row_efficiency(ident: str) -> Quantity:
 
 
 #: The token functions this topic adds to the namespace pages evaluate in.
-TOKENS = (expected_validation, expected_target, expected_band, kernel_efficiency, kernel_row_efficiency, kernel_latency,
+TOKENS = (expected_validation, expected_target, expected_short_by, engine_default, expected_band, kernel_efficiency, kernel_row_efficiency, kernel_latency,
           expected_ceiling_breaches, step_overhead)
 
-__all__ = ["expected_validation", "expected_target", "expected_band", "kernel_efficiency", "kernel_row_efficiency", "kernel_latency",
+__all__ = ["expected_validation", "expected_target", "expected_short_by", "engine_default", "expected_band", "kernel_efficiency", "kernel_row_efficiency", "kernel_latency",
            "expected_ceiling_breaches", "step_overhead"]

@@ -110,10 +110,14 @@ def serving_run_expected(ident: str) -> Quantity:
     an estimate, never a measurement."""
     c = _ceiling(ident)
     run = c.run
+    e = c.engine_point
+    where = (f"{e.slots:,} requests in flight on {e.layout.name} ({e.defaults.words if e.defaults else 'memory alone'})"
+             if e is not None else _point_words(c))
     return Quantity(c.expected_tokens_per_s / run.devices, "tokens/s",
-                    f"expected output tokens/s per device (an estimate): {describe(run)}; at {_point_words(c)}",
-                    "the ceiling's step with every kernel at its efficiency from published kernel benchmarks, "
-                    f"plus {run.engine}'s per-step overhead where the registry has it",
+                    f"expected output tokens/s per device (an estimate): {describe(run)}; at {where}",
+                    "the ceiling's steps with every kernel at its efficiency from published kernel benchmarks, "
+                    f"plus {run.engine}'s per-step overhead where the registry has it, at the requests its engine's "
+                    "defaults hold",
                     (*_model_inputs(run), *_efficiency_inputs()), 3)
 
 

@@ -65,12 +65,23 @@ def test_a_published_row_efficiency_by_hand():
 
 
 def test_a_kernel_runs_at_its_own_device_and_formats_rows_first():
-    # The H200 has FP8 matmul rows of its own; the MI300X has none, so every device's FP8 rows are used
-    # and the step says so.
+    # The H200 has FP8 matmul rows of its own; the B200 has none in FP8 (its rows are FP4 and BF16), so every
+    # device's FP8 rows are used and the step says so.
     assert efficiency.fit_for("matmul", "h200-sxm", "fp8")[1] == ""
-    fit, note = efficiency.fit_for("matmul", "mi300x", "fp8")
-    assert note == "matmul: no fp8 rows measured on mi300x; fp8 rows of other devices used"
+    fit, note = efficiency.fit_for("matmul", "b200", "fp8")
+    assert note == "matmul: no fp8 rows measured on b200; fp8 rows of other devices used"
     assert fit.rows == len([r for r in measurements.kernel_measurements("matmul") if r.dtype == "fp8"])
+
+
+def test_the_mi300x_runs_its_matmuls_at_amds_published_gemm_efficiency():
+    # AMD's Max-Achievable FLOPs table: 1,273 TFLOP/s FP8 at M 4096, N 3648, K 32896 on the MI300X. That GEMM
+    # is compute-bound (2·4096·3648·32896 FLOP = 983 TFLOP take 376 µs at the 2,614.9 TFLOP/s FP8 peak; its
+    # 285 MB take 54 µs at 5.3 TB/s), so its efficiency is 1,273 ÷ 2,614.9 = 0.4868, and with one size the
+    # line is flat at it: every M runs there, outside the measured size, with a notice.
+    fit, note = efficiency.fit_for("matmul", "mi300x", "fp8")
+    assert note == "" and fit.rows == 1
+    assert fit.at(4096)[0] == pytest.approx(1273 / 2614.9, rel=1e-9)
+    assert fit.at(64) == (pytest.approx(1273 / 2614.9, rel=1e-9), True)
 
 
 def test_interpolation_is_monotone_and_clamps_with_a_notice():
