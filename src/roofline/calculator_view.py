@@ -450,6 +450,8 @@ def registry_json() -> dict[str, Any]:
             "compare_batch": example("batch_mid"),
             # the Serving mode starts at the Serving page's workload (docs/serving.md)
             "input_tokens": example("serve_input"), "output_tokens": example("serve_output"),
+            # the device comparison's two setups start at the Serving page's buyer's question
+            "compare_hardware": ["h200-sxm", "b200"],
         },
         "devices": [_read_by_calculator(_device_record(d), _DEVICE_UNREAD) for d in devices().values()],
         "models": [_read_by_calculator(_model_record(m), _MODEL_UNREAD) for m in models().values()],
@@ -466,7 +468,7 @@ _STEP_READER_KEYS = ("checkpoint_kinds", "weight_scopes", "max_bytes", "shape_ma
 # The Serving mode's own fields' limits, units and starting values (serve_state.js reads them).
 _SERVING_ONLY = {"limits": ("input_tokens", "output_tokens", "concurrency", "chunk_tokens", "target_ms",
                             "usd_per_device_hour", "draft_tokens", "acceptance", "draft_cost", "kv_block_tokens"),
-                 "units": ("target_ms",), "defaults": ("input_tokens", "output_tokens")}
+                 "units": ("target_ms",), "defaults": ("input_tokens", "output_tokens", "compare_hardware")}
 
 
 def split_registry(full: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
