@@ -8,7 +8,7 @@
 import { CalcError } from "./calc.js";
 import * as fmt from "./format.js";
 import { encodeModel, readConfigText } from "./config.js";
-import { latencyDescription } from "./parallel.js";
+import { latencyDescription } from "./many.js";
 import { calculateServing, meets } from "./serving.js";
 import { layoutWithDp } from "./mixed.js";
 import { decodeState, encodeState } from "./state.js";

@@ -7,7 +7,8 @@
 import { CalcError, kvElementsPerToken } from "./calc.js";
 import { bytesPerWeight, causalLayerPairs, check, formatsOf, isBare, layerPositions, usableMemory,
   weightsFor } from "./kernels.js";
-import { checkLatency, checkLayout, maxBatchThatFits, parallelStep, ringSteps } from "./parallel.js";
+import { checkLatency, maxBatchThatFits, parallelStep } from "./parallel.js";
+import { checkLayout, ringSteps } from "./many.js";
 import { candidateLayouts, layoutWithDp, mixedParallelStep } from "./mixed.js";
 import { expectedTime } from "./expected.js";
 import * as fmt from "./format.js";
