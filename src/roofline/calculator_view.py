@@ -249,7 +249,9 @@ def _serving_constants() -> dict[str, Any]:
             "bound_meaning": dict(S.BOUND_MEANING), "derate_misses": S.DERATE_MISSES,
             # the expected figure's shares of spec bandwidth: elementwise kernels' and the links'
             "derates": {"bandwidth": measured.bandwidth_derate(), "collective": measured.collective_derate()},
-            "expected": _expected_constants()}
+            "expected": _expected_constants(),
+            # the device comparison's default charge per device (compare_ui.js)
+            "prices": _price_records()}
 
 
 def _efficiency_line(f) -> list[float]:
@@ -285,6 +287,20 @@ def _expected_constants() -> dict[str, Any]:
             "engine": engine_of, "step_overhead_s": {name: E.step_overhead_s(name) for name in sorted(set(engine_of.values()))}}
 
 
+def _serving_workload(input_tokens, output_tokens, weight_format, kv_dtype, activation, attention, chunk_tokens,
+                      max_concurrency, usd_per_device_hour, collective_latency, weight_scope, speculation, draft_tokens,
+                      acceptance, draft_cost, engine, kv_memory, kv_block_tokens):
+    """The Serving mode's workload (serving.Workload) from its fields, shared by `serving` and `compare_setup`."""
+    from roofline.model import serving as S
+
+    return S.Workload(input_tokens, output_tokens, None, max_concurrency,
+                      S.DEFAULT_CHUNK_TOKENS if chunk_tokens is None else chunk_tokens,
+                      Formats.of(weight_format, activation, kv_dtype, scope=weight_scope), attention,
+                      usd_per_device_hour, collective_latency, speculation=speculation, draft_tokens=draft_tokens,
+                      acceptance=acceptance, draft_cost=draft_cost, engine=engine, kv_memory=kv_memory,
+                      kv_block_tokens=kv_block_tokens)
+
+
 def serving(device: Device, model: Model, input_tokens, output_tokens, weight_format: str = "bf16",
             kv_dtype: str = "bf16", activation: str = "bf16", attention: str = "fused", chunk_tokens=None,
             max_concurrency=None, usd_per_device_hour=None, ttft_s=None, tpot_s=None, concurrency=None,
@@ -306,12 +322,9 @@ def serving(device: Device, model: Model, input_tokens, output_tokens, weight_fo
 
     if layouts not in ("all", "set"):
         raise InputError(f"layouts must be all or set, got {layouts!r}")
-    wl = S.Workload(input_tokens, output_tokens, None, max_concurrency,
-                    S.DEFAULT_CHUNK_TOKENS if chunk_tokens is None else chunk_tokens,
-                    Formats.of(weight_format, activation, kv_dtype, scope=weight_scope), attention,
-                    usd_per_device_hour, collective_latency, speculation=speculation, draft_tokens=draft_tokens,
-                    acceptance=acceptance, draft_cost=draft_cost, engine=engine, kv_memory=kv_memory,
-                    kv_block_tokens=kv_block_tokens)
+    wl = _serving_workload(input_tokens, output_tokens, weight_format, kv_dtype, activation, attention, chunk_tokens,
+                           max_concurrency, usd_per_device_hour, collective_latency, weight_scope, speculation,
+                           draft_tokens, acceptance, draft_cost, engine, kv_memory, kv_block_tokens)
     lay = parallel.Layout(tp, pp, ep, dp)
     pts = S.frontier(model, device, wl, layouts=[lay] if layouts == "set" else None)
     env = {id(p) for p in S.pareto(pts)}
@@ -337,6 +350,58 @@ def serving(device: Device, model: Model, input_tokens, output_tokens, weight_fo
         dis = [{**step_record.disaggregated_record(p), "on_envelope": id(p) in on_dis} for p in d]
     return {"frontier": [{**record(p), "on_envelope": id(p) in env} for p in pts], "best": best, "refusal": refusal,
             "point": point, "disaggregated": dis}
+
+
+def compare_setup(device: Device, model: Model, input_tokens, output_tokens, weight_format: str = "bf16",
+                  kv_dtype: str = "bf16", activation: str = "bf16", attention: str = "fused", chunk_tokens=None,
+                  max_concurrency=None, ttft_s=None, tpot_s=None, max_devices=None, usd_per_device_hour=None,
+                  collective_latency="floor", weight_scope: str = "linear", speculation: str | None = None,
+                  draft_tokens=None, acceptance=None, draft_cost=None, engine: str | None = None,
+                  kv_memory: str = "reserve", kv_block_tokens=None) -> dict[str, Any]:
+    """One setup of the Serving mode's device comparison, as `roofline compare` answers for one device
+    (model.compare.compare): its best point under the targets at the ceiling and at the expected figure
+    (or the sentence saying which target nothing meets), over every layout within one scale-up domain or
+    `max_devices`, the price charged (the reader's, else the registry's on-demand price) and $ per million
+    output tokens at both. docs/assets/calculator/compare.js is parity-tested against it."""
+    from roofline.model import compare as CMP
+
+    wl = _serving_workload(input_tokens, output_tokens, weight_format, kv_dtype, activation, attention, chunk_tokens,
+                           max_concurrency, None, collective_latency, weight_scope, speculation, draft_tokens,
+                           acceptance, draft_cost, engine, kv_memory, kv_block_tokens)
+    prices = None if usd_per_device_hour is None else {device.id: usd_per_device_hour}
+    [c] = CMP.compare(model, [device], wl, ttft_s, tpot_s, max_devices, prices)
+    record = step_record.service_record
+    return {"hardware": device.id,
+            "ceiling": None if c.ceiling is None else record(c.ceiling),
+            "expected": None if c.expected is None else record(c.expected),
+            "unmet_ceiling": c.unmet_ceiling or None, "unmet_expected": c.unmet_expected or None,
+            "usd_per_device_hour": c.usd_per_device_hour, "price_id": None if c.price is None else c.price.id,
+            "usd_per_million_output_tokens_ceiling": c.usd_per_million("ceiling"),
+            "usd_per_million_output_tokens_expected": c.usd_per_million("expected")}
+
+
+def compare_break_even(a: dict[str, Any], b: dict[str, Any]) -> dict[str, float | None]:
+    """The break-even price ratio (A's price ÷ B's at which both cost the same per token) of two
+    `compare_setup` answers, at the ceiling and at the expected figure; None where either misses the targets."""
+    from roofline.model.compare import break_even_price_ratio
+
+    return {which: None if a[which] is None or b[which] is None else break_even_price_ratio(
+        a[which]["output_tokens_per_s_per_device"], b[which]["output_tokens_per_s_per_device"])
+        for which in ("ceiling", "expected")}
+
+
+def _price_records() -> dict[str, dict[str, Any]]:
+    """Each device's default price (registry.prices.default_price, on-demand): what the comparison charges
+    where the reader gives none, with its provider and the month it was read."""
+    from roofline.registry.prices import default_price
+
+    out = {}
+    for d in devices().values():
+        p = default_price(d.id, "on-demand")
+        if p is not None:
+            out[d.id] = {"id": p.id, "usd_per_device_hour": p.usd_per_device_hour, "provider": p.provider,
+                         "kind": p.kind, "date_read": p.date_read, "source_url": p.source_url}
+    return out
 
 
 # What the calculator's scripts never read (the page names a device's and model's sources elsewhere):
@@ -385,6 +450,8 @@ def registry_json() -> dict[str, Any]:
             "compare_batch": example("batch_mid"),
             # the Serving mode starts at the Serving page's workload (docs/serving.md)
             "input_tokens": example("serve_input"), "output_tokens": example("serve_output"),
+            # the device comparison's two setups start at the Serving page's buyer's question
+            "compare_hardware": ["h200-sxm", "b200"],
         },
         "devices": [_read_by_calculator(_device_record(d), _DEVICE_UNREAD) for d in devices().values()],
         "models": [_read_by_calculator(_model_record(m), _MODEL_UNREAD) for m in models().values()],
@@ -401,7 +468,7 @@ _STEP_READER_KEYS = ("checkpoint_kinds", "weight_scopes", "max_bytes", "shape_ma
 # The Serving mode's own fields' limits, units and starting values (serve_state.js reads them).
 _SERVING_ONLY = {"limits": ("input_tokens", "output_tokens", "concurrency", "chunk_tokens", "target_ms",
                             "usd_per_device_hour", "draft_tokens", "acceptance", "draft_cost", "kv_block_tokens"),
-                 "units": ("target_ms",), "defaults": ("input_tokens", "output_tokens")}
+                 "units": ("target_ms",), "defaults": ("input_tokens", "output_tokens", "compare_hardware")}
 
 
 def split_registry(full: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -423,5 +490,6 @@ def split_registry(full: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]
     return step, later
 
 
-__all__ = ["LIMITS", "FIELD_SCALES", "WEIGHT_FORMATS", "calculate", "custom_device", "custom_model", "registry_json", "serving", "split_registry",
+__all__ = ["LIMITS", "FIELD_SCALES", "WEIGHT_FORMATS", "calculate", "custom_device", "custom_model", "registry_json", "serving", "compare_setup",
+           "compare_break_even", "split_registry",
            "get_device", "get_model"]

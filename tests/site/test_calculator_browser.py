@@ -675,3 +675,33 @@ def test_nvfp4_runs_at_the_fp4_peak_on_blackwell_and_is_refused_beside_activatio
     shown = outputs(page, "a")
     assert shown["compute_dtype"]["value"] == "fp4" and shown["weight_format"]["value"] == "nvfp4"
     assert float(shown["peak_flop_per_s"]["value"]) == get_device("b200").peak_flop_per_s("fp4")
+
+
+def test_layouts_of_several_devices_load_when_a_reader_asks_for_them(page):
+    # A reader on one device never downloads many.js (the collectives, the layout checks, the shards): the page's
+    # weight counts what that reader downloads. Typing 8 devices loads it once and gives the package's TP8.
+    many = lambda: [u for u in page.requests_seen if u.split("?")[0].endswith("/calculator/many.js")]  # noqa: E731
+    page.goto(f"{page.base_url}/calculator/", wait_until="networkidle")
+    page.wait_for_selector(".rl-calc[data-rl-ready]")
+    assert many() == []
+    field(page, "dev").fill("8")
+    page.wait_for_function("new URLSearchParams(location.search).get('tp') === '8'")
+    assert len(many()) == 1
+    check_against_package(outputs(page, "a"), calculate(get_device("h100-sxm5"), get_model("llama-3.1-8b"), "decode", 1,
+                                                        4096, tp=8))
+
+
+def test_layouts_that_do_not_load_get_one_sentence(page):
+    # The connection gone when a reader asks for several devices: one sentence beside Devices and no result for
+    # them; asking again once it is back loads the layouts.
+    page.route("**/many.js", lambda route: route.abort())
+    open_calc(page)
+    field(page, "dev").fill("2")
+    page.wait_for_function("() => document.querySelector('.rl-calc').innerText.includes('did not load')")
+    assert message(page, "dev") == ("The model of layouts over several devices did not load; change the devices again or "
+                                    "reload the page to try again.")
+    no_bad_words(page)
+    page.unroute("**/many.js")
+    field(page, "dev").fill("4")
+    page.wait_for_function("new URLSearchParams(location.search).get('tp') === '4'")
+    assert message(page, "dev") == ""

@@ -6,7 +6,8 @@
 
 import { CalcError, kvElementsPerTokenPerLayer, peakFlopPerS } from "./calc.js";
 import { finishOp, isBare, kernelOps, matmulDtype, summarize, weightsResidentBytes } from "./kernels.js";
-import { assemble, checkLatency, checkLayout, degree, layoutOf, shard } from "./parallel.js";
+import { assemble, checkLatency, degree, layoutOf } from "./parallel.js";
+import { checkLayout, shard } from "./many.js";
 
 /** kernels.mixed: one engine step of a mixed batch (decode tokens and a prefill chunk), from its totals
  *  (`w`, a kernels.MixedWork: fractional in steady state) as a batch of one "sequence" holding every token. */

@@ -8,7 +8,7 @@
 import { CalcError } from "./calc.js";
 import * as fmt from "./format.js";
 import { encodeModel, readConfigText } from "./config.js";
-import { latencyDescription } from "./parallel.js";
+import { latencyDescription } from "./many.js";
 import { calculateServing, meets } from "./serving.js";
 import { layoutWithDp } from "./mixed.js";
 import { decodeState, encodeState } from "./state.js";
@@ -279,6 +279,32 @@ export function servingSection(registry, uid, search, stepBase) {
     h("div", { class: "rl-calc-panel" }, h("div", { class: "rl-calc-out" }, summary, disSummary,
       h("div", { class: "rl-calc-table-wrap" }, table), assumed), figure));
 
+  // The device comparison (compare_ui.js): loaded when a reader opens it or a link carries its keys.
+  const cmpBox = h("details", { class: "rl-calc-scompare" },
+    h("summary", { text: "Compare two setups: which device to buy (device, devices, price)" }));
+  const cmpWait = h("p", { class: "rl-calc-cmpwait", role: "status" });
+  cmpBox.appendChild(cmpWait);
+  el.appendChild(cmpBox);
+  let cmp = null, cmpLoading = null;
+  const changed = () => cmpBox.dispatchEvent(new Event("change", { bubbles: true })); // the link follows (ui.js)
+  cmpBox.addEventListener("toggle", () => {
+    if (!cmpBox.open) { changed(); return; }
+    if (cmp) { cmp.update(last ? last.r : null); changed(); return; }
+    if (cmpLoading) return;
+    cmpWait.textContent = "Loading the comparison\u2026";
+    cmpLoading = import("./compare_ui.js").then((m) => {
+      cmp = m.compareSection(registry, `${uid}-s`, search);
+      cmpWait.replaceWith(cmp.el);
+      cmp.update(last ? last.r : null);
+      cmpBox.dataset.rlReady = "true";
+      changed();
+    }, () => {
+      cmpLoading = null;
+      cmpWait.textContent = "The comparison did not load; close it and open it again to try again.";
+    });
+  });
+  if (/[?&]c[ab]_/.test(search)) cmpBox.open = true;
+
   const compute = (values, r = resolveServing(registry, values)) => {
     if (Object.keys(r.errors).length) return { errors: r.errors };
     try {
@@ -455,6 +481,7 @@ export function servingSection(registry, uid, search, stepBase) {
     if (disSummary.textContent !== dtext) disSummary.textContent = dtext;
     disSummary.hidden = !dtext;
     draw();
+    if (cmp && cmpBox.open) cmp.update(last ? last.r : null);
   };
 
   form.addEventListener("input", (e) => recompute(e.target));
@@ -468,7 +495,8 @@ export function servingSection(registry, uid, search, stepBase) {
   });
   return {
     el, recompute,
-    query: () => encodeState([{ raw: lastRaw || base, prefix: PREFIX, keys: serveKeys }]),
+    query: () => [encodeState([{ raw: lastRaw || base, prefix: PREFIX, keys: serveKeys }]),
+      cmp && cmpBox.open ? cmp.query() : ""].filter(Boolean).join("&"),
     ensureDrawn: () => { if (!svg.firstChild) draw(); },
   };
 }

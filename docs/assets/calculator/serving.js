@@ -7,7 +7,8 @@
 import { CalcError, kvElementsPerToken } from "./calc.js";
 import { bytesPerWeight, causalLayerPairs, check, formatsOf, isBare, layerPositions, usableMemory,
   weightsFor } from "./kernels.js";
-import { checkLatency, checkLayout, maxBatchThatFits, parallelStep, ringSteps } from "./parallel.js";
+import { checkLatency, maxBatchThatFits, parallelStep } from "./parallel.js";
+import { checkLayout, ringSteps } from "./many.js";
 import { candidateLayouts, layoutWithDp, mixedParallelStep } from "./mixed.js";
 import { expectedTime } from "./expected.js";
 import * as fmt from "./format.js";
@@ -387,12 +388,13 @@ export function concurrencyGrid(top) {
   return [...vals].sort((a, b) => a - b);
 }
 
-/** serving.frontier: every layout within one scale-up domain (or only `layouts`, where the reader named
+/** serving.frontier: every layout within one scale-up domain (or `maxDevices`; or only `layouts`, where the reader named
  *  them) × concurrency on the grid up to its caps. */
-export function frontier(C, K, m, device, wl, layouts = null) {
+export function frontier(C, K, m, device, wl, layouts = null, maxDevices = null) {
+  if (maxDevices !== null) whole("--devices", maxDevices, 1, K.max_degree);
   check(K, wl.f, wl.attention, device);
   const out = [];
-  const search = layouts === null ? candidateLayouts(K, m, device) : layouts;
+  const search = layouts === null ? candidateLayouts(K, m, device, maxDevices) : layouts;
   for (const lay of search) {
     checkLayout(m, device, lay);
     const cap = memoryCap(C, K, m, device, lay, wl);
@@ -406,7 +408,7 @@ export function frontier(C, K, m, device, wl, layouts = null) {
       + `fits none of the layouts asked (${search.map((x) => x.name).join(", ")}) on the ${device.name}; try more devices`);
   }
   if (!out.length) {
-    const domain = device.interconnect ? device.interconnect.domain_devices : 1;
+    const domain = maxDevices || (device.interconnect ? device.interconnect.domain_devices : 1);
     throw new CalcError(`no layout within ${domain} ${device.name}s holds ${m.name} with one request of `
       + `I + O = ${wl.I + wl.O} tokens`);
   }

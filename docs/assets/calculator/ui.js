@@ -14,6 +14,7 @@ import { DASH, configPanel, firstCustomKey, h, noteWeights, readConfigFile, read
 import { MINI_ROWS, ROWS, cellText, fillKernels, kernelTable, resultsTable } from "./tables.js";
 import { describe, linkBinds, memoryWall } from "./words.js";
 import { scheduleUrl } from "./url.js";
+import { hasMany } from "./parallel.js";
 
 // A module loaded from the same origin the first time it is asked for; a failed load is tried
 // again on the next ask.
@@ -32,7 +33,7 @@ function onDemand(load) {
 // frontier_chart.js) load when a reader first opens the mode or a link that restores it: a reader
 // who stays with one step never downloads them.
 // Their stylesheet (serve.css) and the registry's on-demand part (config.js's completeRegistry) come with them.
-const loadServing = onDemand(() => Promise.all([import("./serve_ui.js"), import("./config.js")]));
+const loadServing = onDemand(() => Promise.all([import("./serve_ui.js"), import("./config.js"), loadMany()]));
 const SERVE_FROM_FILE = "Opened from a file, the browser keeps the Serving mode's scripts from loading: serve the folder over HTTP to use it.";
 const SERVE_FAILED = "The Serving mode did not load; switch again or reload the page to try again.";
 
@@ -43,6 +44,11 @@ const loadReader = onDemand(() => import("./config.js"));
 // A link's "your config" model (model_link.js, its decoder) loads when a view holds one and the reader
 // has not come: the step mode alone never downloads it.
 const loadLink = onDemand(() => import("./model_link.js"));
+// Layouts of more than one device (many.js: the collectives, the layout checks, the shards) load when a view
+// first asks for several devices, or with the Serving mode: a reader on one device never downloads them.
+const loadMany = onDemand(() => import("./many.js"));
+const MANY_FROM_FILE = "Opened from a file, the browser keeps the layout model from loading: serve the folder over HTTP to use several devices.";
+const MANY_FAILED = "The model of layouts over several devices did not load; change the devices again or reload the page to try again.";
 const LINK_FROM_FILE = "Opened from a file, the browser keeps the link's model from loading: serve the folder over HTTP to use it.";
 const LINK_FAILED = "The link's model did not load; reload the page to try again.";
 const READER_FROM_FILE = "Opened from a file, the browser keeps the config.json reader from loading: serve the folder over HTTP to read a config.";
@@ -233,9 +239,22 @@ function initWidget(root, registry) {
     }
   };
   let chartSize = null;
+  let manyError = null; // many.js could not come: one sentence beside Devices until it does
+  // Several devices asked for in any configuration (a layout field other than 1), before many.js has come.
+  const LAYOUT_KEYS = ["dev", "tp", "pp", "ep"];
+  const several = (c) => LAYOUT_KEYS.some((k) => c.panel.inputs[k] && !["", "1"].includes(String(c.panel.inputs[k].value).trim()));
+  const wantsMany = () => !hasMany() && configs.some(several);
   const recompute = (source) => {
     const pasted = source && source.classList && source.classList.contains("rl-calc-cfgtext");
     if (pasted && !configReader) { withReader(source); return; }
+    if (wantsMany() && (!manyError || (source && LAYOUT_KEYS.includes(source.name)))) {
+      // many.js first, then the same edit again (the fields are read afresh); where it cannot come, one sentence.
+      return loadMany().then(() => { manyError = null; return recompute(source); }, () => {
+        manyError = window.location.protocol === "file:" ? MANY_FROM_FILE : MANY_FAILED;
+        return recompute(null); // not the edit again: that would ask once more, and again
+      });
+    }
+    if (manyError && !wantsMany()) manyError = null;
     const states = [];
     for (const c of configs) {
       const previous = c.raw;
@@ -243,7 +262,7 @@ function initWidget(root, registry) {
       if (source && source.classList && source.classList.contains("rl-calc-cfgtext") && c.panel.el.contains(source)) {
         readPasted(c, source.value);
       }
-      const devError = c.panel.el.contains(source) || !source ? syncDevices(registry, c.panel, source) : null;
+      const devError = !manyError && (c.panel.el.contains(source) || !source) ? syncDevices(registry, c.panel, source) : null;
       c.raw = readRaw(c.panel, c.base);
       syncVisibility(c.panel, c.raw);
       if (c.raw.model === "config" && !configReader) {  // on its way while the reader pastes (one load, however often asked)
@@ -258,7 +277,7 @@ function initWidget(root, registry) {
           recompute(null);
         });
       }
-      const r = compute(registry, c.raw);
+      const r = manyError && several(c) ? { errors: { dev: manyError } } : compute(registry, c.raw);
       if (devError) r.errors = { ...r.errors, dev: devError };
       if (c.cfgError && c.raw.model === "config") {
         r.errors = { ...r.errors, cfg: c.cfgError };
@@ -357,8 +376,7 @@ function initWidget(root, registry) {
   // The first results and chart in a task of their own: a slow phone then never runs one long
   // task for the whole widget (Lighthouse counts every millisecond past 50 as blocking).
   // Ready once a link's Serving mode has loaded (or said it could not).
-  return nextTask().then(() => {
-    recompute(null);
+  return nextTask().then(() => recompute(null)).then(() => {
     const shown = modes ? modes.show() : null;
     if (modes) publish();
     return shown;

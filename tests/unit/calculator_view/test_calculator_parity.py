@@ -38,6 +38,7 @@ pytestmark = requires_node
 
 HARNESS = case_harness("""
 import * as view from "./view.js";
+import * as many from "./many.js"; // several devices: loaded on demand in the page, here at once
 import * as fmt from "./format.js";
 import * as state from "./state.js";
 """, """view.calculate(C, ...calcArgs(c))""", after=r"""
