@@ -21,6 +21,10 @@ PAGE_KEYS: dict[str, type | tuple[type, ...]] = {"title": str, "description": st
 ENTRY_KEYS: dict[str, type | tuple[type, ...]] = {"term": str, "aliases": list, "category": str, "summary": str,
                                                   "sources": list, "see_also": list, "bindings": dict,
                                                   "marked": bool}
+#: Line breaks in a field's text: a title or a summary is one line of llms.txt and of the Markdown copies.
+_BREAK = re.compile("[\n\r\x85\u2028\u2029]")
+#: Python converts no integer of more digits than this (sys.get_int_max_str_digits()).
+MAX_INT_DIGITS = 4300
 #: Control characters no front matter holds (a tab and a line break are layout).
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u202a-\u202e\u2066-\u2069]")
 
@@ -63,8 +67,22 @@ def text_problem(text: str) -> str | None:
     return None if found is None else f"holds the control character U+{ord(found.group()):04X}, which no page shows"
 
 
+def _break_problem(text: str) -> str | None:
+    """Why a field's text cannot be shown on one line (a title, a summary: a line of llms.txt), or None."""
+    found = _BREAK.search(text)
+    return None if found is None else (f"holds a line break (U+{ord(found.group()):04X}); a field is shown on one "
+                                       "line (YAML folds a long plain value into one)")
+
+
 class _UniqueKeys(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
-    """The safe loader (libyaml's where PyYAML has it: about ten times faster), refusing a key given twice."""
+    """The safe loader (libyaml's where PyYAML has it: about ten times faster), refusing a key given twice
+    and a number of thousands of digits (Python will not convert one: a raw ValueError otherwise)."""
+
+    def construct_yaml_int(self, node):
+        if sum(ch.isdigit() for ch in str(node.value)) > MAX_INT_DIGITS:
+            raise yaml.constructor.ConstructorError(None, None, "holds a number of thousands of digits; no field is one",
+                                                    node.start_mark)
+        return super().construct_yaml_int(node)
 
     def construct_mapping(self, node, deep=False):
         seen = set()
@@ -77,21 +95,51 @@ class _UniqueKeys(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
         return super().construct_mapping(node, deep=deep)
 
 
+_UniqueKeys.add_constructor("tag:yaml.org,2002:int", _UniqueKeys.construct_yaml_int)
+
+
+class Refused(yaml.YAMLError):
+    """Front matter YAML reads but the site will not publish: the message names the field and says why."""
+
+
+def _field_at(text: str, line: int) -> str:
+    """The top-level field whose value holds line `line` (0-based) of front matter `text`.
+
+    Messages count lines in the page file, whose front matter starts on its second line (after `---`)."""
+    for row in reversed(text.splitlines()[:line + 1]):
+        if (m := re.match(r"([^\s#:][^:]*):", row)) is not None:
+            return _shown(m.group(1))
+    return "(none)"
+
+
 def load(text: str) -> object:
-    """YAML front matter text parsed, refusing anchors and aliases and keys given twice (yaml.YAMLError)."""
-    if (problem := text_problem(text)) is not None:
-        raise yaml.YAMLError(problem)
+    """YAML front matter text parsed, refusing anchors and aliases and keys given twice (yaml.YAMLError),
+    and control characters and numbers of thousands of digits with the field that holds them (Refused)."""
+    if (found := _CONTROL.search(text)) is not None:  # before the parser, whose words for a control are its own
+        line = text.count("\n", 0, found.start())
+        raise Refused(f"field '{_field_at(text, line)}' (line {line + 2}) {text_problem(found.group())}")
     loader = _UniqueKeys(text)
     try:
         node = loader.get_single_node()
         if node is not None and _has_alias(node):
             raise yaml.YAMLError("uses an anchor or alias (& or *); write each value out")
         value = loader.construct_document(node) if node is not None else None
+    except yaml.constructor.ConstructorError as err:
+        if err.problem_mark is None or "thousands of digits" not in str(err.problem):
+            raise
+        line = err.problem_mark.line
+        raise Refused(f"field '{_field_at(text, line)}' (line {line + 2}) {err.problem}") from None
     finally:
         loader.dispose()
-    for text in _strings(value):  # "\x1b" or "\0" escapes in a quoted YAML string make controls too
+    if isinstance(value, dict):
+        for key, item in value.items():  # "\x1b" or "\0" escapes in a quoted YAML string make controls too
+            for text in _strings(item):
+                problem = text_problem(text) or (None if key == "bindings" else _break_problem(text))
+                if problem is not None:
+                    raise Refused(f"field '{_shown(key)}' {problem}")
+    for text in _strings(value):
         if (problem := text_problem(text)) is not None:
-            raise yaml.YAMLError(problem)
+            raise Refused(problem)
     return value
 
 
@@ -116,6 +164,8 @@ def page_problem(source: str) -> str | None:
         return None  # MkDocs reads such a page as having no front matter
     try:
         meta = load(source[4:end])
+    except Refused as err:
+        return f"front matter {err}"
     except yaml.YAMLError as err:
         return f"front matter {getattr(err, 'problem', None) or err}"
     if meta is not None and not isinstance(meta, dict):

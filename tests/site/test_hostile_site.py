@@ -1,9 +1,12 @@
 """Nothing a file contains runs on a page: hostile strings in every file kind, checked in Chromium.
 
 tests/support/hostile.py plants script, event handlers, javascript: links and Markdown into every
-free-text field of temporary copies of hardware.toml, models.toml, measurements.toml, a measurement
-JSON file and a glossary entry. The site built from them must run none of it (no dialog, no script
-error, no javascript: link anywhere) and show each string as typed.
+free-text field of temporary copies of hardware.toml, models.toml, measurements.toml (the first entry
+of every table: kernel rows, serving runs, cross-node results...), prices.toml, ep_communication.toml,
+a measurement JSON file and a glossary entry, and a line break with bidirectional overrides into
+one-line names and notes. The site built from them must run none of it (no dialog, no script error,
+no javascript: link anywhere) and show each string as typed, one-line text on one line. What a file
+may not hold at all is refused in one line: tests/site/test_hostile_refused.py.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.browser import LAPTOP, build_site
-from tests.support.hostile import PAGE_PAYLOADS, PAYLOADS, plant
+from tests.support.hostile import FLAT, PAGE_PAYLOADS, PAYLOADS, plant
 from tools.bench import copy_project
 from tools.server import serve
 
@@ -162,6 +165,7 @@ def test_planted_strings_run_nowhere_and_show_as_typed(tab):
         assert tab.ran == [], f"search: {tab.ran}"
     for name, text in PAGE_PAYLOADS.items():
         assert text in shown, f"the {name} string does not show as typed on any page"
+    assert FLAT["shown"] in shown, "the flattened one-line text does not show on any page"
     assert PAYLOADS["terminal"] not in shown
 
 
@@ -178,3 +182,29 @@ def test_data_files_hold_planted_text_as_data_never_as_markup(hostile_site):
     for copy in hostile_site.rglob("index.md"):
         text = _outside_code(copy.read_text(encoding="utf-8"))
         assert "XSS-md *emph*" not in text, copy  # written \*emph\*: text, not emphasis
+
+
+def test_one_line_fields_publish_on_one_line_without_bidi_controls(hostile_site):
+    """A line break, U+202E and U+2067 planted into names and notes of every spec file kind and a
+    measurement file: every published file that holds the planted text shows it flattened (strings.json,
+    '_flattened'), with no control as a character or an escape, and no line the planted break forged."""
+    shown, forged, kinds = FLAT["shown"], FLAT["forged"], {}
+    bidi = re.compile(r"[\u202a-\u202e\u2066-\u2069]|&#x202[a-e];|&#x206[6-9];|&#82(3[4-8]|9[4-7]);|\\u202[a-e]|\\u206[6-9]",
+                      re.I)
+    for f in hostile_site.rglob("*"):
+        if f.suffix not in (".html", ".svg", ".md", ".txt", ".json", ".csv", ".xml"):
+            continue
+        text = f.read_text(encoding="utf-8")
+        if "XSS-flat" not in text:
+            continue
+        kinds[f.suffix] = kinds.get(f.suffix, 0) + 1
+        where = f.relative_to(hostile_site)
+        assert not bidi.search(text), f"{where}: a bidirectional control from a planted field"
+        assert not [line for line in text.splitlines() if line.lstrip("#-> ").startswith(forged)], \
+            f"{where}: the planted line break forged a line"
+        if f.suffix in (".md", ".txt"):
+            # Emphasis from a field stays text in the Markdown copies: written \*emph-flat\*.
+            assert "*emph-flat*" not in _outside_code(text).replace("\\*emph-flat\\*", ""), where
+    # As a reader sees it on the pages: test_planted_strings_run_nowhere_and_show_as_typed. Where it reached: HTML, SVG, the CSV of a figure, the Markdown copies and the JSON data (search index,
+    # numbers, calculator registry).
+    assert {".html", ".svg", ".md", ".json", ".csv"} <= set(kinds), f"the plant reached too few formats: {kinds}"

@@ -1,7 +1,8 @@
 """Plant hostile strings (tests/fixtures/hostile/strings.json) into temporary copies of every file kind.
 
-Spec files (hardware, models, measurements), a measurement JSON file and a glossary entry get a
-hostile string in every free-text field; the copies live under a temporary folder and are put in
+Spec files (hardware, models, measurements, prices, EP measurements), a measurement JSON file and a
+glossary entry get a hostile string in every free-text field, and one-line names and notes a line
+break with bidirectional overrides (FLAT); the copies live under a temporary folder and are put in
 use through the ROOFLINE_* environment variables, so the repository's own data is never touched.
 """
 
@@ -16,6 +17,8 @@ from tests.conftest import ROOT
 DATA = ROOT / "src" / "roofline" / "data"
 STRINGS = json.loads((ROOT / "tests" / "fixtures" / "hostile" / "strings.json").read_text(encoding="utf-8"))
 PAYLOADS = {k: v for k, v in STRINGS.items() if not k.startswith("_")}
+#: Text a one-line field flattens (a line break, a bidirectional override, emphasis) and how every format shows it.
+FLAT = STRINGS["_flattened"]
 #: Payloads a page shows (the terminal one is for the CLI: its controls are dropped on pages).
 PAGE_PAYLOADS = {k: v for k, v in PAYLOADS.items() if k != "terminal"}
 
@@ -57,19 +60,36 @@ def plant(folder: Path) -> dict[str, str]:
     hw = (DATA / "hardware.toml").read_text(encoding="utf-8")
     for ident in ("h100-sxm5", "a100-sxm4-80gb", "h200-sxm"):
         hw = _edit_entry(hw, "device", ident, ("name", "vendor", "memory_type", "note", "source_title"), payloads)
+    hw = _edit_entry(hw, "device", "b200", ("name",), iter([FLAT["text"]]))
     (folder / "hardware.toml").write_text(hw, encoding="utf-8")
 
     models = (DATA / "models.toml").read_text(encoding="utf-8")
     models = _edit_entry(models, "model", "llama-3.1-8b", ("name", "source_title"), payloads)
+    models = _edit_entry(models, "model", "qwen3-8b", ("name",), iter([FLAT["text"]]))
     (folder / "models.toml").write_text(models, encoding="utf-8")
 
     meas = (DATA / "measurements.toml").read_text(encoding="utf-8")
-    blocks = meas.split("[[measurement]]")
-    for i in range(1, len(blocks)):
-        for field in ("what", "tool", "software", "source_title", "measured_on", "mapping"):
-            blocks[i] = re.sub(rf'^{field} = ".*"$', lambda m, f=field: f"{f} = {toml_string(next(payloads))}",
-                               blocks[i], count=1, flags=re.M)
-    (folder / "measurements.toml").write_text("[[measurement]]".join(blocks), encoding="utf-8")
+    blocks = re.split(r"(?m)^(?=\[\[)", meas)
+    seen: set[str] = set()
+    for i, block in enumerate(blocks):
+        kind = block.split("]]", 1)[0]
+        if not block.startswith("[[") or kind in seen:
+            continue
+        seen.add(kind)  # the first entry of every kind: decode, kernel rows, serving runs, cross-node results, ...
+        for field in ("what", "tool", "software", "source_title", "measured_on", "mapping", "system", "quote"):
+            block = re.sub(rf'^{field} = ".*"$', lambda m, f=field: f"{f} = {toml_string(next(payloads))}",
+                           block, count=1, flags=re.M)
+        blocks[i] = re.sub(r'^note = ".*"$', lambda m: f"note = {toml_string(FLAT['text'])}", block, count=1, flags=re.M)
+    (folder / "measurements.toml").write_text("".join(blocks), encoding="utf-8")
+
+    prices = (DATA / "prices.toml").read_text(encoding="utf-8")
+    prices = _edit_entry(prices, "price", "packet-h200-on-demand", ("provider", "source_title"), payloads)
+    prices = re.sub(r'^note = ".*"$', lambda m: f"note = {toml_string(FLAT['text'])}", prices, count=1, flags=re.M)
+    (folder / "prices.toml").write_text(prices, encoding="utf-8")
+
+    ep = (DATA / "ep_communication.toml").read_text(encoding="utf-8")
+    ep = re.sub(r'^note = ".*"$', lambda m: f"note = {toml_string(FLAT['text'])}", ep, count=1, flags=re.M)
+    (folder / "ep_communication.toml").write_text(ep, encoding="utf-8")
 
     mdir = folder / "measurements"
     mdir.mkdir(exist_ok=True)
@@ -79,6 +99,7 @@ def plant(folder: Path) -> dict[str, str]:
     doc["label"], doc["note"] = PAYLOADS["script"], PAYLOADS["markdown_link"]
     doc["machine"]["cpu_model"], doc["machine"]["blas"]["name"] = PAYLOADS["attribute"], PAYLOADS["markdown_syntax"]
     doc["machine"]["numpy"] = PAYLOADS["autolink"]
+    doc["machine"]["os"] = FLAT["text"]
     (mdir / "hostile.json").write_text(json.dumps(doc, indent=2), encoding="utf-8")
 
     gdir = folder / "glossary"
@@ -93,5 +114,6 @@ def plant(folder: Path) -> dict[str, str]:
                   text, count=1, flags=re.M)
     entry.write_text(text, encoding="utf-8")
     return {"ROOFLINE_HARDWARE": str(folder / "hardware.toml"), "ROOFLINE_MODELS": str(folder / "models.toml"),
+            "ROOFLINE_PRICES": str(folder / "prices.toml"), "ROOFLINE_EP_COMMUNICATION": str(folder / "ep_communication.toml"),
             "ROOFLINE_MEASUREMENTS": str(folder / "measurements.toml"),
             "ROOFLINE_MEASUREMENTS_DIR": str(mdir), "ROOFLINE_GLOSSARY": str(gdir)}

@@ -158,8 +158,17 @@ def load_document(path: Path) -> dict[str, Any]:
     except RecursionError:
         raise SpecError(f"{path.name}: nests too deeply to read; not a spec file") from None
     except ValueError:  # an integer of more than 4,300 digits, which Python will not convert
-        raise SpecError(f"{path.name}: holds a number of thousands of digits; no spec value is one") from None
+        raise SpecError(f"{path.name}: {_huge_number_at(text)}holds a number of thousands of digits; "
+                        "no spec value is one") from None
     return doc
+
+
+def _huge_number_at(text: str) -> str:
+    """'line 12: field 'm' ' for the first run of thousands of digits in TOML `text` (tomllib names no place)."""
+    found = re.search(r"^\s*([A-Za-z0-9_.\"-]+)\s*=.*?[0-9_]{4301,}", text, re.M)
+    if found is None:
+        return ""
+    return f"line {text.count(chr(10), 0, found.start()) + 1}: field {show(found.group(1).strip(chr(34)))} "
 
 
 def table_list(path: Path, doc: dict[str, Any], key: str) -> list[dict[str, Any]]:

@@ -62,6 +62,8 @@ def _split_front_matter(text: str, where: str) -> tuple[dict, str]:
         raise GlossaryError(f"{where}: the front-matter block is not closed with '---'")
     try:
         meta = front_matter.load(text[4:end]) or {}
+    except front_matter.Refused as err:
+        raise GlossaryError(f"{where}: front matter {err}") from None
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         line = f" line {mark.line + 2}" if mark else ""

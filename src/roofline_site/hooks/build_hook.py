@@ -53,12 +53,16 @@ _state: dict = {"command": None, "dirty": False, "real": None, "tmp": None, "war
 def check_registry() -> None:
     """Load every spec file; a broken one raises PluginError with the loader's one sentence."""
     from roofline.errors import SpecError
+    from roofline.registry.ep_communication import balancer_examples, ep_measurements
     from roofline.registry.hardware import devices
     from roofline.registry.measurements import published
     from roofline.registry.models import models
+    from roofline.registry.prices import prices
 
+    # Every spec file, the prices and the EP measurements too: a page that quotes one would otherwise
+    # fail half-way through the build, naming the page and its binding before the file.
     try:
-        devices(), models(), published()
+        devices(), models(), published(), prices(), ep_measurements(), balancer_examples()
     except SpecError as err:
         raise PluginError(f"spec error: {err}") from None
     except RecursionError:
@@ -356,13 +360,21 @@ class StopAtFirstWarning(logging.Handler):
 
 
 @event_priority(100)
-def on_page_markdown(markdown, page, **kwargs):
-    _state["page"] = page.file.src_uri
+def on_page_read_source(page, config, **kwargs):
+    """The page's source, its front matter checked first: MkDocs parses it next with a loader of its own,
+    which raises a bare ValueError at a number of thousands of digits and publishes `title: [7, 8]`."""
     from roofline_site.front_matter import page_problem
 
-    # Known keys of their types only: `title: [7, 8]` would be published as a Python list.
-    if (problem := page_problem(page.file.content_string)) is not None:
+    _state["page"] = page.file.src_uri
+    source = page.file.content_string
+    if (problem := page_problem(source)) is not None:
         raise PluginError(f"{page.file.src_uri}: {problem}")
+    return source
+
+
+@event_priority(100)
+def on_page_markdown(markdown, page, **kwargs):
+    _state["page"] = page.file.src_uri
     if _state["child"]:
         _note(f"page {page.file.src_uri}")
     return markdown

@@ -45,12 +45,18 @@ def _namespace():
     return NAMESPACE
 
 
+#: A literal Python will not convert (more than sys.get_int_max_str_digits() digits, 4,300 by default).
+_HUGE_NUMBER = re.compile(r"[0-9_]{4301,}")
+
+
 def evaluate(expr: str, namespace: dict | None = None, where: str = "<token>"):
     """The value of one token's expression: `roofline.quantities.NAMESPACE` (or `namespace`), no builtins.
 
     The one evaluator of tokens: the page hook, the numbers diff and the exercise checks all call it.
     """
     names = _namespace() if namespace is None else namespace
+    if _HUGE_NUMBER.search(expr):  # compile() would answer with a paragraph about sys.set_int_max_str_digits
+        raise ValueError("holds a number of thousands of digits; no token or binding needs one")
     return eval(compile(expr, where, "eval"), {"__builtins__": {}}, dict(names))  # noqa: S307 — the repo's own pages
 
 
