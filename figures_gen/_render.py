@@ -26,9 +26,15 @@ RENDERS: Counter[str] = Counter()
 
 
 def _save(fig, narrow: bool) -> bytes:
+    tight = narrow or getattr(fig, "_rl_key", False)
+    if not tight:
+        # Laid out already (tight_layout, then the labels): the placeholder engine tight_layout leaves
+        # behind made savefig draw the whole figure once more, without output, before drawing it for the
+        # SVG: a fifth of a render. A figure cropped to its drawing ("tight") needs that draw to measure.
+        fig.set_layout_engine(None)
     buf = io.BytesIO()
     fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None}, transparent=False,
-                facecolor=fig.get_facecolor(), bbox_inches="tight" if narrow or getattr(fig, "_rl_key", False) else None, pad_inches=PAD_IN)
+                facecolor=fig.get_facecolor(), bbox_inches="tight" if tight else None, pad_inches=PAD_IN)
     return compact_svg(buf.getvalue())
 
 

@@ -276,9 +276,23 @@ def _parse_kernel(entry: Entry) -> KernelMeasurement:
 
 
 def kernel_measurements(kernel: str | None = None) -> list[KernelMeasurement]:
-    """The published kernel rows, in file order (those of one class with `kernel`)."""
-    return [m for m in REGISTRY.entries().values()
-            if isinstance(m, KernelMeasurement) and (kernel is None or m.kernel == kernel)]
+    """The published kernel rows, in file order (those of one class with `kernel`).
+
+    Filtered once per parsed file and class: the serving model asks for the engines' rows at every
+    run's expected figure, thousands of times a build, and each ask walked every entry.
+    """
+    entries = REGISTRY.entries()  # (recorded as a read on every call, as before)
+    if _KERNEL_ROWS.get("of") is not entries:
+        _KERNEL_ROWS.clear()
+        _KERNEL_ROWS["of"] = entries
+    if (rows := _KERNEL_ROWS.get(kernel)) is None:
+        rows = _KERNEL_ROWS[kernel] = [m for m in entries.values()
+                                       if isinstance(m, KernelMeasurement) and (kernel is None or m.kernel == kernel)]
+    return list(rows)  # (a copy: a caller may change its list)
+
+
+#: {"of": the entries filtered, kernel class or None: its rows}, for `kernel_measurements`.
+_KERNEL_ROWS: dict = {}
 
 
 # ------------------------------------------------------------------ serving runs ------------------
