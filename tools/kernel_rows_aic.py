@@ -3,7 +3,7 @@
 AIConfigurator's wheel (PyPI `aiconfigurator`, Apache-2.0) ships the per-kernel latencies NVIDIA
 collected with TensorRT-LLM on each GPU (aiconfigurator_core/systems/data/<system>/...). This picks a
 small grid of them (three weight-matmul shapes of Llama-class models × M from 1 to 16,384; decode
-attention of a 32-head, 8-KV-head, 128-wide layer with an FP8 cache over batch × context) and prints
+attention of a 32-head, 8-KV-head, 128-wide layer with an FP8 cache over batch × context, on each GPU) and prints
 them as registry rows with their source. Run it in AIConfigurator's own environment
 (`make compare-aic` creates .cache/aic-venv): `.cache/aic-venv/bin/python tools/kernel_rows_aic.py`.
 """
@@ -97,7 +97,14 @@ def main() -> None:
                                 f"matmul of width {n}), {tokens} tokens, median latency {us:.1f} µs",
                            date="2026", source_url=URL,
                            source_title=f"AIConfigurator {VERSION} wheel: systems/data/{system}/moe/trtllm/{trt}/moe_perf.parquet"))
-    system, (device, name) = "h200_sxm", SYSTEMS["h200_sxm"]
+    for system, (device, name) in SYSTEMS.items():
+        out += decode_rows(system, device)
+    print("\n".join(out))
+
+
+def decode_rows(system: str, device: str) -> list[str]:
+    """One layer's decode attention over the DECODE grid on one system, FP8 cache."""
+    out = []
     trt = max(p.parent.name for p in (DATA / system / "attention" / "trtllm").glob("*/generation_attention_perf.parquet"))
     a = pd.read_parquet(DATA / system / "attention" / "trtllm" / trt / "generation_attention_perf.parquet")
     a = a[(a.num_heads == 32) & (a.num_key_value_heads == 8) & (a.head_dim == 128) & (a.kv_cache_dtype == "fp8")
@@ -121,7 +128,7 @@ def main() -> None:
                        what=f"one layer's decode attention, {kv_bytes / 1e6:.1f} MB of KV cache read in {us:.1f} µs",
                        date="2026", source_url=URL,
                        source_title=f"AIConfigurator {VERSION} wheel: systems/data/{system}/attention/trtllm/{trt}/generation_attention_perf.parquet"))
-    print("\n".join(out))
+    return out
 
 
 if __name__ == "__main__":

@@ -125,7 +125,7 @@ def _miss_reasons() -> dict[str, str]:
                "the ceiling takes for the run (expert parallelism, attention on every device) may not be the engine's",
         "AMD": "the MI300X's only kernel rows are AMD's best large GEMMs, one size per format and used at every size, "
                "its attention runs at the efficiency NVIDIA GPUs reached, and " + vllm_words,
-        "nvfp4": "the FP4 matmul rows come from the B200 alone, and no decode attention was measured on Blackwell",
+        "nvfp4": "the FP4 matmul and expert rows were measured on the B200 alone",
         "steps": "what the engine adds besides its per-step overhead row (sampling, launches, uneven batches) is "
                  "not modelled",
     }
