@@ -130,7 +130,7 @@ def length_limit_message(model: Model, phase: str, length) -> str:
 def calculate(device: Device, model: Model, phase: str = "decode", batch=1, length=1,
               weight_format: str = "bf16", kv_dtype: str = "bf16", activation: str = "bf16",
               attention: str = "fused", tp: int = 1, pp: int = 1, ep: int = 1, latency="floor",
-              weight_scope: str = "linear") -> dict[str, Any]:
+              weight_scope: str = "linear", nodes=None) -> dict[str, Any]:
     """Every output the calculator shows, from the per-kernel model (roofline.model.kernels, and
     roofline.model.parallel for a layout over several devices): the reference
     docs/assets/calculator/kernels.js is parity-tested against.
@@ -140,10 +140,18 @@ def calculate(device: Device, model: Model, phase: str = "decode", batch=1, leng
     is the lower bound. FLOPs, bytes and memory are one device's. Throughputs are kept even when
     the configuration does not fit; the page hides them. `latency` is each collective's: the link's
     floor (a ceiling), "ring" (NCCL's, the expected figure) or seconds; `expected_tokens_per_s_per_sequence`
-    is the same step at the ring's latency, beside it.
+    is the same step at the ring's latency, beside it. `nodes`, as `roofline decode --nodes`: with no layout
+    given, the layout the field runs on that many machines (parallel.node_layout); with one, a check that it
+    fills them. `network_time_s` is the time the scale-out network carries its bytes in one step (each
+    collective's network bytes over the network's bandwidth) and `network_share` that time over the step's.
     """
     f = Formats.of(weight_format, activation, kv_dtype, scope=weight_scope)
     layout = parallel.Layout(tp=tp, pp=pp, ep=ep)
+    if nodes is not None:
+        if layout.is_single:
+            layout = parallel.node_layout(model, device, nodes)
+        else:
+            parallel.check_nodes(layout, device, nodes)
     latency = parallel.check_latency(latency)
     if phase not in ("decode", "prefill"):
         raise InputError(f"phase must be 'decode' or 'prefill', got {phase!r}")
@@ -168,7 +176,17 @@ def calculate(device: Device, model: Model, phase: str = "decode", batch=1, leng
         "attention_intensity": None if model.is_bare else kernels.attention_intensity_limit(model, f),
         "speed_of_light_tokens_per_s": parallel.speed_of_light_tokens_per_s(model, device, f, layout),
         "expected_tokens_per_s_per_sequence": None if expected is None else float(expected.tokens_per_s_per_sequence),
+        **_network(step),
     }
+
+
+def _network(step) -> dict[str, float]:
+    """What one step sends across nodes, per device: bytes, the network's time carrying them, and that time's
+    share of the step (0 inside one scale-up domain)."""
+    runs = [c for c in step.collectives + ((step.sends,) if step.sends is not None else ()) if c.network_share]
+    net_bytes = sum(float(c.network_bytes) for c in runs)
+    net_s = sum(float(c.network_bytes) / c.network_bandwidth_bytes_per_s for c in runs)
+    return {"network_bytes": net_bytes, "network_time_s": net_s, "network_share": net_s / float(step.time_s)}
 
 
 # ------------------------------------------------------------------ registry export --------
@@ -183,7 +201,13 @@ def _interconnect_record(d: Device) -> dict[str, Any] | None:
 
 
 def _device_record(d: Device) -> dict[str, Any]:
-    return {"interconnect": _interconnect_record(d), "interconnect_note": d.interconnect_note,"id": d.id, "name": d.name, "vendor": d.vendor, "kind": d.kind, "memory_type": d.memory_type,
+    net = d.network
+    return {"interconnect": _interconnect_record(d), "interconnect_note": d.interconnect_note,
+            # the scale-out network between nodes (layouts across scale-up domains), or why there is none
+            "network": None if net is None else {
+                "link": net.link, "bandwidth_bytes_per_s_per_direction": net.bandwidth_bytes_per_s_per_direction,
+                "latency_floor_s": net.latency_floor_s, "node_devices": net.node_devices},
+            "network_note": d.network_note, "id": d.id, "name": d.name, "vendor": d.vendor, "kind": d.kind, "memory_type": d.memory_type,
             "memory_capacity_bytes": d.memory_capacity_bytes, "capacity_unit": d.capacity_unit,
             "usable_memory_bytes": d.usable_memory_bytes,
             "memory_bandwidth_bytes_per_s": d.memory_bandwidth_bytes_per_s,
@@ -229,6 +253,8 @@ def _kernel_constants() -> dict[str, Any]:
             "collective_latency_bound": parallel.COLLECTIVE_LATENCY_BOUND,
             "link_bandwidth_bound": parallel.LINK_BANDWIDTH_BOUND, "latency_bound": parallel.LATENCY_BOUND,
             "link_bound": parallel.LINK_BOUND, "max_degree": parallel.MAX_DEGREE,
+            # an EP all-to-all across nodes, expected: each link at DeepEP's measured share of its spec
+            "ep_efficiency": list(parallel.ep_expected_efficiency()),
             "latency_choices": list(parallel.LATENCY_CHOICES), "max_latency_s": parallel.MAX_LATENCY_S,
             "max_batch_limit": inspect.signature(parallel.max_batch_that_fits).parameters["limit"].default}
 

@@ -17,6 +17,7 @@ from roofline.calculator_view import calculate, custom_device, custom_model, reg
 from roofline.registry.hardware import get_device
 from roofline.registry.models import get_model
 from tests.conftest import ROOT
+from tests.support.browser import PHONE
 
 pytestmark = pytest.mark.browser
 
@@ -211,9 +212,12 @@ def test_a_layout_adds_collectives_and_the_link_roof(page):
     assert (field(page, "tp").input_value(), field(page, "pp").input_value()) == ("4", "1")
     check_against_package(outputs(page, "a"), calculate(get_device("h100-sxm5"), get_model("llama-3.1-70b"), "decode", 1,
                                                         1024, tp=4))
+    # 16 H100s are two 8-GPU nodes: TP stays inside one NVLink domain, with two pipeline stages across the network
+    # (roofline decode --devices 16); an A100, with no network recorded, refuses them in the CLI's words.
     field(page, "dev").fill("16")
-    assert message(page, "dev").startswith("16 devices: TP 16: TP16 spans 16 devices")
-    assert field(page, "tp").input_value() == "4"
+    assert (field(page, "tp").input_value(), field(page, "pp").input_value()) == ("8", "2")
+    field(page, "hw").select_option("a100-sxm4-80gb")
+    assert "spans 16 devices but one" in message(page, "tp") and "no scale-out network" in message(page, "tp")
 
 
 LAYOUT_REFUSALS = [
@@ -705,3 +709,70 @@ def test_layouts_that_do_not_load_get_one_sentence(page):
     field(page, "dev").fill("4")
     page.wait_for_function("new URLSearchParams(location.search).get('tp') === '4'")
     assert message(page, "dev") == ""
+
+
+def test_nodes_beyond_one_domain_show_the_networks_share(page):
+    # DeepSeek-V3 over four 8-GPU H100 nodes (roofline decode --nodes 4): expert parallelism over all 32 GPUs, its
+    # all-to-all split between NVLink and the network; the page's numbers are the package's, and the network's
+    # share of the step is its time carrying bytes across nodes over the step's time.
+    open_calc(page, "?model=deepseek-v3&batch=256&ctx=2000&nodes=4")
+    assert (field(page, "ep").input_value(), field(page, "dev").input_value()) == ("32", "32")
+    # in its checkpoint's format, as the page starts: FP8 in 128 × 128 blocks over every linear layer
+    expected = calculate(get_device("h100-sxm5"), get_model("deepseek-v3"), "decode", 256, 2000, "fp8-b128", nodes=4)
+    shown = outputs(page, "a")
+    assert shown["layout"]["value"] == expected["layout"] == "EP32"
+    for key in ("time_s", "collective_time_s", "network_share", "tokens_per_s_per_device"):
+        assert math.isclose(float(shown[key]["value"]), expected[key], rel_tol=REL), key
+    assert shown["network_share"]["text"] == f"{fmt.sig(100 * expected['network_share'])}%"
+    summary = page.locator(".rl-calc .rl-calc-summary").inner_text()
+    assert f"the network carries {fmt.nbytes(expected['network_bytes'])} per device" in summary
+    assert "network's floor" in shown["collective_latency"]["text"]
+    # typing two nodes picks EP16 and the link carries it; within one domain nothing crosses nodes
+    field(page, "nodes").fill("2")
+    page.wait_for_function("new URLSearchParams(location.search).get('nodes') === '2'")
+    assert field(page, "ep").input_value() == "16"
+    assert new_params(page)["ep"] == "16"
+    field(page, "nodes").fill("")
+    field(page, "ep").fill("8")
+    page.wait_for_function("new URLSearchParams(location.search).get('ep') === '8'")
+    assert outputs(page, "a")["network_share"]["text"] == "none: nothing crosses nodes"
+    no_bad_words(page)
+
+
+def new_params(page) -> dict:
+    return page.evaluate("Object.fromEntries(new URLSearchParams(location.search))")
+
+
+NODE_REFUSALS = [
+    # (link, words of the sentence beside Nodes)
+    ("?model=deepseek-v3&nodes=0", "at least 1"),
+    ("?model=deepseek-v3&nodes=2.5", "whole number"),
+    ("?model=deepseek-v3&nodes=<b>x</b>", "must be a number"),
+    ("?model=deepseek-v3&nodes=1e9", "at most"),
+    ("?hw=a100-sxm4-80gb&model=llama-3.1-70b&nodes=2", "no scale-out network"),          # no network recorded
+    ("?model=deepseek-v3&nodes=3", "which 24 does not divide"),                          # 256 experts on 24 ranks
+    ("?model=llama-3.1-70b&tp=8&nodes=2", "hold 16 devices but TP8 uses 8"),             # a layout short of the nodes
+]
+
+
+@pytest.mark.parametrize("query, words", NODE_REFUSALS, ids=[q for q, _ in NODE_REFUSALS])
+def test_a_bad_node_count_gets_one_sentence_beside_the_field(page, query, words):
+    open_calc(page, query)
+    assert words in message(page, "nodes"), message(page, "nodes")
+    assert field(page, "nodes").get_attribute("aria-invalid") == "true"
+    assert page.locator(".rl-calc b").count() == 0
+    no_bad_words(page)
+
+
+def test_nodes_on_a_phone_at_390_px(chromium, served_site):
+    tabs = chromium.tabs(**PHONE)
+    tab = tabs.new_page()
+    try:
+        tab.goto(f"{served_site}/calculator/?model=deepseek-v3&batch=256&ctx=2000&nodes=4")
+        tab.wait_for_selector(".rl-calc[data-rl-ready]")
+        width = PHONE["viewport"]["width"]
+        assert tab.evaluate("document.documentElement.scrollWidth") <= width
+        box = tab.locator(".rl-calc .rl-calc-config").nth(0).locator("[name=nodes]").bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= width + 0.5
+    finally:
+        tabs.close()

@@ -4,7 +4,7 @@
 // textContent, never as HTML.
 
 import * as calc from "./calc.js";
-import { engineLayout } from "./parallel.js";
+import { engineLayout, forNodes, layoutOf } from "./parallel.js";
 import { FIELDS, choices, inReaderWords, parseNumber, resolveConfig } from "./state.js";
 import { echoConfig, weightWords } from "./words.js";
 
@@ -88,7 +88,7 @@ export function configPanel(registry, uid, legendText, keys, fields = FIELDS) {
     act: () => select("act", upper(lists.act)),
     kvd: () => select("kvd", upper(lists.kvd)),
     attn: () => select("attn", lists.attn.map((v) => ({ value: v, text: attentionText[v] || v }))),
-    dev: () => text("dev"), tp: () => text("tp"), pp: () => text("pp"), ep: () => text("ep"),
+    dev: () => text("dev"), tp: () => text("tp"), pp: () => text("pp"), ep: () => text("ep"), nodes: () => text("nodes"),
     lat: () => select("lat", [
       { value: "floor", text: "Floor: fastest published all-reduce (ceiling)" },
       { value: "ring", text: "NCCL ring (expected)" },
@@ -241,6 +241,23 @@ export function syncDevices(registry, panel, source, fallback = {}) {
     } catch (err) {
       if (!(err instanceof calc.CalcError)) throw err;
       return inReaderWords(err.message);
+    }
+  }
+  const one = [inp.tp, inp.pp, inp.ep].every((x) => String(x.value).trim() === "1");
+  if (inp.nodes && String(inp.nodes.value).trim() && (source === inp.nodes || (!source && one))) {
+    // Nodes with one device asked picks the field's layout over them (roofline decode --nodes N); with a layout
+    // typed, the layout stays and the step checks that it fills them.
+    const parsed = parseNumber(inp.nodes.value, FIELDS.nodes.label, registry.limits[FIELDS.nodes.limit]);
+    const cfg = resolveConfig(registry, { ...readRaw(panel, fallback), tp: "1", pp: "1", ep: "1", dev: "1", nodes: "" });
+    if (!cfg.model || !cfg.device || parsed.message) return null;
+    try {
+      const lay = forNodes(registry.constants.kernels, cfg.model, cfg.device, layoutOf(registry.constants.kernels), parsed.value);
+      inp.tp.value = String(lay.tp); inp.pp.value = String(lay.pp); inp.ep.value = String(lay.ep);
+      inp.dev.value = String(lay.devices);
+      return null;
+    } catch (err) {
+      if (!(err instanceof calc.CalcError)) throw err;
+      return null; // the step refuses the same nodes with the same sentence, beside Nodes
     }
   }
   const degrees = [inp.tp.value, inp.pp.value, inp.ep.value].map((v) => Number(String(v).trim()));

@@ -9,9 +9,9 @@
 // view.js and serving.js against the package.
 
 import { CalcError, peakFlopPerS } from "./calc.js";
-import { seconds } from "./format.js";
+import { integer, seconds } from "./format.js";
 import { finishOp, isBare, isMoe, matmulDtype, summarize } from "./kernels.js";
-import { finish, layoutOf, useMany } from "./parallel.js";
+import { degree, finish, layoutOf, useMany } from "./parallel.js";
 
 const KINDS = ["all-reduce", "all-gather", "reduce-scatter", "all-to-all", "send"];
 
@@ -43,11 +43,21 @@ function runLatency(kind, n, ic, latency) {
 // A link's latency in words, kept per link and latency: formatting it on every step was a tenth of a
 // serving frontier's time.
 const latencyWords = new WeakMap();
-function latencyText(ic, latency) {
+function linkLatencyText(ic, latency) {
   if (!latencyWords.has(ic)) latencyWords.set(ic, new Map());
   const words = latencyWords.get(ic);
   if (!words.has(latency)) words.set(latency, latencyDescription(ic, latency));
   return words.get(latency);
+}
+
+/** ParallelStep.latency_description: the link's latency, and where bytes cross nodes, the network's floor. */
+function latencyText(C, device, latency, runs) {
+  const text = linkLatencyText(device.interconnect, latency), net = device.network;
+  if (!net || !runs.some((c) => c && c.network_share)) return text;
+  const [effLink, effNet] = C.kernels.ep_efficiency;
+  return `${text}; across nodes at least the network's floor, ${seconds(net.latency_floor_s)} (${net.link})`
+    + (latency === "ring" ? `, each link at DeepEP's measured share of its spec (${integer(effLink * 100)}% scale-up, `
+      + `${integer(effNet * 100)}% network)` : "");
 }
 
 /** parallel.latency_description: which collective latency a figure uses. */
@@ -60,16 +70,61 @@ export function latencyDescription(ic, latency) {
   return `set: ${seconds(latency)} per collective`;
 }
 
-/** parallel.collective: one collective as a row of the step (no FLOPs; its roof is the link). */
-function collective(C, kind, payload, n, ic, peak, name, count, latency) {
-  const latencyRun = runLatency(kind, n, ic, latency);
+/** parallel.CollectivePoint: `count` runs of a collective as a row of the step (no FLOPs; its roof is the link).
+ *  A share `net` of its bytes crosses the scale-out network at `netBw`: both links at once (the slower sets the
+ *  time) or, `sequential`, one after the other (pipeline sends at one stage boundary after another). */
+function point(C, name, kind, n, payload, bw, perRun, peak, count, net = 0, netBw = 0, sequential = false) {
   const linkBytes = count * ringFactor(kind, n) * payload;
-  const bw = ic.bandwidth_bytes_per_s_per_direction;
-  const lat = count * latencyRun, transfer = linkBytes / bw;
+  const netBytes = linkBytes * net, onLink = (linkBytes - netBytes) / bw;
+  const onNet = net ? netBytes / netBw : 0;
+  const lat = count * perRun, transfer = !net ? onLink : sequential ? onLink + onNet : Math.max(onLink, onNet);
   return { name, kind, count, collective: true, flops: 0, bytes: linkBytes, time_s: lat + transfer, latency_s: lat,
-           linkBandwidth: bw,
+           linkBandwidth: bw, network_share: net, network_bytes: netBytes, network_s: onNet,
            arithmetic_intensity: 0, ridge_point: peak / bw, dtype: "link",
            bound: lat >= transfer ? C.kernels.latency_bound : C.kernels.link_bound };
+}
+
+/** parallel.collective: one collective on the device's scale-up link. */
+function collective(C, kind, payload, n, ic, peak, name, count, latency) {
+  return point(C, name, kind, n, payload, ic.bandwidth_bytes_per_s_per_direction, runLatency(kind, n, ic, latency), peak, count);
+}
+
+/** parallel.domains_spanned: scale-up domains `n` ranks fill, placed domain by domain. */
+const domainsSpanned = (n, device) => (device.interconnect ? Math.ceil(n / device.interconnect.domain_devices) : 1);
+
+/** parallel.ep_network_share: of the bytes a rank sends in an EP all-to-all, the share to ranks in other domains,
+ *  (ep − g)/(ep − 1) with g = min(ep, domain size), experts spread evenly. */
+function epNetworkShare(ep, device) {
+  const g = device.interconnect ? Math.min(ep, device.interconnect.domain_devices) : 1;
+  return ep > 1 ? (ep - g) / (ep - 1) : 0.0;
+}
+
+/** parallel.ep_all_to_all: an EP all-to-all split by link. Across domains its latency is the larger of the two
+ *  floors (a ceiling) or, expected, the ring's plus the network's floor, each link at DeepEP's measured share. */
+function epAllToAll(C, payload, ep, device, peak, name, count, latency) {
+  const ic = device.interconnect, net = device.network;
+  if (domainsSpanned(ep, device) === 1) return collective(C, "all-to-all", payload, ep, ic, peak, name, count, latency);
+  let linkBw = ic.bandwidth_bytes_per_s_per_direction, netBw = net.bandwidth_bytes_per_s_per_direction, perRun = latency;
+  if (latency === "floor") perRun = Math.max(ic.latency_floor_s, net.latency_floor_s);
+  else if (latency === "ring") {
+    perRun = runLatency("all-to-all", Math.min(ep, ic.domain_devices), ic, latency) + net.latency_floor_s;
+    const [effLink, effNet] = C.kernels.ep_efficiency;
+    linkBw *= effLink; netBw *= effNet;
+  }
+  return point(C, name, "all-to-all", ep, payload, linkBw, perRun, peak, count, epNetworkShare(ep, device), netBw);
+}
+
+/** parallel.pipeline_sends: the pp − 1 sends between stages; the (domains spanned − 1) at a domain boundary
+ *  cross the network, each paying at least its floor; the sends take turns, so the two links' times add. */
+function pipelineSends(C, K, payload, lay, device, peak, latency) {
+  const ic = device.interconnect, net = device.network;
+  const crossings = Math.min(domainsSpanned(lay.tp * lay.pp * lay.ep, device) - 1, lay.pp - 1);
+  const perRun0 = runLatency("send", 2, ic, latency);
+  if (crossings <= 0 || !net) return point(C, "pp_send", "send", 2, payload, ic.bandwidth_bytes_per_s_per_direction, perRun0, peak, lay.pp - 1);
+  const perRun = K.latency_choices.includes(latency)
+    ? (perRun0 * (lay.pp - 1 - crossings) + Math.max(perRun0, net.latency_floor_s) * crossings) / (lay.pp - 1) : perRun0;
+  return point(C, "pp_send", "send", 2, payload, ic.bandwidth_bytes_per_s_per_direction, perRun, peak, lay.pp - 1,
+    crossings / (lay.pp - 1), net.bandwidth_bytes_per_s_per_direction, true);
 }
 
 function requireInterconnect(device, what) {
@@ -88,9 +143,20 @@ export function checkLayout(m, device, lay) {
   for (const [opt, n] of [["--tp", tp], ["--ep", ep], ["--pp", pp]]) {
     if (n > 1) {
       const ic = requireInterconnect(device, `${opt} ${n}`);
+      if (tp > ic.domain_devices) {
+        throw new CalcError(`--tp ${tp}: tensor parallelism all-reduces the activations twice per layer, so it stays `
+          + `inside one ${device.name} scale-up domain (${ic.link}), which holds ${ic.domain_devices}; span nodes with --ep `
+          + "or --pp instead");
+      }
       if (replica > ic.domain_devices) {
-        throw new CalcError(`${opt} ${n}: ${lay.name} spans ${replica} devices but one ${device.name} scale-up domain `
-          + `(${ic.link}) holds ${ic.domain_devices}; the scale-out network between domains is not modelled`);
+        if (!device.network) {
+          throw new CalcError(`${opt} ${n}: ${lay.name} spans ${replica} devices but one ${device.name} scale-up domain `
+            + `(${ic.link}) holds ${ic.domain_devices}, and ${device.network_note}`);
+        }
+        if (ep > ic.domain_devices && ep % ic.domain_devices) {
+          throw new CalcError(`--ep ${ep}: expert parallelism across nodes fills whole scale-up domains of `
+            + `${ic.domain_devices} ${device.name}s; give a multiple of ${ic.domain_devices}`);
+        }
       }
     }
   }
@@ -110,7 +176,11 @@ export function checkLayout(m, device, lay) {
   }
   if (ep > 1) {
     if (!isMoe(m)) throw new CalcError(`--ep ${ep}: ${m.name} is dense; expert parallelism needs a mixture-of-experts model`);
-    if (m.n_experts % ep) throw new CalcError(`--ep ${ep}: ${m.name} has ${m.n_experts} experts, which ${ep} does not divide`);
+    if (m.n_experts % ep) {
+      throw new CalcError(`--ep ${ep}: ${m.name} has ${m.n_experts} experts, which ${ep} does not divide; give `
+        + `--redundant-experts ${(ep - (m.n_experts % ep)) % ep} (copies of the busiest experts fill the ranks, as `
+        + `expert-load balancers add them) or an EP degree that divides ${m.n_experts}`);
+    }
   }
   if (pp > 1 && pp > m.n_layers) throw new CalcError(`--pp ${pp}: ${m.name} has only ${m.n_layers} layers to give the stages`);
 }
@@ -159,10 +229,10 @@ export function assemble(C, K, m, device, f, lay, part, stage, whole, tokens, lo
     const resident = stage.weightsResident - expertResidentBytes(K, part, f, bytesPerWeight) * (1 - 1 / n);
     stage = summarize(C, K, { ...stage, ops, weightsResident: resident });
     const routed = tokens * m.experts_per_token * d * a;
-    coll.push(collective(C, "all-to-all", routed, n, ic, peak, "moe_dispatch_all_to_all", L, latency),
-      collective(C, "all-to-all", routed, n, ic, peak, "moe_combine_all_to_all", L, latency));
+    coll.push(epAllToAll(C, routed, n, device, peak, "moe_dispatch_all_to_all", L, latency),
+      epAllToAll(C, routed, n, device, peak, "moe_combine_all_to_all", L, latency));
   }
-  const sends = lay.pp > 1 ? collective(C, "send", tokens * d * a, 2, ic, peak, "pp_send", lay.pp - 1, latency) : null;
+  const sends = lay.pp > 1 ? pipelineSends(C, K, tokens * d * a, lay, device, peak, latency) : null;
   let kvNote = "";
   if (lay.tp > m.kv_heads) {
     kvNote = `${m.kv_heads} KV heads over ${lay.tp} devices: each device keeps a copy of one KV head `
@@ -180,7 +250,7 @@ function boundOnTheLink(C, collectives, collectiveS) {
 
 /** parallel.engine_layout: TP inside the scale-up domain as wide as the heads allow, PP for the rest. */
 export function engineLayout(K, m, device, n) {
-  let tp = n;
+  let tp = device.interconnect ? Math.min(n, device.interconnect.domain_devices) : n; // TP stays inside a domain
   while (tp > 1 && (m.n_heads % tp || (m.kv_heads % tp && tp % m.kv_heads) || n % tp)) tp -= 1;
   const lay = layoutOf(K, tp, n / tp);
   try {
@@ -192,4 +262,37 @@ export function engineLayout(K, m, device, n) {
   return lay;
 }
 
-useMany({ latencyText, checkLayout, shard, assemble, boundOnTheLink, engineLayout });
+/** parallel.node_devices: devices in `nodes` machines (one node: the scale-up domain where no network is recorded). */
+function nodeDevices(K, device, nodes) {
+  const n = degree(K, "--nodes", nodes);
+  if (n === 1) return device.network ? device.network.node_devices : device.interconnect ? device.interconnect.domain_devices : 1;
+  if (!device.network) throw new CalcError(`--nodes ${n}: ${device.network_note}, so layouts stay inside one node`);
+  return n * device.network.node_devices;
+}
+
+/** parallel.node_layout (no layout given) or parallel.check_nodes (one given): the layout the field runs on
+ *  `nodes` machines (a mixture of experts: EP over every device; dense: TP in a domain, PP across), or the
+ *  sentence saying the layout does not fill them. */
+export function forNodes(K, m, device, lay, nodes) {
+  const n = nodeDevices(K, device, nodes);
+  if (lay.devices > 1) {
+    if (lay.devices !== n) {
+      throw new CalcError(`--nodes ${nodes}: ${nodes} node${nodes !== 1 ? "s" : ""} of ${device.name}s hold ${n} devices `
+        + `but ${lay.name} uses ${lay.devices}; give a layout over all ${n} or fewer nodes`);
+    }
+    return lay;
+  }
+  try {
+    if (isMoe(m) && !isBare(m)) {
+      const ep = layoutOf(K, 1, 1, n);
+      checkLayout(m, device, ep);
+      return ep;
+    }
+    return engineLayout(K, m, device, n);
+  } catch (err) {
+    if (err instanceof CalcError) throw new CalcError(`--nodes ${nodes}: ${err.message}`);
+    throw err;
+  }
+}
+
+useMany({ latencyText, checkLayout, shard, assemble, boundOnTheLink, engineLayout, forNodes });

@@ -104,7 +104,7 @@ export function finish(C, device, p) {
            collectiveS, stageS, timeS, overlapS, linkBytes, memory, fits: memory <= usableMemory(device),
            ops: sends ? stage.ops.concat(collectives, [sends]) : stage.ops.concat(collectives),
            bound: collectiveS * 2 >= stageS ? many.boundOnTheLink(C, collectives, collectiveS) : stage.bound,
-           latencyText: lay.devices > 1 && device.interconnect ? many.latencyText(device.interconnect, p.latency) : "",
+           latencyText: lay.devices > 1 && device.interconnect ? many.latencyText(C, device, p.latency, collectives.concat([sends])) : "",
            bubble: 1.0 - p.microBatches / lay.pp };
 }
 
@@ -128,3 +128,6 @@ export function engineLayout(K, m, device, devices) {
   const n = degree(K, "--devices", devices);
   return n === 1 ? layoutOf(K) : needMany().engineLayout(K, m, device, n);
 }
+
+/** The layout on `nodes` machines (null: as given), as `roofline decode --nodes` reads it (many.js). */
+export const forNodes = (K, m, device, lay, nodes) => (nodes === null ? lay : needMany().forNodes(K, m, device, lay, nodes));

@@ -27,6 +27,7 @@ export const FIELDS = {
   tp: { label: "Tensor parallel (TP)", limit: "degree", group: "layout" },
   pp: { label: "Pipeline stages (PP)", limit: "degree", group: "layout" },
   ep: { label: "Expert parallel (EP)", limit: "degree", group: "layout" },
+  nodes: { label: "Nodes (machines; blank: within one scale-up domain)", limit: "degree", group: "layout", optional: true },
   lat: { label: "Collective latency", kind: "select", group: "layout" },
   latus: { label: "Latency per collective (µs)", limit: "collective_latency_us", group: "layout" },
 };
@@ -125,7 +126,7 @@ export function resolveConfig(registry, raw) {
   if (!phase) errors.phase = `Choose decode or prefill.`;
   const batch = num("batch");
   const length = num(phase === "prefill" ? "prompt" : "ctx");
-  const tp = num("tp"), pp = num("pp"), ep = num("ep");
+  const tp = num("tp"), pp = num("pp"), ep = num("ep"), nodes = num("nodes");
   let latency = "floor";
   if (!LATENCIES.includes(raw.lat)) errors.lat = "Choose a collective latency from the list.";
   else if (raw.lat === "custom") {
@@ -154,12 +155,13 @@ export function resolveConfig(registry, raw) {
   if (Object.keys(errors).length) return { errors };
   return { device, model, phase, batch, length, wd: choice.format, ws: choice.scope, wsource: choice.source,
            wscopeWords: constants.kernels.scope_words[choice.scope],
-           wchoice: raw.wd, act: raw.act, kvd: raw.kvd, attn: raw.attn, tp, pp, ep, latency, errors: {} };
+           wchoice: raw.wd, act: raw.act, kvd: raw.kvd, attn: raw.attn, tp, pp, ep, nodes, latency, errors: {} };
 }
 
 /** A refusal the package words for the CLI ("--devices 9: --pp 9: ...") in the form's words ("9 devices: PP 9: ..."). */
 export function inReaderWords(msg) {
   return String(msg).replace(/--devices (\d+)/g, (_, n) => `${n} ${n === "1" ? "device" : "devices"}`)
+    .replace(/--nodes (\d+)/g, (_, n) => `${n} ${n === "1" ? "node" : "nodes"}`)
     .replace(/--(tp|pp|ep|dp)\b/g, (_, o) => o.toUpperCase());
 }
 
@@ -170,7 +172,7 @@ export function defaultRaw(registry, compare = false) {
     hw: d.hardware, peak: "", bw: "", mem: "", model: d.model, params: "", cfg: "",
     phase: d.phase, batch: String(compare ? d.compare_batch : d.batch), ctx: String(d.context_len),
     prompt: String(d.prompt_len), wd: d.weight_format, act: d.activation, kvd: d.kv_dtype, attn: d.attention,
-    dev: "1", tp: "1", pp: "1", ep: "1", lat: d.collective_latency, latus: "",
+    dev: "1", tp: "1", pp: "1", ep: "1", nodes: "", lat: d.collective_latency, latus: "",
   };
 }
 
@@ -181,7 +183,7 @@ const CUSTOM_MODEL_KEYS = ["params"];
 function keysFor(raw) {
   return ["hw", ...(raw.hw === "custom" ? CUSTOM_DEVICE_KEYS : []), "model",
     ...(raw.model === "custom" ? CUSTOM_MODEL_KEYS : []), ...(raw.model === "config" ? ["cfg"] : []), "phase", "batch",
-    raw.phase === "prefill" ? "prompt" : "ctx", "wd", "act", "kvd", "attn", "tp", "pp", "ep", "lat",
+    raw.phase === "prefill" ? "prompt" : "ctx", "wd", "act", "kvd", "attn", "tp", "pp", "ep", "nodes", "lat",
     ...(raw.lat === "custom" ? ["latus"] : [])];
 }
 

@@ -18,6 +18,8 @@ export const ROWS = [
   { key: "devices", label: "Devices", f: fmt.integer },
   { key: "collective_time_s", label: "Collectives per step (latency + bytes ÷ link)", f: fmt.seconds },
   { key: "collective_latency", label: "Collective latency used", f: String, none: "no collectives" },
+  { key: "network_share", label: "The network's share of the step (its time carrying bytes across nodes)",
+    f: (v) => (v ? `${fmt.sig(100 * v)}%` : "none: nothing crosses nodes") },
   { key: "expected_tokens_per_s_per_sequence", label: "Tokens/s per sequence, expected (NCCL ring latency)",
     f: fmt.tokensPerS, fit: true, none: "no collectives" },
   { key: "link_intensity", label: "FLOPs per byte sent over the link", f: fmt.intensity, none: "nothing sent" },

@@ -82,7 +82,7 @@ function compute(registry, raw) {
   if (Object.keys(cfg.errors).length) return { errors: cfg.errors };
   try {
     const out = view.calculate(registry.constants, cfg.device, cfg.model, cfg.phase, cfg.batch, cfg.length, cfg.wd, cfg.kvd,
-      cfg.act, cfg.attn, cfg.tp, cfg.pp, cfg.ep, cfg.latency, cfg.ws);
+      cfg.act, cfg.attn, cfg.tp, cfg.pp, cfg.ep, cfg.latency, cfg.ws, cfg.nodes);
     // Inputs inside their limits can still combine into a result no number can show (an overflow):
     // the same inline sentence as any other bad value, never a page error or a stale summary.
     const bad = Object.entries(out).find(([, v]) => typeof v === "number" && !Number.isFinite(v));
@@ -91,7 +91,7 @@ function compute(registry, raw) {
   } catch (err) {
     // A layout the CLI refuses gets the CLI's sentence beside the option it names.
     const msg = String(err.message || err);
-    const opt = /^--(tp|pp|ep|devices)\b/.exec(msg);
+    const opt = /^--(tp|pp|ep|devices|nodes)\b/.exec(msg);
     // Past the model's maximum context: the sentence goes beside the context or prompt field.
     const length = /^(Context|Prompt) length\b/.exec(msg);
     const peak = /has no published \w+ peak/.test(msg); // a format the device cannot compute in: beside Activations
@@ -241,8 +241,10 @@ function initWidget(root, registry) {
   let chartSize = null;
   let manyError = null; // many.js could not come: one sentence beside Devices until it does
   // Several devices asked for in any configuration (a layout field other than 1), before many.js has come.
-  const LAYOUT_KEYS = ["dev", "tp", "pp", "ep"];
-  const several = (c) => LAYOUT_KEYS.some((k) => c.panel.inputs[k] && !["", "1"].includes(String(c.panel.inputs[k].value).trim()));
+  const LAYOUT_KEYS = ["dev", "tp", "pp", "ep", "nodes"];
+  // (any node count asks for several devices: one node is a whole machine)
+  const several = (c) => LAYOUT_KEYS.some((k) => c.panel.inputs[k]
+    && !(k === "nodes" ? [""] : ["", "1"]).includes(String(c.panel.inputs[k].value).trim()));
   const wantsMany = () => !hasMany() && configs.some(several);
   const recompute = (source) => {
     const pasted = source && source.classList && source.classList.contains("rl-calc-cfgtext");
@@ -317,7 +319,9 @@ function initWidget(root, registry) {
         const many = o.devices > 1 ? ` On ${fmt.integer(o.devices)} devices (${o.layout}): `
           + `${fmt.tokensPerS(o.tokens_per_s_per_device)} per device, collectives ${fmt.seconds(o.collective_time_s)} per step`
           + `${o.collective_latency ? ` (collective latency: ${o.collective_latency})${expected}` : ""}`
-          + `${o.bubble_fraction > 0 ? `, each stage idle ${(100 * o.bubble_fraction).toPrecision(3)}% of the time` : ""}.`
+          + `${o.bubble_fraction > 0 ? `, each stage idle ${(100 * o.bubble_fraction).toPrecision(3)}% of the time` : ""}`
+          + (o.network_bytes > 0 ? "; across nodes the network carries " + fmt.nbytes(o.network_bytes) + " per device, "
+            + fmt.seconds(o.network_time_s) + " (" + fmt.sig(100 * o.network_share) + "% of the step)" : "") + "."
           + `${o.kv_note ? ` ${o.kv_note}.` : ""}` : "";
         parts.push(o.fits ? `${name}: ${o.bound}, ${speed}.${many} ${memoryWall(o, r.cfg)}`.trim()
           : `${name}: ${memoryWall(o, r.cfg)}`);

@@ -5,7 +5,7 @@
 import { CalcError, peakFlopPerS, totalParams } from "./calc.js";
 import { attentionIntensity, bytesPerWeight, check, criticalBatchCached, formatsOf, isBare, matmulDtype, step,
   weightsFor } from "./kernels.js";
-import { layoutOf, maxBatchThatFits, parallelStep } from "./parallel.js";
+import { forNodes, layoutOf, maxBatchThatFits, parallelStep } from "./parallel.js";
 import { integer } from "./format.js";
 
 // What does not depend on the batch (the largest batch that fits, the speed of light) is kept between
@@ -31,10 +31,10 @@ export function lengthLimitMessage(m, phase, length) {
  *  cached (decode, at least 1) or the prompt length (prefill); FLOPs, bytes and memory are one device's. */
 export function calculate(C, device, m, phase = "decode", batch = 1, length = 1, weightFormat = "bf16",
                           kvDtype = "bf16", activation = "bf16", attention = "fused", tp = 1, pp = 1, ep = 1,
-                          latency = "floor", weightScope = "linear") {
+                          latency = "floor", weightScope = "linear", nodes = null) {
   const K = C.kernels;
   const f = formatsOf(K, weightFormat, activation, kvDtype, weightScope);
-  const lay = layoutOf(K, tp, pp, ep);
+  const lay = forNodes(K, m, device, layoutOf(K, tp, pp, ep), nodes);
   check(K, f, attention, device);
   if (phase !== "decode" && phase !== "prefill") throw new CalcError(`phase must be 'decode' or 'prefill', got '${phase}'`);
   const bpw = (x) => bytesPerWeight(K, weightsFor(f, "experts"), x); // EP shares out the experts' bytes
@@ -47,11 +47,14 @@ export function calculate(C, device, m, phase = "decode", batch = 1, length = 1,
   const s = p.stage;
   const mmDtype = matmulDtype(f);
   const peak = peakFlopPerS(C, device, mmDtype), bw = device.memory_bandwidth_bytes_per_s;
-  const key = JSON.stringify([device, m, weightFormat, weightScope, kvDtype, activation, attention, length, tp, pp, ep]);
+  const key = JSON.stringify([device, m, weightFormat, weightScope, kvDtype, activation, attention, length, lay.tp, lay.pp, lay.ep]);
   // parallel.speed_of_light_tokens_per_s: each device's share of the weights, read once per token, stages in turn
   const sol = remember(`sol ${key}`, () => lay.pp * parallelStep(C, K, m, device, f, "fused", "decode", 1, 1, lay, bpw).stage.weightBytes);
   const ic = device.interconnect;
   const tokens = batch * s.n;
+  // across nodes: the network's bytes per device and its time carrying them (calculator_view._network)
+  const runs = p.collectives.concat(p.sends ? [p.sends] : []).filter((c) => c.network_share);
+  const netS = runs.reduce((acc, c) => acc + c.network_s, 0);
   return {
     phase,
     compute_dtype: mmDtype,
@@ -99,6 +102,9 @@ export function calculate(C, device, m, phase = "decode", batch = 1, length = 1,
     link_ridge_point: ic ? peak / ic.bandwidth_bytes_per_s_per_direction : null,
     bubble_fraction: p.bubble,
     kv_note: p.kvNote,
+    network_bytes: runs.reduce((acc, c) => acc + c.network_bytes, 0),
+    network_time_s: netS,
+    network_share: netS / p.timeS,
     ops: p.ops.map((o) => ({ name: o.name, count: o.count, flops: o.flops, bytes: o.bytes,
                              arithmetic_intensity: o.arithmetic_intensity, ridge_point: o.ridge_point,
                              bound: o.bound, time_s: o.time_s, compute_dtype: o.dtype })),

@@ -48,7 +48,7 @@ function calcArgs(c) {
   const model = c.model.custom ? calc.customModel(...c.model.custom)
     : c.model.record || registry.models.find((m) => m.id === c.model.id);
   const [tp, pp, ep, latency = "floor"] = c.layout;
-  return [device, model, c.phase, c.batch, c.length, c.wf, c.kvd, c.act, c.attn, tp, pp, ep, latency, c.scope];
+  return [device, model, c.phase, c.batch, c.length, c.wf, c.kvd, c.act, c.attn, tp, pp, ep, latency, c.scope, c.nodes];
 }
 const formats = input.formats.map(([unit, v]) => fmt.UNITS[unit](v));
 const parses = input.parses.map(([key, raw]) => {
@@ -123,6 +123,22 @@ EXTRA = [
     ({"id": "h100-sxm5"}, {"fixture": "llama-3.1-8b-awq.json"}, "decode", 1, 1, "int4-g128", "bf16", "bf16", "fused"),
     ({"id": "h100-sxm5"}, {"custom": [8e9]}, "decode", 1, 1, "int8", "bf16", "bf16", "fused"),
 ]
+# Layouts across nodes (roofline decode --nodes N, the last item): with no layout, the one the field runs (EP over
+# every device for a mixture of experts, TP in a domain and PP across for a dense model); with one, a check that
+# it fills the nodes. An EP all-to-all across domains splits its bytes between NVLink and the network; pipeline
+# sends at a domain boundary cross the network; a GB200 NVL72 domain holds many 4-GPU trays, so two of them send
+# nothing over the network.
+EXTRA += [
+    ({"id": "h100-sxm5"}, {"id": "deepseek-v3"}, "decode", 256, 2000, "fp8-b128", "bf16", "bf16", "fused", (1, 1, 1), "linear", 4),
+    ({"id": "h100-sxm5"}, {"id": "deepseek-v3"}, "decode", 256, 2000, "fp8-b128", "bf16", "bf16", "fused", (1, 1, 1, "ring"), "linear", 2),
+    ({"id": "h800-sxm"}, {"id": "deepseek-v3"}, "prefill", 4, 4096, "fp8-b128", "fp8", "bf16", "fused", (1, 1, 1), "linear", 2),
+    ({"id": "h100-sxm5"}, {"id": "deepseek-v3"}, "decode", 64, 4096, "fp8", "fp8", "fp8", "fused", (1, 1, 16), "linear", 2),
+    ({"id": "h100-sxm5"}, {"id": "deepseek-v3"}, "decode", 64, 4096, "fp8", "fp8", "fp8", "fused", (1, 1, 32, 1e-5)),
+    ({"id": "h100-sxm5"}, {"id": "llama-3.1-70b"}, "decode", 16, 2000, "bf16", "bf16", "bf16", "fused", (1, 1, 1), "linear", 2),
+    ({"id": "h200-sxm"}, {"id": "llama-3.1-405b"}, "decode", 8, 4096, "fp8", "fp8", "fp8", "fused", (8, 2, 1, "ring")),
+    ({"id": "b200"}, {"id": "llama-3.1-8b"}, "decode", 1, 1, "bf16", "bf16", "bf16", "fused", (1, 1, 1), "linear", 1),
+    ({"id": "gb200-per-gpu"}, {"id": "deepseek-v3"}, "decode", 128, 2048, "fp8-b128", "bf16", "bf16", "fused", (1, 1, 1), "linear", 2),
+]
 # Inputs both sides must refuse (the package raises; the JavaScript throws a CalcError).
 INVALID = [
     ({"id": "h100-sxm5"}, {"id": "llama-3.1-8b"}, "decode", 1, 0, "bf16", "bf16", "bf16", "fused"),
@@ -155,12 +171,22 @@ INVALID = [
     ({"id": "h100-sxm5"}, {"id": "llama-3.1-70b"}, "decode", 1, 1, "bf16", "bf16", "bf16", "fused", (8, 1, 1, "nccl")),
     ({"id": "h100-sxm5"}, {"id": "llama-3.1-70b"}, "decode", 1, 1, "bf16", "bf16", "bf16", "fused", (8, 1, 1, -1e-6)),
     ({"id": "h100-sxm5"}, {"id": "llama-3.1-70b"}, "decode", 1, 1, "bf16", "bf16", "bf16", "fused", (8, 1, 1, 1.0)),
+    # node counts: none, a fraction, a device with no network recorded, ranks the experts do not divide, a layout
+    # that does not fill the nodes, EP across nodes that does not fill whole domains, experts it does not divide
+    ({"id": "h100-sxm5"}, {"id": "deepseek-v3"}, "decode", 1, 1, "bf16", "bf16", "bf16", "fused", (1, 1, 1), "linear", 0),
+    ({"id": "h100-sxm5"}, {"id": "deepseek-v3"}, "decode", 1, 1, "bf16", "bf16", "bf16", "fused", (1, 1, 1), "linear", 2.5),
+    ({"id": "a100-sxm4-80gb"}, {"id": "llama-3.1-70b"}, "decode", 1, 1, "bf16", "bf16", "bf16", "fused", (1, 1, 1), "linear", 2),
+    ({"id": "h100-sxm5"}, {"id": "deepseek-v3"}, "decode", 1, 1, "bf16", "bf16", "bf16", "fused", (1, 1, 1), "linear", 3),
+    ({"id": "h100-sxm5"}, {"id": "llama-3.1-70b"}, "decode", 1, 1, "bf16", "bf16", "bf16", "fused", (8, 1, 1), "linear", 2),
+    ({"id": "h100-sxm5"}, {"id": "deepseek-v3"}, "decode", 1, 1, "bf16", "bf16", "bf16", "fused", (1, 1, 12)),
+    ({"id": "h100-sxm5"}, {"id": "mixtral-8x7b"}, "decode", 1, 1, "bf16", "bf16", "bf16", "fused", (1, 1, 16)),
+    ({"id": "a100-sxm4-80gb"}, {"id": "llama-3.1-70b"}, "decode", 1, 1, "bf16", "bf16", "bf16", "fused", (8, 2, 1)),
 ]
 
 
-def _case(dev, model, phase, batch, length, wf, kvd, act, attn, layout=(1, 1, 1), scope="linear"):
+def _case(dev, model, phase, batch, length, wf, kvd, act, attn, layout=(1, 1, 1), scope="linear", nodes=None):
     return {"device": dev, "model": model, "phase": phase, "batch": batch, "length": length, "wf": wf,
-            "kvd": kvd, "act": act, "attn": attn, "layout": list(layout), "scope": scope}
+            "kvd": kvd, "act": act, "attn": attn, "layout": list(layout), "scope": scope, "nodes": nodes}
 
 
 class FullProduct(Sequence):
@@ -220,7 +246,7 @@ def package_result(case: dict) -> dict:
     try:
         return {"ok": calculate(_device(case["device"]), _model(case["model"]), case["phase"], case["batch"],
                                 case["length"], case["wf"], case["kvd"], case["act"], case["attn"], *case["layout"],
-                                weight_scope=case["scope"])}
+                                weight_scope=case["scope"], nodes=case["nodes"])}
     except RooflineError as err:
         return {"error": str(err)}
 
@@ -478,3 +504,29 @@ def test_registry_export_is_complete_and_json():
     assert not {"source_url", "source_title"} & set(data["models"][0])
     mi250x = next(d for d in data["devices"] if d["id"] == "mi250x")
     assert mi250x["interconnect"] is None and mi250x["interconnect_note"] == get_device("mi250x").interconnect_note
+
+
+def test_layouts_across_nodes_send_the_networks_share(parity):
+    # DeepSeek-V3 (61 layers, hidden 7,168, 8 experts a token; its config.json) at EP16 over two 8-GPU H100 nodes,
+    # batch 64 in FP8 activations (1 byte): each rank's attention takes 64 ÷ 16 = 4 sequences, so one all-to-all
+    # run carries 4 × 8 × 7,168 × 1 = 229,376 bytes of routed copies; a rank sends 15/16 of them away, and of
+    # those (16 − 8) ÷ 15 go to the other node, so the network carries 229,376 ÷ 2 = 114,688 bytes a run. Dispatch
+    # and combine run once a layer: 2 × 61 × 114,688 = 13,991,936 bytes a step, at 50 GB/s (one 400 Gb/s NIC a
+    # GPU, each way) 279.8 µs.
+    cases, py, _, _, js = parity
+    at = {json.dumps([c["device"], c["model"], c["layout"], c["nodes"], c["phase"]]): (p, j)
+          for c, p, j in zip(cases, py, js["results"]) if c["nodes"] is not None or c["layout"][2] >= 16}
+    p, j = at[json.dumps([{"id": "h100-sxm5"}, {"id": "deepseek-v3"}, [1, 1, 16], 2, "decode"])]
+    assert p["ok"]["layout"] == j["ok"]["layout"] == "EP16"
+    assert j["ok"]["network_bytes"] == pytest.approx(2 * 61 * 114_688, rel=1e-12)
+    assert j["ok"]["network_time_s"] == pytest.approx(2 * 61 * 114_688 / 50e9, rel=1e-12)
+    assert 0 < j["ok"]["network_share"] < 1
+    # four nodes with no layout given: EP over all 32 GPUs, as DeepSeek's and SGLang's deployments run it
+    p, j = at[json.dumps([{"id": "h100-sxm5"}, {"id": "deepseek-v3"}, [1, 1, 1], 4, "decode"])]
+    assert j["ok"]["layout"] == "EP32" and j["ok"]["network_share"] > 0 and "network's floor" in j["ok"]["collective_latency"]
+    # two GB200 trays of four sit in one 72-GPU NVLink domain: nothing crosses the network
+    p, j = at[json.dumps([{"id": "gb200-per-gpu"}, {"id": "deepseek-v3"}, [1, 1, 1], 2, "decode"])]
+    assert j["ok"]["layout"] == "EP8" and j["ok"]["network_bytes"] == 0 and j["ok"]["network_share"] == 0
+    # a dense model over two nodes: TP8 in each, two pipeline stages, the one send between them on the network
+    p, j = at[json.dumps([{"id": "h100-sxm5"}, {"id": "llama-3.1-70b"}, [1, 1, 1], 2, "decode"])]
+    assert j["ok"]["layout"] == "TP8 × PP2" and j["ok"]["network_bytes"] > 0
