@@ -43,6 +43,7 @@ from mkdocs.utils import CountHandler
 
 BLOCK_TIMEOUT_ENV, BUILD_TIMEOUT_ENV = "ROOFLINE_BLOCK_TIMEOUT_S", "ROOFLINE_BUILD_TIMEOUT_S"
 DEFAULT_BLOCK_TIMEOUT_S, DEFAULT_BUILD_TIMEOUT_S = 60.0, 540.0
+MAX_PAGE_BYTES = 16 << 20  # a page's Markdown; the largest is about 100 KB
 COMPLETE = "complete"  # the child's last word in its status file when the build may be swapped in
 log = logging.getLogger("mkdocs.plugins.roofline.build_hook")
 
@@ -67,6 +68,25 @@ def check_registry() -> None:
         raise PluginError(f"spec error: {err}") from None
     except RecursionError:
         raise PluginError("spec error: a spec file nests too deeply to read") from None
+
+
+def check_pages(docs_dir: Path) -> None:
+    """Every page's front matter, before the figures and the generated pages are made: a page that holds
+    what no page may (a bidi override, a title of two lines) stops the build at once. The generated pages
+    are checked as they are read (on_page_read_source), with the same reader."""
+    from roofline.readfile import UnreadableFile, read_capped
+    from roofline_site.front_matter import page_problem
+
+    for page in sorted(docs_dir.rglob("*.md")):
+        rel = page.relative_to(docs_dir).as_posix()
+        try:
+            problem = page_problem(read_capped(page, MAX_PAGE_BYTES, "page").decode("utf-8"))
+        except UnreadableFile as err:
+            problem = str(err)
+        except UnicodeDecodeError:
+            problem = "is not UTF-8 text; save the page as UTF-8"
+        if problem is not None:
+            raise PluginError(f"{rel}: {problem}")
 
 
 def _seconds(env: str, default: float) -> float:
@@ -299,6 +319,7 @@ def on_config(config, **kwargs):
     if _state["command"] != "build":
         return config
     check_registry()
+    check_pages(Path(config["docs_dir"]))
     if _state["dirty"]:
         return config  # a dirty build adds to site/ in place by design
     real = Path(config["site_dir"])
