@@ -123,6 +123,9 @@ def _miss_reasons() -> dict[str, str]:
                "on NVIDIA GPUs, kernels the run's engine version (see its software) may not have used",
         "MoE": "the experts run at the efficiency measured for one expert shape with skewed load, and the layout "
                "the ceiling takes for the run (expert parallelism, attention on every device) may not be the engine's",
+        "MoE stated": "the experts run at the efficiency measured for one model's experts spread whole over eight "
+                      "GPUs (Qwen3-235B-A22B's, expert parallelism) with skewed load, whatever the run's model and "
+                      "the share of each expert its layout gives a GPU",
         "AMD": "the MI300X's only kernel rows are AMD's best large GEMMs, one size per format and used at every size, "
                "its attention runs at the efficiency NVIDIA GPUs reached, and " + vllm_words,
         "nvfp4": "the FP4 matmul and expert rows were measured on the B200 alone",
@@ -137,7 +140,7 @@ def miss_reason(c) -> str:
     if r.model.is_mla:
         return reasons["MLA"]
     if r.model.is_moe:
-        return reasons["MoE"]
+        return reasons["MoE" if "layout" in r.assumed else "MoE stated"]
     if r.device.vendor == "AMD":
         return reasons["AMD"]
     if r.weight_format == "nvfp4":

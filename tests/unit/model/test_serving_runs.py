@@ -100,16 +100,33 @@ def test_one_ceiling_by_hand_llama_405b_one_request_on_eight_mi300x():
 
 
 def test_an_unstated_layout_takes_the_best_of_the_same_device_count():
-    # Qwen3-235B-A22B: the page's header says TP8, its MoE command passes an --ep it does not print.
-    run = get_serving("trtllm-1.0-h200-qwen3-235b-a22b-1000-1000")
+    # Oracle's post names eight MI300X and vLLM but no split: every layout of eight devices is tried.
+    run = get_serving("oci-vllm-mi300x-llama-3.1-405b-128-2048")
     c = ceiling(run)
-    assert set(c.layouts) >= {"TP8", "EP8"}
+    assert "layout" in run.assumed and set(c.layouts) >= {"TP8", "PP8"}
     from roofline.model import serving
     from roofline.model.parallel import Layout
 
     tp8 = serving.offline_max(run.model, run.device, Layout(tp=8), serving_runs.workload(run))
     assert c.ceiling_tokens_per_s >= tp8.output_tokens_per_s
 
+
+
+def test_a_stated_tp8_moe_run_is_judged_on_tp8_alone():
+    # TensorRT-LLM's table header says TP8 and prints no --ep; trtllm-bench's --ep defaults to none, and
+    # TensorRT-LLM's Mapping then sets moe_tp_size = tp_size: every expert is split over the eight GPUs.
+    # Qwen3-235B-A22B's config.json: moe_intermediate_size 1536, 64 query heads, 4 KV heads. One GPU's
+    # share by hand: 1536 / 8 = 192 columns of every expert, 64 / 8 = 8 query heads, and 4 KV heads over
+    # 8 GPUs leave each GPU one (two GPUs hold a copy of each), as TensorRT-LLM replicates them.
+    from roofline.model import parallel
+    from roofline.model.parallel import Layout
+
+    run = get_serving("trtllm-1.0-h200-qwen3-235b-a22b-1000-1000")
+    assert "layout" not in run.assumed
+    c = ceiling(run)
+    assert c.layouts == ("TP8",) and c.point.layout_name == "TP8" and c.engine_point.layout.name == "TP8"
+    one = parallel.shard(run.model, Layout(tp=8))
+    assert (one.moe_ffn_size, one.n_heads, one.kv_heads) == (192, 8, 1)
 
 SPAN = re.compile(r'data-v="([^"]+)"')
 
