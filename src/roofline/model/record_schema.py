@@ -162,7 +162,7 @@ SERVE_KEYS: dict[str, str] = {
                    "`chunk_default_sources`, `chunk_meaning`, `runtime_reserve_bytes`, `memory_cap`, "
                    "`decode_context`, `steady_state`, `schedule`, `schedule_sources`, `first_token`, `decoding`, "
                    "`prefix_cache` (what a cache hit costs), "
-                   "`expected` (`what`, `engine`, `step_overhead_s`, `efficiencies`, `not_captured`), `cost`",
+                   "`expected` (`what`, `engine`, `engine_defaults`, `step_overhead_s`, `efficiencies`, `not_captured`), `cost`",
 }
 
 #: `serve --json`'s `workload`.
@@ -234,6 +234,9 @@ SERVICE_KEYS: dict[str, str] = {
     "expected_output_tokens_per_s": "the same steps with every kernel at its efficiency from published kernel "
                                     "benchmarks plus the engine's per-step overhead: an estimate, never a measurement",
     "expected_output_tokens_per_s_per_device": "÷ `devices`",
+    "expected_requests_in_flight": "requests the expected figure holds at most (all replicas): the point's, within "
+                                   "what its engine's KV share of memory fits and its cap on requests in flight "
+                                   "(`assumptions.expected.engine_defaults`)",
     "usd_per_million_output_tokens": "price × devices ÷ output tokens an hour (all the devices' time charged to "
                                      "it; null without a price)",
     "usd_per_million_input_tokens": "the same for input tokens",
