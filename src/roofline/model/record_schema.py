@@ -188,7 +188,9 @@ WORKLOAD_KEYS: dict[str, str] = {
     "draft_cost": "a drafted token's cost as a share of the target's step (null: plain decoding)",
     "tokens_per_pass": "tokens one target pass keeps per request on average, (1 − a^(k+1)) ÷ (1 − a); 1 plain",
     "speculation_source": "the source of the method's default k and acceptance (`title`, `url`; null: plain)",
-    "engine": "`--engine`: `vllm`, `sglang` or `trtllm`, whose caps and KV block apply (null: none)",
+    "engine": "`--engine`: `vllm`, `sglang` or `trtllm`, whose current defaults apply: its cap, chunk and KV block to "
+              "both figures, its KV share of memory to the expected one (null: none; the expected figure then "
+              "takes vLLM's defaults)",
     "kv_memory": "`reserve`: every request's KV cache at I + O tokens; `paged`: its live context in whole blocks",
     "kv_block_tokens": "tokens a KV block holds with `paged` (null with `reserve`)",
     "caps": "the caps on requests in flight, in words, with the engine's default named",
