@@ -184,17 +184,18 @@ function capSearch(C, K, m, device, lay, wl) {
 }
 
 /** serving.engine_requests: requests (all replicas) the expected figure's engine holds at most on `lay`: those
- *  whose KV cache fits its KV share of memory (the memory cap `cap` scaled by its KV budget ÷ the KV the cap
- *  holds), within the cap on requests in flight (the reader's, else the engine's), at least one a replica. */
+ *  whose KV cache fits its KV share of memory (each replica's share of the memory cap `cap` scaled by its KV
+ *  budget ÷ the KV that share holds), within the cap on requests in flight (the reader's, else the engine's), at least one a replica. */
 function engineRequests(C, K, m, device, lay, wl, cap) {
   const S = C.serving, e = S.engines[wl.engine || S.default_engine];
   const bpw = (x) => bytesPerWeight(K, weightsFor(wl.f, "experts"), x);
-  const st = parallelStep(C, K, m, device, wl.f, wl.attention, "decode", cap, wl.kvTokens - 1, lay, bpw);
+  const per = Math.floor(cap / lay.dp); // each replica's share of the memory cap, whole requests
+  const st = parallelStep(C, K, m, device, wl.f, wl.attention, "decode", per * lay.dp, wl.kvTokens - 1, lay, bpw);
   const M = usableMemory(device), W = st.stage.weightsResident, A = st.stage.activationPeak;
   const R = C.kernels.runtime_reserve_bytes, least = e[7].find(([t]) => lay.tp >= t), f = least ? least[1] : e[5];
   const kv = Math.max(e[6] === "device" ? f * M - W - A - R : e[6] === "static" ? f * M - W : f * (M - W - A - R), 0);
-  const fit = cap === 0 || st.kvResident === 0 ? cap
-    : Math.min(cap, Math.floor(cap * kv / st.kvResident * (1 + 1e-12)));
+  const fit = lay.dp * (per === 0 || st.kvResident === 0 ? per
+    : Math.min(per, Math.floor(per * kv / st.kvResident * (1 + 1e-12))));
   const limit = wl.maxConcurrency !== null ? wl.maxConcurrency : e[1] || S.max_concurrency;
   return Math.max(Math.min(fit, limit), lay.dp);
 }

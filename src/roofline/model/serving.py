@@ -615,9 +615,10 @@ def expected_defaults(wl: Workload) -> engines.EngineDefaults:
 
 def engine_requests(model: Model, device: Device, layout: Layout, wl: Workload, cap: int) -> int:
     """Requests (all replicas) the expected figure's engine (`expected_defaults`) holds at most on `layout`: those
-    whose KV cache fits its KV share of memory (`engines.requests_that_fit` on the ceiling's memory cap `cap`:
-    the cache grows by the same bytes with each request), within the cap on requests in flight (the reader's, else
-    the engine's), and at least one a replica.
+    whose KV cache fits its KV share of memory (`engines.requests_that_fit` on each replica's share of the
+    ceiling's memory cap `cap`: the cache grows by the same bytes with each request, and a replica holds whole
+    requests), within the cap on requests in flight (the reader's, else the engine's, over all replicas as the
+    ceiling's cap is), and at least one a replica.
 
     >>> m, d = get_model("llama-3.1-8b"), get_device("h100-sxm5")
     >>> wl = Workload(1024, 256)
@@ -625,11 +626,13 @@ def engine_requests(model: Model, device: Device, layout: Layout, wl: Workload, 
     True
     """
     d = expected_defaults(wl)
-    step = parallel.decode(model, device, float(cap), wl.kv_tokens_per_request - 1, wl.formats, wl.attention, layout)
+    per = cap // layout.dp             # each replica's share of the memory cap, whole requests
+    step = parallel.decode(model, device, float(per * layout.dp), wl.kv_tokens_per_request - 1, wl.formats,
+                           wl.attention, layout)
     st = step.stage
     budget = d.kv_budget_bytes(kernels.usable_memory_bytes(device), float(st.weights_resident_bytes),
                                float(st.activation_peak_bytes), float(st.runtime_reserve_bytes), layout.tp)
-    fit = engines.requests_that_fit(cap, float(step.kv_resident_bytes), budget)
+    fit = layout.dp * engines.requests_that_fit(per, float(step.kv_resident_bytes), budget)
     limit = wl.max_concurrency if wl.max_concurrency is not None else (d.max_requests or MAX_CONCURRENCY)
     return max(min(fit, limit), layout.dp)
 

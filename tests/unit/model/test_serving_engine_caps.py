@@ -37,6 +37,9 @@ def test_vllm_kv_share_cuts_the_expected_requests_by_a_tenth_of_memory():
     cut = 0.1 * kernels.usable_memory_bytes(H100) / per_request
     assert 50 < cut < 52
     assert abs((cap - fit) - cut) <= 1
+    # two replicas of one device each: each replica's engine holds the same whole requests, twice in all
+    dp2 = Layout(dp=2)
+    assert serving.engine_requests(L8, H100, dp2, wl, serving.memory_cap(L8, H100, dp2, wl)) == 2 * fit
     # the expected figure holds those requests where the clients offer more; the ceiling holds the memory cap
     p = serve_point(L8, H100, Layout(), Workload(1024, 256, 2000))
     assert p.expected_slots == fit and p.memory_cap == cap
