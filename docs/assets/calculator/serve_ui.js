@@ -214,7 +214,7 @@ export function servingSection(registry, uid, search, stepBase) {
   addSelect(panel, `${uid}-s`, "dis", [["no", "On the same devices"], ["yes", "Also on separate pools (disaggregated)"]],
     panel.wraps.wd);
   const S = registry.constants.serving;
-  addSelect(panel, `${uid}-s`, "eng", [["none", "None: memory alone caps requests"],
+  addSelect(panel, `${uid}-s`, "eng", [["none", "None: memory alone caps the ceiling; expected at vLLM's defaults"],
     ...Object.entries(S.engines).map(([k, v]) => [k, v[0]])], panel.wraps.blk);
   addSelect(panel, `${uid}-s`, "kvm", [["reserve", "Reserved at I + O tokens a request"],
     ["paged", "Paged: each request's live context, in blocks"]], panel.wraps.blk);
