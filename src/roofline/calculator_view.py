@@ -261,7 +261,7 @@ def _kernel_constants() -> dict[str, Any]:
 
 def _serving_constants() -> dict[str, Any]:
     """The service model's constants and what its expected figure reads (serving.js and expected.js read them)."""
-    from roofline.model import measured
+    from roofline.model import engines, measured
     from roofline.model import serving as S
 
     return {"default_chunk_tokens": S.DEFAULT_CHUNK_TOKENS, "max_tokens": S.MAX_TOKENS,
@@ -271,7 +271,11 @@ def _serving_constants() -> dict[str, Any]:
             "schedule_limits": list(S.SCHEDULE_LIMITS), "relax": S.RELAX, "min_gain": S.MIN_GAIN,
             "bind_margin": S.BIND_MARGIN,
             "speculation": {k: list(v) for k, v in S.SPECULATION.items()}, "max_draft_tokens": S.MAX_DRAFT_TOKENS,
-            "engines": {k: list(v) for k, v in S.ENGINES.items()}, "kv_memory": list(S.KV_MEMORY),
+            # each engine's current defaults (engines.SERVE): [name, requests in flight at most, KV block, source,
+            # URL, KV fraction, KV rule, [[least TP degree, fraction], ...], chunk]; the expected figure's default
+            "engines": {k: [e.engine, e.max_requests, e.kv_block_tokens, e.source, e.url, e.kv_fraction, e.kv_rule,
+                            [list(x) for x in e.fraction_by_tp], e.chunk_tokens] for k, e in S.ENGINES.items()},
+            "default_engine": engines.DEFAULT_SERVE, "kv_memory": list(S.KV_MEMORY),
             "bound_meaning": dict(S.BOUND_MEANING), "derate_misses": S.DERATE_MISSES,
             # the expected figure's shares of spec bandwidth: elementwise kernels' and the links'
             "derates": {"bandwidth": measured.bandwidth_derate(), "collective": measured.collective_derate()},
@@ -319,8 +323,7 @@ def _serving_workload(input_tokens, output_tokens, weight_format, kv_dtype, acti
     """The Serving mode's workload (serving.Workload) from its fields, shared by `serving` and `compare_setup`."""
     from roofline.model import serving as S
 
-    return S.Workload(input_tokens, output_tokens, None, max_concurrency,
-                      S.DEFAULT_CHUNK_TOKENS if chunk_tokens is None else chunk_tokens,
+    return S.Workload(input_tokens, output_tokens, None, max_concurrency, chunk_tokens,
                       Formats.of(weight_format, activation, kv_dtype, scope=weight_scope), attention,
                       usd_per_device_hour, collective_latency, speculation=speculation, draft_tokens=draft_tokens,
                       acceptance=acceptance, draft_cost=draft_cost, engine=engine, kv_memory=kv_memory,

@@ -883,7 +883,7 @@ def cmd_serve(args) -> None:
         payload["point"] = _service_payload(point)
         lines.append(_point_line(f"{kind} at this concurrency", point))
         lines.append(f"  expected (an estimate from published kernel efficiencies, not measured): {fmt.sig(point.expected_output_tokens_per_s)} output "
-                     f"tokens/s; request latency {fmt.seconds(point.request_latency_s)}"
+                     f"tokens/s with {point.expected_slots:,} requests in flight at most; request latency {fmt.seconds(point.request_latency_s)}"
                      + ("" if point.usd_per_million_output_tokens is None else
                         f"; ${point.usd_per_million_output_tokens:.3g} per million output tokens"))
         if any(targets[k] is not None for k in timed):  # a point printed beside targets says whether it meets them
@@ -978,6 +978,9 @@ def cmd_serve(args) -> None:
     lines.append(f"expected = each kernel at its efficiency from published kernel benchmarks (a line in the log of its "
                  f"size per kernel class; the Real systems page shows them) + {ex['engine']}'s per-step overhead of "
                  f"{fmt.seconds(ex['step_overhead_s'])}; not captured: {ex['not_captured']}")
+    lines.append(f"expected at the engine's caps, the requests its KV share of memory fits and its cap allows: "
+                 f"{ex['engine_defaults']['words']}; the ceiling "
+                 + ("takes the same cap, not the KV share" if wl.engine else "takes no engine cap"))
     if unmet is not None and not args.json:
         options = " ".join(f"--{k} {getattr(args, k.replace('-', '_')):g}" for k in ("ttft-ms", "tpot-ms")
                            if getattr(args, k.replace("-", "_")) is not None)
@@ -1085,8 +1088,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="a drafted token's cost as a share of the target's step, in [0, 1] (mtp and eagle: one "
                          "layer's share)")
     sp.add_argument("--engine", choices=("vllm", "sglang", "trtllm"), default=None,
-                    help="an engine's own defaults: its cap on requests in flight (vLLM 1024, TensorRT-LLM 2048, SGLang "
-                         "sized from memory) and its KV block (16, 32, 1 tokens); default none: memory alone caps them")
+                    help="an engine's current defaults (its cap on requests in flight, chunk and KV block) for the "
+                         "ceiling and the expected figure, and its KV share of memory for the expected figure; default "
+                         "none: memory alone caps the ceiling, and the expected figure takes vLLM's defaults")
     sp.add_argument("--kv-memory", choices=("reserve", "paged"), default="reserve",
                     help="reserve: every request's KV cache at its full I + O tokens (default); paged: its live "
                          "context, I + O/2 on average, in whole blocks")
@@ -1109,8 +1113,9 @@ def build_parser() -> argparse.ArgumentParser:
                     type=_number("--price-per-device-hour", MIN_USD_PER_DEVICE_HOUR,
                                  MAX_USD_PER_DEVICE_HOUR, "USD"),
                     help="what one device costs an hour, your figure: adds $ per million output and input tokens")
-    sp.add_argument("--chunk-tokens", type=_whole_number("--chunk-tokens", 1, 10**7), default=8192, metavar="K",
-                    help="prompt tokens an engine step takes (SGLang's chunked_prefill_size)")
+    sp.add_argument("--chunk-tokens", type=_whole_number("--chunk-tokens", 1, 10**7), default=None, metavar="K",
+                    help="prompt tokens an engine step takes (SGLang's chunked_prefill_size; default the engine's, "
+                         "else 8192)")
     _add_weight_options(sp)
     sp.add_argument("--activation-dtype", default="bf16", choices=ACTIVATION_DTYPES, help="format of activations")
     sp.add_argument("--kv-dtype", default="bf16", choices=STORAGE_DTYPES, help="format of the KV cache")

@@ -191,6 +191,8 @@ BAD = [
     ("s_kvm=paged&s_blk=0", "blk", "at least 1"),
     ("s_conc=1&s_dp=2", "conc", "Concurrency 1 is below DP 2: each replica needs at least one request"),
     ("s_in=100000&s_chunk=10", "chunk", "Max prompt tokens per engine step must be at least 25 for a prompt of 100,000 tokens"),
+    # two 8-GPU nodes: the step mode's Nodes field goes there, the Serving mode says it stays within one domain
+    ("s_model=llama-3.1-70b&s_tp=8&s_pp=2&s_scope=set", "dev", "the Serving mode stays within one domain"),
 ]
 
 

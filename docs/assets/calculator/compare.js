@@ -23,10 +23,11 @@ export function breakEvenPriceRatio(a, b) {
   return a / b;
 }
 
-/** compare.expected_view: the point at its expected step; TTFT and request latency scaled by the same ratio,
- *  throughputs by its inverse (the percentiles stay the ceiling's, as the package keeps them). */
+/** compare.expected_view: the point at its expected figure (the requests its engine holds): TPOT the expected
+ *  step, throughputs the expected rate, TTFT and request latency scaled by the same ratio (the percentiles stay
+ *  the ceiling's, as the package keeps them). */
 export function expectedView(p) {
-  const k = p.expected_step_time_s / p.step_time_s;
+  const k = p.output_tokens_per_s / p.expected_output_tokens_per_s;
   const out = p.output_tokens_per_s / k;
   return { ...p, step_time_s: p.expected_step_time_s, tpot_s: p.expected_step_time_s, ttft_s: p.ttft_s * k,
     request_latency_s: p.request_latency_s * k, output_tokens_per_s: out, output_tokens_per_s_per_device: out / p.devices,

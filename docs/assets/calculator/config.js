@@ -48,7 +48,7 @@ function pyRepr(v) {
   if (typeof v === "string") return `'${v}'`;
   if (typeof v === "number") return Number.isInteger(v) ? String(v) : String(v);
   if (Array.isArray(v)) return `[${v.map(pyRepr).join(", ")}]`;
-  return `{${Object.entries(v).map(([k, x]) => `'${k}': ${pyRepr(x)}`).join(", ")}}`;
+  return "{" + Object.entries(v).map(([k, x]) => "'" + k + "': " + pyRepr(x)).join(", ") + "}"; // no nested template (minifier)
 }
 function show(v) {
   const text = pyRepr(v);

@@ -40,6 +40,14 @@ export function scaledWork(w, share) {
 export function mixedParallelStep(C, K, m, device, f, attention, w, lay, bytesPerWeight, latency = "floor") {
   latency = checkLatency(K, latency);
   checkLayout(m, device, lay);
+  // The Serving mode's figures (the binding limit's gains, the expected step) are mirrored within one scale-up
+  // domain only: a layout across nodes is refused here rather than shown with figures the package does not give.
+  const ic = device.interconnect, replica = lay.tp * lay.pp * lay.ep;
+  if (ic && replica > ic.domain_devices) {
+    throw new CalcError(`--tp/--pp/--ep/--dp: ${lay.name} spans ${replica} devices, more than one ${device.name} `
+      + `scale-up domain holds (${ic.domain_devices}); the Serving mode stays within one domain, and the step mode's `
+      + "Nodes field goes beyond it");
+  }
   const perDevice = w.requests / lay.ep;
   const microBatches = Math.min(Math.max(Math.ceil(perDevice), 1), lay.pp);
   const part = shard(m, lay);

@@ -66,6 +66,8 @@ const ROWS = [
   { key: "output_tokens_per_s_per_device", label: "Output tokens/s per device (ceiling)", f: fmt.tokensPerS },
   { key: "expected_output_tokens_per_s_per_device", label: "Output tokens/s per device, expected (each kernel at its published efficiency; an estimate)",
     f: fmt.tokensPerS },
+  { key: "expected_requests_in_flight", label: "Requests the expected figure holds at most (its engine's KV share and cap)",
+    f: fmt.integer },
   { key: "usd_per_million_output_tokens", label: "$ per million output tokens (at the ceiling)", f: usd, none: "no price given" },
   { key: "usd_per_million_input_tokens", label: "$ per million input tokens (at the ceiling)", f: usd, none: "no price given" },
   { key: "request_latency_s", label: "Request latency, TTFT + (O − 1) × mean TPOT (floor)", f: fmt.seconds },
@@ -188,8 +190,9 @@ function assumptions(registry, r) {
     + `Expected runs the same steps with each kernel at its efficiency in published kernel benchmarks (matmuls, `
     + `attention and the routed experts by their size; the other kernels at ×${fmt.sig(D.bandwidth)} of the memory `
     + `bandwidth; collectives at the engines' measured latency and ×${fmt.sig(D.collective)} of the link), plus `
-    + `${engine}'s per-step overhead (${E.step_overhead_s[engine] > 0 ? fmt.seconds(E.step_overhead_s[engine]) : "none"}) once a step: an estimate, never a measurement; `
-    + `it does not capture ${S.derate_misses}.`;
+    + `${engine}'s per-step overhead (${E.step_overhead_s[engine] > 0 ? fmt.seconds(E.step_overhead_s[engine]) : "none"}) once a step, holding the requests `
+    + `${S.engines[r.opts.engine || S.default_engine][0]}'s KV memory share and cap allow${r.opts.engine ? "" : " (no engine chosen: vLLM's defaults)"}: `
+    + `an estimate, never a measurement; it does not capture ${S.derate_misses}.`;
 }
 
 /**
@@ -211,7 +214,7 @@ export function servingSection(registry, uid, search, stepBase) {
   addSelect(panel, `${uid}-s`, "dis", [["no", "On the same devices"], ["yes", "Also on separate pools (disaggregated)"]],
     panel.wraps.wd);
   const S = registry.constants.serving;
-  addSelect(panel, `${uid}-s`, "eng", [["none", "None: memory alone caps requests"],
+  addSelect(panel, `${uid}-s`, "eng", [["none", "None: memory alone caps the ceiling; expected at vLLM's defaults"],
     ...Object.entries(S.engines).map(([k, v]) => [k, v[0]])], panel.wraps.blk);
   addSelect(panel, `${uid}-s`, "kvm", [["reserve", "Reserved at I + O tokens a request"],
     ["paged", "Paged: each request's live context, in blocks"]], panel.wraps.blk);

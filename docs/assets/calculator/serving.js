@@ -56,7 +56,7 @@ export function workloadOf(C, K, input, output, { maxConcurrency = null, chunk =
     O: output === 1 ? (() => { throw new CalcError("--output-tokens must be a whole number ≥ 2: time per output "
       + "token needs a second token, got 1"); })() : whole("--output-tokens", output, 2, S.max_tokens),
     maxConcurrency: maxConcurrency === null ? null : whole("--max-concurrency", maxConcurrency, 1, S.max_concurrency),
-    K: whole("--chunk-tokens", chunk === null ? S.default_chunk_tokens : chunk, 1, S.max_tokens),
+    K: whole("--chunk-tokens", chunk !== null ? chunk : eng ? eng[8] : S.default_chunk_tokens, 1, S.max_tokens),
     price: price === null ? null : positive("--price-per-device-hour", price, S.max_usd_per_device_hour),
     f: formatsOf(K, weightFormat, activation, kvDtype, weightScope),
     attention,
@@ -181,6 +181,23 @@ function capSearch(C, K, m, device, lay, wl) {
     return lo;
   }
   return maxBatchThatFits(C, K, m, device, wl.f, wl.attention, ctx, lay, bpw);
+}
+
+/** serving.engine_requests: requests (all replicas) the expected figure's engine holds at most on `lay`: those
+ *  whose KV cache fits its KV share of memory (each replica's share of the memory cap `cap` scaled by its KV
+ *  budget ÷ the KV that share holds), within the cap on requests in flight (the reader's, else the engine's), at least one a replica. */
+function engineRequests(C, K, m, device, lay, wl, cap) {
+  const S = C.serving, e = S.engines[wl.engine || S.default_engine];
+  const bpw = (x) => bytesPerWeight(K, weightsFor(wl.f, "experts"), x);
+  const per = Math.floor(cap / lay.dp); // each replica's share of the memory cap, whole requests
+  const st = parallelStep(C, K, m, device, wl.f, wl.attention, "decode", per * lay.dp, wl.kvTokens - 1, lay, bpw);
+  const M = usableMemory(device), W = st.stage.weightsResident, A = st.stage.activationPeak;
+  const R = C.kernels.runtime_reserve_bytes, least = e[7].find(([t]) => lay.tp >= t), f = least ? least[1] : e[5];
+  const kv = Math.max(e[6] === "device" ? f * M - W - A - R : e[6] === "static" ? f * M - W : f * (M - W - A - R), 0);
+  const fit = lay.dp * (per === 0 || st.kvResident === 0 ? per
+    : Math.min(per, Math.floor(per * kv / st.kvResident * (1 + 1e-12))));
+  const limit = wl.maxConcurrency !== null ? wl.maxConcurrency : e[1] || S.max_concurrency;
+  return Math.max(Math.min(fit, limit), lay.dp);
 }
 
 /** The step's time on a device whose peaks, memory bandwidth, link bandwidth and collective latencies are
@@ -349,16 +366,20 @@ function points(C, K, m, device, lay, wl, concurrencies, cap) {
   const env = { m, mps, lay, wl, prefill, ch: chunksOf(m, wl), ctx: layerPositions(m, wl.I + wl.O / 2),
     full: layerPositions(m, wl.I + wl.O) };
   const prefillS = prefill.timeS;
+  const engineSlots = engineRequests(C, K, m, device, lay, wl, cap);
   return concurrencies.map((c) => {
     const slots = Math.min(c, Math.min(cap, readerCap));
     const s = slots / lay.dp;
     const steps = stepsAt(env, wl, s), lam = steps.lam;
     const mix = stepMix(wl, steps, s, c / lay.dp, lam, (st) => st.timeS, prefillS);
-    // the expected steps keep the ceiling's prefill floor: an expected step is never faster than its ceiling
-    const exp = stepMix(wl, steps, s, c / lay.dp, lam, expTime, prefillS);
+    // the expected figure holds the requests its engine's KV share and cap allow; its steps keep the ceiling's
+    // prefill floor: an expected step is never faster than its ceiling
+    const expSlots = Math.min(slots, engineSlots), es = expSlots / lay.dp;
+    const expSteps = expSlots === slots ? steps : stepsAt(env, wl, es);
+    const exp = stepMix(wl, expSteps, es, c / lay.dp, expSteps.lam, expTime, prefillS);
     const t = mix.meanStep;
     const outTps = lay.dp * lam * wl.O / t, inTps = lay.dp * lam * wl.I / t;
-    const expTps = lay.dp * lam * wl.O / exp.meanStep;
+    const expTps = lay.dp * expSteps.lam * wl.O / exp.meanStep;
     const usdS = wl.price === null ? null : wl.price * lay.devices / 3600.0;
     const q = (x) => quantile(mix.dec, mix.chunk, mix.g, x) / wl.E;
     const gains = pointGains(C, env, device, cap, c, s, steps, outTps);
@@ -371,7 +392,7 @@ function points(C, K, m, device, lay, wl, concurrencies, cap) {
       output_tokens_per_s: outTps, output_tokens_per_s_per_device: outTps / lay.devices,
       output_tokens_per_s_per_user: 1.0 / mix.tpot, input_tokens_per_s: inTps,
       expected_output_tokens_per_s: expTps, expected_output_tokens_per_s_per_device: expTps / lay.devices,
-      expected_step_time_s: exp.meanStep,
+      expected_step_time_s: exp.meanStep, expected_requests_in_flight: expSlots,
       usd_per_million_output_tokens: usdS === null ? null : usdS / outTps * 1e6,
       usd_per_million_input_tokens: usdS === null ? null : usdS / inTps * 1e6,
       prefill_s: prefillS, decode_step_s: mix.dec, prompt_step_s: mean(mix.chunk), prompt_step_share: mix.f,

@@ -95,10 +95,12 @@ export function fillKernels(kt, last) {
   const rows = [];
   if (last) {
     const { cfg, out } = last;
-    kt.caption.textContent = `Configuration A, kernel by kernel (${cfg.attn} attention, ${cfg.wd.toUpperCase()} weights${
-      ["bf16", "fp16", "fp32"].includes(cfg.wd) ? "" : ` on ${cfg.wscopeWords}`}, `
-      + `${cfg.act.toUpperCase()} activations, ${cfg.kvd.toUpperCase()} KV cache${out.devices > 1
-        ? `; one of ${fmt.integer(out.devices)} devices, ${out.layout}, with its collectives` : ""})`;
+    // plain strings inside: the site's minifier reads a template nested in a template as code
+    kt.caption.textContent = `Configuration A, kernel by kernel (${cfg.attn} attention, ${cfg.wd.toUpperCase()} weights`
+      + (["bf16", "fp16", "fp32"].includes(cfg.wd) ? "" : " on " + cfg.wscopeWords) + ", "
+      + `${cfg.act.toUpperCase()} activations, ${cfg.kvd.toUpperCase()} KV cache`
+      + (out.devices > 1 ? "; one of " + fmt.integer(out.devices) + " devices, " + out.layout + ", with its collectives" : "")
+      + ")";
     // Under pipeline parallelism a token crosses every stage: a stage's kernels and collectives run pp times.
     const pp = cfg.pp || 1;
     for (const o of out.ops) {

@@ -318,11 +318,12 @@ function initWidget(root, registry) {
           : `; with an NCCL ring's latency, expect ${fmt.tokensPerS(o.expected_tokens_per_s_per_sequence)} per sequence`;
         const many = o.devices > 1 ? ` On ${fmt.integer(o.devices)} devices (${o.layout}): `
           + `${fmt.tokensPerS(o.tokens_per_s_per_device)} per device, collectives ${fmt.seconds(o.collective_time_s)} per step`
-          + `${o.collective_latency ? ` (collective latency: ${o.collective_latency})${expected}` : ""}`
-          + `${o.bubble_fraction > 0 ? `, each stage idle ${(100 * o.bubble_fraction).toPrecision(3)}% of the time` : ""}`
+          // plain strings inside: the site's minifier reads a template nested in a template as code
+          + (o.collective_latency ? " (collective latency: " + o.collective_latency + ")" + expected : "")
+          + (o.bubble_fraction > 0 ? ", each stage idle " + (100 * o.bubble_fraction).toPrecision(3) + "% of the time" : "")
           + (o.network_bytes > 0 ? "; across nodes the network carries " + fmt.nbytes(o.network_bytes) + " per device, "
             + fmt.seconds(o.network_time_s) + " (" + fmt.sig(100 * o.network_share) + "% of the step)" : "") + "."
-          + `${o.kv_note ? ` ${o.kv_note}.` : ""}` : "";
+          + (o.kv_note ? " " + o.kv_note + "." : "") : "";
         parts.push(o.fits ? `${name}: ${o.bound}, ${speed}.${many} ${memoryWall(o, r.cfg)}`.trim()
           : `${name}: ${memoryWall(o, r.cfg)}`);
       }

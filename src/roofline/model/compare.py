@@ -48,9 +48,10 @@ def break_even_price_ratio(tokens_per_s_per_device_a: float, tokens_per_s_per_de
 
 
 def expected_view(p: serving.ServicePoint) -> serving.ServicePoint:
-    """The same point with its figures at the expected step: TPOT the expected step time, TTFT and request
-    latency scaled by the same ratio, output and input tokens/s by its inverse."""
-    k = p.expected_step_time_s / p.step_time_s
+    """The same point at its expected figure: TPOT the expected step time, output tokens/s the expected ones
+    (at the requests its engine holds, `ServicePoint.expected_slots`), input tokens/s, TTFT and request latency
+    scaled by the same ratio (the clients' requests finish at the expected rate: Little's law)."""
+    k = p.output_tokens_per_s / p.expected_output_tokens_per_s
     return replace(p, step_time_s=p.expected_step_time_s, tpot_s=p.expected_step_time_s, ttft_s=p.ttft_s * k,
                    request_latency_s=p.request_latency_s * k, output_tokens_per_s=p.output_tokens_per_s / k,
                    input_tokens_per_s=p.input_tokens_per_s / k, usd_per_million_output_tokens=None,

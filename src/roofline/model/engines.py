@@ -14,6 +14,11 @@ Each engine states its KV share against a different base, so each has its rule (
 The requests whose KV cache fits that budget are the ceiling's memory cap scaled by the budget ÷ the KV bytes the
 ceiling's cap holds (the cache grows by the same bytes with each request), then capped by the engine's own
 limit on requests in flight.
+
+`roofline serve --engine` reads the current versions' rows (`SERVE`): their cap on requests in flight, their
+prompt tokens a step and their KV block, for the ceiling and the expected figure; the expected figure also holds
+only the requests the engine's KV share fits. With no engine named, the expected figure takes `DEFAULT_SERVE`'s
+defaults and the ceiling keeps the physics.
 """
 
 from __future__ import annotations
@@ -44,6 +49,8 @@ class EngineDefaults:
     source: str
     url: str
     fraction_by_tp: tuple[tuple[int, float], ...] = ()   # (least TP degree, f), largest first, where f varies
+    chunk_tokens: int | None = None  # prompt tokens a step at most (the rows `serve --engine` reads)
+    kv_block_tokens: int | None = None   # tokens a paged KV block holds (the rows `serve --engine` reads)
 
     def fraction(self, tp: int) -> float:
         """f at tensor-parallel degree `tp`."""
@@ -80,22 +87,34 @@ DEFAULTS = {d.key: d for d in (
     EngineDefaults("vllm-v0", "vLLM", "0.6 and 0.7 (V0 engine)", 0.9, "device", 256,
                    "vLLM v0.7.3 engine/arg_utils.py: EngineArgs max_num_seqs 256, gpu_memory_utilization 0.90",
                    "https://github.com/vllm-project/vllm/blob/v0.7.3/vllm/engine/arg_utils.py"),
+    # The OpenAI server's defaults on GPUs of 70 GiB or more other than the A100: max_num_seqs 1024 and
+    # max_num_batched_tokens 8192 (the chunk); block_size 16; gpu_memory_utilization 0.9.
     EngineDefaults("vllm-v1", "vLLM", "0.8 and later (V1 engine)", 0.9, "device", 1024,
-                   "vLLM engine/arg_utils.py: max_num_seqs 1024 on GPUs of 70 GiB or more; gpu_memory_utilization 0.9",
-                   "https://github.com/vllm-project/vllm/blob/main/vllm/engine/arg_utils.py"),
+                   "vLLM v0.10.0 engine/arg_utils.py: for the OpenAI server on GPUs of 70 GiB or more (not A100) "
+                   "max_num_seqs 1024 and max_num_batched_tokens 8192; gpu_memory_utilization 0.9; block_size 16",
+                   "https://github.com/vllm-project/vllm/blob/v0.10.0/vllm/engine/arg_utils.py",
+                   chunk_tokens=8192, kv_block_tokens=16),
     EngineDefaults("sglang-0.4", "SGLang", "0.4", 0.88, "static", None,
                    "SGLang server_args.py: mem_fraction_static 0.79 at TP ≥ 16, 0.81 at TP ≥ 8, 0.85 at TP ≥ 4, "
-                   "0.87 at TP ≥ 2, else 0.88; max_running_requests unset (sized from the memory pool)",
+                   "0.87 at TP ≥ 2, else 0.88; max_running_requests unset (sized from the memory pool); "
+                   "chunked_prefill_size 8192 on H100-class GPUs; page_size 1",
                    "https://github.com/sgl-project/sglang/blob/v0.4.3.post2/python/sglang/srt/server_args.py",
-                   ((16, 0.79), (8, 0.81), (4, 0.85), (2, 0.87))),
+                   ((16, 0.79), (8, 0.81), (4, 0.85), (2, 0.87)), chunk_tokens=8192, kv_block_tokens=1),
     EngineDefaults("trtllm-bench", "TensorRT-LLM", "trtllm-bench throughput", 0.9, "free", 4096,
                    "TensorRT-LLM perf-overview: kv_cache_free_gpu_mem_fraction default 0.90 (0.95 in many of the "
                    "published runs); bench/build/tuning.py caps max_batch_size at 4096",
                    "https://github.com/NVIDIA/TensorRT-LLM/blob/v1.0.0/tensorrt_llm/bench/build/tuning.py"),
     EngineDefaults("trtllm", "TensorRT-LLM", "LLM API", 0.9, "free", 2048,
-                   "TensorRT-LLM llm_args.py: KvCacheConfig free_gpu_memory_fraction 0.9; max_batch_size 2048",
-                   "https://github.com/NVIDIA/TensorRT-LLM/blob/main/tensorrt_llm/llmapi/llm_args.py"),
+                   "TensorRT-LLM llm_args.py: KvCacheConfig free_gpu_memory_fraction 0.9; max_batch_size 2048, "
+                   "max_num_tokens 8192; tokens_per_block 32",
+                   "https://github.com/NVIDIA/TensorRT-LLM/blob/main/tensorrt_llm/llmapi/llm_args.py",
+                   chunk_tokens=8192, kv_block_tokens=32),
 )}
+
+#: The rows `roofline serve --engine NAME` reads: each engine's current version.
+SERVE = {"vllm": DEFAULTS["vllm-v1"], "sglang": DEFAULTS["sglang-0.4"], "trtllm": DEFAULTS["trtllm"]}
+#: The engine whose defaults the expected figure takes where no engine is named.
+DEFAULT_SERVE = "vllm"
 
 #: vLLM's V1 engine became its default in 0.8.0, released in March 2025.
 _VLLM_V1_FROM = ((0, 8), "2025-03")

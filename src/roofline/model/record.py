@@ -119,6 +119,7 @@ def service_record(p) -> dict[str, Any]:
             "input_tokens_per_s": p.input_tokens_per_s,
             "expected_output_tokens_per_s": p.expected_output_tokens_per_s,
             "expected_output_tokens_per_s_per_device": p.expected_output_tokens_per_s_per_device,
+            "expected_requests_in_flight": p.expected_slots,
             "usd_per_million_output_tokens": p.usd_per_million_output_tokens,
             "usd_per_million_input_tokens": p.usd_per_million_input_tokens,
             # the step mix behind TTFT and TPOT (serving's module doc)

@@ -162,7 +162,7 @@ SERVE_KEYS: dict[str, str] = {
                    "`chunk_default_sources`, `chunk_meaning`, `runtime_reserve_bytes`, `memory_cap`, "
                    "`decode_context`, `steady_state`, `schedule`, `schedule_sources`, `first_token`, `decoding`, "
                    "`prefix_cache` (what a cache hit costs), "
-                   "`expected` (`what`, `engine`, `step_overhead_s`, `efficiencies`, `not_captured`), `cost`",
+                   "`expected` (`what`, `engine`, `engine_defaults`, `step_overhead_s`, `efficiencies`, `not_captured`), `cost`",
 }
 
 #: `serve --json`'s `workload`.
@@ -188,7 +188,9 @@ WORKLOAD_KEYS: dict[str, str] = {
     "draft_cost": "a drafted token's cost as a share of the target's step (null: plain decoding)",
     "tokens_per_pass": "tokens one target pass keeps per request on average, (1 − a^(k+1)) ÷ (1 − a); 1 plain",
     "speculation_source": "the source of the method's default k and acceptance (`title`, `url`; null: plain)",
-    "engine": "`--engine`: `vllm`, `sglang` or `trtllm`, whose caps and KV block apply (null: none)",
+    "engine": "`--engine`: `vllm`, `sglang` or `trtllm`, whose current defaults apply: its cap, chunk and KV block to "
+              "both figures, its KV share of memory to the expected one (null: none; the expected figure then "
+              "takes vLLM's defaults)",
     "kv_memory": "`reserve`: every request's KV cache at I + O tokens; `paged`: its live context in whole blocks",
     "kv_block_tokens": "tokens a KV block holds with `paged` (null with `reserve`)",
     "caps": "the caps on requests in flight, in words, with the engine's default named",
@@ -234,6 +236,9 @@ SERVICE_KEYS: dict[str, str] = {
     "expected_output_tokens_per_s": "the same steps with every kernel at its efficiency from published kernel "
                                     "benchmarks plus the engine's per-step overhead: an estimate, never a measurement",
     "expected_output_tokens_per_s_per_device": "÷ `devices`",
+    "expected_requests_in_flight": "requests the expected figure holds at most (all replicas): the point's, within "
+                                   "what its engine's KV share of memory fits and its cap on requests in flight "
+                                   "(`assumptions.expected.engine_defaults`)",
     "usd_per_million_output_tokens": "price × devices ÷ output tokens an hour (all the devices' time charged to "
                                      "it; null without a price)",
     "usd_per_million_input_tokens": "the same for input tokens",

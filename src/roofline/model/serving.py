@@ -63,7 +63,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from roofline.errors import InputError
-from roofline.model import efficiency, kernels, measured, parallel
+from roofline.model import efficiency, engines, kernels, measured, parallel
 from roofline.model.formats import Formats
 from roofline.model.parallel import Layout
 from roofline.registry.hardware import Device
@@ -72,7 +72,7 @@ from roofline.registry.models import Model
 #: Prompt tokens one engine step takes (the prefill chunk). SGLang defaults `chunked_prefill_size`
 #: to 8192 on H100-, H200- and A100-class GPUs; vLLM's `max_num_batched_tokens` (decode tokens
 #: counted in it) defaults to 8192 for its OpenAI server on GPUs of 70 GiB or more.
-DEFAULT_CHUNK_TOKENS = 8192
+DEFAULT_CHUNK_TOKENS = engines.SERVE[engines.DEFAULT_SERVE].chunk_tokens
 SCHEDULE_SOURCES = (
     ("vLLM optimization guide, chunked prefill: the scheduler batches all pending decodes before any prefill",
      "https://docs.vllm.ai/en/latest/configuration/optimization.html"),
@@ -133,19 +133,11 @@ SPECULATION = {
 }
 MAX_DRAFT_TOKENS = 16
 
-#: Engines' own defaults: (name, requests in flight at most, KV block in tokens, source of each). The reader's
-#: --max-concurrency and --kv-block-tokens override them; without --engine no engine cap applies.
-ENGINES = {
-    "vllm": ("vLLM", 1024, 16,
-             "vLLM arg_utils.py: max_num_seqs 1024 for its server on GPUs of 70 GiB or more (not A100); block_size 16",
-             "https://github.com/vllm-project/vllm/blob/main/vllm/engine/arg_utils.py"),
-    "sglang": ("SGLang", None, 1,
-               "SGLang server_args.py: max_running_requests unset (sized from memory); page_size 1",
-               "https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/server_args.py"),
-    "trtllm": ("TensorRT-LLM", 2048, 32,
-               "TensorRT-LLM llm_args.py: max_batch_size 2048; KvCacheConfig tokens_per_block 32",
-               "https://github.com/NVIDIA/TensorRT-LLM/blob/main/tensorrt_llm/llmapi/llm_args.py"),
-}
+#: Engines' own defaults, from the one table of them (`engines.SERVE`: the current versions' rows): their cap on
+#: requests in flight, prompt tokens a step, KV block and KV share. The reader's --max-concurrency, --chunk-tokens
+#: and --kv-block-tokens override them; without --engine the ceiling has no engine cap and the expected figure
+#: takes `engines.DEFAULT_SERVE`'s defaults.
+ENGINES = engines.SERVE
 KV_MEMORY = ("reserve", "paged")   # every request's cache at I + O tokens, or the live context in blocks   # more drafted tokens than this a pass is past any published configuration
 
 #: The statistics a latency target may be judged on; MLPerf's Server scenario judges TTFT and TPOT at p99.
@@ -217,7 +209,7 @@ class Workload:
     output_tokens: int
     concurrency: int | None = None       # requests the clients keep in flight; None: sweep it
     max_concurrency: int | None = None   # the engine's cap on requests in flight (max-num-seqs)
-    chunk_tokens: int = DEFAULT_CHUNK_TOKENS
+    chunk_tokens: int | None = None      # None: the engine's (`ENGINES`), else DEFAULT_CHUNK_TOKENS
     formats: Formats = field(default_factory=Formats.of)
     attention: str = "fused"
     usd_per_device_hour: float | None = None
@@ -238,9 +230,11 @@ class Workload:
         if self.kv_memory not in KV_MEMORY:
             raise InputError(f"--kv-memory must be one of {', '.join(KV_MEMORY)}, got {self.kv_memory!r}")
         eng = ENGINES.get(self.engine)
-        if self.max_concurrency is None and eng is not None and eng[1] is not None:
-            set_("max_concurrency", eng[1])
-        block = self.kv_block_tokens if self.kv_block_tokens is not None else (eng[2] if eng else 16)
+        if self.max_concurrency is None and eng is not None and eng.max_requests is not None:
+            set_("max_concurrency", eng.max_requests)
+        if self.chunk_tokens is None:
+            set_("chunk_tokens", eng.chunk_tokens if eng is not None else DEFAULT_CHUNK_TOKENS)
+        block = self.kv_block_tokens if self.kv_block_tokens is not None else (eng.kv_block_tokens if eng else 16)
         set_("kv_block_tokens", _whole("--kv-block-tokens", block, 1, 4096))
         set_("input_tokens", _whole("--input-tokens", self.input_tokens, 1, MAX_TOKENS))
         if isinstance(self.output_tokens, (int, float)) and not isinstance(self.output_tokens, bool) \
@@ -321,7 +315,7 @@ class Workload:
         eng = ENGINES.get(self.engine)
         cap = (f"at most {self.max_concurrency:,} requests in flight" if self.max_concurrency is not None
                else "no engine cap on requests in flight (memory alone)")
-        who = "" if eng is None else f"{eng[0]}'s defaults ({eng[3]}; {eng[4]}): "
+        who = "" if eng is None else f"{eng.engine}'s defaults ({eng.source}; {eng.url}): "
         kv = ("KV cache reserved at I + O tokens a request" if self.kv_memory == "reserve" else
               f"paged KV cache: each request's live context, I + O/2 on average, in blocks of {self.kv_block_tokens} "
               "tokens")
@@ -429,6 +423,7 @@ class ServicePoint(_Rates):
     bound: str
     expected_output_tokens_per_s: float
     expected_step_time_s: float
+    expected_slots: int              # requests the expected figure holds in flight: its engine's KV share and caps
     prefill_s: float                 # `roofline prefill` of one prompt on this layout: TTFT never goes below it
     decode_step_s: float             # a step with no prompt tokens
     prompt_step_s: float             # a step carrying a prompt's chunk, the mean over the prompt's chunks
@@ -611,6 +606,35 @@ _EXPECTED_ENGINE = {"vllm": "vLLM", "trtllm": "TensorRT-LLM"}
 def expected_engine(wl: Workload) -> str:
     """The engine whose per-step overhead the expected figure adds (`efficiency.engines()`)."""
     return _EXPECTED_ENGINE.get(wl.engine or "", efficiency.DEFAULT_ENGINE)
+
+
+def expected_defaults(wl: Workload) -> engines.EngineDefaults:
+    """The engine defaults the expected figure holds requests under: --engine's, else `engines.DEFAULT_SERVE`'s."""
+    return ENGINES[wl.engine or engines.DEFAULT_SERVE]
+
+
+def engine_requests(model: Model, device: Device, layout: Layout, wl: Workload, cap: int) -> int:
+    """Requests (all replicas) the expected figure's engine (`expected_defaults`) holds at most on `layout`: those
+    whose KV cache fits its KV share of memory (`engines.requests_that_fit` on each replica's share of the
+    ceiling's memory cap `cap`: the cache grows by the same bytes with each request, and a replica holds whole
+    requests), within the cap on requests in flight (the reader's, else the engine's, over all replicas as the
+    ceiling's cap is), and at least one a replica.
+
+    >>> m, d = get_model("llama-3.1-8b"), get_device("h100-sxm5")
+    >>> wl = Workload(1024, 256)
+    >>> engine_requests(m, d, Layout(), wl, memory_cap(m, d, Layout(), wl)) <= memory_cap(m, d, Layout(), wl)
+    True
+    """
+    d = expected_defaults(wl)
+    per = cap // layout.dp             # each replica's share of the memory cap, whole requests
+    step = parallel.decode(model, device, float(per * layout.dp), wl.kv_tokens_per_request - 1, wl.formats,
+                           wl.attention, layout)
+    st = step.stage
+    budget = d.kv_budget_bytes(kernels.usable_memory_bytes(device), float(st.weights_resident_bytes),
+                               float(st.activation_peak_bytes), float(st.runtime_reserve_bytes), layout.tp)
+    fit = layout.dp * engines.requests_that_fit(per, float(step.kv_resident_bytes), budget)
+    limit = wl.max_concurrency if wl.max_concurrency is not None else (d.max_requests or MAX_CONCURRENCY)
+    return max(min(fit, limit), layout.dp)
 
 
 def _step_mix(model: Model, device: Device, layout: Layout, wl: Workload, per_replica_clients: np.ndarray,
@@ -821,15 +845,17 @@ def _points(model: Model, device: Device, layout: Layout, wl: Workload, concurre
     per_replica = slots / layout.dp
     prefill_s = _prefill_s(model, device, layout, wl)
     mix = _step_mix(model, device, layout, wl, c / layout.dp, per_replica, prefill_s)
-    # the expected steps keep the ceiling's prefill floor: an expected step is never faster than its ceiling
-    exp_mix = _step_mix(model, device, layout, wl, c / layout.dp, per_replica, prefill_s, expected=True)
+    # the expected figure holds the requests its engine's KV share and cap allow; its steps keep the ceiling's
+    # prefill floor: an expected step is never faster than its ceiling
+    exp_slots = np.minimum(slots, engine_requests(model, device, layout, wl, cap))
+    exp_mix = _step_mix(model, device, layout, wl, c / layout.dp, exp_slots / layout.dp, prefill_s, expected=True)
     lam, t = mix.lam, mix.mean_step_s
     ttft, tpot_mean = mix.ttft_s, mix.mean_gap_s
     tpot = {k: mix.tpot_quantile_s(q) for k, q in _QUANTILE.items()}
     latency = ttft + (wl.output_tokens - 1) * tpot_mean
     out_tps = layout.dp * lam * wl.output_tokens / t
     in_tps = layout.dp * lam * wl.input_tokens / t
-    exp_tps = layout.dp * lam * wl.output_tokens / exp_mix.mean_step_s
+    exp_tps = layout.dp * exp_mix.lam * wl.output_tokens / exp_mix.mean_step_s
     if gains is None:
         gains = _point_gains(model, device, layout, wl, c, cap, out_tps)
     bound, also = _binding(gains)
@@ -847,7 +873,7 @@ def _points(model: Model, device: Device, layout: Layout, wl: Workload, concurre
             output_tokens_per_s=float(out_tps[i]), input_tokens_per_s=float(in_tps[i]),
             request_latency_s=float(latency[i]), bound=str(bound[i]), bound_also=also[i],
             bound_gains={k: float(np.atleast_1d(v)[i]) for k, v in gains.items()}, expected_output_tokens_per_s=float(exp_tps[i]),
-            expected_step_time_s=float(exp_mix.mean_step_s[i]), prefill_s=prefill_s,
+            expected_step_time_s=float(exp_mix.mean_step_s[i]), expected_slots=int(exp_slots[i]), prefill_s=prefill_s,
             decode_step_s=float(mix.decode_step_s[i]), prompt_step_s=float(mix.chunk_steps_s[i].mean()),
             prompt_step_share=float(mix.prompt_share[i]), prompt_gap_share=float(mix.gap_share[i]),
             wait_steps=float(mix.wait_steps[i]),
@@ -1203,6 +1229,15 @@ def prompt_alone_s(model: Model, device: Device, layout: Layout, wl: Workload) -
 
 
 # ----------------------------------------------------------------------- assumptions -------
+def expected_defaults_words(wl: Workload) -> dict:
+    """Whose defaults the expected figure holds its requests under, and whether the reader named the engine."""
+    d = expected_defaults(wl)
+    key = wl.engine or engines.DEFAULT_SERVE
+    why = "--engine" if wl.engine else "no --engine given: the default engine's"
+    return {"engine": key, "named": wl.engine is not None, "words": f"{d.words} ({why})",
+            "source": d.source, "url": d.url}
+
+
 def assumptions(workload: Workload) -> dict:
     """Every assumption a serving figure rests on, with its value and source: for JSON and pages."""
     return {
@@ -1232,6 +1267,7 @@ def assumptions(workload: Workload) -> dict:
                     "(a line in the log of its size per kernel class, clamped outside the measured sizes) plus the "
                     "engine's per-step overhead once per step; an estimate, never fitted to a serving run",
             "engine": expected_engine(workload),
+            "engine_defaults": expected_defaults_words(workload),
             "step_overhead_s": efficiency.step_overhead_s(expected_engine(workload)),
             "efficiencies": efficiency.describe(),
             "not_captured": DERATE_MISSES,

@@ -53,6 +53,10 @@ CASES = [
     ("b200", "llama-3.1-70b", 1024, 256, {"weightFormat": "nvfp4", "activation": "fp4", "kvDtype": "fp8",
                                           "ttftS": 10.0, "tpotS": 0.001}),  # FP4 peak; a TPOT nothing meets
     ("h200-sxm", "qwen3-235b-a22b", 4096, 1024, {"weightFormat": "fp8", "activation": "fp8", "maxConcurrency": 256}),
+    # the expected figure at an engine's caps: SGLang's static KV share at TP4, TensorRT-LLM's share of the free
+    # memory and its cap on requests in flight binding
+    ("h100-sxm5", "llama-3.1-70b", 1024, 256, {"engine": "sglang", "layouts": "set", "tp": 4, "concurrency": 2000}),
+    ("h200-sxm", "llama-3.1-8b", 128, 128, {"engine": "trtllm", "concurrency": 4096, "layouts": "set"}),
     # the frontier held to the layout the reader set: TP8 alone, a mixed layout with the reader's cap, a
     # target nothing on that layout meets (its sentence names the layout)
     ("h100-sxm5", "llama-3.1-70b", 1024, 256, {"layouts": "set", "tp": 8, "tpotS": 0.03}),
@@ -200,6 +204,9 @@ def test_serving_parity_on_a_grid_of_workloads(tmp_path):
     results = [_python(*c)["ok"] for c in CASES]
     kinds = {p["limited_by"] for r in results for p in r["frontier"] + ([r["point"]] if r["point"] else [])}
     assert {"chunk", "memory", "cap", "bandwidth", "compute"} <= kinds, kinds
+    # the expected figure holds fewer requests than the ceiling somewhere: an engine's KV share or cap binds
+    held = [p for r in results for p in r["frontier"] + ([r["point"]] if r["point"] else [])]
+    assert any(p["expected_requests_in_flight"] < min(p["concurrency"], p["memory_cap"]) for p in held)
     assert _python(*CASES[2])["ok"]["refusal"].startswith("nothing meets a TPOT of 2 ms")
 
 
