@@ -176,17 +176,9 @@ def calculate(device: Device, model: Model, phase: str = "decode", batch=1, leng
         "attention_intensity": None if model.is_bare else kernels.attention_intensity_limit(model, f),
         "speed_of_light_tokens_per_s": parallel.speed_of_light_tokens_per_s(model, device, f, layout),
         "expected_tokens_per_s_per_sequence": None if expected is None else float(expected.tokens_per_s_per_sequence),
-        **_network(step),
+        "network_bytes": float(step.network_bytes), "network_time_s": float(step.network_time_s),
+        "network_share": float(step.network_share),
     }
-
-
-def _network(step) -> dict[str, float]:
-    """What one step sends across nodes, per device: bytes, the network's time carrying them, and that time's
-    share of the step (0 inside one scale-up domain)."""
-    runs = [c for c in step.collectives + ((step.sends,) if step.sends is not None else ()) if c.network_share]
-    net_bytes = sum(float(c.network_bytes) for c in runs)
-    net_s = sum(float(c.network_bytes) / c.network_bandwidth_bytes_per_s for c in runs)
-    return {"network_bytes": net_bytes, "network_time_s": net_s, "network_share": net_s / float(step.time_s)}
 
 
 # ------------------------------------------------------------------ registry export --------

@@ -615,6 +615,28 @@ class ParallelStep:
         return scalar(sum(parts, np.asarray(0.0)))
 
     @computed_once
+    def network_bytes(self):
+        """Bytes sent across nodes in one step, per device: the network's share of each collective and of the
+        pipeline sends (0 inside one scale-up domain)."""
+        return scalar(sum((np.asarray(c.network_bytes, float) for c in self._network_runs), np.asarray(0.0)))
+
+    @computed_once
+    def network_time_s(self):
+        """The scale-out network's time carrying `network_bytes` at its bandwidth, latency aside."""
+        return scalar(sum((np.asarray(c.network_bytes, float) / c.network_bandwidth_bytes_per_s
+                           for c in self._network_runs), np.asarray(0.0)))
+
+    @computed_once
+    def network_share(self):
+        """`network_time_s` as a share of the step's time."""
+        return scalar(np.asarray(self.network_time_s, float) / np.asarray(self.time_s, float))
+
+    @property
+    def _network_runs(self) -> tuple:
+        return tuple(c for c in self.collectives + ((self.sends,) if self.sends is not None else ())
+                     if c.network_share)
+
+    @computed_once
     def collective_time_s(self):
         """One stage's collectives: Σ latency + bytes ÷ link bandwidth."""
         return scalar(sum((np.asarray(c.time_s, float) for c in self.collectives), np.asarray(0.0)))
