@@ -883,7 +883,7 @@ def cmd_serve(args) -> None:
         payload["point"] = _service_payload(point)
         lines.append(_point_line(f"{kind} at this concurrency", point))
         lines.append(f"  expected (an estimate from published kernel efficiencies, not measured): {fmt.sig(point.expected_output_tokens_per_s)} output "
-                     f"tokens/s with {point.expected_slots:,} requests in flight at most; request latency {fmt.seconds(point.request_latency_s)}"
+                     f"tokens/s with {point.expected_slots:,} requests in flight at most; TTFT {fmt.seconds(point.expected_ttft_s)}, TPOT {fmt.seconds(point.expected_tpot_s)}, request latency {fmt.seconds(point.expected_request_latency_s)}"
                      + ("" if point.usd_per_million_output_tokens is None else
                         f"; ${point.usd_per_million_output_tokens:.3g} per million output tokens"))
         if any(targets[k] is not None for k in timed):  # a point printed beside targets says whether it meets them

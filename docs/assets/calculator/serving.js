@@ -382,6 +382,7 @@ function points(C, K, m, device, lay, wl, concurrencies, cap) {
     const expTps = lay.dp * expSteps.lam * wl.O / exp.meanStep;
     const usdS = wl.price === null ? null : wl.price * lay.devices / 3600.0;
     const q = (x) => quantile(mix.dec, mix.chunk, mix.g, x) / wl.E;
+    const eq = (x) => quantile(exp.dec, exp.chunk, exp.g, x) / wl.E;
     const gains = pointGains(C, env, device, cap, c, s, steps, outTps);
     const { bound, also } = binding(C, gains);
     return {
@@ -393,6 +394,9 @@ function points(C, K, m, device, lay, wl, concurrencies, cap) {
       output_tokens_per_s_per_user: 1.0 / mix.tpot, input_tokens_per_s: inTps,
       expected_output_tokens_per_s: expTps, expected_output_tokens_per_s_per_device: expTps / lay.devices,
       expected_step_time_s: exp.meanStep, expected_requests_in_flight: expSlots,
+      expected_ttft_s: exp.ttft, expected_tpot_s: exp.tpot, expected_tpot_p50_s: eq(0.5),
+      expected_tpot_p90_s: eq(0.9), expected_tpot_p99_s: eq(0.99),
+      expected_request_latency_s: exp.ttft + (wl.O - 1) * exp.tpot,
       usd_per_million_output_tokens: usdS === null ? null : usdS / outTps * 1e6,
       usd_per_million_input_tokens: usdS === null ? null : usdS / inTps * 1e6,
       prefill_s: prefillS, decode_step_s: mix.dec, prompt_step_s: mean(mix.chunk), prompt_step_share: mix.f,

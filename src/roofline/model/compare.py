@@ -48,14 +48,17 @@ def break_even_price_ratio(tokens_per_s_per_device_a: float, tokens_per_s_per_de
 
 
 def expected_view(p: serving.ServicePoint) -> serving.ServicePoint:
-    """The same point at its expected figure: TPOT the expected step time, output tokens/s the expected ones
-    (at the requests its engine holds, `ServicePoint.expected_slots`), input tokens/s, TTFT and request latency
-    scaled by the same ratio (the clients' requests finish at the expected rate: Little's law)."""
+    """The same point at its expected figure: every time and rate from its expected step mix (its steps at their
+    expected times, at the requests its engine holds, `ServicePoint.expected_slots`), so a target is judged on the
+    expected percentile as on the ceiling's; input tokens/s at the expected rate (I per O)."""
     k = p.output_tokens_per_s / p.expected_output_tokens_per_s
-    return replace(p, step_time_s=p.expected_step_time_s, tpot_s=p.expected_step_time_s, ttft_s=p.ttft_s * k,
-                   request_latency_s=p.request_latency_s * k, output_tokens_per_s=p.output_tokens_per_s / k,
-                   input_tokens_per_s=p.input_tokens_per_s / k, usd_per_million_output_tokens=None,
-                   usd_per_million_input_tokens=None)
+    t = p.expected_ttft_s
+    return replace(p, step_time_s=p.expected_step_time_s, tpot_s=p.expected_tpot_s, ttft_s=t,
+                   tpot_p50_s=p.expected_tpot_p50_s, tpot_p90_s=p.expected_tpot_p90_s,
+                   tpot_p99_s=p.expected_tpot_p99_s, ttft_p50_s=t, ttft_p90_s=t, ttft_p99_s=t,
+                   request_latency_s=p.expected_request_latency_s,
+                   output_tokens_per_s=p.expected_output_tokens_per_s, input_tokens_per_s=p.input_tokens_per_s / k,
+                   usd_per_million_output_tokens=None, usd_per_million_input_tokens=None)
 
 
 @dataclass(frozen=True)

@@ -122,6 +122,9 @@ def service_record(p) -> dict[str, Any]:
             "expected_output_tokens_per_s": p.expected_output_tokens_per_s,
             "expected_output_tokens_per_s_per_device": p.expected_output_tokens_per_s_per_device,
             "expected_requests_in_flight": p.expected_slots,
+            "expected_ttft_s": p.expected_ttft_s, "expected_tpot_s": p.expected_tpot_s,
+            "expected_tpot_p50_s": p.expected_tpot_p50_s, "expected_tpot_p90_s": p.expected_tpot_p90_s,
+            "expected_tpot_p99_s": p.expected_tpot_p99_s, "expected_request_latency_s": p.expected_request_latency_s,
             "usd_per_million_output_tokens": p.usd_per_million_output_tokens,
             "usd_per_million_input_tokens": p.usd_per_million_input_tokens,
             # the step mix behind TTFT and TPOT (serving's module doc)

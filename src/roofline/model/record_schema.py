@@ -242,6 +242,13 @@ SERVICE_KEYS: dict[str, str] = {
     "expected_requests_in_flight": "requests the expected figure holds at most (all replicas): the point's, within "
                                    "what its engine's KV share of memory fits and its cap on requests in flight "
                                    "(`assumptions.expected.engine_defaults`)",
+    "expected_ttft_s": "TTFT from the expected step mix (each step at its expected time, the expected requests in "
+                       "flight): an estimate",
+    "expected_tpot_s": "mean TPOT from the expected step mix: an estimate",
+    "expected_tpot_p50_s": "TPOT's median from the expected step mix",
+    "expected_tpot_p90_s": "TPOT's 90th percentile from the expected step mix",
+    "expected_tpot_p99_s": "TPOT's 99th percentile from the expected step mix",
+    "expected_request_latency_s": "expected TTFT + (O − 1) × expected mean TPOT",
     "usd_per_million_output_tokens": "price × devices ÷ output tokens an hour (all the devices' time charged to "
                                      "it; null without a price)",
     "usd_per_million_input_tokens": "the same for input tokens",

@@ -424,6 +424,14 @@ class ServicePoint(_Rates):
     expected_output_tokens_per_s: float
     expected_step_time_s: float
     expected_slots: int              # requests the expected figure holds in flight: its engine's KV share and caps
+    # the expected figure's own step mix (its steps at their expected times, its engine's requests): TTFT and
+    # TPOT with their percentiles, as the ceiling's below
+    expected_ttft_s: float
+    expected_tpot_s: float
+    expected_tpot_p50_s: float
+    expected_tpot_p90_s: float
+    expected_tpot_p99_s: float
+    expected_request_latency_s: float
     prefill_s: float                 # `roofline prefill` of one prompt on this layout: TTFT never goes below it
     decode_step_s: float             # a step with no prompt tokens
     prompt_step_s: float             # a step carrying a prompt's chunk, the mean over the prompt's chunks
@@ -856,6 +864,8 @@ def _points(model: Model, device: Device, layout: Layout, wl: Workload, concurre
     out_tps = layout.dp * lam * wl.output_tokens / t
     in_tps = layout.dp * lam * wl.input_tokens / t
     exp_tps = layout.dp * exp_mix.lam * wl.output_tokens / exp_mix.mean_step_s
+    exp_ttft, exp_tpot = exp_mix.ttft_s, exp_mix.mean_gap_s
+    exp_q = {k: exp_mix.tpot_quantile_s(q) for k, q in _QUANTILE.items()}
     if gains is None:
         gains = _point_gains(model, device, layout, wl, c, cap, out_tps)
     bound, also = _binding(gains)
@@ -874,6 +884,10 @@ def _points(model: Model, device: Device, layout: Layout, wl: Workload, concurre
             request_latency_s=float(latency[i]), bound=str(bound[i]), bound_also=also[i],
             bound_gains={k: float(np.atleast_1d(v)[i]) for k, v in gains.items()}, expected_output_tokens_per_s=float(exp_tps[i]),
             expected_step_time_s=float(exp_mix.mean_step_s[i]), expected_slots=int(exp_slots[i]), prefill_s=prefill_s,
+            expected_ttft_s=float(exp_ttft[i]), expected_tpot_s=float(exp_tpot[i]),
+            expected_tpot_p50_s=float(exp_q["p50"][i]), expected_tpot_p90_s=float(exp_q["p90"][i]),
+            expected_tpot_p99_s=float(exp_q["p99"][i]),
+            expected_request_latency_s=float(exp_ttft[i] + (wl.output_tokens - 1) * exp_tpot[i]),
             decode_step_s=float(mix.decode_step_s[i]), prompt_step_s=float(mix.chunk_steps_s[i].mean()),
             prompt_step_share=float(mix.prompt_share[i]), prompt_gap_share=float(mix.gap_share[i]),
             wait_steps=float(mix.wait_steps[i]),

@@ -136,6 +136,6 @@ def test_cost_and_break_even_by_hand(tmp_path):
 
 def test_the_expected_view_changed_on_one_side_fails(tmp_path):
     # TTFT left at the ceiling's in the expected view: the expected best's TTFT no longer matches the package's
-    mutated = mutated_calculator(tmp_path / "mutated", "compare.js", "ttft_s: p.ttft_s * k", "ttft_s: p.ttft_s")
+    mutated = mutated_calculator(tmp_path / "mutated", "compare.js", "ttft_s: t,", "ttft_s: p.ttft_s,")
     miss = _mismatches(_python(*CASES[0])["ok"], _run(CASES[:1], calc_dir=mutated, tmp=tmp_path / "run")[0]["ok"])
     assert miss and all("expected" in m for m in miss), miss[:3]
