@@ -52,7 +52,7 @@ export function calculate(C, device, m, phase = "decode", batch = 1, length = 1,
   const sol = remember(`sol ${key}`, () => lay.pp * parallelStep(C, K, m, device, f, "fused", "decode", 1, 1, lay, bpw).stage.weightBytes);
   const ic = device.interconnect;
   const tokens = batch * s.n;
-  // across nodes: the network's bytes per device and its time carrying them (calculator_view._network)
+  // across nodes: the network's bytes per device and its time carrying them (parallel.ParallelStep.network_bytes, network_time_s)
   const runs = p.collectives.concat(p.sends ? [p.sends] : []).filter((c) => c.network_share);
   const netS = runs.reduce((acc, c) => acc + c.network_s, 0);
   return {

@@ -32,6 +32,7 @@ NOT_TERMS = frozenset({
     "NVIDIA", "AMD", "EPYC", "HGX", "DGX", "RTX", "SXM", "NVL", "GeForce", "Xeon", "Apple", "DeepSeek",
     "PyTorch", "JavaScript", "FlashMLA", "TunableOp", "DistServe", "Llama", "Qwen", "Mixtral",
     "AIConfigurator", "DeepGEMM",  # NVIDIA's serving-configuration tool and DeepSeek's matmul library, by name
+    "AITER",  # AMD's kernel library for ROCm, by name
     "SHARP",  # NVIDIA's in-switch reduction product name (NVLink SHARP)
     "CUDA", "ROCm", "BLAS",  # software platforms and the linear-algebra library interface
     # everyday computing words the site assumes (start-here says what it assumes)
