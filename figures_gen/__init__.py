@@ -21,6 +21,7 @@ The helpers, one concern each:
     _dark       the dark variant, mapped from the light SVG's text
     _render     rendering: every variant, the render count, the SVG's display size
     _ticks_once each axis' ticks worked out once per matplotlib layout pass (a third of a render)
+    _text_metrics each string measured once per process, not once per matplotlib renderer
 
 `render(name)` gives the wide light SVG and the CSV; `figure_files(name)` every variant and the CSV,
 what the site build (src/roofline_site/gen/figures.py) publishes, so the tests compare like with like.
