@@ -8,6 +8,7 @@ A figure module defines:
     def alt() -> str               alt text, built from roofline quantities (no typed numbers)
     def caption() -> str           one or two sentences under the figure
     NARROW_SIZE_IN (optional)      the phone variant's size, where the default does not fit
+    USES_RUN_CEILINGS (optional)   True where data() reads every published run's ceiling (a build computes them once)
 
 Every figure is shown in four variants (VARIANTS: wide or narrow, light or dark) from the same
 draw(): each layout is rendered once, light, and its dark variant is mapped from that SVG's colours.

@@ -180,11 +180,18 @@ class Rendering:
         # (MkDocs' pages, the registry): frozen, they are left out of it (the workers start at the first submit).
         if fork:
             gc.freeze()
+        # A figure whose data is every published run's ceiling waits for them: worked out here, once, while
+        # the workers render the others (the pages quote them too), then handed to its worker.
+        later = [name for name in todo if _uses_run_ceilings(name)]
         try:
-            self._futures = {name: self._pool.submit(figure_cache.traced_files, name) for name in todo}
+            self._futures = {name: self._pool.submit(figure_cache.traced_files, name)
+                             for name in todo if name not in later}
         finally:
             if fork:
                 gc.unfreeze()
+        if later:
+            handed = figure_cache.run_ceilings() if len(later) < len(todo) else None
+            self._futures |= {name: self._pool.submit(figure_cache.traced_files, name, handed) for name in later}
 
     def _here(self, name: str) -> tuple[dict[str, bytes], str]:
         """One figure rendered in this process (its renders counted here as it draws), its reads kept."""
@@ -228,6 +235,14 @@ class Rendering:
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = None
+
+
+def _uses_run_ceilings(name: str) -> bool:
+    """Whether figure `name` declares that its data is every published run's ceiling (USES_RUN_CEILINGS)."""
+    try:
+        return bool(getattr(module(name), "USES_RUN_CEILINGS", False))
+    except Exception:  # noqa: BLE001 — a module that cannot load: its own render says why, in one line
+        return False
 
 
 def _fork_safe() -> bool:
