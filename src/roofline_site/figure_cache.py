@@ -67,56 +67,31 @@ def figure_key(code: str, name: str, reads, values: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def traced_files(name: str, handed: "Handed | None" = None) -> tuple[dict[str, bytes], str, int, list[list[str]], str]:
+def traced_files(name: str) -> tuple[dict[str, bytes], str, int, list[list[str]], str]:
     """Render figure `name` recording what it read: (variants, csv, renders, reads, values of the reads).
 
     What a worker process of the build returns. The figure module's own memo caches (lru_cache) are
     emptied first: a value one of them held from an earlier build of the process was read then,
-    not now, and would leave its read out of the record. `handed`: the published runs' ceilings the
-    build worked out already (`run_ceilings`), taken with the reads computing them made.
+    not now, and would leave its read out of the record.
     """
     from figures_gen import figure_files_counted
-    from roofline.registry.loader import read_values, record_reads, traced_reads
+    from roofline.registry.loader import read_values, traced_reads
 
     mod = sys.modules.get(f"figures_gen.{name}")  # (not imported yet: nothing held)
     for value in list(vars(mod).values()) if mod is not None else []:
         if callable(getattr(value, "cache_clear", None)) and getattr(value, "__module__", None) == mod.__name__:
             value.cache_clear()
     with traced_reads() as reads:
-        if handed is not None:
-            from roofline.model import serving_runs
-
-            serving_runs.remember(handed.ceilings)
-            record_reads(handed.reads)
         svgs, csv_text, renders = figure_files_counted(name)
     return svgs, csv_text, renders, canonical(reads), read_values(reads)
 
 
-class Handed:
-    """Values a build works out once and hands to the figure workers that need them: every published
-    serving run's ceiling (by `serving_runs.ceiling`'s key) and the registry reads computing them made."""
-
-    def __init__(self, ceilings: dict, reads):
-        self.ceilings, self.reads = ceilings, canonical(reads)
-
-
-def run_ceilings() -> Handed | None:
-    """Every published run's ceiling, computed in this process under a traced read (the build's pages
-    quote them as well); None where this process holds some already (their reads went unrecorded, so
-    a figure computes its own) or they cannot be computed (the figure then reports why, in its line)."""
+def traced_files_and_ceilings(name: str) -> tuple[tuple, dict]:
+    """`traced_files(name)` and every published run's ceiling the render computed (a figure whose data
+    they are, USES_RUN_CEILINGS): the build's pages quote them too, and take them from here."""
     from roofline.model import serving_runs
-    from roofline.registry.loader import traced_reads
-    from roofline.registry.measurements import serving_measurements
 
-    if serving_runs.computed_ceilings():
-        return None
-    try:
-        serving_measurements()  # parsed outside the record, as a worker finds it (parsing checks the ids it names)
-        with traced_reads() as reads:
-            serving_runs.all_ceilings()
-    except Exception:  # noqa: BLE001 — the figure that needs them fails with its own one line
-        return None
-    return Handed(serving_runs.computed_ceilings(), reads)
+    return traced_files(name), serving_runs.computed_ceilings()
 
 
 class FigureStore:

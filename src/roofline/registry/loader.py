@@ -68,13 +68,6 @@ def _record(kind: str, ident: str) -> None:
         reads.add((kind, ident))
 
 
-def record_reads(reads: Iterable[tuple[str, str]]) -> None:
-    """Record `reads` in every traced read open now: what a value computed elsewhere (another process,
-    under `traced_reads`) read, so a caller that takes it records the reads computing it would have."""
-    for kind, ident in reads:
-        _record(kind, ident)
-
-
 def read_values(reads: Iterable[tuple[str, str]], entries_of: Callable[[str], Mapping[str, object]] | None = None) -> str:
     """The current value of every read in `reads`, as one text: each entry's repr (a listing: every
     entry's, in file order), `<missing>` for an id or kind that is not there.
