@@ -8,6 +8,7 @@ A figure module defines:
     def alt() -> str               alt text, built from roofline quantities (no typed numbers)
     def caption() -> str           one or two sentences under the figure
     NARROW_SIZE_IN (optional)      the phone variant's size, where the default does not fit
+    USES_RUN_CEILINGS (optional)   True where data() reads every published run's ceiling (a build computes them once)
 
 Every figure is shown in four variants (VARIANTS: wide or narrow, light or dark) from the same
 draw(): each layout is rendered once, light, and its dark variant is mapped from that SVG's colours.
@@ -21,6 +22,7 @@ The helpers, one concern each:
     _dark       the dark variant, mapped from the light SVG's text
     _render     rendering: every variant, the render count, the SVG's display size
     _ticks_once each axis' ticks worked out once per matplotlib layout pass (a third of a render)
+    _text_metrics each string measured once per process, not once per matplotlib renderer
 
 `render(name)` gives the wide light SVG and the CSV; `figure_files(name)` every variant and the CSV,
 what the site build (src/roofline_site/gen/figures.py) publishes, so the tests compare like with like.

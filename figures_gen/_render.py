@@ -13,6 +13,7 @@ from figures_gen._narrow import drawing, fit_phone_width, narrow_layout
 from figures_gen._registry import module
 from figures_gen._style import FIG_SIZE_IN, NARROW_MIN_FONT, NARROW_SIZE_IN, PAD_IN, enough_ticks, style
 from figures_gen._ticks_once import ticks_once
+from figures_gen._text_metrics import shared_text_metrics
 
 #: The variants every figure is shown in: file-stem suffix -> (narrow, dark). The page shows the narrow
 #: ones below 720 px (text at least 11 px as displayed on a 390 px phone) and the dark ones under the
@@ -127,7 +128,8 @@ def _draw(name: str, table, narrow: bool) -> bytes:
     fig = plt.figure(figsize=getattr(mod, "NARROW_SIZE_IN", NARROW_SIZE_IN) if narrow else FIG_SIZE_IN)
     drawing(narrow)
     try:
-        with ticks_once():  # each axis' ticks worked out once per layout pass (_ticks_once)
+        # each axis' ticks worked out once per layout pass (_ticks_once), each string measured once (_text_metrics)
+        with ticks_once(), shared_text_metrics():
             mod.draw(fig, table)
             if narrow:
                 narrow_layout(fig)

@@ -15,6 +15,9 @@ COLOURS = {"Llama dense": "#3f51b5", "Qwen3 MoE": "#d81b60"}
 OTHER = "#00897b"
 MARKERS = {"TensorRT-LLM": "o", "vLLM": "s"}
 BAND = validation.NARROW_BAND
+#: Its data is every published run's ceiling (`validation.judged`), which the pages quote too: a site
+#: build with figure workers works them out once, in its own process, and hands them to this figure.
+USES_RUN_CEILINGS = True
 
 
 def data() -> Table:

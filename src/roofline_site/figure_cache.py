@@ -86,6 +86,14 @@ def traced_files(name: str) -> tuple[dict[str, bytes], str, int, list[list[str]]
     return svgs, csv_text, renders, canonical(reads), read_values(reads)
 
 
+def traced_files_and_ceilings(name: str) -> tuple[tuple, dict]:
+    """`traced_files(name)` and every published run's ceiling the render computed (a figure whose data
+    they are, USES_RUN_CEILINGS): the build's pages quote them too, and take them from here."""
+    from roofline.model import serving_runs
+
+    return traced_files(name), serving_runs.computed_ceilings()
+
+
 class FigureStore:
     """The figures' cache folder: a figure's files looked up by what it read, stored after a render."""
 

@@ -159,10 +159,25 @@ _CEILINGS: dict[tuple, RunCeiling] = {}
 _CEILINGS_MAX = 4096
 
 
+#: Asked once, before this process computes its first ceiling: a caller working the ceilings out in
+#: another process (the site build, in a figure's worker) waits for them there and hands them in with
+#: `remember`. None: nothing to ask.
+_SUPPLIER: list = [None]
+
+
+def supply_with(fetch) -> None:
+    """Have `ceiling` call `fetch()` once, before it computes a ceiling here; None stops asking."""
+    _SUPPLIER[0] = fetch
+
+
 def ceiling(run: ServingMeasurement) -> RunCeiling:
     """The run beside its ceiling and expected figure (cached per run and registry files)."""
     key = (run, (hardware.REGISTRY.path(), models.REGISTRY.path()))
-    if (known := _CEILINGS.get(key)) is None:
+    if (known := _CEILINGS.get(key)) is None and (fetch := _SUPPLIER[0]) is not None:
+        _SUPPLIER[0] = None
+        fetch()
+        known = _CEILINGS.get(key)
+    if known is None:
         if len(_CEILINGS) >= _CEILINGS_MAX:
             _CEILINGS.clear()
         known = _CEILINGS[key] = _ceiling(run)

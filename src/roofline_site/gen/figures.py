@@ -33,6 +33,8 @@ from mkdocs.exceptions import PluginError
 
 from figures_gen import FIGURES, MAX_RENDERS, RENDERS, VARIANTS, figure_files, figure_files_counted, module, warm_up
 
+from roofline.model import serving_runs
+
 from roofline_site import figure_cache, pending_figures
 from roofline_site.paths import ROOT
 CACHE = ROOT / ".cache" / "figures"
@@ -160,6 +162,7 @@ class Rendering:
         self.reads: dict[str, tuple[list, str]] = {}
         self._futures: dict = {}
         self._pool = None
+        self._with_ceilings: str | None = None  # the figure whose worker computes the runs' ceilings
         todo = [name for name in self.names if name not in self.done]
         self.started = bool(todo)  # (figures read from the cache were not rendered in this build)
         if not todo:
@@ -180,11 +183,29 @@ class Rendering:
         # (MkDocs' pages, the registry): frozen, they are left out of it (the workers start at the first submit).
         if fork:
             gc.freeze()
+        # A figure whose data is every published run's ceiling goes first: the pages quote them too, and
+        # the build's process, which has the most to do, takes them from that figure's worker when it first
+        # needs one (about two seconds of CPU it would spend again otherwise).
+        first = [name for name in todo if _uses_run_ceilings(name)][:1]
         try:
-            self._futures = {name: self._pool.submit(figure_cache.traced_files, name) for name in todo}
+            self._futures = {name: self._pool.submit(figure_cache.traced_files_and_ceilings, name) for name in first}
+            self._futures |= {name: self._pool.submit(figure_cache.traced_files, name)
+                              for name in todo if name not in first}
         finally:
             if fork:
                 gc.unfreeze()
+        if first:
+            self._with_ceilings = first[0]
+            serving_runs.supply_with(self._ceilings_from_worker)
+
+    def _ceilings_from_worker(self) -> None:
+        """Wait for the figure that computes every published run's ceiling, and keep them here; nothing
+        where it failed (its own error is the figure's, and the ceilings are computed here)."""
+        try:
+            _, ceilings = self._futures[self._with_ceilings].result()
+        except Exception:  # noqa: BLE001 — the figure failed or was cancelled: its error is given where it is collected
+            return
+        serving_runs.remember(ceilings)
 
     def _here(self, name: str) -> tuple[dict[str, bytes], str]:
         """One figure rendered in this process (its renders counted here as it draws), its reads kept."""
@@ -196,7 +217,7 @@ class Rendering:
         if name not in self.done:
             future = self._futures[name]
             try:
-                self.done[name] = _render(name, lambda: _collect(name, future, self.reads))
+                self.done[name] = _render(name, lambda: _collect(name, future, self.reads, self._with_ceilings))
             except BaseException:
                 self.close()  # a failed figure ends the build: nothing more to render
                 raise
@@ -223,11 +244,21 @@ class Rendering:
             self.close()
 
     def close(self) -> None:
+        if self._with_ceilings is not None:
+            serving_runs.supply_with(None)  # (nothing more to wait for: what is not in is computed where asked)
         for future in self._futures.values():
             future.cancel()  # (after a failure: nothing more to wait for)
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = None
+
+
+def _uses_run_ceilings(name: str) -> bool:
+    """Whether figure `name` declares that its data is every published run's ceiling (USES_RUN_CEILINGS)."""
+    try:
+        return bool(getattr(module(name), "USES_RUN_CEILINGS", False))
+    except Exception:  # noqa: BLE001 — a module that cannot load: its own render says why, in one line
+        return False
 
 
 def _fork_safe() -> bool:
@@ -239,11 +270,14 @@ def _fork_safe() -> bool:
     return all(t is me or getattr(t, "fork_safe", False) for t in threading.enumerate())
 
 
-def _collect(name: str, future, reads: dict) -> tuple[dict[str, bytes], str]:
+def _collect(name: str, future, reads: dict, with_ceilings: str | None = None) -> tuple[dict[str, bytes], str]:
     """A worker's figure, its renders counted and its reads kept here; rendered here (and not cached)
     if the worker could not run."""
     try:
-        svgs, csv_text, renders, read, values = future.result()
+        result = future.result()
+        if name == with_ceilings:  # (its worker's ceilings beside its files)
+            result = result[0]
+        svgs, csv_text, renders, read, values = result
     except BrokenProcessPool:  # (a host that cannot start workers): the same figure, drawn here
         return render(name)
     RENDERS[name] += renders

@@ -192,3 +192,39 @@ def test_the_build_watcher_is_marked_fork_safe_so_the_figure_workers_are_forked(
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60,
                          env={**__import__("os").environ, "ROOFLINE_FIGURE_CACHE": "0"})
     assert out.stdout.strip().splitlines()[-1:] == ["True"], out.stderr
+
+
+def test_the_run_ceilings_come_from_the_worker_of_the_figure_that_computes_them(monkeypatch, workers):
+    """expected_vs_published's data is every published run's ceiling, which the pages quote too: with
+    workers, it renders first, and this process takes the ceilings from its worker when it first needs
+    one, computing none. Its files are those of the figure rendered here, computing the ceilings itself."""
+    from roofline.model import serving_runs
+    from roofline_site import figure_cache
+
+    gen = _gen_script(monkeypatch)
+    monkeypatch.setattr("figures_gen.FIGURES", ["ridge_overlay", "expected_vs_published"])
+    monkeypatch.setattr(serving_runs, "_CEILINGS", {})  # (none held: the worker computes them)
+    computed_here = []
+    real = serving_runs._ceiling
+    monkeypatch.setattr(serving_runs, "_ceiling", lambda run: computed_here.append(run) or real(run))
+    rendering = gen.Rendering(["ridge_overlay", "expected_vs_published"])
+    ceilings = serving_runs.all_ceilings()  # (as a page quoting one: waits for that figure's worker)
+    in_workers = rendering.all()
+    assert ceilings and computed_here == []
+
+    monkeypatch.setattr(serving_runs, "_CEILINGS", {})
+    svgs, csv_text, _, _, _ = figure_cache.traced_files("expected_vs_published")
+    assert in_workers["expected_vs_published"] == (svgs, csv_text)
+    assert len(computed_here) == len(ceilings)  # (here they were computed: the comparison is a real one)
+    assert serving_runs.all_ceilings() == ceilings
+
+
+def test_a_build_that_ends_before_it_needs_the_run_ceilings_stops_asking_for_them(monkeypatch, workers):
+    from roofline.model import serving_runs
+
+    gen = _gen_script(monkeypatch)
+    monkeypatch.setattr("figures_gen.FIGURES", ["ridge_overlay", "expected_vs_published"])
+    rendering = gen.Rendering(["ridge_overlay", "expected_vs_published"])
+    assert serving_runs._SUPPLIER[0] is not None
+    rendering.close()
+    assert serving_runs._SUPPLIER[0] is None

@@ -1,0 +1,65 @@
+"""figures_gen._text_metrics: each string measured once per renderer kind and settings, and the SVGs unchanged by it.
+
+The byte comparison is the guard that matters: sizes kept under the string alone (tried by hand) hand a
+string the size it was measured at in another font or layout, and change the SVGs below.
+"""
+
+from __future__ import annotations
+
+from contextlib import nullcontext
+
+import pytest
+
+import figures_gen._render as render_module
+from figures_gen import module
+from figures_gen._style import style
+from figures_gen._text_metrics import shared_text_metrics
+
+
+def test_figures_are_byte_identical_with_and_without_shared_text_metrics(monkeypatch):
+    """h100_roofline's two layouts, then batch_sweep's narrow one (twin log axes, legends below, labels
+    placed): the later renders take sizes the earlier ones measured, in other layouts and renderers."""
+    def drawn():
+        table = module("h100_roofline").data()
+        first = [render_module._draw("h100_roofline", table, narrow) for narrow in (False, True)]
+        return first + [render_module._draw("batch_sweep", module("batch_sweep").data(), True)]
+
+    monkeypatch.setattr(render_module, "shared_text_metrics", nullcontext)
+    alone = drawn()
+    monkeypatch.undo()
+    assert drawn() == alone
+
+
+def test_a_string_is_measured_once_across_renderers_of_one_kind(monkeypatch):
+    from matplotlib.backends.backend_agg import RendererAgg
+
+    measured = []
+    original = RendererAgg.get_text_width_height_descent
+
+    def counted(self, s, prop, ismath):
+        measured.append(s)
+        return original(self, s, prop, ismath)
+
+    monkeypatch.setattr(RendererAgg, "get_text_width_height_descent", counted)
+    plt = style()
+    figs = [plt.figure(), plt.figure()]
+    try:
+        with shared_text_metrics():
+            for fig in figs:  # two figures: two Agg renderers, each of which matplotlib alone would ask
+                fig.text(0.5, 0.5, "a label measured once")
+                fig.canvas.draw()
+        assert measured.count("a label measured once") == 1
+    finally:
+        for fig in figs:
+            plt.close(fig)
+
+
+def test_matplotlib_is_put_back_after_shared_text_metrics_even_when_the_figure_fails():
+    import matplotlib.text as mtext
+
+    before = getattr(mtext, "_get_text_metrics_with_cache")
+    with pytest.raises(ZeroDivisionError):
+        with shared_text_metrics():
+            assert getattr(mtext, "_get_text_metrics_with_cache") is not before
+            1 / 0
+    assert getattr(mtext, "_get_text_metrics_with_cache") is before
