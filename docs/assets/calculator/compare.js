@@ -7,7 +7,7 @@
 // Parity-tested by tests/unit/calculator_view/test_calculator_compare_parity.py.
 
 import { CalcError } from "./calc.js";
-import { bestUnderTargets, frontier, workloadOf } from "./serving.js";
+import { bestUnderTargets, frontier, mostPerDevice, workloadOf } from "./serving.js";
 
 const SECONDS_PER_HOUR = 3600.0;
 
@@ -34,16 +34,6 @@ export function expectedView(p) {
     output_tokens_per_s: out, output_tokens_per_s_per_device: out / p.devices,
     output_tokens_per_s_per_user: 1.0 / p.expected_tpot_s, input_tokens_per_s: p.input_tokens_per_s / k,
     usd_per_million_output_tokens: null, usd_per_million_input_tokens: null };
-}
-
-/** Python's max(points, key=(tokens/s per device, −devices)): the first of the most per device, fewest devices. */
-function mostPerDevice(points) {
-  let best = null;
-  for (const p of points) {
-    if (best === null || p.output_tokens_per_s_per_device > best.output_tokens_per_s_per_device
-        || (p.output_tokens_per_s_per_device === best.output_tokens_per_s_per_device && p.devices < best.devices)) best = p;
-  }
-  return best;
 }
 
 /** calculator_view.compare_setup: one setup's best point under the targets at the ceiling and expected, its price

@@ -9,7 +9,7 @@ import { CalcError } from "./calc.js";
 import * as fmt from "./format.js";
 import { encodeModel, readConfigText } from "./config.js";
 import { latencyDescription } from "./many.js";
-import { calculateServing, meets } from "./serving.js";
+import { calculateServing, meets, mostPerDevice } from "./serving.js";
 import { layoutWithDp } from "./mixed.js";
 import { decodeState, encodeState } from "./state.js";
 import { SERVE_FIELDS, STEP_FILLER, defaultServeRaw, resolveServing, serveKeys } from "./serve_state.js";
@@ -141,16 +141,6 @@ function targetWords(o) {
   const one = (name, v, pct) => `a ${name} of ${fmt.seconds(v)} ` + (pct === "mean" ? "on the mean" : "at " + pct);
   return [o.ttftS === null ? "" : one("TTFT", o.ttftS, o.ttftPercentile), o.tpotS === null ? "" : one("TPOT", o.tpotS,
     o.tpotPercentile)].filter(Boolean).join(" and ");
-}
-
-/** The largest output tokens/s per device on the frontier (fewer devices on a tie), as best_under_targets picks. */
-function mostPerDevice(points) {
-  let best = null;
-  for (const p of points) {
-    if (best === null || p.output_tokens_per_s_per_device > best.output_tokens_per_s_per_device
-        || (p.output_tokens_per_s_per_device === best.output_tokens_per_s_per_device && p.devices < best.devices)) best = p;
-  }
-  return best;
 }
 
 /** Workload.decoding: how the service decodes, in words ("plain decoding", or the method, k, a and the tokens a pass). */

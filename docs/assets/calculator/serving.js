@@ -465,6 +465,17 @@ export function meets(p, ttftS, tpotS, ttftPct, tpotPct) {
   return (ttftS === null || at(p, "ttft", ttftPct) <= ttftS) && (tpotS === null || at(p, "tpot", tpotPct) <= tpotS);
 }
 
+/** Python's max(points, key=(tokens/s per device, −devices)): the first of the most output tokens/s per device,
+ *  fewer devices on a tie; null for no points. */
+export function mostPerDevice(points) {
+  let best = null;
+  for (const p of points) {
+    if (best === null || p.output_tokens_per_s_per_device > best.output_tokens_per_s_per_device
+        || (p.output_tokens_per_s_per_device === best.output_tokens_per_s_per_device && p.devices < best.devices)) best = p;
+  }
+  return best;
+}
+
 /** serving.best_under_targets: the most output tokens/s per device meeting every target (TTFT and TPOT at their
  *  percentiles), or one sentence naming the target out of reach, the closest, and whether the mean meets it. */
 export function bestUnderTargets(C, pts, m, device, wl, ttftS = null, tpotS = null, ttftPct = null, tpotPct = null) {
@@ -483,12 +494,7 @@ export function bestUnderTargets(C, pts, m, device, wl, ttftS = null, tpotS = nu
     checks.push([(p) => get(p) <= target, `a ${name} of ${fmt.seconds(target)}${words}`,
       `the shortest ${name}${words} is ${fmt.seconds(Math.min(...pts.map(get)))}${meanWords}`]);
   }
-  let best = null;
-  for (const p of pts) {
-    if (!checks.every(([test]) => test(p))) continue;
-    if (best === null || p.output_tokens_per_s_per_device > best.output_tokens_per_s_per_device
-        || (p.output_tokens_per_s_per_device === best.output_tokens_per_s_per_device && p.devices < best.devices)) best = p;
-  }
+  const best = mostPerDevice(pts.filter((p) => checks.every(([test]) => test(p))));
   if (best !== null) return best;
   const devices = Math.max(...pts.map((p) => p.devices));
   const where = `${m.name} on the ${device.name} at any layout within ${devices} device${devices > 1 ? "s" : ""} `
