@@ -75,7 +75,7 @@ def run_overhead_s(run: ServingMeasurement) -> float:
     """The per-step overhead of the run's engine where the registry has a row for it, else the default's."""
     from roofline.model import efficiency
 
-    return efficiency.step_overhead_s(run.engine if run.engine in efficiency.engines() else None)
+    return efficiency.step_overhead_s(_overhead_engine(run))
 
 
 def engine_point(run: ServingMeasurement, point: serving.ServicePoint) -> EnginePoint:
