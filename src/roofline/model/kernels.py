@@ -510,38 +510,46 @@ def _check(formats: Formats | None, attention: str, device: Device) -> Formats:
     return formats
 
 
-_STEPS: OrderedDict = OrderedDict()  # call -> (model, device, step), most recently used last
+_STEPS: OrderedDict = OrderedDict()  # call -> (objects it names by id, step), most recently used last
 STEPS_KEPT = 4096
 
 
 def remembered(step_fn):
-    """`step_fn` (decode or prefill), answered from the calls made before with the same arguments.
+    """`step_fn` (a decode or prefill step, of one device or of a layout), answered from the calls made
+    before with the same arguments.
 
     Rendering every page's numbers asks for about 5,400 decode steps, of which about 700 differ:
-    the pages and figures ask again for the steps they share. A step is frozen (its derived
-    figures are kept read-only by computed_once), so one object can answer every caller. The
-    model and device are keyed by identity and held, so an id is never reused while kept (a
-    device's dict fields make it unhashable); an argument that cannot be hashed (a sweep's
-    array) is computed as always. A call that raises keeps nothing.
+    the pages and figures ask again for the steps they share, and a serving frontier asks for the
+    same prompt's prefill once per limit it relaxes. A step is frozen (its derived figures are kept
+    read-only by computed_once), so one object can answer every caller. The model and device are
+    keyed by identity and held (`recall`); an argument that cannot be hashed (a sweep's array) is
+    computed as always. A call that raises keeps nothing.
     """
     @wraps(step_fn)
     def step(model, device, *args, **kwargs):
-        call = (step_fn.__name__, id(model), id(device), *((type(a), a) for a in args),
+        call = (step_fn.__module__, step_fn.__name__, id(model), id(device), *((type(a), a) for a in args),
                 *sorted((k, type(v), v) for k, v in kwargs.items()))
-        try:
-            kept = _STEPS.get(call)
-        except TypeError:  # an array or another unhashable argument
-            return step_fn(model, device, *args, **kwargs)
-        if kept is not None and kept[0] is model and kept[1] is device:
-            _STEPS.move_to_end(call)
-            return kept[2]
-        made = step_fn(model, device, *args, **kwargs)
-        _STEPS[call] = (model, device, made)
-        if len(_STEPS) > STEPS_KEPT:
-            _STEPS.popitem(last=False)
-        return made
+        return recall(call, (model, device), lambda: step_fn(model, device, *args, **kwargs))
 
     return step
+
+
+def recall(call: tuple, held: tuple, compute):
+    """`compute()`, or what it returned for `call` before while the objects `held` (those `call` names by
+    id) are still the ones it was made from: they are kept with it, so an id is never reused while kept
+    (a device's dict fields make it unhashable). A `call` that cannot be hashed is computed as always."""
+    try:
+        kept = _STEPS.get(call)
+    except TypeError:  # an array or another unhashable argument
+        return compute()
+    if kept is not None and all(a is b for a, b in zip(kept[0], held)):
+        _STEPS.move_to_end(call)
+        return kept[1]
+    made = compute()
+    _STEPS[call] = (held, made)
+    if len(_STEPS) > STEPS_KEPT:
+        _STEPS.popitem(last=False)
+    return made
 
 
 def forget_steps() -> None:

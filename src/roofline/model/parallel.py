@@ -550,10 +550,15 @@ def shard(model: Model, layout: Layout) -> Model:
     """The part of the model one device holds under `layout`'s TP and PP (EP is applied to the kernels).
 
     Heads, KV heads (replicated past their count), the MLP width and the vocabulary are split tp
-    ways; a stage holds ⌈L ÷ pp⌉ layers (the slowest stage sets the pace).
+    ways; a stage holds ⌈L ÷ pp⌉ layers (the slowest stage sets the pace). One object per model and
+    layout, so the steps `kernels` remembers by model are found again for the same part.
     """
     if model.is_bare or (layout.tp == 1 and layout.pp == 1):
         return model
+    return kernels.recall((__name__, "shard", id(model), layout), (model,), lambda: _shard(model, layout))
+
+
+def _shard(model: Model, layout: Layout) -> Model:
     tp = layout.tp
     changes = dict(n_heads=model.n_heads // tp, kv_heads=kv_heads_per_device(model, tp),
                    ffn_size=model.ffn_size / tp, vocab_size=model.vocab_size / tp,
@@ -852,6 +857,7 @@ def mixed(model: Model, device: Device, work: kernels.MixedWork, formats: Format
                      check_latency(latency))
 
 
+@kernels.remembered
 def decode(model: Model, device: Device, batch=1, context_len=1, formats: Formats | None = None,
            attention: str = "fused", layout: Layout | None = None, latency="floor") -> ParallelStep:
     """One decode step of `batch` sequences with `context_len` tokens cached, under `layout`.
@@ -865,6 +871,7 @@ def decode(model: Model, device: Device, batch=1, context_len=1, formats: Format
     return _step("decode", model, device, layout, batch, context_len, formats, attention, latency)
 
 
+@kernels.remembered
 def prefill(model: Model, device: Device, prompt_len, batch=1, formats: Formats | None = None,
             attention: str = "fused", layout: Layout | None = None, latency="floor",
             cache_hit_rate=0.0) -> ParallelStep:

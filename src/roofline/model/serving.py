@@ -767,31 +767,36 @@ def _relaxations(device: Device, layout: Layout, wl: Workload, cap: int) -> dict
     import dataclasses as dc
 
     up = lambda x: int(math.ceil(x * RELAX))  # noqa: E731
+
+    def relaxed(limit: str, make) -> Device:
+        # one object per device and limit: the steps remembered for it (`kernels.remembered`) are found again
+        return kernels.recall((__name__, "relaxed", id(device), limit), (device,), make)
+
     out = {"memory": (device, wl, up(cap)),
            "chunk": (device, replace(wl, chunk_tokens=up(wl.chunk_tokens)) if up(wl.chunk_tokens) <= MAX_TOKENS
                      and -(-wl.input_tokens // up(wl.chunk_tokens)) <= MAX_CHUNKS_PER_PROMPT else wl, cap),
-           "compute": (dc.replace(device, dense_peak_flop_per_s={k: v * RELAX for k, v in
-                                                                 device.dense_peak_flop_per_s.items()}), wl, cap),
-           "bandwidth": (dc.replace(device, memory_bandwidth_bytes_per_s=device.memory_bandwidth_bytes_per_s * RELAX),
-                         wl, cap)}
+           "compute": (relaxed("compute", lambda: dc.replace(device, dense_peak_flop_per_s={
+               k: v * RELAX for k, v in device.dense_peak_flop_per_s.items()})), wl, cap),
+           "bandwidth": (relaxed("bandwidth", lambda: dc.replace(
+               device, memory_bandwidth_bytes_per_s=device.memory_bandwidth_bytes_per_s * RELAX)), wl, cap)}
     if wl.max_concurrency is not None:
         out["cap"] = (device, replace(wl, max_concurrency=up(wl.max_concurrency)), cap)
     ic = device.interconnect
     if ic is not None and not layout.is_single:
-        out["link-bandwidth"] = (dc.replace(device, interconnect=dc.replace(
-            ic, bandwidth_bytes_per_s_per_direction=ic.bandwidth_bytes_per_s_per_direction * RELAX)), wl, cap)
+        out["link-bandwidth"] = (relaxed("link-bandwidth", lambda: dc.replace(device, interconnect=dc.replace(
+            ic, bandwidth_bytes_per_s_per_direction=ic.bandwidth_bytes_per_s_per_direction * RELAX))), wl, cap)
         lat = wl.collective_latency
-        out["link-latency"] = (dc.replace(device, interconnect=dc.replace(
+        out["link-latency"] = (relaxed("link-latency", lambda: dc.replace(device, interconnect=dc.replace(
             ic, latency_base_s=ic.latency_base_s / RELAX, latency_per_step_s=ic.latency_per_step_s / RELAX,
-            latency_floor_s=ic.latency_floor_s / RELAX)),
+            latency_floor_s=ic.latency_floor_s / RELAX))),
             wl if isinstance(lat, str) else replace(wl, collective_latency=lat / RELAX), cap)
     net = device.network
     if net is not None and parallel.domains_spanned(layout.replica_devices, device) > 1:
         # a replica across nodes: its all-to-alls and stage sends cross the scale-out network too
-        out["network-bandwidth"] = (dc.replace(device, network=dc.replace(
-            net, bandwidth_bytes_per_s_per_direction=net.bandwidth_bytes_per_s_per_direction * RELAX)), wl, cap)
-        out["network-latency"] = (dc.replace(device, network=dc.replace(
-            net, latency_floor_s=net.latency_floor_s / RELAX)), wl, cap)
+        out["network-bandwidth"] = (relaxed("network-bandwidth", lambda: dc.replace(device, network=dc.replace(
+            net, bandwidth_bytes_per_s_per_direction=net.bandwidth_bytes_per_s_per_direction * RELAX))), wl, cap)
+        out["network-latency"] = (relaxed("network-latency", lambda: dc.replace(device, network=dc.replace(
+            net, latency_floor_s=net.latency_floor_s / RELAX))), wl, cap)
     return out
 
 
