@@ -220,8 +220,11 @@ def glue_key() -> str:
 
 
 def figure_texts(name: str, mod) -> tuple[str, str]:
-    """(alt text, caption) of figure module `mod` (figures_gen/`name`.py), stored or computed."""
-    return memo(("figure texts", name), lambda: (mod.alt(), mod.caption()))
+    """(alt text, caption) of figure module `mod` (figures_gen/`name`.py): in a build, those worked out
+    beside its drawing (`pending_figures.texts`, from the figure cache or its render), else stored or computed."""
+    from roofline_site import pending_figures
+
+    return pending_figures.texts(name) or memo(("figure texts", name), lambda: (mod.alt(), mod.caption()))
 
 
 def end_build() -> None:

@@ -9,7 +9,8 @@ the figures that read the H100, and none of those that read only other devices.
 On disk, per figure, in .cache/figures/<figure>/:
 
 * `reads.json`: the read sets its recent renders recorded, most recent first;
-* `<key>/`: one render's files, where key = `figure_key(code, figure, reads, values of those reads)`.
+* `<key>/`: one render's files, where key = `figure_key(code, figure, reads, values of those reads)`,
+  and `texts.json`, the figure's alt text and caption, read in the same trace (the pages quote them).
 
 A build looks a figure up by computing, for each recorded read set, the key the entries have now;
 a folder of that name holds files rendered from exactly those values (a figure reads what its code
@@ -67,10 +68,14 @@ def figure_key(code: str, name: str, reads, values: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def traced_files(name: str) -> tuple[dict[str, bytes], str, int, list[list[str]], str]:
-    """Render figure `name` recording what it read: (variants, csv, renders, reads, values of the reads).
+def traced_files(name: str) -> tuple[dict[str, bytes], str, int, list[list[str]], str, tuple[str, str] | None]:
+    """Render figure `name` recording what it read: (variants, csv, renders, reads, values of the reads,
+    (alt text, caption)).
 
-    What a worker process of the build returns. The figure module's own memo caches (lru_cache) are
+    What a worker process of the build returns. The alt text and caption are worked out here, after the
+    data they quote (a figure module keeps its data in memo caches): the build's process would otherwise
+    compute the same frontier or sweep again for them. They are None where either raised; the page then
+    computes them and says why in its own line. The figure module's own memo caches (lru_cache) are
     emptied first: a value one of them held from an earlier build of the process was read then,
     not now, and would leave its read out of the record.
     """
@@ -83,7 +88,21 @@ def traced_files(name: str) -> tuple[dict[str, bytes], str, int, list[list[str]]
             value.cache_clear()
     with traced_reads() as reads:
         svgs, csv_text, renders = figure_files_counted(name)
-    return svgs, csv_text, renders, canonical(reads), read_values(reads)
+        texts = figure_texts(name)
+    return svgs, csv_text, renders, canonical(reads), read_values(reads), texts
+
+
+def figure_texts(name: str) -> tuple[str, str] | None:
+    """(alt text, caption) of figure `name`, or None where either raised (the page that quotes the
+    figure computes them again and reports the error there, naming the figure)."""
+    from figures_gen import module
+
+    try:
+        mod = module(name)
+        alt, caption = mod.alt(), mod.caption()
+    except Exception:  # noqa: BLE001 — reported by the page, in its one line
+        return None
+    return (alt, caption) if isinstance(alt, str) and isinstance(caption, str) else None
 
 
 def traced_files_and_ceilings(name: str) -> tuple[tuple, dict]:
@@ -122,6 +141,11 @@ class FigureStore:
 
     def lookup(self, name: str, stem: str, variants) -> tuple[dict[str, bytes], str] | None:
         """(variants, csv) stored for what figure `name` reads now, or None (render it)."""
+        found = self.found(name, stem, variants)
+        return None if found is None else found[0]
+
+    def found(self, name: str, stem: str, variants) -> tuple[tuple[dict[str, bytes], str], tuple[str, str] | None] | None:
+        """((variants, csv), (alt text, caption) or None) stored for what figure `name` reads now, or None."""
         for key in self.keys(name):
             folder = self.folder / name / key
             try:
@@ -133,10 +157,11 @@ class FigureStore:
                 os.utime(folder)  # most recently used: the last to be evicted
             except OSError:
                 pass
-            return files
+            return files, _texts(folder / "texts.json")
         return None
 
-    def store(self, name: str, stem: str, files: tuple[dict[str, bytes], str], reads, values: str) -> None:
+    def store(self, name: str, stem: str, files: tuple[dict[str, bytes], str], reads, values: str,
+              texts: tuple[str, str] | None = None) -> None:
         """Keep one render: its files in a folder renamed into place whole, its read set remembered.
 
         A cache is an optimisation: a full disk or a read-only .cache leaves it as it was (OSError
@@ -154,6 +179,8 @@ class FigureStore:
                 for suffix, svg in svgs.items():
                     (tmp / f"{stem}{suffix}.svg").write_bytes(svg)
                 (tmp / f"{stem}.csv").write_text(csv_text, encoding="utf-8")
+                if texts is not None:
+                    (tmp / "texts.json").write_text(json.dumps(list(texts)), encoding="utf-8")
                 try:
                     tmp.rename(target)
                 except OSError:
@@ -170,6 +197,16 @@ class FigureStore:
         for old in kept[KEYS_KEPT:]:
             if old != target:
                 shutil.rmtree(old, ignore_errors=True)
+
+
+def _texts(path: Path) -> tuple[str, str] | None:
+    """The (alt text, caption) stored beside a render, or None (none stored, or not two strings)."""
+    try:
+        texts = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    ok = isinstance(texts, list) and len(texts) == 2 and all(isinstance(t, str) for t in texts)
+    return (texts[0], texts[1]) if ok else None
 
 
 def stored_for_registry(folder: Path, code: str, names) -> list[Path]:

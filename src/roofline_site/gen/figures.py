@@ -47,17 +47,19 @@ def start() -> "Figures":
     use_cache = os.environ.get("ROOFLINE_FIGURE_CACHE", "1") != "0"
     stems = {name: module(name).NAME for name in FIGURES}
     RENDERS.clear()  # this build's renders (a `mkdocs serve` process builds many times)
-    store, done = None, {}
+    store, done, texts = None, {}, {}
     if use_cache:
         store = figure_cache.FigureStore(CACHE, figure_cache.code_key())
         try:
             for name, stem in stems.items():
-                if (files := store.lookup(name, stem, VARIANTS)) is not None:
-                    done[name] = files
+                if (found := store.found(name, stem, VARIANTS)) is not None:
+                    done[name] = found[0]
+                    if found[1] is not None:
+                        texts[name] = found[1]
         except OSError as err:  # a cache that cannot be read: render, and say so
             _without_cache(err)
-            store, done = None, {}
-    return Figures(stems, Rendering(in_page_order(FIGURES, ROOT / "docs"), done=done), store=store)
+            store, done, texts = None, {}, {}
+    return Figures(stems, Rendering(in_page_order(FIGURES, ROOT / "docs"), done=done, texts=texts), store=store)
 
 
 def in_page_order(names, docs: Path) -> list[str]:
@@ -97,6 +99,11 @@ class Figures:
         """Whether the figure is in (its files then wait for nothing); a failed one is not."""
         return self._rendering.ready(self._names[stem])
 
+    def texts(self, name: str) -> tuple[str, str] | None:
+        """Figure `name`'s (alt text, caption) as its render or the cache holds them (waiting for that
+        figure alone), or None where neither has them (a failed render's error is `files`')."""
+        return self._rendering.texts_of(name)
+
     def finish(self) -> dict[str, tuple[dict[str, bytes], str]]:
         """Every figure, by stem, once all are in: the render counts checked, the cache stored."""
         out = {self.stems[name]: files for name, files in self._rendering.all().items()}
@@ -105,7 +112,8 @@ class Figures:
         if self._store is not None:
             try:
                 for name, (reads, values) in self._rendering.reads.items():
-                    self._store.store(name, self.stems[name], self._rendering.done[name], reads, values)
+                    self._store.store(name, self.stems[name], self._rendering.done[name], reads, values,
+                                      self._rendering.texts.get(name))
             except OSError as err:
                 _without_cache(err)
         return out
@@ -153,12 +161,14 @@ class Rendering:
 
     `files(name)` waits for that figure alone; `all()` for every one, in order, so a failure is the first
     failing figure's one-line build error (`_render`), and the figures not yet started are not rendered.
-    `reads[name]` is (what a rendered figure read, those entries' values), for its cache key.
+    `reads[name]` is (what a rendered figure read, those entries' values), for its cache key;
+    `texts[name]` its (alt text, caption), from the cache or from its render.
     """
 
-    def __init__(self, names, done: dict | None = None):
+    def __init__(self, names, done: dict | None = None, texts: dict | None = None):
         self.names = list(names)
         self.done: dict[str, tuple[dict[str, bytes], str]] = dict(done or {})
+        self.texts: dict[str, tuple[str, str]] = dict(texts or {})
         self.reads: dict[str, tuple[list, str]] = {}
         self._futures: dict = {}
         self._pool = None
@@ -209,19 +219,30 @@ class Rendering:
 
     def _here(self, name: str) -> tuple[dict[str, bytes], str]:
         """One figure rendered in this process (its renders counted here as it draws), its reads kept."""
-        svgs, csv_text, _, reads, values = figure_cache.traced_files(name)
+        svgs, csv_text, _, reads, values, texts = figure_cache.traced_files(name)
         self.reads[name] = (reads, values)
+        if texts is not None:
+            self.texts[name] = texts
         return svgs, csv_text
 
     def files(self, name: str) -> tuple[dict[str, bytes], str]:
         if name not in self.done:
             future = self._futures[name]
             try:
-                self.done[name] = _render(name, lambda: _collect(name, future, self.reads, self._with_ceilings))
+                self.done[name] = _render(name, lambda: _collect(name, future, self.reads, self._with_ceilings,
+                                                                 self.texts))
             except BaseException:
                 self.close()  # a failed figure ends the build: nothing more to render
                 raise
         return self.done[name]
+
+    def texts_of(self, name: str) -> tuple[str, str] | None:
+        if name not in self.texts and name in self._futures:
+            try:
+                self.files(name)  # (its texts come with its files)
+            except PluginError:  # the figure failed: its own error is given where its files are asked for
+                return None
+        return self.texts.get(name)
 
     def ready(self, name: str) -> bool:
         future = self._futures.get(name)
@@ -270,18 +291,21 @@ def _fork_safe() -> bool:
     return all(t is me or getattr(t, "fork_safe", False) for t in threading.enumerate())
 
 
-def _collect(name: str, future, reads: dict, with_ceilings: str | None = None) -> tuple[dict[str, bytes], str]:
-    """A worker's figure, its renders counted and its reads kept here; rendered here (and not cached)
-    if the worker could not run."""
+def _collect(name: str, future, reads: dict, with_ceilings: str | None = None,
+             texts: dict | None = None) -> tuple[dict[str, bytes], str]:
+    """A worker's figure, its renders counted and its reads (and texts) kept here; rendered here (and not
+    cached) if the worker could not run."""
     try:
         result = future.result()
         if name == with_ceilings:  # (its worker's ceilings beside its files)
             result = result[0]
-        svgs, csv_text, renders, read, values = result
+        svgs, csv_text, renders, read, values, own_texts = result
     except BrokenProcessPool:  # (a host that cannot start workers): the same figure, drawn here
         return render(name)
     RENDERS[name] += renders
     reads[name] = (read, values)
+    if texts is not None and own_texts is not None:
+        texts[name] = own_texts
     return svgs, csv_text
 
 

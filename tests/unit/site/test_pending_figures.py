@@ -213,7 +213,7 @@ def test_the_run_ceilings_come_from_the_worker_of_the_figure_that_computes_them(
     assert ceilings and computed_here == []
 
     monkeypatch.setattr(serving_runs, "_CEILINGS", {})
-    svgs, csv_text, _, _, _ = figure_cache.traced_files("expected_vs_published")
+    svgs, csv_text, _, _, _, _ = figure_cache.traced_files("expected_vs_published")
     assert in_workers["expected_vs_published"] == (svgs, csv_text)
     assert len(computed_here) == len(ceilings)  # (here they were computed: the comparison is a real one)
     assert serving_runs.all_ceilings() == ceilings
