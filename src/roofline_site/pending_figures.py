@@ -66,6 +66,11 @@ class FigureFile(File):
         """Nothing yet: MkDocs copies before the pages render, and `publish` writes every figure file."""
 
 
+def started() -> bool:
+    """Whether this build's figures have begun (`begin`), and are not yet published or abandoned."""
+    return _build["figures"] is not None
+
+
 def begin(figures) -> None:
     """This build's figures (gen/figures.py's `Figures`): what the rest of this module serves."""
     abandon()  # (a `mkdocs serve` build that failed before publishing)

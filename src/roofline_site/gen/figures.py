@@ -333,4 +333,13 @@ def _render(name: str, produce=None) -> tuple[dict[str, bytes], str]:
     return svg, csv_text
 
 
-pending_figures.begin(start())  # (a test that loads this file as a library empties FIGURES first)
+def begin() -> None:
+    """Start this build's figures, unless they already are: `mkdocs build` starts them as soon as its
+    building process exists (figures_hook), a second before gen-files runs this script, so that the
+    workers draw while that process reads the glossary, the page store and the files."""
+    if not pending_figures.started():
+        pending_figures.begin(start())
+
+
+if __name__ != "roofline_site.gen.figures":  # run by gen-files (or loaded by a test, FIGURES emptied first)
+    begin()

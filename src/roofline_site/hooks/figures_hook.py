@@ -6,6 +6,24 @@ from mkdocs.plugins import event_priority
 
 from roofline_site import pending_figures
 
+_command: dict = {"name": None}
+
+
+def on_startup(command, **kwargs):
+    _command["name"] = command
+
+
+@event_priority(50)  # after build_hook's (100), which forks the process that builds
+def on_config(config, **kwargs):
+    # `mkdocs build` starts the figures here, where gen-files would a second later: the workers draw
+    # while this process reads the glossary, the page store and the files. `mkdocs serve` waits for
+    # on_pre_build, which may load the package afresh after an edit (numbers_hook).
+    if _command["name"] == "build":
+        from roofline_site.gen import figures
+
+        figures.begin()
+    return config
+
 
 @event_priority(-50)  # after gen-files' scripts started the figures
 def on_files(files, config, **kwargs):
