@@ -270,7 +270,11 @@ class Rendering:
         for future in self._futures.values():
             future.cancel()  # (after a failure: nothing more to wait for)
         if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
+            # Joined when nothing runs (every build that finished): a pool left to the collector at
+            # interpreter exit printed "Exception ignored ... weakref_cb" after a test run. A render
+            # still running (a failed build) is not waited for.
+            idle = all(future.done() for future in self._futures.values())
+            self._pool.shutdown(wait=idle, cancel_futures=True)
             self._pool = None
 
 
