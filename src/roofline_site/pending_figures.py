@@ -6,7 +6,7 @@ processes) and hands them over with `begin`; the figures hook then, for the same
 * `add_files` (on_files) lists every figure file with MkDocs at once, so a page's figure markup finds it;
 * `raise_failed` (on_page_markdown) stops the build at the first page after a figure failed, with
   the render's own one line;
-* `texts` (the figure markup) gives a figure's alt text and caption, computed beside its drawing;
+* `texts` (the figure markup) gives a figure's alt text and caption where its render is done or cached;
 * `size_attributes` (the figure markup) gives an SVG's width and height, or, while that figure is
   still rendering, a marker that `sizes_in` (on_post_page) replaces once it is in: MkDocs reads
   every page before it writes the first, so a page waits for its figures only when it is written,
@@ -111,8 +111,8 @@ def page_order(docs: Path) -> list[Path]:
 
 
 def texts(name: str) -> tuple[str, str] | None:
-    """Figure `name`'s (alt text, caption) from this build's figures (its render or the cache), waiting
-    for that figure; None outside a build or where they hold none."""
+    """Figure `name`'s (alt text, caption) from this build's figures (the cache, or its finished render),
+    waiting for nothing; None outside a build or where they hold none yet."""
     figures = _build["figures"]
     return None if figures is None else figures.texts(name)
 

@@ -31,7 +31,7 @@ from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 
-from figures_gen import FIGURES, MAX_RENDERS, RENDERS, VARIANTS, figure_files, figure_files_counted, module, warm_up
+from figures_gen import FIGURES, MAX_RENDERS, RENDERS, VARIANTS, figure_files, figure_files_counted, module
 
 from roofline.model import serving_runs
 
@@ -100,8 +100,8 @@ class Figures:
         return self._rendering.ready(self._names[stem])
 
     def texts(self, name: str) -> tuple[str, str] | None:
-        """Figure `name`'s (alt text, caption) as its render or the cache holds them (waiting for that
-        figure alone), or None where neither has them (a failed render's error is `files`')."""
+        """Figure `name`'s (alt text, caption) as its finished render or the cache holds them, else None
+        (waits for nothing; a failed render's error is `files`')."""
         return self._rendering.texts_of(name)
 
     def finish(self) -> dict[str, tuple[dict[str, bytes], str]]:
@@ -181,14 +181,13 @@ class Rendering:
             for name in todo:
                 self.done[name] = _render(name, lambda name=name: self._here(name))
             return
-        # fork shares what this process imported (matplotlib, roofline, the registry read): a fresh
-        # interpreter per worker (forkserver) imported and read them again, 0.7 s of CPU each. A process
-        # with other threads (mkdocs serve's) gets forkserver, as fork is unsafe there.
+        # fork shares what this process imported (roofline, the registry read): a fresh interpreter per
+        # worker (forkserver) imported and read them again, 0.7 s of CPU each. Each worker imports
+        # matplotlib itself, beside this process's start, not before it (0.8 s on the pages' road). A
+        # process with other threads (mkdocs serve's) gets forkserver, as fork is unsafe there.
         fork = _fork_safe()
-        if fork:
-            warm_up()  # imported once here, not once per worker
         context = multiprocessing.get_context("fork" if fork else "forkserver")
-        self._pool = ProcessPoolExecutor(min(workers(), len(todo)), mp_context=context)
+        self._pool = ProcessPoolExecutor(min(workers(), len(todo)), mp_context=context, initializer=_behind_pages)
         # A forked worker's collector would walk every object it inherited at each full collection
         # (MkDocs' pages, the registry): frozen, they are left out of it (the workers start at the first submit).
         if fork:
@@ -237,11 +236,10 @@ class Rendering:
         return self.done[name]
 
     def texts_of(self, name: str) -> tuple[str, str] | None:
-        if name not in self.texts and name in self._futures:
-            try:
-                self.files(name)  # (its texts come with its files)
-            except PluginError:  # the figure failed: its own error is given where its files are asked for
-                return None
+        """The figure's (alt text, caption) if it is in (from the cache, or its render done): a page never
+        waits for a drawing to get them (None: the page works them out itself)."""
+        if name not in self.texts:
+            self.ready(name)  # (a render that is done is collected, its texts with it)
         return self.texts.get(name)
 
     def ready(self, name: str) -> bool:
@@ -276,6 +274,19 @@ class Rendering:
             idle = all(future.done() for future in self._futures.values())
             self._pool.shutdown(wait=idle, cancel_futures=True)
             self._pool = None
+
+
+#: How much lower the figure workers run than the build's process (os.nice's increment).
+WORKER_NICENESS = 10
+
+
+def _behind_pages() -> None:
+    """A figure worker yields the core to the build's process, which renders every page in turn: the
+    pages are the longer road to the end of a build, and the workers fill the time they leave."""
+    try:
+        os.nice(WORKER_NICENESS)
+    except OSError:  # (a host that refuses: the worker runs at the build's priority)
+        pass
 
 
 def _uses_run_ceilings(name: str) -> bool:
