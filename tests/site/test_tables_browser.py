@@ -153,6 +153,35 @@ def test_the_device_cards_below_the_first_screen_wait_to_be_drawn_and_hold_their
         tabs.close()
 
 
+def test_a_number_popover_in_a_device_card_is_the_phones_bottom_sheet(chromium, served_site):
+    """A skipped card is contained (layout and paint): a popover opened inside it would take the card
+    as its frame and be clipped by it. Focused at 390 px, a number in a card that was skipped when the
+    page loaded opens its popover as the bottom sheet: fixed, as wide as the window less its margins,
+    its bottom near the window's, and the number above its top."""
+    tabs = chromium.tabs(**PHONE)
+    try:
+        tab = tabs.new_page()
+        tab.goto(f"{served_site}/hardware/", wait_until="load")
+        got = tab.evaluate("""() => new Promise(done => {
+            const rows = [...document.querySelector('table[data-rl-wide]').tBodies[0].rows];
+            const row = rows.filter(r => r.querySelector('.rl-num')).pop();  // the lowest card with a popover
+            const num = row.querySelector('.rl-num'), skipped = !num.checkVisibility({contentVisibilityAuto: true});
+            num.focus();
+            setTimeout(() => { const prov = num.querySelector('.rl-prov'), r = prov.getBoundingClientRect();
+              done({skipped, fixed: getComputedStyle(prov).position, left: r.left, right: r.right, top: r.top,
+                    bottom: r.bottom, numBottom: num.getBoundingClientRect().bottom,
+                    view: window.innerWidth, height: window.innerHeight}); }, 300);
+        })""")
+        assert got["skipped"], "the card was drawn as the page loaded: this test would prove nothing"
+        assert got["fixed"] == "fixed", "the popover is not the bottom sheet"
+        assert got["left"] <= 16 and got["right"] >= got["view"] - 16, \
+            f"the sheet spans {got['left']:.0f}-{got['right']:.0f} px of a {got['view']} px window: its card frames it"
+        assert got["height"] - 24 <= got["bottom"] <= got["height"], f"the sheet ends at {got['bottom']:.0f} px of {got['height']}"
+        assert got["numBottom"] <= got["top"], "the sheet covers the number it explains"
+    finally:
+        tabs.close()
+
+
 def test_a_long_tables_header_stays_in_view_while_the_page_scrolls_through_it(chromium, served_site):
     """Without the old 85vh box, a long table's header row scrolled away with the page. Scrolled to its
     middle row at 1280 × 900, the header row sits right under Material's header, on top, and no row is
