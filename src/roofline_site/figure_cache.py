@@ -23,8 +23,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import pickle
 import shutil
 import sys
+import tempfile
 from importlib.metadata import version
 from pathlib import Path
 
@@ -68,7 +70,7 @@ def figure_key(code: str, name: str, reads, values: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def traced_files(name: str) -> tuple[dict[str, bytes], str, int, list[list[str]], str, tuple[str, str] | None]:
+def traced_files(name: str, first=None) -> tuple[dict[str, bytes], str, int, list[list[str]], str, tuple[str, str] | None]:
     """Render figure `name` recording what it read: (variants, csv, renders, reads, values of the reads,
     (alt text, caption)).
 
@@ -87,6 +89,9 @@ def traced_files(name: str) -> tuple[dict[str, bytes], str, int, list[list[str]]
         if callable(getattr(value, "cache_clear", None)) and getattr(value, "__module__", None) == mod.__name__:
             value.cache_clear()
     with traced_reads() as reads:
+        if first is not None:  # (inside the trace: what it reads is the figure's too)
+            first()
+        behind_pages()
         svgs, csv_text, renders = figure_files_counted(name)
         texts = figure_texts(name)
     return svgs, csv_text, renders, canonical(reads), read_values(reads), texts
@@ -107,10 +112,62 @@ def figure_texts(name: str) -> tuple[str, str] | None:
 
 def traced_files_and_ceilings(name: str) -> tuple[tuple, dict]:
     """`traced_files(name)` and every published run's ceiling the render computed (a figure whose data
-    they are, USES_RUN_CEILINGS): the build's pages quote them too, and take them from here."""
+    they are, USES_RUN_CEILINGS): the build's pages quote them too, and take them from here. They are
+    also sent on the workers' channel (`start_worker`) as soon as they are computed, before the figure
+    is drawn, at the build's own priority: the build's process is waiting for them."""
     from roofline.model import serving_runs
 
-    return traced_files(name), serving_runs.computed_ceilings()
+    def ceilings_first():
+        serving_runs.all_ceilings()
+        if _worker["channel"] is not None:
+            # Through a file, the channel carrying its name: a pipe holds 64 KB, and a larger message
+            # would hold this worker until the build's process read it, which it may never need to.
+            fd, path = tempfile.mkstemp(prefix="roofline-ceilings-", suffix=".pickle")
+            with os.fdopen(fd, "wb") as out:
+                pickle.dump(serving_runs.computed_ceilings(), out)
+            _worker["channel"].put(path)
+
+    return traced_files(name, first=ceilings_first), serving_runs.computed_ceilings()
+
+
+def ceilings_sent(channel) -> dict | None:
+    """The published runs' ceilings a worker sent on `channel`, if it has (the file is removed), else None."""
+    if channel.empty():
+        return None
+    path = channel.get()
+    try:
+        with open(path, "rb") as src:
+            return pickle.load(src)
+    except (OSError, pickle.UnpicklingError, EOFError):  # (computed here instead)
+        return None
+    finally:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+
+
+#: How much lower a figure worker runs than the build's process once it draws (os.nice's increment).
+WORKER_NICENESS = 10
+_worker: dict = {"channel": None, "behind": False}
+
+
+def start_worker(channel=None) -> None:
+    """A figure worker's start (the pool's initializer): `channel`, a queue to the build's process
+    (`ceilings_sent` reads what it carries)."""
+    _worker.update(channel=channel, behind=False)
+
+
+def behind_pages() -> None:
+    """In a figure worker, from its first drawing on: yield the core to the build's process, which renders
+    every page in turn (the longer road to the end of a build); the workers fill the time it leaves."""
+    if _worker["behind"] or _worker["channel"] is None:  # (not a worker: rendering in the build's process)
+        return
+    _worker["behind"] = True
+    try:
+        os.nice(WORKER_NICENESS)
+    except OSError:  # (a host that refuses: the worker runs at the build's priority)
+        pass
 
 
 class FigureStore:

@@ -23,8 +23,9 @@ import json
 import logging
 import multiprocessing
 import os
-import threading
 import re
+import threading
+import time
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
@@ -172,6 +173,7 @@ class Rendering:
         self.reads: dict[str, tuple[list, str]] = {}
         self._futures: dict = {}
         self._pool = None
+        self._channel = None
         self._with_ceilings: str | None = None  # the figure whose worker computes the runs' ceilings
         todo = [name for name in self.names if name not in self.done]
         self.started = bool(todo)  # (figures read from the cache were not rendered in this build)
@@ -187,7 +189,9 @@ class Rendering:
         # process with other threads (mkdocs serve's) gets forkserver, as fork is unsafe there.
         fork = _fork_safe()
         context = multiprocessing.get_context("fork" if fork else "forkserver")
-        self._pool = ProcessPoolExecutor(min(workers(), len(todo)), mp_context=context, initializer=_behind_pages)
+        self._channel = context.SimpleQueue()  # the published runs' ceilings, before their figure is drawn
+        self._pool = ProcessPoolExecutor(min(workers(), len(todo)), mp_context=context,
+                                         initializer=figure_cache.start_worker, initargs=(self._channel,))
         # A forked worker's collector would walk every object it inherited at each full collection
         # (MkDocs' pages, the registry): frozen, they are left out of it (the workers start at the first submit).
         if fork:
@@ -208,10 +212,17 @@ class Rendering:
             serving_runs.supply_with(self._ceilings_from_worker)
 
     def _ceilings_from_worker(self) -> None:
-        """Wait for the figure that computes every published run's ceiling, and keep them here; nothing
-        where it failed (its own error is the figure's, and the ceilings are computed here)."""
+        """Wait for every published run's ceiling from the worker that computes them (sent before it draws
+        their figure), and keep them here; nothing where it failed (its own error is the figure's, and
+        the ceilings are computed here)."""
+        future = self._futures[self._with_ceilings]
+        while self._channel.empty() and not future.done():
+            time.sleep(0.005)
+        if (sent := figure_cache.ceilings_sent(self._channel)) is not None:
+            serving_runs.remember(sent)
+            return
         try:
-            _, ceilings = self._futures[self._with_ceilings].result()
+            _, ceilings = future.result()
         except Exception:  # noqa: BLE001 — the figure failed or was cancelled: its error is given where it is collected
             return
         serving_runs.remember(ceilings)
@@ -265,6 +276,7 @@ class Rendering:
     def close(self) -> None:
         if self._with_ceilings is not None:
             serving_runs.supply_with(None)  # (nothing more to wait for: what is not in is computed where asked)
+            figure_cache.ceilings_sent(self._channel)  # (never asked for: the file is removed)
         for future in self._futures.values():
             future.cancel()  # (after a failure: nothing more to wait for)
         if self._pool is not None:
@@ -274,19 +286,6 @@ class Rendering:
             idle = all(future.done() for future in self._futures.values())
             self._pool.shutdown(wait=idle, cancel_futures=True)
             self._pool = None
-
-
-#: How much lower the figure workers run than the build's process (os.nice's increment).
-WORKER_NICENESS = 10
-
-
-def _behind_pages() -> None:
-    """A figure worker yields the core to the build's process, which renders every page in turn: the
-    pages are the longer road to the end of a build, and the workers fill the time they leave."""
-    try:
-        os.nice(WORKER_NICENESS)
-    except OSError:  # (a host that refuses: the worker runs at the build's priority)
-        pass
 
 
 def _uses_run_ceilings(name: str) -> bool:
