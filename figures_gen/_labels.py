@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Sequence
 
+import numpy as np
+
 from figures_gen._narrow import wrap
 from figures_gen._ticks_once import one_pass
 
@@ -37,8 +39,21 @@ def place_labels(fig, min_font: float) -> None:
     paths = [line.get_transform().transform_path(line.get_path()) for ax in fig.axes for line in ax.get_lines()
              if line.get_visible() and line.get_linestyle() not in ("None", "none", "", " ") and len(line.get_xydata())]
 
+    boxes = {"count": 0, "extents": np.empty((0, 4))}  # `taken` as rows of (x0, y0, x1, y1), low corner first
+
     def clear(box):
-        return all(not box.overlaps(t) for t in taken) and not any(p.intersects_bbox(box, filled=False) for p in paths)
+        # Bbox.overlaps on every box taken, as one array comparison (the same comparisons, in numpy)
+        if boxes["count"] != len(taken):
+            new = np.array([t.extents for t in taken[boxes["count"]:]], float).reshape(-1, 4)
+            new = np.column_stack([np.minimum(new[:, 0], new[:, 2]), np.minimum(new[:, 1], new[:, 3]),
+                                   np.maximum(new[:, 0], new[:, 2]), np.maximum(new[:, 1], new[:, 3])])
+            boxes.update(count=len(taken), extents=np.vstack([boxes["extents"], new]))
+        x0, y0, x1, y1 = box.extents
+        x0, x1, y0, y1 = min(x0, x1), max(x0, x1), min(y0, y1), max(y0, y1)
+        t = boxes["extents"]
+        if np.any((x0 <= t[:, 2]) & (t[:, 0] <= x1) & (y0 <= t[:, 3]) & (t[:, 1] <= y1)):
+            return False
+        return not any(p.intersects_bbox(box, filled=False) for p in paths)
 
     for ax, points, _, _ in fig.__dict__.get("_rl_labels", []):
         for x, y, *_ in points:
@@ -58,15 +73,21 @@ def place_labels(fig, min_font: float) -> None:
                 pass
     def place(ax, x, y, text, fontsize, colour, spots=_SPOTS) -> bool:
         frame = ax.get_window_extent(renderer)
+        # One label tried at each spot in turn (moved and realigned, not made anew for each: making an
+        # annotation was most of a labelled figure's render), kept where it first fits.
+        dx, dy, ha, va = spots[0]
+        t = ax.annotate(text, (x, y), xytext=(dx, dy), textcoords="offset points", ha=ha, va=va,
+                        fontsize=fontsize, color=colour, annotation_clip=False)
         for dx, dy, ha, va in spots:
-            t = ax.annotate(text, (x, y), xytext=(dx, dy), textcoords="offset points", ha=ha, va=va,
-                            fontsize=fontsize, color=colour, annotation_clip=False)
+            t.set_position((dx, dy))
+            t.set_horizontalalignment(ha)
+            t.set_verticalalignment(va)
             box = t.get_window_extent(renderer).expanded(1.04, 1.1)
             inside = frame.x0 <= box.x0 and box.x1 <= frame.x1 and frame.y0 <= box.y0 and box.y1 <= frame.y1
             if inside and clear(box):
                 taken.append(box)
                 return True
-            t.remove()
+        t.remove()
         return False
 
     unplaced = []
