@@ -123,65 +123,6 @@ def test_the_calculators_kernel_table_is_one_card_per_kernel_on_a_phone(chromium
         tabs.close()
 
 
-def test_the_device_cards_below_the_first_screen_wait_to_be_drawn_and_hold_their_own_height(chromium, served_site):
-    """On a phone the device table is thirty cards, all below the first screen: styling and laying them
-    out twice (as the page loads, and again when Material moves the table into its wrapper) was the
-    hardware page's longest load task. A card far from the window is skipped (content-visibility: auto,
-    so checkVisibility with contentVisibilityAuto says false), and the height it holds until drawn is
-    within a tenth of a drawn card's, so the page does not jump as the cards appear."""
-    tabs = chromium.tabs(**PHONE)
-    try:
-        tab = tabs.new_page()
-        tab.goto(f"{served_site}/hardware/", wait_until="load")
-        got = tab.evaluate("""() => new Promise(done => {
-            const rows = [...document.querySelector('table[data-rl-wide]').tBodies[0].rows], last = rows[rows.length - 1];
-            const cell = last.cells[1], skipped = !cell.checkVisibility({contentVisibilityAuto: true});
-            const held = last.getBoundingClientRect().height;
-            last.scrollIntoView();
-            requestAnimationFrame(() => requestAnimationFrame(() => done({
-              rows: rows.length, skipped, held, drawn: last.getBoundingClientRect().height,
-              shown: cell.checkVisibility({contentVisibilityAuto: true}),
-              page: document.documentElement.scrollWidth, view: window.innerWidth})));
-        })""")
-        assert got["rows"] >= 20, f"{got['rows']} devices: too few cards to prove anything"
-        assert got["skipped"], "the last device card is drawn while far below the window"
-        assert got["shown"], "the last device card is not drawn once scrolled into view"
-        assert abs(got["held"] - got["drawn"]) <= 0.1 * got["drawn"], \
-            f"a card holds {got['held']:.0f} px until drawn, then takes {got['drawn']:.0f} px"
-        assert got["page"] <= got["view"], f"the page is {got['page']} px wide in a {got['view']} px window"
-    finally:
-        tabs.close()
-
-
-def test_a_number_popover_in_a_device_card_is_the_phones_bottom_sheet(chromium, served_site):
-    """A skipped card is contained (layout and paint): a popover opened inside it would take the card
-    as its frame and be clipped by it. Focused at 390 px, a number in a card that was skipped when the
-    page loaded opens its popover as the bottom sheet: fixed, as wide as the window less its margins,
-    its bottom near the window's, and the number above its top."""
-    tabs = chromium.tabs(**PHONE)
-    try:
-        tab = tabs.new_page()
-        tab.goto(f"{served_site}/hardware/", wait_until="load")
-        got = tab.evaluate("""() => new Promise(done => {
-            const rows = [...document.querySelector('table[data-rl-wide]').tBodies[0].rows];
-            const row = rows.filter(r => r.querySelector('.rl-num')).pop();  // the lowest card with a popover
-            const num = row.querySelector('.rl-num'), skipped = !num.checkVisibility({contentVisibilityAuto: true});
-            num.focus();
-            setTimeout(() => { const prov = num.querySelector('.rl-prov'), r = prov.getBoundingClientRect();
-              done({skipped, fixed: getComputedStyle(prov).position, left: r.left, right: r.right, top: r.top,
-                    bottom: r.bottom, numBottom: num.getBoundingClientRect().bottom,
-                    view: window.innerWidth, height: window.innerHeight}); }, 300);
-        })""")
-        assert got["skipped"], "the card was drawn as the page loaded: this test would prove nothing"
-        assert got["fixed"] == "fixed", "the popover is not the bottom sheet"
-        assert got["left"] <= 16 and got["right"] >= got["view"] - 16, \
-            f"the sheet spans {got['left']:.0f}-{got['right']:.0f} px of a {got['view']} px window: its card frames it"
-        assert got["height"] - 24 <= got["bottom"] <= got["height"], f"the sheet ends at {got['bottom']:.0f} px of {got['height']}"
-        assert got["numBottom"] <= got["top"], "the sheet covers the number it explains"
-    finally:
-        tabs.close()
-
-
 def test_a_long_tables_header_stays_in_view_while_the_page_scrolls_through_it(chromium, served_site):
     """Without the old 85vh box, a long table's header row scrolled away with the page. Scrolled to its
     middle row at 1280 × 900, the header row sits right under Material's header, on top, and no row is
