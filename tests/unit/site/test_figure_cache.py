@@ -77,3 +77,39 @@ def test_a_missing_or_broken_record_is_a_miss_not_an_error(tmp_path):
     assert store.lookup("fig", "f", VARIANTS) is None
     (tmp_path / "fig" / "reads.json").write_text('[[["hardware"]], "x"]')  # a pair of one: no key from it
     assert store.keys("fig", _values({})) == []
+
+
+def test_a_figures_texts_are_kept_beside_its_render_and_a_render_without_them_is_found_without_them(tmp_path):
+    registry = {"hardware": {"a": 1}}
+    reads = [("hardware", "a")]
+    store = FigureStore(tmp_path, "code")
+    store.keys = lambda name, values_of=_values(registry): FigureStore.keys(store, name, values_of)
+    store.store("fig", "f", FILES, reads, _values(registry)(reads), ("Alt text.", "A caption."))
+    assert store.found("fig", "f", VARIANTS) == (FILES, ("Alt text.", "A caption."))
+    # A render stored without texts (an older cache, or alt() raised): its files, and no texts.
+    registry["hardware"]["a"] = 2
+    store.store("fig", "f", FILES, reads, _values(registry)(reads))
+    assert store.found("fig", "f", VARIANTS) == (FILES, None)
+    # texts.json that is not two strings is no texts, not an error.
+    folder = next(p for p in (tmp_path / "fig").iterdir() if p.is_dir() and not (p / "texts.json").exists())
+    (folder / "texts.json").write_text('["only one"]')
+    assert store.found("fig", "f", VARIANTS) == (FILES, None)
+
+
+def test_a_worker_sends_the_ceilings_through_a_file_and_the_build_takes_them_once(tmp_path, monkeypatch):
+    import multiprocessing
+
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
+    channel = multiprocessing.get_context("fork").SimpleQueue()
+    assert figure_cache.ceilings_sent(channel) is None  # nothing sent yet: nothing waited for
+    figure_cache.start_worker(channel)
+    try:
+        sent = {("run", "paths"): "ceiling"}
+        monkeypatch.setattr("roofline.model.serving_runs.all_ceilings", lambda: None)
+        monkeypatch.setattr("roofline.model.serving_runs.computed_ceilings", lambda: sent)
+        monkeypatch.setattr(figure_cache, "traced_files", lambda name, first=None: (first(), "files")[1])
+        assert figure_cache.traced_files_and_ceilings("fig") == ("files", sent)
+        assert figure_cache.ceilings_sent(channel) == sent
+        assert list(tmp_path.iterdir()) == []  # the file is removed once read
+    finally:
+        figure_cache.start_worker(None)
