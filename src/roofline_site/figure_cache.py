@@ -110,11 +110,11 @@ def figure_texts(name: str) -> tuple[str, str] | None:
     return (alt, caption) if isinstance(alt, str) and isinstance(caption, str) else None
 
 
-def traced_files_and_ceilings(name: str) -> tuple[tuple, dict]:
-    """`traced_files(name)` and every published run's ceiling the render computed (a figure whose data
-    they are, USES_RUN_CEILINGS): the build's pages quote them too, and take them from here. They are
-    also sent on the workers' channel (`start_worker`) as soon as they are computed, before the figure
-    is drawn, at the build's own priority: the build's process is waiting for them."""
+def traced_files_ceilings_first(name: str) -> tuple:
+    """`traced_files(name)` for a figure whose data is every published run's ceiling (USES_RUN_CEILINGS),
+    which the build's pages quote too: they are computed first, inside the figure's trace, at the build's
+    own priority, and sent on the workers' channel (`start_worker`, `ceilings_sent`) before the figure is
+    drawn, since the build's process is waiting for them."""
     from roofline.model import serving_runs
 
     def ceilings_first():
@@ -122,12 +122,12 @@ def traced_files_and_ceilings(name: str) -> tuple[tuple, dict]:
         if _worker["channel"] is not None:
             # Through a file, the channel carrying its name: a pipe holds 64 KB, and a larger message
             # would hold this worker until the build's process read it, which it may never need to.
-            fd, path = tempfile.mkstemp(prefix="roofline-ceilings-", suffix=".pickle")
+            fd, path = tempfile.mkstemp(prefix="ceilings-", suffix=".pickle", dir=_worker["folder"])
             with os.fdopen(fd, "wb") as out:
                 pickle.dump(serving_runs.computed_ceilings(), out)
             _worker["channel"].put(path)
 
-    return traced_files(name, first=ceilings_first), serving_runs.computed_ceilings()
+    return traced_files(name, first=ceilings_first)
 
 
 def ceilings_sent(channel) -> dict | None:
@@ -149,13 +149,14 @@ def ceilings_sent(channel) -> dict | None:
 
 #: How much lower a figure worker runs than the build's process once it draws (os.nice's increment).
 WORKER_NICENESS = 10
-_worker: dict = {"channel": None, "behind": False}
+_worker: dict = {"channel": None, "folder": None, "behind": False}
 
 
-def start_worker(channel=None) -> None:
+def start_worker(channel=None, folder: str | None = None) -> None:
     """A figure worker's start (the pool's initializer): `channel`, a queue to the build's process
-    (`ceilings_sent` reads what it carries)."""
-    _worker.update(channel=channel, behind=False)
+    (`ceilings_sent` reads what it carries), and `folder`, where it leaves what the queue names (the
+    build's process removes the folder when the figures end, with anything a late worker left)."""
+    _worker.update(channel=channel, folder=folder, behind=False)
 
 
 def behind_pages() -> None:

@@ -24,6 +24,8 @@ import logging
 import multiprocessing
 import os
 import re
+import shutil
+import tempfile
 import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -173,7 +175,7 @@ class Rendering:
         self.reads: dict[str, tuple[list, str]] = {}
         self._futures: dict = {}
         self._pool = None
-        self._channel = None
+        self._channel = self._drop = None
         self._with_ceilings: str | None = None  # the figure whose worker computes the runs' ceilings
         todo = [name for name in self.names if name not in self.done]
         self.started = bool(todo)  # (figures read from the cache were not rendered in this build)
@@ -190,8 +192,9 @@ class Rendering:
         fork = _fork_safe()
         context = multiprocessing.get_context("fork" if fork else "forkserver")
         self._channel = context.SimpleQueue()  # the published runs' ceilings, before their figure is drawn
+        self._drop = tempfile.mkdtemp(prefix="roofline-figures-")  # (the files the channel names)
         self._pool = ProcessPoolExecutor(min(workers(), len(todo)), mp_context=context,
-                                         initializer=figure_cache.start_worker, initargs=(self._channel,))
+                                         initializer=figure_cache.start_worker, initargs=(self._channel, self._drop))
         # A forked worker's collector would walk every object it inherited at each full collection
         # (MkDocs' pages, the registry): frozen, they are left out of it (the workers start at the first submit).
         if fork:
@@ -201,7 +204,7 @@ class Rendering:
         # needs one (about two seconds of CPU it would spend again otherwise).
         first = [name for name in todo if _uses_run_ceilings(name)][:1]
         try:
-            self._futures = {name: self._pool.submit(figure_cache.traced_files_and_ceilings, name) for name in first}
+            self._futures = {name: self._pool.submit(figure_cache.traced_files_ceilings_first, name) for name in first}
             self._futures |= {name: self._pool.submit(figure_cache.traced_files, name)
                               for name in todo if name not in first}
         finally:
@@ -213,19 +216,13 @@ class Rendering:
 
     def _ceilings_from_worker(self) -> None:
         """Wait for every published run's ceiling from the worker that computes them (sent before it draws
-        their figure), and keep them here; nothing where it failed (its own error is the figure's, and
-        the ceilings are computed here)."""
+        their figure), and keep them here; nothing where it sent none (the figure failed: its own error is
+        the figure's, and the ceilings are computed here)."""
         future = self._futures[self._with_ceilings]
         while self._channel.empty() and not future.done():
             time.sleep(0.005)
         if (sent := figure_cache.ceilings_sent(self._channel)) is not None:
             serving_runs.remember(sent)
-            return
-        try:
-            _, ceilings = future.result()
-        except Exception:  # noqa: BLE001 — the figure failed or was cancelled: its error is given where it is collected
-            return
-        serving_runs.remember(ceilings)
 
     def _here(self, name: str) -> tuple[dict[str, bytes], str]:
         """One figure rendered in this process (its renders counted here as it draws), its reads kept."""
@@ -239,8 +236,7 @@ class Rendering:
         if name not in self.done:
             future = self._futures[name]
             try:
-                self.done[name] = _render(name, lambda: _collect(name, future, self.reads, self._with_ceilings,
-                                                                 self.texts))
+                self.done[name] = _render(name, lambda: _collect(name, future, self.reads, self.texts))
             except BaseException:
                 self.close()  # a failed figure ends the build: nothing more to render
                 raise
@@ -276,7 +272,6 @@ class Rendering:
     def close(self) -> None:
         if self._with_ceilings is not None:
             serving_runs.supply_with(None)  # (nothing more to wait for: what is not in is computed where asked)
-            figure_cache.ceilings_sent(self._channel)  # (never asked for: the file is removed)
         for future in self._futures.values():
             future.cancel()  # (after a failure: nothing more to wait for)
         if self._pool is not None:
@@ -286,6 +281,9 @@ class Rendering:
             idle = all(future.done() for future in self._futures.values())
             self._pool.shutdown(wait=idle, cancel_futures=True)
             self._pool = None
+        if self._drop is not None:  # (ceilings never asked for, or sent by a worker the build did not wait for)
+            shutil.rmtree(self._drop, ignore_errors=True)
+            self._drop = None
 
 
 def _uses_run_ceilings(name: str) -> bool:
@@ -305,20 +303,16 @@ def _fork_safe() -> bool:
     return all(t is me or getattr(t, "fork_safe", False) for t in threading.enumerate())
 
 
-def _collect(name: str, future, reads: dict, with_ceilings: str | None = None,
-             texts: dict | None = None) -> tuple[dict[str, bytes], str]:
-    """A worker's figure, its renders counted and its reads (and texts) kept here; rendered here (and not
+def _collect(name: str, future, reads: dict, texts: dict) -> tuple[dict[str, bytes], str]:
+    """A worker's figure, its renders counted and its reads and texts kept here; rendered here (and not
     cached) if the worker could not run."""
     try:
-        result = future.result()
-        if name == with_ceilings:  # (its worker's ceilings beside its files)
-            result = result[0]
-        svgs, csv_text, renders, read, values, own_texts = result
+        svgs, csv_text, renders, read, values, own_texts = future.result()
     except BrokenProcessPool:  # (a host that cannot start workers): the same figure, drawn here
         return render(name)
     RENDERS[name] += renders
     reads[name] = (read, values)
-    if texts is not None and own_texts is not None:
+    if own_texts is not None:
         texts[name] = own_texts
     return svgs, csv_text
 

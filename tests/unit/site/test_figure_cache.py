@@ -99,16 +99,15 @@ def test_a_figures_texts_are_kept_beside_its_render_and_a_render_without_them_is
 def test_a_worker_sends_the_ceilings_through_a_file_and_the_build_takes_them_once(tmp_path, monkeypatch):
     import multiprocessing
 
-    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
     channel = multiprocessing.get_context("fork").SimpleQueue()
     assert figure_cache.ceilings_sent(channel) is None  # nothing sent yet: nothing waited for
-    figure_cache.start_worker(channel)
+    figure_cache.start_worker(channel, str(tmp_path))
     try:
         sent = {("run", "paths"): "ceiling"}
         monkeypatch.setattr("roofline.model.serving_runs.all_ceilings", lambda: None)
         monkeypatch.setattr("roofline.model.serving_runs.computed_ceilings", lambda: sent)
         monkeypatch.setattr(figure_cache, "traced_files", lambda name, first=None: (first(), "files")[1])
-        assert figure_cache.traced_files_and_ceilings("fig") == ("files", sent)
+        assert figure_cache.traced_files_ceilings_first("fig") == "files"
         assert figure_cache.ceilings_sent(channel) == sent
         assert list(tmp_path.iterdir()) == []  # the file is removed once read
     finally:
