@@ -25,7 +25,7 @@ from roofline_site.paths import ROOT
 # Inputs shared by many pages; docs/ is MkDocs' own business (it rebuilds the pages that changed).
 SHARED_INPUTS = ("src", "glossary", "figures_gen", "measurements", "mkdocs.yml")
 
-_session = {"dirty": False, "fingerprint": None, "changed": True, "builds": 0}
+_session = {"command": None, "dirty": False, "fingerprint": None, "changed": True, "builds": 0}
 
 
 class _DirtyNotice(logging.Filter):
@@ -40,10 +40,16 @@ class _DirtyNotice(logging.Filter):
 
 
 def on_startup(command: str, dirty: bool) -> None:
+    _session["command"] = command
     _session["dirty"] = bool(dirty) and command == "serve"
     build_log = logging.getLogger("mkdocs.commands.build")
     if _session["dirty"] and not any(isinstance(f, _DirtyNotice) for f in build_log.filters):
         build_log.addFilter(_DirtyNotice())
+
+
+def command() -> str | None:
+    """The MkDocs command this process runs ("build", "serve", "gh-deploy"), once MkDocs has started."""
+    return _session["command"]
 
 
 def registry_paths() -> list[Path]:

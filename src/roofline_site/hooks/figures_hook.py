@@ -4,13 +4,7 @@ from __future__ import annotations
 
 from mkdocs.plugins import event_priority
 
-from roofline_site import pending_figures
-
-_command: dict = {"name": None}
-
-
-def on_startup(command, **kwargs):
-    _command["name"] = command
+from roofline_site import pending_figures, serve_state
 
 
 @event_priority(50)  # after build_hook's (100), which forks the process that builds
@@ -18,7 +12,7 @@ def on_config(config, **kwargs):
     # `mkdocs build` starts the figures here, where gen-files would a second later: the workers draw
     # while this process reads the glossary, the page store and the files. `mkdocs serve` waits for
     # on_pre_build, which may load the package afresh after an edit (numbers_hook).
-    if _command["name"] == "build":
+    if serve_state.command() == "build":  # (recorded by numbers_hook's on_startup)
         from roofline_site.gen import figures
 
         figures.begin()
