@@ -234,6 +234,31 @@ def _kill_group(pgid: int) -> None:
         pass
 
 
+def _await_group_end(pgid: int, timeout_s: float = 2.0) -> None:
+    """Return once no process of group `pgid` is still running (a killed one may linger a moment before
+    the signal lands; a zombie has ended), or after `timeout_s`. The build exits without tearing down,
+    so nothing else gives the kill that moment. Where /proc cannot be read, return at once."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline and _group_running(pgid):
+        time.sleep(0.01)
+
+
+def _group_running(pgid: int) -> bool:
+    try:
+        pids = [p for p in os.listdir("/proc") if p.isdigit()]
+    except OSError:
+        return False
+    for pid in pids:
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2:].split()  # (the name in parentheses may hold spaces)
+        if fields[0] != "Z" and fields[2] == str(pgid):
+            return True
+    return False
+
+
 def _wait(pid: int, timeout_s: float) -> int | None:
     """The child's exit status (negative: killed by that signal), or None if it overran."""
     deadline = time.monotonic() + timeout_s
@@ -266,6 +291,7 @@ def supervise(pid: int, real: Path, tmp: Path, status: Path, timeout_s: float, c
         os.waitpid(pid, 0)
         code, problem = 130, "the build was interrupted"
     _kill_group(pid)  # processes an executed block started, and the child itself if it overran
+    _await_group_end(pid)
     if code is None:
         os.waitpid(pid, 0)
     lines = status.read_text(encoding="utf-8").splitlines() if status.exists() else []
