@@ -20,7 +20,7 @@
     var boxes = [], tables = [], i;
     var found = document.querySelectorAll(".md-typeset__scrollwrap");
     for (i = 0; i < found.length; i++) {
-      var table = found[i].querySelector("table:not([class])");
+      var table = found[i].querySelector("table.rl-table");
       if (table && table.tHead) { boxes.push(found[i]); tables.push(table); }
     }
     // All writes, then all reads, then all writes: one layout for the page, not one per table (a

@@ -138,6 +138,7 @@ class _Open:
     """A table being read: where its start tag is in the output, its headers, and its body cells."""
 
     at: int
+    boxed: bool = False  # wrapped here in Material's boxes (a table without a class of its own)
     headers: list[str] = field(default_factory=list)
     cells: list[tuple[int, int]] = field(default_factory=list)  # (output index of <td>, column)
     longest: dict[int, int] = field(default_factory=dict)       # column -> characters of its longest cell
@@ -146,6 +147,8 @@ class _Open:
 
 
 _TABLE_TAG = re.compile(r"<table", re.I)
+_BOXES_OPEN = '<div class="md-typeset__scrollwrap"><div class="md-typeset__table">'
+_BOXES_CLOSE = "</div></div>"
 
 
 def phone_layout(page_html: str) -> str:
@@ -153,12 +156,20 @@ def phone_layout(page_html: str) -> str:
     `data-label` (a card shows it above the value), a column of long text is marked `data-rl-long` (it
     spans the card), and a table of CARDS_FROM_COLUMNS or more columns is marked `data-rl-cards`.
 
-    A header's own `data-label` (html_table's, with the unit) wins over its text. Nothing else changes,
-    so a table reads as before wherever the screen is wide enough.
+    A header's own `data-label` (html_table's, with the unit) wins over its text.
 
-    >>> phone_layout('<table><thead><tr><th>a</th><th>b</th><th>c</th><th>d</th></tr></thead>'
-    ...              '<tbody><tr><td>x</td><td>1</td><td>2</td><td>3</td></tr></tbody></table>')[92:]
-    '<tr><td>x</td><td data-label="b">1</td><td data-label="c">2</td><td data-label="d">3</td></tr></tbody></table>'
+    Each table without a class also arrives in the two boxes Material's bundle would put it in as it
+    starts (`md-typeset__scrollwrap`, `md-typeset__table`), with the class `rl-table` that tells the
+    bundle it has nothing to do: moving a table into them there restyled and laid out the whole table
+    again inside the bundle's start-up task (Lighthouse's blocking time on the hardware page).
+    tables.css gives `rl-table` the look Material gives a table without a class.
+
+    >>> laid = phone_layout('<table><thead><tr><th>a</th><th>b</th><th>c</th><th>d</th></tr></thead>'
+    ...                     '<tbody><tr><td>x</td><td>1</td><td>2</td><td>3</td></tr></tbody></table>')
+    >>> laid[:105]
+    '<div class="md-typeset__scrollwrap"><div class="md-typeset__table"><table class="rl-table" data-rl-cards>'
+    >>> laid[176:]
+    '<tr><td>x</td><td data-label="b">1</td><td data-label="c">2</td><td data-label="d">3</td></tr></tbody></table></div></div>'
     """
     if not _TABLE_TAG.search(page_html):
         return page_html  # (most glossary entries): the walk would give every byte back as it was
@@ -168,7 +179,9 @@ def phone_layout(page_html: str) -> str:
         out.append(t.html)
         top = tables[-1] if tables else None
         if t.kind == OPEN and t.name == "table":
-            tables.append(_Open(len(out) - 1))
+            tables.append(_Open(len(out) - 1, boxed="class" not in t.attrs()))
+            if tables[-1].boxed:
+                out[-1] = _BOXES_OPEN + out[-1][:-1].rstrip("/").rstrip() + ' class="rl-table">'  # before the marks
         elif top is None:
             continue
         elif t.kind == OPEN and t.name == "tr":
@@ -188,6 +201,8 @@ def phone_layout(page_html: str) -> str:
         elif t.kind == CLOSE and t.name == "table":
             tables.pop()
             _mark(out, top)
+            if top.boxed:
+                out.append(_BOXES_CLOSE)
         elif t.kind == TEXT and top.cell is not None and not t.skipped:
             top.cell[2].append(t.html)
     return "".join(out)
