@@ -29,6 +29,10 @@ _SPOTS = ((5, 0, "left", "center"), (-5, 0, "right", "center"), (0, 5, "center",
           (4, -4, "left", "top"), (-4, -4, "right", "top"))
 
 
+# Where a text's anchor sits across its box, as a share of its width (ha) or height (va).
+_ALIGN_SHARE = {"left": 0.0, "center": 0.5, "right": 1.0, "bottom": 0.0, "top": 1.0}
+
+
 def place_labels(fig, min_font: float) -> None:
     """Place every label `point_labels` asked for (see there); at least `min_font` on a phone."""
     from matplotlib.transforms import Bbox
@@ -71,20 +75,27 @@ def place_labels(fig, min_font: float) -> None:
                 taken.append(t.get_window_extent(renderer).expanded(1.02, 1.05))
             except Exception:  # noqa: BLE001  (text without a position yet)
                 pass
+    points_px = fig.dpi / 72  # an offset in points, in display units
+
     def place(ax, x, y, text, fontsize, colour, spots=_SPOTS) -> bool:
         frame = ax.get_window_extent(renderer)
-        # One label tried at each spot in turn (moved and realigned, not made anew for each: making an
-        # annotation was most of a labelled figure's render), kept where it first fits.
-        dx, dy, ha, va = spots[0]
-        t = ax.annotate(text, (x, y), xytext=(dx, dy), textcoords="offset points", ha=ha, va=va,
+        # One label, measured once at the first spot: its box at every other spot is that box moved
+        # by the change of offset and alignment (the text, its size and its lines stay the same).
+        # Measuring the text anew at each spot was most of placing it.
+        dx0, dy0, ha0, va0 = spots[0]
+        t = ax.annotate(text, (x, y), xytext=(dx0, dy0), textcoords="offset points", ha=ha0, va=va0,
                         fontsize=fontsize, color=colour, annotation_clip=False)
+        first = t.get_window_extent(renderer)
+        w, h = first.width, first.height
         for dx, dy, ha, va in spots:
-            t.set_position((dx, dy))
-            t.set_horizontalalignment(ha)
-            t.set_verticalalignment(va)
-            box = t.get_window_extent(renderer).expanded(1.04, 1.1)
+            shift_x = (dx - dx0) * points_px + (_ALIGN_SHARE[ha0] - _ALIGN_SHARE[ha]) * w
+            shift_y = (dy - dy0) * points_px + (_ALIGN_SHARE[va0] - _ALIGN_SHARE[va]) * h
+            box = first.translated(shift_x, shift_y).expanded(1.04, 1.1)
             inside = frame.x0 <= box.x0 and box.x1 <= frame.x1 and frame.y0 <= box.y0 and box.y1 <= frame.y1
             if inside and clear(box):
+                t.set_position((dx, dy))
+                t.set_horizontalalignment(ha)
+                t.set_verticalalignment(va)
                 taken.append(box)
                 return True
         t.remove()
