@@ -33,6 +33,16 @@ _SPOTS = ((5, 0, "left", "center"), (-5, 0, "right", "center"), (0, 5, "center",
 _ALIGN_SHARE = {"left": 0.0, "center": 0.5, "right": 1.0, "bottom": 0.0, "top": 1.0}
 
 
+def moved_box(box, spot, to, points_px: float):
+    """The display box of a label measured (`box`) at `spot`, once moved to the spot `to`: each spot is
+    (dx, dy, ha, va), an offset in points from the point and the text's alignment about it. The text,
+    its size and its lines stay the same, so only the box's place changes."""
+    (dx0, dy0, ha0, va0), (dx, dy, ha, va) = spot, to
+    shift_x = (dx - dx0) * points_px + (_ALIGN_SHARE[ha0] - _ALIGN_SHARE[ha]) * box.width
+    shift_y = (dy - dy0) * points_px + (_ALIGN_SHARE[va0] - _ALIGN_SHARE[va]) * box.height
+    return box.translated(shift_x, shift_y)
+
+
 def place_labels(fig, min_font: float) -> None:
     """Place every label `point_labels` asked for (see there); at least `min_font` on a phone."""
     from matplotlib.transforms import Bbox
@@ -82,15 +92,12 @@ def place_labels(fig, min_font: float) -> None:
         # One label, measured once at the first spot: its box at every other spot is that box moved
         # by the change of offset and alignment (the text, its size and its lines stay the same).
         # Measuring the text anew at each spot was most of placing it.
-        dx0, dy0, ha0, va0 = spots[0]
-        t = ax.annotate(text, (x, y), xytext=(dx0, dy0), textcoords="offset points", ha=ha0, va=va0,
+        _, _, ha0, va0 = spots[0]
+        t = ax.annotate(text, (x, y), xytext=spots[0][:2], textcoords="offset points", ha=ha0, va=va0,
                         fontsize=fontsize, color=colour, annotation_clip=False)
         first = t.get_window_extent(renderer)
-        w, h = first.width, first.height
         for dx, dy, ha, va in spots:
-            shift_x = (dx - dx0) * points_px + (_ALIGN_SHARE[ha0] - _ALIGN_SHARE[ha]) * w
-            shift_y = (dy - dy0) * points_px + (_ALIGN_SHARE[va0] - _ALIGN_SHARE[va]) * h
-            box = first.translated(shift_x, shift_y).expanded(1.04, 1.1)
+            box = moved_box(first, spots[0], (dx, dy, ha, va), points_px).expanded(1.04, 1.1)
             inside = frame.x0 <= box.x0 and box.x1 <= frame.x1 and frame.y0 <= box.y0 and box.y1 <= frame.y1
             if inside and clear(box):
                 t.set_position((dx, dy))
