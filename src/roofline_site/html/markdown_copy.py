@@ -9,13 +9,14 @@ process while MkDocs renders the next pages: on two cores it costs no wall time.
 from __future__ import annotations
 
 import atexit
+import hashlib
 import multiprocessing
 import posixpath
 import re
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
-from roofline_site.html.walker import NOT_PROSE, without
+from roofline_site.html.walker import CLOSE, NOT_PROSE, OPEN, walk
 
 
 _COPY_SYNTAX = re.compile(r"([\[\]<>`|])")
@@ -124,16 +125,91 @@ def _converter():
 
 def article_markdown(page_html: str) -> str:
     """The article of a built Material page as Markdown, '' if the page has no article."""
+    return article_markdown_from(page_html, {})[0]
+
+
+def article_markdown_from(page_html: str, known: dict[str, str]) -> tuple[str, dict[str, str]]:
+    """(the article of a built page as Markdown, {digest of each block of it: its Markdown}), taking the
+    Markdown of a block from `known` (an earlier build's blocks of the page) where its HTML is the same.
+
+    A block is a child of the article (a paragraph, a table, a figure): markdownify converts each one
+    alone, then joins them as it joins an element's children, so a page converted by blocks reads as
+    one converted whole. A spec edit changes a few blocks of a page (a number in a paragraph, a row of
+    a table): the others are not parsed again.
+    """
+    head, blocks = article_blocks(page_html)
+    if head is None:
+        return "", {}
+    converter, mine = None, {}
+    for block in blocks:
+        key = hashlib.blake2b(block.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+        if key not in mine:
+            if key in known:
+                mine[key] = known[key]
+            else:
+                converter = converter or _converter()
+                mine[key] = _block_markdown(converter, head, block)
+    md = _joined(mine[hashlib.blake2b(b.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()]
+                 for b in blocks)
+    return re.sub(r"\n{3,}", "\n\n", md).strip() + "\n", mine
+
+
+def article_blocks(page_html: str) -> tuple[str | None, list[str]]:
+    r"""(the article's start tag, its children as HTML, each whole), what is not prose left out; (None, [])
+    for a page without an article.
+
+    What is not prose goes before BeautifulSoup parses anything: the popovers are most of a page's
+    markup, and parsing them only to drop them was most of this step's time.
+
+    >>> article_blocks('<main><article class="a"><p>x<span role="tooltip">t</span></p>\n<hr><ul><li>y</li></ul></article></main>')
+    ('<article class="a">', ['<p>x</p>', '\n', '<hr>', '<ul><li>y</li></ul>'])
+    """
+    head, depth, blocks, block = None, 0, [], []
+    for t in walk(header_text(article_slice(page_html)), NOT_PROSE):
+        if t.skipped:
+            continue
+        if head is None:
+            if t.kind == OPEN and t.name == "article":
+                head, depth = t.html, t.depth
+            continue
+        if t.kind == CLOSE and t.name == "article" and t.depth == depth:
+            break
+        block.append(t.html)
+        if t.depth == depth + 1 and t.kind == CLOSE or t.depth == depth and t.kind != CLOSE:
+            blocks.append("".join(block))
+            block = []
+    if block:
+        blocks.append("".join(block))
+    return head, blocks
+
+
+def _block_markdown(converter, head: str, block: str) -> str:
+    """One child of the article as markdownify converts it inside the article (`head`, its start tag)."""
     from bs4 import BeautifulSoup
 
-    # What is not prose goes before BeautifulSoup parses the page: the popovers are most of its
-    # markup, and parsing them only to drop them was most of this step's time.
-    soup = BeautifulSoup(without(header_text(article_slice(page_html)), NOT_PROSE), "html.parser")
-    article = soup.select_one("article.md-content__inner") or soup.select_one("article")
-    if article is None:
-        return ""
-    md = _converter().convert_soup(article)
-    return re.sub(r"\n{3,}", "\n\n", md).strip() + "\n"
+    return converter.convert_soup(BeautifulSoup(f"{head}{block}</article>", "html.parser").article)
+
+
+# markdownify's join of an element's children: the newlines where two meet are the larger of the two
+# sides', at most two.
+_EDGE_NEWLINES = re.compile(r"^(\n*)((?:.*[^\n])?)(\n*)$", re.S)
+
+
+def _joined(parts) -> str:
+    """The Markdown of an element's children joined as markdownify joins them (its process_tag).
+
+    >>> _joined(["\\n\\n# A\\n\\n", "\\nx\\n", "", "y"])
+    '\\n\\n# A\\n\\nx\\ny'
+    """
+    out = [""]
+    for part in parts:
+        if not part:
+            continue
+        leading, content, trailing = _EDGE_NEWLINES.match(part).groups()
+        if out[-1] and leading:
+            leading = "\n" * min(2, max(len(out.pop()), len(leading)))
+        out.extend([leading, content, trailing])
+    return "".join(out)
 
 
 def markdown_path(dest_uri: str) -> str:
@@ -170,7 +246,7 @@ class CopyWriter:
     _executor: ProcessPoolExecutor | None = None  # shared by every build of a `mkdocs serve` session
 
     def __init__(self):
-        self._pending: dict[str, tuple[str, str, Future | str | None]] = {}  # key -> (html, digest, copy)
+        self._pending: dict[str, tuple[str, str, Future | str | dict]] = {}  # key -> (html, digest, copy or its known blocks)
 
     @classmethod
     def _pool(cls) -> ProcessPoolExecutor:
@@ -202,11 +278,13 @@ class CopyWriter:
         if found:
             self._pending[key] = (page_html, digest, md)
             return
+        # An edited page: the blocks it shares with its copy in the last build are taken from there.
+        known = derived.lookup(("page copy blocks", key), derived.glue_key())[1] or {}
         try:
-            future = self._pool().submit(article_markdown, page_html)
+            future = self._pool().submit(article_markdown_from, page_html, known)
         except (BrokenProcessPool, RuntimeError, OSError):
             type(self)._executor, future = None, None
-        self._pending[key] = (page_html, digest, future)
+        self._pending[key] = (page_html, digest, future if future is not None else known)
 
     def results(self) -> dict[str, str]:
         """{key: Markdown} for every submitted page; a failed conversion raises naming its page."""
@@ -219,12 +297,16 @@ class CopyWriter:
                 continue
             try:
                 try:
-                    out[key] = pending.result() if pending is not None else article_markdown(page_html)
+                    # (a dict: the known blocks of a page the worker could not take, converted here)
+                    md, blocks = (article_markdown_from(page_html, pending) if isinstance(pending, dict)
+                                  else pending.result())
                 except BrokenProcessPool:
                     type(self)._executor = None
-                    out[key] = article_markdown(page_html)
+                    md, blocks = article_markdown_from(page_html, {})
             except Exception as err:  # noqa: BLE001 — re-raised with the page named
                 raise RuntimeError(f"{key}: the Markdown copy failed: {err}") from None
-            derived.remember(("page copy", key), digest, out[key])
+            out[key] = md
+            derived.remember(("page copy", key), digest, md)
+            derived.remember(("page copy blocks", key), derived.glue_key(), blocks)
         self._pending.clear()
         return out

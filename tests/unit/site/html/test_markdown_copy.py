@@ -54,7 +54,7 @@ def test_a_failed_conversion_names_its_page(monkeypatch):
     import roofline_site.html.markdown_copy as mc
 
     monkeypatch.setattr(CopyWriter, "_pool", classmethod(lambda cls: (_ for _ in ()).throw(OSError("no"))))
-    monkeypatch.setattr(mc, "article_markdown", lambda html: 1 / 0)
+    monkeypatch.setattr(mc, "article_markdown_from", lambda html, known: 1 / 0)
     writer = CopyWriter()
     writer.submit("glossary/hbm.md", "<article></article>")
     with pytest.raises(RuntimeError, match=r"^glossary/hbm\.md: the Markdown copy failed"):
@@ -101,3 +101,34 @@ def test_a_tables_column_toggle_is_left_out_of_the_copy():
             '<tbody><tr><td>x</td></tr></tbody></table></div></article>')
     md = article_markdown(page)
     assert "Show every column" not in md and "x" in md
+
+
+# A page converted block by block (each child of the article alone, then joined as markdownify joins an
+# element's children) reads as the page converted whole; an edited page converts only its edited blocks.
+BLOCKS_PAGE = ('<article class="md-content__inner md-typeset"><h1>Ridge</h1>\n<p>The ridge is <strong>295</strong>'
+               ' FLOP/byte.</p>\n<ul>\n<li>one</li>\n<li>two</li>\n</ul>\n<div class="language-python highlight"><pre><code>x = 1\n'
+               '</code></pre></div>\n<p>End.</p></article>')
+# By hand: an ATX heading, the paragraph with its bold, a "-" list, a fenced block with its language (from
+# Material's highlight box), the end.
+BLOCKS_MD = "# Ridge\n\nThe ridge is **295** FLOP/byte.\n\n- one\n- two\n\n```python\nx = 1\n```\n\nEnd.\n"
+
+
+def test_a_page_converted_by_blocks_reads_as_written_by_hand():
+    from roofline_site.html.markdown_copy import article_markdown_from
+
+    md, blocks = article_markdown_from(BLOCKS_PAGE, {})
+    assert md == BLOCKS_MD
+    assert article_markdown(BLOCKS_PAGE) == BLOCKS_MD
+    assert len(set(blocks.values()) - {""}) == 5  # heading, paragraph, list, code, paragraph
+
+
+def test_an_edited_page_converts_only_its_edited_blocks(monkeypatch):
+    import roofline_site.html.markdown_copy as mc
+
+    _, blocks = mc.article_markdown_from(BLOCKS_PAGE, {})
+    converted = []
+    real = mc._block_markdown
+    monkeypatch.setattr(mc, "_block_markdown", lambda conv, head, block: converted.append(block) or real(conv, head, block))
+    md, _ = mc.article_markdown_from(BLOCKS_PAGE.replace("295", "298"), blocks)
+    assert converted == ["<p>The ridge is <strong>298</strong> FLOP/byte.</p>"]
+    assert md == BLOCKS_MD.replace("295", "298")
