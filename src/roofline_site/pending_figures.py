@@ -8,11 +8,13 @@ processes) and hands them over with `begin`; the figures hook then, for the same
   the render's own one line;
 * `texts` (the figure markup) gives a figure's alt text and caption where its render is done or cached;
 * `size_attributes` (the figure markup) gives an SVG's width and height, or, while that figure is
-  still rendering, a marker that `sizes_in` (on_post_page) replaces once it is in: MkDocs reads
-  every page before it writes the first, so a page waits for its figures only when it is written,
-  and most pages quote none;
-* `publish` (on_post_build, before the site is swapped in) waits for the rest, checks the render
-  counts, stores the cache (every figure in) and writes every file;
+  still rendering, a marker that `sizes_in` (on_post_page) replaces if it is in by then; a page
+  whose figures are still rendering is written with its markers and noted, and never waits: the
+  pages after it render while the figures do (a page that waited held every later page, and the
+  build then ended with this process working alone);
+* `publish` (on_post_build, before the site is swapped in and before anything reads the pages
+  whole) waits for the rest, checks the render counts, stores the cache (every figure in), writes
+  every file and fills in the sizes of the pages noted;
 * `abandon` (on_build_error) cancels what has not started.
 
 MkDocs copies static files before it writes the pages, so a figure file is written by `publish`,
@@ -28,7 +30,7 @@ from pathlib import Path
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
 
-_build: dict = {"figures": None, "files": {}}
+_build: dict = {"figures": None, "files": {}, "unsized": {}}  # unsized: page file -> its source (sizes_in)
 # Where a page's figure markup declares the size of an SVG still rendering (sizes_in fills it in).
 _MARK = "data-rl-pending-size"
 _MARKED = re.compile(_MARK + r'="([^"]+)"')
@@ -74,7 +76,7 @@ def started() -> bool:
 def begin(figures) -> None:
     """This build's figures (gen/figures.py's `Figures`): what the rest of this module serves."""
     abandon()  # (a `mkdocs serve` build that failed before publishing)
-    _build.update(figures=figures, files={})
+    _build.update(figures=figures, files={}, unsized={})
 
 
 def add_files(files, config):
@@ -138,9 +140,16 @@ def _size(svg: bytes) -> str:
     return f'width="{w}" height="{h}"'
 
 
-def sizes_in(page_html: str, page: str) -> str:
-    """`page_html` with every size `size_attributes` left pending filled in, waiting for those figures."""
+def sizes_in(page_html: str, page: str, written_to: Path | None = None) -> str:
+    """`page_html` with every size `size_attributes` left pending filled in. Where one of its figures is
+    still rendering and the page will be written to `written_to`, the page keeps its markers and
+    `publish` fills them in the file; without `written_to`, this waits for those figures."""
     if _MARK not in page_html:
+        return page_html
+    if written_to is not None and _build["figures"] is not None and not all(
+            f.ready() for f in map(_build["files"].get, map(html.unescape, _MARKED.findall(page_html)))
+            if isinstance(f, FigureFile)):
+        _build["unsized"][written_to] = page
         return page_html
 
     def size(m: re.Match) -> str:
@@ -165,6 +174,8 @@ def publish() -> None:
             target = Path(f.abs_dest_path)
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(f.content_bytes)
+        for target, page in _build["unsized"].items():  # every figure is in: nothing waits
+            target.write_text(sizes_in(target.read_text(encoding="utf-8"), page), encoding="utf-8")
     finally:
         abandon()
 
@@ -172,6 +183,6 @@ def publish() -> None:
 def abandon() -> None:
     """Stop this build's figures (a failed build): what has not started is not rendered."""
     figures = _build["figures"]
-    _build.update(figures=None, files={})
+    _build.update(figures=None, files={}, unsized={})
     if figures is not None:
         figures.close()

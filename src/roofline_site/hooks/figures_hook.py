@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from mkdocs.plugins import event_priority
 
 from roofline_site import pending_figures, serve_state
@@ -31,8 +33,9 @@ def on_page_markdown(markdown, **kwargs):
 
 
 @event_priority(100)  # first: every other hook sees the page as it will be written
-def on_post_page(output, page, **kwargs):
-    return pending_figures.sizes_in(output, page.file.src_uri)
+def on_post_page(output, page, config, **kwargs):
+    # (a page whose figures are still rendering is written as it is, and its sizes filled in by publish)
+    return pending_figures.sizes_in(output, page.file.src_uri, Path(config["site_dir"]) / page.file.dest_path)
 
 
 @event_priority(50)  # before the build hook swaps the finished site in
