@@ -94,6 +94,39 @@ def test_pages_that_quote_no_figure_render_while_the_figures_do(monkeypatch, tmp
         pending_figures.abandon()
 
 
+def test_a_page_written_while_its_figure_renders_is_written_as_is_and_sized_when_the_figures_are_in(
+        monkeypatch, tmp_path, workers):
+    import figures_gen._render
+
+    gen = _gen_script(monkeypatch)
+    release = tmp_path / "release"
+    monkeypatch.setattr(figures_gen._render, "figure_files", _held_until(release))
+    figures = gen.Figures({"ridge_overlay": "ridge", "h100_roofline": "h100"},
+                          gen.Rendering(["ridge_overlay", "h100_roofline"]))
+    pending_figures.begin(figures)
+    try:
+        config = MkDocsConfig()
+        config.load_dict({"site_name": "t", "site_dir": str(tmp_path / "site")})
+        files = pending_figures.add_files(Files([]), config)
+        marker = pending_figures.size_attributes(files.get_file_from_path("figures/h100-narrow.svg"))
+        page = tmp_path / "site" / "decode" / "index.html"
+        # Written now, with the figure held: the page comes back as it is (no wait), and MkDocs writes it so.
+        out = pending_figures.sizes_in(f"<p>a</p><img {marker}>", "decode.md", page)
+        assert out == f"<p>a</p><img {marker}>"
+        page.parent.mkdir(parents=True)
+        page.write_text(out, encoding="utf-8")
+        # A page without figures is not noted: publish rewrites the noted pages only.
+        other = tmp_path / "site" / "index.html"
+        assert pending_figures.sizes_in("<p>b</p>", "index.md", other) == "<p>b</p>"
+        release.touch()
+        pending_figures.publish()
+        # viewBox 504 x 302.4 shown 700 wide: 700 * 302.4 / 504 = 420 high.
+        assert page.read_text(encoding="utf-8") == '<p>a</p><img width="700" height="420">'
+        assert not other.exists()
+    finally:
+        pending_figures.abandon()
+
+
 def test_a_failed_figure_stops_the_build_at_the_next_page_in_the_render_s_own_words(monkeypatch, tmp_path, workers):
     import figures_gen._render
 
