@@ -157,6 +157,14 @@ def render_all(names) -> dict[str, tuple[dict[str, bytes], str]]:
     return Rendering(names).all()
 
 
+def _import_pyplot() -> None:
+    """matplotlib's pyplot and its font list, loaded as figures_gen._style loads them."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot  # noqa: F401  (the import is the point)
+
+
 class Rendering:
     """Figures being rendered: in worker processes (one per core, started here and left running while
     the caller goes on) where there are two figures or more to render and two cores or more, else here,
@@ -186,10 +194,13 @@ class Rendering:
                 self.done[name] = _render(name, lambda name=name: self._here(name))
             return
         # fork shares what this process imported (roofline, the registry read): a fresh interpreter per
-        # worker (forkserver) imported and read them again, 0.7 s of CPU each. Each worker imports
-        # matplotlib itself, beside this process's start, not before it (0.8 s on the pages' road). A
-        # process with other threads (mkdocs serve's) gets forkserver, as fork is unsafe there.
+        # worker (forkserver) imported and read them again, 0.7 s of CPU each. matplotlib too: imported
+        # here once, not once in each worker (0.6 s of CPU each, on the figures' road, the longer one
+        # now that no page waits for a figure). A process with other threads (mkdocs serve's) gets
+        # forkserver, as fork is unsafe there.
         fork = _fork_safe()
+        if fork:
+            _import_pyplot()
         context = multiprocessing.get_context("fork" if fork else "forkserver")
         self._channel = context.SimpleQueue()  # the published runs' ceilings, before their figure is drawn
         self._drop = tempfile.mkdtemp(prefix="roofline-figures-")  # (the files the channel names)
