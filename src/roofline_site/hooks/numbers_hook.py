@@ -176,7 +176,10 @@ def on_post_page(output, page, config, **kwargs):
     return output
 
 
-@event_priority(-500)  # after every hook that stores derived values (publish's Markdown copies); before the swap
+# After every hook that stores derived values (publish's Markdown copies, at 60), before the figures'
+# publish (50), which waits for their last renders: this runs while they draw. (A build that fails
+# after it has stored only pure results; serve_state forgets what it settled on a failed build.)
+@event_priority(55)
 def on_post_build(config, **kwargs):
     derived.end_build()
     serve_state.settle_rendered()  # generated pages' keys as the pages were written (an entry's "Mentioned in")
