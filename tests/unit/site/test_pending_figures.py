@@ -59,7 +59,9 @@ def workers(monkeypatch):
     monkeypatch.setattr("threading.active_count", lambda: 1)
 
 
-def test_pages_that_quote_no_figure_render_while_the_figures_do(monkeypatch, tmp_path, workers):
+def _two_held_figures(monkeypatch, tmp_path):
+    """ridge_overlay and h100_roofline begun as a build begins them, each held until `release` exists:
+    (release, MkDocs' files with every figure file listed). The caller abandons them."""
     import figures_gen._render
 
     gen = _gen_script(monkeypatch)
@@ -68,10 +70,14 @@ def test_pages_that_quote_no_figure_render_while_the_figures_do(monkeypatch, tmp
     figures = gen.Figures({"ridge_overlay": "ridge", "h100_roofline": "h100"},
                           gen.Rendering(["ridge_overlay", "h100_roofline"]))
     pending_figures.begin(figures)
+    config = MkDocsConfig()
+    config.load_dict({"site_name": "t", "site_dir": str(tmp_path / "site")})
+    return release, pending_figures.add_files(Files([]), config)
+
+
+def test_pages_that_quote_no_figure_render_while_the_figures_do(monkeypatch, tmp_path, workers):
+    release, files = _two_held_figures(monkeypatch, tmp_path)
     try:
-        config = MkDocsConfig()
-        config.load_dict({"site_name": "t", "site_dir": str(tmp_path / "site")})
-        files = pending_figures.add_files(Files([]), config)
         # Every variant and the CSV of each figure, listed with MkDocs before any is rendered.
         assert sorted(f.src_uri for f in files) == sorted(
             f"figures/{stem}{part}" for stem in ("ridge", "h100")
@@ -96,18 +102,8 @@ def test_pages_that_quote_no_figure_render_while_the_figures_do(monkeypatch, tmp
 
 def test_a_page_written_while_its_figure_renders_is_written_as_is_and_sized_when_the_figures_are_in(
         monkeypatch, tmp_path, workers):
-    import figures_gen._render
-
-    gen = _gen_script(monkeypatch)
-    release = tmp_path / "release"
-    monkeypatch.setattr(figures_gen._render, "figure_files", _held_until(release))
-    figures = gen.Figures({"ridge_overlay": "ridge", "h100_roofline": "h100"},
-                          gen.Rendering(["ridge_overlay", "h100_roofline"]))
-    pending_figures.begin(figures)
+    release, files = _two_held_figures(monkeypatch, tmp_path)
     try:
-        config = MkDocsConfig()
-        config.load_dict({"site_name": "t", "site_dir": str(tmp_path / "site")})
-        files = pending_figures.add_files(Files([]), config)
         marker = pending_figures.size_attributes(files.get_file_from_path("figures/h100-narrow.svg"))
         page = tmp_path / "site" / "decode" / "index.html"
         # Written now, with the figure held: the page comes back as it is (no wait), and MkDocs writes it so.
