@@ -91,7 +91,7 @@ def place_labels(fig, min_font: float) -> None:
         frame = ax.get_window_extent(renderer)
         # One label, measured once at the first spot: its box at every other spot is that box moved
         # by the change of offset and alignment (the text, its size and its lines stay the same).
-        # Measuring the text anew at each spot was most of placing it.
+        # Measuring the text anew at each spot would be most of placing it.
         _, _, ha0, va0 = spots[0]
         t = ax.annotate(text, (x, y), xytext=spots[0][:2], textcoords="offset points", ha=ha0, va=va0,
                         fontsize=fontsize, color=colour, annotation_clip=False)

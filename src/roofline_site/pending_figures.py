@@ -10,8 +10,8 @@ processes) and hands them over with `begin`; the figures hook then, for the same
 * `size_attributes` (the figure markup) gives an SVG's width and height, or, while that figure is
   still rendering, a marker that `sizes_in` (on_post_page) replaces if it is in by then; a page
   whose figures are still rendering is written with its markers and noted, and never waits: the
-  pages after it render while the figures do (a page that waited held every later page, and the
-  build then ended with this process working alone);
+  pages after it render while the figures do (a page that waited would hold every later page, and
+  the build would end with this process working alone);
 * `publish` (on_post_build, before the site is swapped in and before anything reads the pages
   whole) waits for the rest, checks the render counts, stores the cache (every figure in), writes
   every file and fills in the sizes of the pages noted;

@@ -195,9 +195,9 @@ class Rendering:
             return
         # fork shares what this process imported (roofline, the registry read): a fresh interpreter per
         # worker (forkserver) imported and read them again, 0.7 s of CPU each. matplotlib too: imported
-        # here once, not once in each worker (0.6 s of CPU each, on the figures' road, the longer one
-        # now that no page waits for a figure). A process with other threads (mkdocs serve's) gets
-        # forkserver, as fork is unsafe there.
+        # here once, not once in each worker (0.6 s of CPU each, on the figures' road, the longer one:
+        # no page waits for a figure). A process with other threads (mkdocs serve's) gets forkserver,
+        # as fork is unsafe there.
         fork = _fork_safe()
         if fork:
             _import_pyplot()

@@ -160,8 +160,8 @@ def phone_layout(page_html: str) -> str:
 
     Each table without a class also arrives in the two boxes Material's bundle would put it in as it
     starts (`md-typeset__scrollwrap`, `md-typeset__table`), with the class `rl-table` that tells the
-    bundle it has nothing to do: moving a table into them there restyled and laid out the whole table
-    again inside the bundle's start-up task (Lighthouse's blocking time on the hardware page).
+    bundle it has nothing to do: moving a table into them there restyles and lays out the whole table
+    again inside the bundle's start-up task (blocking time, as Lighthouse counts it).
     tables.css gives `rl-table` the look Material gives a table without a class.
 
     >>> laid = phone_layout('<table><thead><tr><th>a</th><th>b</th><th>c</th><th>d</th></tr></thead>'
