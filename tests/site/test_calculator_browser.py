@@ -46,9 +46,9 @@ def message(page, key: str, config: int = 0) -> str:
 
 
 def message_saying(page, key: str, words: str, config: int = 0) -> str:
-    """The field's message once it says `words`, or as it is after 5 s. A layout field's first edit of
-    more than one device loads the many-chips code first (many.js, on demand), then checks the edit:
-    its message comes a module load later."""
+    """The field's message once it says `words`, or as it is after 5 s. A layout field's first value
+    other than 1 loads the many-chips code first (many.js, on demand), then checks the value: its
+    message comes a module load later."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     ctl = field(page, key, config)
