@@ -35,11 +35,11 @@ from figures_gen._labels import key_labels, point_labels
 from figures_gen._narrow import narrow
 from figures_gen._registry import FIGURES, module
 from figures_gen._render import (DISPLAY_WIDTH_PX, MAX_RENDERS, RENDERS, VARIANTS, display_size, figure_files,
-                                 figure_files_counted, render, render_variants)
+                                 figure_files_counted, render, render_variants, warm_up)
 from figures_gen._style import FIG_SIZE_IN, MIN_TICKS, NARROW_MIN_FONT, NARROW_SIZE_IN, log_ticks, shown_ticks
 from figures_gen._table import Table
 
 __all__ = ["DARK_BG", "DARK_FG", "DISPLAY_WIDTH_PX", "FIGURES", "FIG_SIZE_IN", "MAX_RENDERS", "MIN_TICKS",
            "NARROW_MIN_FONT", "NARROW_SIZE_IN", "RENDERS", "Table", "VARIANTS", "dark_svg", "display_size",
            "figure_files", "figure_files_counted", "key_labels", "log_ticks", "module", "narrow", "point_labels",
-           "render", "render_variants", "shown_ticks"]
+           "render", "render_variants", "shown_ticks", "warm_up"]

@@ -166,6 +166,14 @@ def figure_files(name: str) -> tuple[dict[str, bytes], str]:
     return _variants(name, table), table.to_csv()
 
 
+def warm_up() -> None:
+    """Import what a render needs (pyplot, the Agg and SVG writers) without changing any setting: a
+    process that forks its render workers afterwards imports them once, not once per worker."""
+    import matplotlib.backends.backend_agg  # noqa: F401
+    import matplotlib.backends.backend_svg  # noqa: F401
+    import matplotlib.pyplot  # noqa: F401
+
+
 def figure_files_counted(name: str) -> tuple[dict[str, bytes], str, int]:
     """`figure_files` and the renders it took: what a worker process of the build returns."""
     before = RENDERS[name]

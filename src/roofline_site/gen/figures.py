@@ -34,7 +34,7 @@ from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 
-from figures_gen import FIGURES, MAX_RENDERS, RENDERS, VARIANTS, figure_files, figure_files_counted, module
+from figures_gen import FIGURES, MAX_RENDERS, RENDERS, VARIANTS, figure_files, figure_files_counted, module, warm_up
 
 from roofline.model import serving_runs
 
@@ -157,14 +157,6 @@ def render_all(names) -> dict[str, tuple[dict[str, bytes], str]]:
     return Rendering(names).all()
 
 
-def _import_pyplot() -> None:
-    """matplotlib's pyplot and its font list, loaded as figures_gen._style loads them."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot  # noqa: F401  (the import is the point)
-
-
 class Rendering:
     """Figures being rendered: in worker processes (one per core, started here and left running while
     the caller goes on) where there are two figures or more to render and two cores or more, else here,
@@ -200,7 +192,7 @@ class Rendering:
         # as fork is unsafe there.
         fork = _fork_safe()
         if fork:
-            _import_pyplot()
+            warm_up()
         context = multiprocessing.get_context("fork" if fork else "forkserver")
         self._channel = context.SimpleQueue()  # the published runs' ceilings, before their figure is drawn
         self._drop = tempfile.mkdtemp(prefix="roofline-figures-")  # (the files the channel names)
