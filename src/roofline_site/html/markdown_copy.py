@@ -140,17 +140,16 @@ def article_markdown_from(page_html: str, known: dict[str, str]) -> tuple[str, d
     head, blocks = article_blocks(page_html)
     if head is None:
         return "", {}
+    keys = [hashlib.blake2b(block.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest() for block in blocks]
     converter, mine = None, {}
-    for block in blocks:
-        key = hashlib.blake2b(block.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+    for key, block in zip(keys, blocks):
         if key not in mine:
             if key in known:
                 mine[key] = known[key]
             else:
                 converter = converter or _converter()
                 mine[key] = _block_markdown(converter, head, block)
-    md = _joined(mine[hashlib.blake2b(b.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()]
-                 for b in blocks)
+    md = _joined(mine[key] for key in keys)
     return re.sub(r"\n{3,}", "\n\n", md).strip() + "\n", mine
 
 
@@ -246,7 +245,8 @@ class CopyWriter:
     _executor: ProcessPoolExecutor | None = None  # shared by every build of a `mkdocs serve` session
 
     def __init__(self):
-        self._pending: dict[str, tuple[str, str, Future | str | dict]] = {}  # key -> (html, digest, copy or its known blocks)
+        # key -> (html, digest, the stored copy or the worker's future or None, the last build's blocks)
+        self._pending: dict[str, tuple[str, str, Future | str | None, dict[str, str]]] = {}
 
     @classmethod
     def _pool(cls) -> ProcessPoolExecutor:
@@ -276,7 +276,7 @@ class CopyWriter:
         digest = derived.digest(derived.glue_key(), page_html)
         found, md = derived.lookup(("page copy", key), digest)
         if found:
-            self._pending[key] = (page_html, digest, md)
+            self._pending[key] = (page_html, digest, md, {})
             return
         # An edited page: the blocks it shares with its copy in the last build are taken from there.
         known = derived.lookup(("page copy blocks", key), derived.glue_key())[1] or {}
@@ -284,25 +284,23 @@ class CopyWriter:
             future = self._pool().submit(article_markdown_from, page_html, known)
         except (BrokenProcessPool, RuntimeError, OSError):
             type(self)._executor, future = None, None
-        self._pending[key] = (page_html, digest, future if future is not None else known)
+        self._pending[key] = (page_html, digest, future, known)
 
     def results(self) -> dict[str, str]:
         """{key: Markdown} for every submitted page; a failed conversion raises naming its page."""
         from roofline_site import derived
 
         out = {}
-        for key, (page_html, digest, pending) in self._pending.items():
+        for key, (page_html, digest, pending, known) in self._pending.items():
             if isinstance(pending, str):  # the stored copy
                 out[key] = pending
                 continue
             try:
                 try:
-                    # (a dict: the known blocks of a page the worker could not take, converted here)
-                    md, blocks = (article_markdown_from(page_html, pending) if isinstance(pending, dict)
-                                  else pending.result())
+                    md, blocks = pending.result() if pending is not None else article_markdown_from(page_html, known)
                 except BrokenProcessPool:
                     type(self)._executor = None
-                    md, blocks = article_markdown_from(page_html, {})
+                    md, blocks = article_markdown_from(page_html, known)
             except Exception as err:  # noqa: BLE001 — re-raised with the page named
                 raise RuntimeError(f"{key}: the Markdown copy failed: {err}") from None
             out[key] = md
