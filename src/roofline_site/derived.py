@@ -14,7 +14,9 @@ glossary marking, its search entries, its Markdown copy) are kept apart, in .cac
 each under a key that hashes everything it reads (`keyed`): the page's text as it reaches the step,
 and derived's key where the step reads the package or registry (the tokens, an executed example).
 They do not belong to one key's generation, so a spec change re-renders only the pages whose
-numbers it changed: a glossary entry with no number takes every step from the store.
+numbers it changed: a glossary entry with no number takes every step from the store. Each value is
+kept pickled on its own: a build unpickles only the values it finds under its keys (reading the
+whole store as objects took half a second of every build), and writes the others back as they were.
 """
 
 from __future__ import annotations
@@ -173,19 +175,32 @@ _MISSING = object()
 
 
 def lookup(name: tuple, key: str) -> tuple[bool, object]:
-    """(True, value) if a value is stored under `name` with `key`, else (False, None)."""
+    """(True, value) if a value is stored under `name` with `key`, else (False, None).
+
+    The value is unpickled here, afresh for each lookup: a caller may change what it gets."""
     entries = _pages["entries"]
-    value = entries.get(name, {}).get(key, _MISSING) if entries is not None else _MISSING
-    return (False, None) if value is _MISSING else (True, value)
+    held = entries.get(name, {}).get(key, _MISSING) if entries is not None else _MISSING
+    if type(held) is not bytes:  # (none, or a store written before values were kept pickled)
+        return False, None
+    try:
+        return True, pickle.loads(held)
+    except Exception:  # noqa: BLE001 — unreadable (another numpy, a class since renamed): computed again
+        return False, None
 
 
 def remember(name: tuple, key: str, value) -> None:
-    """Store `value` under `name` with `key`, dropping the oldest key past ENTRIES_PER_PAGE; nothing outside a build."""
+    """Store `value` under `name` with `key`, dropping the oldest key past ENTRIES_PER_PAGE; nothing outside a build.
+
+    Pickled now, so what is stored is the value as it is now; one that cannot be pickled is not stored."""
     entries = _pages["entries"]
     if entries is None:
         return
+    try:
+        held = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+    except (pickle.PicklingError, TypeError, AttributeError):
+        return
     kept = {k: v for k, v in entries.get(name, {}).items() if k != key}
-    kept[key] = value
+    kept[key] = held
     entries[name] = dict(list(kept.items())[-ENTRIES_PER_PAGE:])
     _pages["changed"] = True
 

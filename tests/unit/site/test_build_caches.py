@@ -118,6 +118,26 @@ def test_a_keyed_step_keeps_its_latest_entries_and_outlives_a_new_key(derived_ca
     assert derived.lookup(("page",), "v1") == (False, None)
 
 
+def test_a_stored_step_is_the_value_as_it_was_stored_and_a_bad_one_is_computed_again(derived_cache):
+    derived.begin_build()
+    value = {"blocks": ["a"]}
+    derived.remember(("page",), "v1", value)
+    value["blocks"].append("changed after it was stored")
+    found, got = derived.lookup(("page",), "v1")
+    assert found and got == {"blocks": ["a"]}
+    got["blocks"].append("changed by the caller")
+    assert derived.lookup(("page",), "v1") == (True, {"blocks": ["a"]})
+    # A value that cannot be pickled is not stored; one that cannot be unpickled, or one a store kept
+    # as an object (not pickled on its own), is a miss: the step runs.
+    derived.remember(("page",), "v2", lambda: None)
+    assert derived.lookup(("page",), "v2") == (False, None)
+    derived._pages["entries"][("page",)]["v3"] = b"not a pickle"
+    derived._pages["entries"][("page",)]["v4"] = "an object, not its pickle"
+    assert derived.lookup(("page",), "v3") == (False, None) and derived.lookup(("page",), "v4") == (False, None)
+    assert derived.keyed(("page",), "v3", lambda: "computed") == "computed"
+    assert derived.lookup(("page",), "v3") == (True, "computed")
+
+
 def test_a_serve_rebuild_stores_the_pages_when_the_process_ends(derived_cache, monkeypatch):
     at_exit = []
     monkeypatch.setattr(derived.atexit, "register", at_exit.append)
