@@ -63,7 +63,9 @@ class _NamePage(logging.Filter):
         return True
 
 
+@event_priority(90)  # early: after the build hook's fork, before the figures start (the server boots meanwhile)
 def on_config(config, **kwargs):
+    _copies.start_server()
     handlers = logging.getLogger("mkdocs").handlers
     for handler in handlers:
         if not any(isinstance(f, _NamePage) for f in handler.filters):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from roofline_site.html.markdown_copy import CopyWriter, article_html, article_markdown
@@ -37,6 +39,19 @@ def test_copies_come_back_by_page_from_the_worker():
     assert CopyWriter._executor is None and not worker.is_alive()
     writer.submit("c.md", article_html("<p>Gamma.</p>", "C"))  # a later build starts another
     assert writer.results() == {"c.md": "# C\n\nGamma.\n"}
+    CopyWriter.close()
+
+
+def test_the_worker_server_starts_before_the_first_copy_and_the_copy_comes_from_it():
+    from multiprocessing import forkserver
+
+    CopyWriter.start_server()  # as the build does in on_config, before any page
+    server = forkserver._forkserver._forkserver_pid
+    assert server is not None and os.waitpid(server, os.WNOHANG) == (0, 0)  # booting or up, not gone
+    writer = CopyWriter()
+    writer.submit("a.md", article_html("<p>Alpha text.</p>", "A"))
+    assert writer.results() == {"a.md": "# A\n\nAlpha text.\n"}
+    assert forkserver._forkserver._forkserver_pid == server  # the worker came from that server
     CopyWriter.close()
 
 
