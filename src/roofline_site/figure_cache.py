@@ -27,6 +27,7 @@ import pickle
 import shutil
 import sys
 import tempfile
+import time
 from importlib.metadata import version
 from pathlib import Path
 
@@ -130,21 +131,93 @@ def traced_files_ceilings_first(name: str) -> tuple:
     return traced_files(name, first=ceilings_first)
 
 
+#: The file `ceilings_ahead` leaves in the workers' folder: (every run's ceiling, what computing them read).
+CEILINGS_AHEAD = "ceilings-ahead.pickle"
+
+
+def ceilings_ahead(channel, folder: str) -> None:
+    """A process of its own, forked before matplotlib is imported: every published run's ceiling, computed
+    while the build's process still starts its figure workers, left in `folder` (CEILINGS_AHEAD) with
+    what computing them read, and named on `channel` for the build's process (`ceilings_sent`). The
+    figure that draws them takes them from there (`traced_files_after_ceilings`)."""
+    import signal
+
+    from roofline.model import serving_runs
+    from roofline.registry.loader import traced_reads
+
+    # Ended quietly by the build's process when the build fails first (the handler it inherited would
+    # print a traceback from wherever SIGTERM found it).
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    target = Path(folder) / CEILINGS_AHEAD
+    result = (None, None)  # (a ceiling that raised: the figure computes them, and says why in its own line)
+    try:
+        with traced_reads() as reads:
+            serving_runs.all_ceilings()
+        result = (serving_runs.computed_ceilings(), canonical(reads))
+    finally:
+        tmp = target.with_name(target.name + ".tmp")
+        with open(tmp, "wb") as out:
+            pickle.dump(result, out)
+        tmp.replace(target)  # (whole or not at all: the figure's worker may be looking for it)
+    channel.put(str(target))
+
+
+def traced_files_after_ceilings(name: str, folder: str, pid: int) -> tuple:
+    """`traced_files(name)` for the figure whose data is every run's ceiling, taking them from the process
+    that computes them ahead (`ceilings_ahead`, process `pid`): waited for, and their reads recorded in
+    the figure's trace. Where that process ended without them, the figure computes them itself."""
+    from roofline.model import serving_runs
+    from roofline.registry.loader import replay_reads
+
+    def take_ceilings():
+        target = Path(folder) / CEILINGS_AHEAD
+        while not target.exists() and _alive(pid):
+            time.sleep(0.01)
+        try:
+            with open(target, "rb") as src:
+                ceilings, reads = pickle.load(src)
+        except (OSError, pickle.UnpicklingError, EOFError, ValueError, TypeError):  # (computed in the trace)
+            return
+        if ceilings is None:
+            return
+        serving_runs.remember(ceilings)
+        replay_reads(tuple(r) for r in reads)
+
+    return traced_files(name, first=take_ceilings)
+
+
+def _alive(pid: int) -> bool:
+    """Whether process `pid` is still at work: running, not ended and waiting to be reaped by its parent
+    (a sibling's exit leaves a zombie that `kill` still finds)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return stat.read().rsplit(b")", 1)[1].split()[0] not in (b"Z", b"X")
+    except FileNotFoundError:
+        return False
+    except (OSError, IndexError):  # (no /proc on this host: ask kill)
+        pass
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # (another user's process: it exists)
+        return True
+    return True
+
+
 def ceilings_sent(channel) -> dict | None:
-    """The published runs' ceilings a worker sent on `channel`, if it has (the file is removed), else None."""
+    """The published runs' ceilings a worker sent on `channel`, if it has, else None (the file stays in the
+    workers' folder, removed with it: the figure's worker may read it too)."""
     if channel.empty():
         return None
     path = channel.get()
     try:
         with open(path, "rb") as src:
-            return pickle.load(src)
+            sent = pickle.load(src)
     except (OSError, pickle.UnpicklingError, EOFError):  # (computed here instead)
         return None
-    finally:
-        try:
-            os.unlink(path)
-        except OSError:
-            pass
+    # (`ceilings_ahead` leaves them with what computing them read; a figure's worker, alone)
+    return sent[0] if isinstance(sent, tuple) else sent
 
 
 #: How much lower a figure worker runs than the build's process once it draws (os.nice's increment).

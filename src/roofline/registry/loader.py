@@ -68,6 +68,13 @@ def _record(kind: str, ident: str) -> None:
         reads.add((kind, ident))
 
 
+def replay_reads(reads: Iterable[tuple[str, str]]) -> None:
+    """Record in every trace open now the reads a computation made elsewhere (another process) whose
+    result this one takes instead of computing it: what it read is what that result depends on."""
+    for kind, ident in reads:
+        _record(kind, ident)
+
+
 def read_values(reads: Iterable[tuple[str, str]], entries_of: Callable[[str], Mapping[str, object]] | None = None) -> str:
     """The current value of every read in `reads`, as one text: each entry's repr (a listing: every
     entry's, in file order), `<missing>` for an id or kind that is not there.

@@ -177,6 +177,7 @@ class Rendering:
         self._pool = None
         self._channel = self._drop = None
         self._with_ceilings: str | None = None  # the figure whose worker computes the runs' ceilings
+        self._ahead = None  # the process that computes them ahead of the figure workers (fork only)
         todo = [name for name in self.names if name not in self.done]
         self.started = bool(todo)  # (figures read from the cache were not rendered in this build)
         if not todo:
@@ -191,25 +192,35 @@ class Rendering:
         # no page waits for a figure). A process with other threads (mkdocs serve's) gets forkserver,
         # as fork is unsafe there.
         fork = _fork_safe()
-        if fork:
-            warm_up()
         context = multiprocessing.get_context("fork" if fork else "forkserver")
         self._channel = context.SimpleQueue()  # the published runs' ceilings, before their figure is drawn
         self._drop = tempfile.mkdtemp(prefix="roofline-figures-")  # (the files the channel names)
-        self._pool = ProcessPoolExecutor(min(workers(), len(todo)), mp_context=context,
-                                         initializer=figure_cache.start_worker, initargs=(self._channel, self._drop))
-        # A forked worker's collector would walk every object it inherited at each full collection
-        # (MkDocs' pages, the registry): frozen, they are left out of it (the workers start at the first submit).
+        # A figure whose data is every published run's ceiling: the pages quote them too, and the build's
+        # process, which has the most to do, takes them from the process that computed them when it first
+        # needs one (about two seconds of CPU it would spend again otherwise). Forked, they are computed
+        # in a process of their own, started before matplotlib is imported here: they need none, and they
+        # run while this process imports it (a core the build left idle). Else that figure's worker
+        # computes them first, before it draws.
+        first = [name for name in todo if _uses_run_ceilings(name)][:1]
+        # A forked process's collector would walk every object it inherited at each full collection
+        # (MkDocs' pages, the registry): frozen, they are left out of it.
         if fork:
             gc.freeze()
-        # A figure whose data is every published run's ceiling goes first: the pages quote them too, and
-        # the build's process, which has the most to do, takes them from that figure's worker when it first
-        # needs one (about two seconds of CPU it would spend again otherwise).
-        first = [name for name in todo if _uses_run_ceilings(name)][:1]
         try:
-            self._futures = {name: self._pool.submit(figure_cache.traced_files_ceilings_first, name) for name in first}
-            self._futures |= {name: self._pool.submit(figure_cache.traced_files, name)
-                              for name in todo if name not in first}
+            if fork and first:
+                self._ahead = context.Process(target=figure_cache.ceilings_ahead, args=(self._channel, self._drop),
+                                              name="roofline-ceilings", daemon=True)
+                self._ahead.start()
+            if fork:
+                warm_up()
+            self._pool = ProcessPoolExecutor(min(workers(), len(todo)), mp_context=context,
+                                             initializer=figure_cache.start_worker, initargs=(self._channel, self._drop))
+            # (the workers start at the first submit; the figure that waits for the ceilings goes last)
+            self._futures = {name: self._pool.submit(figure_cache.traced_files, name) for name in todo if name not in first}
+            for name in first:
+                self._futures[name] = (
+                    self._pool.submit(figure_cache.traced_files_after_ceilings, name, self._drop, self._ahead.pid)
+                    if self._ahead is not None else self._pool.submit(figure_cache.traced_files_ceilings_first, name))
         finally:
             if fork:
                 gc.unfreeze()
@@ -222,7 +233,8 @@ class Rendering:
         their figure), and keep them here; nothing where it sent none (the figure failed: its own error is
         the figure's, and the ceilings are computed here)."""
         future = self._futures[self._with_ceilings]
-        while self._channel.empty() and not future.done():
+        working = self._ahead.is_alive if self._ahead is not None else (lambda: not future.done())
+        while self._channel.empty() and working():
             time.sleep(0.005)
         if (sent := figure_cache.ceilings_sent(self._channel)) is not None:
             serving_runs.remember(sent)
@@ -284,6 +296,12 @@ class Rendering:
             idle = all(future.done() for future in self._futures.values())
             self._pool.shutdown(wait=idle, cancel_futures=True)
             self._pool = None
+        if self._ahead is not None:  # (done by now, unless the build failed first)
+            self._ahead.join(timeout=0)
+            if self._ahead.is_alive():
+                self._ahead.terminate()
+                self._ahead.join()
+            self._ahead = None
         if self._drop is not None:  # (ceilings never asked for, or sent by a worker the build did not wait for)
             shutil.rmtree(self._drop, ignore_errors=True)
             self._drop = None

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+
+import pytest
+
 from roofline_site import figure_cache
 from roofline_site.figure_cache import FigureStore, figure_key
 
@@ -109,6 +113,59 @@ def test_a_worker_sends_the_ceilings_through_a_file_and_the_build_takes_them_onc
         monkeypatch.setattr(figure_cache, "traced_files", lambda name, first=None: (first(), "files")[1])
         assert figure_cache.traced_files_ceilings_first("fig") == "files"
         assert figure_cache.ceilings_sent(channel) == sent
-        assert list(tmp_path.iterdir()) == []  # the file is removed once read
+        assert figure_cache.ceilings_sent(channel) is None  # taken once (the file goes with the workers' folder)
     finally:
         figure_cache.start_worker(None)
+
+
+def test_ceilings_computed_ahead_reach_the_build_and_their_figure_with_what_they_read(tmp_path, monkeypatch):
+    import multiprocessing
+
+    from roofline.model import serving_runs
+    from roofline.registry import loader
+
+    channel = multiprocessing.get_context("fork").SimpleQueue()
+    sent = {("run", "paths"): "ceiling"}
+    # Computing the ceilings reads the H100's entry (a listing of the measurements too, in the package).
+    monkeypatch.setattr(serving_runs, "all_ceilings", lambda: loader._record("hardware", "h100-sxm5"))
+    monkeypatch.setattr(serving_runs, "computed_ceilings", lambda: sent)
+    figure_cache.ceilings_ahead(channel, str(tmp_path))
+    assert figure_cache.ceilings_sent(channel) == sent  # the build's process takes them from the channel
+
+    remembered = []
+    monkeypatch.setattr(serving_runs, "remember", remembered.append)
+
+    def traced(name, first=None):
+        with loader.traced_reads() as reads:
+            first()
+        return sorted(reads)
+
+    monkeypatch.setattr(figure_cache, "traced_files", traced)
+    # The figure's worker takes them from the file, and its record holds what computing them read.
+    assert figure_cache.traced_files_after_ceilings("fig", str(tmp_path), os.getpid()) == [("hardware", "h100-sxm5")]
+    assert remembered == [sent]
+
+
+def test_a_figure_waits_for_no_ceilings_a_failed_or_gone_process_left(tmp_path, monkeypatch):
+    import multiprocessing
+
+    from roofline.model import serving_runs
+
+    def fails():
+        raise ValueError("a broken run")
+
+    monkeypatch.setattr(serving_runs, "all_ceilings", fails)
+    channel = multiprocessing.get_context("fork").SimpleQueue()
+    with pytest.raises(ValueError):
+        figure_cache.ceilings_ahead(channel, str(tmp_path))
+    remembered = []
+    monkeypatch.setattr(serving_runs, "remember", remembered.append)
+    monkeypatch.setattr(figure_cache, "traced_files", lambda name, first=None: (first(), "files")[1])
+    assert figure_cache.traced_files_after_ceilings("fig", str(tmp_path), os.getpid()) == "files"
+    assert remembered == []  # (the figure computes them in its own trace, and fails with its own line)
+    gone = multiprocessing.get_context("fork").Process(target=lambda: None)
+    gone.start()
+    gone.join()
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert figure_cache.traced_files_after_ceilings("fig", str(empty), gone.pid) == "files"  # no wait for good
