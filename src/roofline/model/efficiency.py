@@ -147,6 +147,11 @@ def fit(points: list[tuple[float, float]], kernel: str = "matmul") -> Efficiency
 _FITS: dict[tuple, object] = {}
 
 
+def forget_fits() -> None:
+    """Drop every fit kept (`roofline.memos.forget_all`): the next is fitted afresh, reading its rows."""
+    _FITS.clear()
+
+
 def _fit_efficiency(row: KernelMeasurement) -> float:
     """A row's efficiency as a fit takes it: at most 1. A row faster than its device's roofline means the
     device's spec was edited below what the row measured (a what-if); the kernel then runs at the

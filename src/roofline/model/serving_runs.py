@@ -184,6 +184,11 @@ def ceiling(run: ServingMeasurement) -> RunCeiling:
     return known
 
 
+def forget_ceilings() -> None:
+    """Drop every ceiling kept (`roofline.memos.forget_all`); a supplier set with `supply_with` stays."""
+    _CEILINGS.clear()
+
+
 def computed_ceilings() -> dict[tuple, RunCeiling]:
     """Every ceiling this process holds, by (run, registry files)."""
     return dict(_CEILINGS)

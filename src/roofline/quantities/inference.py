@@ -275,6 +275,11 @@ def energy_per_token(model, hw, batch=1, context=1, weight_format: str = "bf16")
 _searches: dict[tuple, tuple] = {}
 
 
+def forget_searches() -> None:
+    """Drop every search kept (`roofline.memos.forget_all`)."""
+    _searches.clear()
+
+
 def _cached(kind, m, d, *args):
     key = (kind, id(m), id(d), *args)
     hit = _searches.get(key)

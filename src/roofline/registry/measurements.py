@@ -295,6 +295,11 @@ def kernel_measurements(kernel: str | None = None) -> list[KernelMeasurement]:
 _KERNEL_ROWS: dict = {}
 
 
+def forget_kernel_rows() -> None:
+    """Drop the rows kept by kernel (`roofline.memos.forget_all`)."""
+    _KERNEL_ROWS.clear()
+
+
 # ------------------------------------------------------------------ serving runs ------------------
 
 #: How the requests met the engine: all queued at once, one batch start to end, or a client

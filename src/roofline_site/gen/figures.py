@@ -36,6 +36,7 @@ from mkdocs.exceptions import PluginError
 
 from figures_gen import FIGURES, MAX_RENDERS, RENDERS, VARIANTS, figure_files, figure_files_counted, module, warm_up
 
+from roofline import memos
 from roofline.model import serving_runs
 
 from roofline_site import figure_cache, pending_figures
@@ -142,6 +143,10 @@ NON_FINITE = re.compile(r"(?im)(?:^|,)\s*\"?[-+]?(?:nan|inf|infinity)\"?\s*(?=,|
 render = figure_files
 
 
+#: Figures each worker holds at once (the one it draws and the next): the rest wait in `Rendering`'s queue.
+FIGURES_HELD_PER_WORKER = 2
+
+
 def workers() -> int:
     """Processes to render figures in: one per core this process may run on, or ROOFLINE_FIGURE_WORKERS
     (1 renders in the build's own process, as a profile of it wants)."""
@@ -178,6 +183,12 @@ class Rendering:
         self._channel = self._drop = None
         self._with_ceilings: str | None = None  # the figure whose worker computes the runs' ceilings
         self._ahead = None  # the process that computes them ahead of the figure workers (fork only)
+        self._forked = False  # workers forked from this process (`mkdocs build`), not from a forkserver
+        # Figures not yet handed to a worker, in order: forked, the workers hold a few at a time and take
+        # the next as each finishes (`_feed`), so that the build's process can take the last ones itself.
+        self._queue: list[tuple[str, tuple]] = []
+        self._lock = threading.Lock()
+        self._closed = False
         todo = [name for name in self.names if name not in self.done]
         self.started = bool(todo)  # (figures read from the cache were not rendered in this build)
         if not todo:
@@ -191,7 +202,7 @@ class Rendering:
         # here once, not once in each worker (0.6 s of CPU each, on the figures' road, the longer one:
         # no page waits for a figure). A process with other threads (mkdocs serve's) gets forkserver,
         # as fork is unsafe there.
-        fork = _fork_safe()
+        fork = self._forked = _fork_safe()
         context = multiprocessing.get_context("fork" if fork else "forkserver")
         self._channel = context.SimpleQueue()  # the published runs' ceilings, before their figure is drawn
         self._drop = tempfile.mkdtemp(prefix="roofline-figures-")  # (the files the channel names)
@@ -216,11 +227,14 @@ class Rendering:
             self._pool = ProcessPoolExecutor(min(workers(), len(todo)), mp_context=context,
                                              initializer=figure_cache.start_worker, initargs=(self._channel, self._drop))
             # (the workers start at the first submit; the figure that waits for the ceilings goes last)
-            self._futures = {name: self._pool.submit(figure_cache.traced_files, name) for name in todo if name not in first}
+            self._queue = [(name, (figure_cache.traced_files, name)) for name in todo if name not in first]
             for name in first:
-                self._futures[name] = (
-                    self._pool.submit(figure_cache.traced_files_after_ceilings, name, self._drop, self._ahead.pid)
-                    if self._ahead is not None else self._pool.submit(figure_cache.traced_files_ceilings_first, name))
+                self._queue.append((name, (figure_cache.traced_files_after_ceilings, name, self._drop, self._ahead.pid)
+                                    if self._ahead is not None else (figure_cache.traced_files_ceilings_first, name)))
+            if not fork:  # (a forkserver's: every figure at once, none drawn here)
+                self._queue.sort(key=lambda item: item[0] not in first)
+            for _ in range(FIGURES_HELD_PER_WORKER * workers() if fork else len(self._queue)):
+                self._feed()
         finally:
             if fork:
                 gc.unfreeze()
@@ -228,26 +242,49 @@ class Rendering:
             self._with_ceilings = first[0]
             serving_runs.supply_with(self._ceilings_from_worker)
 
+    def _feed(self, _done=None) -> None:
+        """Hand the next queued figure to the workers (and again when it is done)."""
+        with self._lock:
+            if self._closed or not self._queue or self._pool is None:
+                return
+            name, task = self._queue.pop(0)
+            try:
+                future = self._pool.submit(*task)
+            except RuntimeError:  # (the pool is shutting down: the build failed)
+                return
+            self._futures[name] = future
+        future.add_done_callback(self._feed)
+
+    def _take_queued(self) -> tuple[str, tuple] | None:
+        """The last figure still queued, taken off the queue (None when none is)."""
+        with self._lock:
+            return self._queue.pop() if self._queue else None
+
     def _ceilings_from_worker(self) -> None:
         """Wait for every published run's ceiling from the worker that computes them (sent before it draws
         their figure), and keep them here; nothing where it sent none (the figure failed: its own error is
         the figure's, and the ceilings are computed here)."""
-        future = self._futures[self._with_ceilings]
-        working = self._ahead.is_alive if self._ahead is not None else (lambda: not future.done())
+        if self._ahead is not None:
+            working = self._ahead.is_alive
+        else:  # (every figure handed to the workers at once: its future is there)
+            future = self._futures[self._with_ceilings]
+            working = lambda: not future.done()  # noqa: E731
         while self._channel.empty() and working():
             time.sleep(0.005)
         if (sent := figure_cache.ceilings_sent(self._channel)) is not None:
             serving_runs.remember(sent)
 
-    def _here(self, name: str) -> tuple[dict[str, bytes], str]:
+    def _here(self, name: str, traced=figure_cache.traced_files) -> tuple[dict[str, bytes], str]:
         """One figure rendered in this process (its renders counted here as it draws), its reads kept."""
-        svgs, csv_text, _, reads, values, texts = figure_cache.traced_files(name)
+        svgs, csv_text, _, reads, values, texts = traced(name)
         self.reads[name] = (reads, values)
         if texts is not None:
             self.texts[name] = texts
         return svgs, csv_text
 
     def files(self, name: str) -> tuple[dict[str, bytes], str]:
+        if name not in self.done and name not in self._futures:
+            self._take_unstarted()  # (a figure still queued: this process renders the queue's tail, then waits)
         if name not in self.done:
             future = self._futures[name]
             try:
@@ -274,26 +311,54 @@ class Rendering:
         return name in self.done
 
     def raise_failed(self) -> None:
-        for name, future in self._futures.items():
+        for name, future in list(self._futures.items()):
             if name not in self.done and future.done():
                 self.files(name)  # (a success is collected, its renders counted, once)
 
     def all(self) -> dict[str, tuple[dict[str, bytes], str]]:
         try:
+            self._take_unstarted()
             return {name: self.files(name) for name in self.names}
         finally:
             self.close()
 
+    def _take_unstarted(self) -> None:
+        """Render here the figures still queued, the last first, while the workers take the others from the
+        front: once the pages are done, this process would otherwise wait with its core idle while the
+        workers draw them one by one (`mkdocs build` only).
+
+        The package's memos are emptied first (`roofline.memos`): a value the pages computed would answer
+        the figure without the registry reads its cache key records. The ceilings' figure takes them, with
+        what computing them read, from the process that computed them ahead; where none did, its worker
+        computes them, and it is left to it. A figure that has failed by then ends the build, as in `files`.
+        """
+        if not self._forked:  # (`mkdocs serve`: its next build keeps the memos its pages use)
+            return
+        forgotten = False
+        while (item := self._take_queued()) is not None:
+            name = item[0]
+            self.raise_failed()
+            if not forgotten:
+                memos.forget_all()
+                forgotten = True
+            traced = figure_cache.traced_files
+            if name == self._with_ceilings:
+                pid = self._ahead.pid
+                traced = lambda name: figure_cache.traced_files_after_ceilings(name, self._drop, pid)  # noqa: E731
+            self.done[name] = _render(name, lambda name=name, traced=traced: self._here(name, traced))
+
     def close(self) -> None:
+        with self._lock:
+            self._closed = True  # (nothing more is handed to the workers)
         if self._with_ceilings is not None:
             serving_runs.supply_with(None)  # (nothing more to wait for: what is not in is computed where asked)
-        for future in self._futures.values():
+        for future in list(self._futures.values()):
             future.cancel()  # (after a failure: nothing more to wait for)
         if self._pool is not None:
             # Joined when nothing runs (every build that finished): a pool left to the collector at
             # interpreter exit printed "Exception ignored ... weakref_cb" after a test run. A render
             # still running (a failed build) is not waited for.
-            idle = all(future.done() for future in self._futures.values())
+            idle = all(future.done() for future in list(self._futures.values()))
             self._pool.shutdown(wait=idle, cancel_futures=True)
             self._pool = None
         if self._ahead is not None:  # (done by now, unless the build failed first)

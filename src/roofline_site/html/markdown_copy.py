@@ -298,23 +298,35 @@ class CopyWriter:
             type(self)._executor, future = None, None
         self._pending[key] = (page_html, digest, future, known)
 
+    @classmethod
+    def _converted(cls, key: str, page_html: str, known: dict[str, str], pending: Future | None) -> tuple:
+        """(Markdown, blocks) of one page: the worker's, or made here where it has none."""
+        try:
+            try:
+                return pending.result() if pending is not None else article_markdown_from(page_html, known)
+            except BrokenProcessPool:
+                cls._executor = None
+                return article_markdown_from(page_html, known)
+        except Exception as err:  # noqa: BLE001 — re-raised with the page named
+            raise RuntimeError(f"{key}: the Markdown copy failed: {err}") from None
+
     def results(self) -> dict[str, str]:
         """{key: Markdown} for every submitted page; a failed conversion raises naming its page."""
         from roofline_site import derived
 
         out = {}
+        # The copies the worker has not started are made here, the last first, while it makes the others:
+        # the pages are done, and this process would otherwise wait with its core idle.
+        made_here = {}
+        for key in reversed(list(self._pending)):
+            page_html, _, pending, known = self._pending[key]
+            if isinstance(pending, Future) and pending.cancel():
+                made_here[key] = self._converted(key, page_html, known, None)
         for key, (page_html, digest, pending, known) in self._pending.items():
             if isinstance(pending, str):  # the stored copy
                 out[key] = pending
                 continue
-            try:
-                try:
-                    md, blocks = pending.result() if pending is not None else article_markdown_from(page_html, known)
-                except BrokenProcessPool:
-                    type(self)._executor = None
-                    md, blocks = article_markdown_from(page_html, known)
-            except Exception as err:  # noqa: BLE001 — re-raised with the page named
-                raise RuntimeError(f"{key}: the Markdown copy failed: {err}") from None
+            md, blocks = made_here[key] if key in made_here else self._converted(key, page_html, known, pending)
             out[key] = md
             derived.remember(("page copy", key), digest, md)
             derived.remember(("page copy blocks", key), derived.glue_key(), blocks)

@@ -260,3 +260,30 @@ def test_a_build_that_ends_before_it_needs_the_run_ceilings_stops_asking_for_the
     assert serving_runs._SUPPLIER[0] is not None
     rendering.close()
     assert serving_runs._SUPPLIER[0] is None
+
+
+def test_the_build_renders_the_figures_still_queued_itself_once_its_pages_are_done(monkeypatch, tmp_path, workers):
+    """Forked workers hold two figures each; the rest wait in a queue. At the end of the pages the build's
+    process renders the queue's tail itself, last first, while the workers draw theirs: it would otherwise
+    wait with its core idle. The workers here draw nothing until the build's process has rendered one."""
+    import os
+
+    import figures_gen._render
+
+    gen = _gen_script(monkeypatch)
+    names = ["ridge_overlay", "h100_roofline", "intensity_line", "sol_bandwidth", "hardware_map", "real_vs_sol"]
+    release, me, here = tmp_path / "release", os.getpid(), []
+    held = _held_until(release)
+
+    def stand_in(name):
+        if os.getpid() != me:
+            return held(name)
+        here.append(name)
+        release.touch()  # (the workers may go on once this process has taken one)
+        return {v: b'<svg viewBox="0 0 504 302.4"/>' for v in VARIANTS}, f"figure,{name}\n"
+
+    monkeypatch.setattr(figures_gen._render, "figure_files", stand_in)
+    rendering = gen.Rendering(names)
+    out = rendering.all()
+    assert here == ["real_vs_sol", "hardware_map"]  # the two queued, last first; the workers had the first four
+    assert sorted(out) == sorted(names) and all(out[n][1] == f"figure,{n}\n" for n in names)

@@ -55,6 +55,28 @@ def test_the_worker_server_starts_before_the_first_copy_and_the_copy_comes_from_
     CopyWriter.close()
 
 
+def test_copies_the_worker_has_not_started_are_made_here(monkeypatch):
+    from concurrent.futures import Future
+
+    held = []
+
+    class Queued(Future):  # a copy waiting in the worker's queue, which it never reaches
+        def result(self, timeout=None):
+            raise AssertionError("waited for a copy the worker never started")
+
+    class Busy:
+        def submit(self, fn, *args):
+            held.append(Queued())
+            return held[-1]
+
+    monkeypatch.setattr(CopyWriter, "_pool", classmethod(lambda cls: Busy()))
+    writer = CopyWriter()
+    writer.submit("a.md", article_html("<p>Alpha text.</p>", "A"))
+    writer.submit("b.md", article_html("<p>Beta text.</p>", "B"))
+    assert writer.results() == {"a.md": "# A\n\nAlpha text.\n", "b.md": "# B\n\nBeta text.\n"}
+    assert len(held) == 2 and all(f.cancelled() for f in held)  # taken back from the worker, made here
+
+
 def test_copies_are_made_in_process_when_the_worker_cannot_start(monkeypatch):
     def no_pool(cls):
         raise RuntimeError("no processes here")
