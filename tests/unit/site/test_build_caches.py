@@ -350,6 +350,7 @@ def test_a_stored_page_render_sets_what_rendering_sets_and_follows_an_edit(deriv
 
     monkeypatch.setattr(Page, "render", Page.render)  # undone after the test
     monkeypatch.setattr(page_memo.SearchIndex, "add_entry_from_context", page_memo.SearchIndex.add_entry_from_context)
+    monkeypatch.setattr(page_memo.Template, "render", page_memo.Template.render)
     pages = {"a.md": "# Alpha\n\n## Ridge {#ridge}\n\nSee [b](b.md#roof).\n", "b.md": "# Beta\n\n## Roof {#roof}\n"}
     config, files, fresh = _mkdocs_pages(tmp_path / "one", pages)
     for page in fresh.values():
@@ -389,6 +390,7 @@ def test_stored_search_entries_are_those_materials_index_makes(derived_cache, tm
 
     monkeypatch.setattr(Page, "render", Page.render)
     monkeypatch.setattr(page_memo.SearchIndex, "add_entry_from_context", page_memo.SearchIndex.add_entry_from_context)
+    monkeypatch.setattr(page_memo.Template, "render", page_memo.Template.render)
     config, files, pages = _mkdocs_pages(tmp_path / "one", {"a.md": "# Alpha\n\nRoof text.\n\n## Ridge\n\nRidge text.\n"})
     page = pages["a.md"]
     page.render(config, files)
@@ -418,6 +420,7 @@ def test_a_spec_edit_renders_again_only_the_pages_that_execute_examples(derived_
 
     monkeypatch.setattr(Page, "render", Page.render)
     monkeypatch.setattr(page_memo.SearchIndex, "add_entry_from_context", page_memo.SearchIndex.add_entry_from_context)
+    monkeypatch.setattr(page_memo.Template, "render", page_memo.Template.render)
     page_memo.install()
     calls = []
     real = page_memo._original
@@ -456,3 +459,41 @@ def test_a_rebuild_collapses_only_the_pages_written_since(tmp_path, monkeypatch)
     slim.slim_site(site, theme)
     assert seen == ['<div>\n    <p class="a">y</p>\n</div>']
     assert other.read_text(encoding="utf-8") == '<div>\n<p class="a">y</p>\n</div>' and _purged(site) == ".a{color:red}"
+
+
+def test_a_stored_page_html_is_the_templates_and_follows_the_page_the_navigation_and_the_settings(
+        derived_cache, tmp_path, monkeypatch):
+    from types import SimpleNamespace
+
+    from jinja2 import Template
+
+    from roofline_site import page_memo
+
+    monkeypatch.setattr(page_memo.Template, "render", page_memo.Template.render)
+    config, files, pages = _mkdocs_pages(tmp_path / "one", {"a.md": "# Alpha\n\nRoof text.\n"})
+    page = pages["a.md"]
+    page.content = "<p>Roof text.</p>"
+    template = Template("{{ config.site_name }}|{% for i in nav.items %}{{ i.title }} {% endfor %}|{{ page.content }}")
+    nav = SimpleNamespace(items=[SimpleNamespace(title="Alpha", url="a/")])
+    context = {"page": page, "nav": nav, "config": config, "base_url": "..", "extra_css": [], "extra_javascript": []}
+    expected = "T|Alpha |<p>Roof text.</p>"  # by hand, from the template above
+    page_memo.install()
+    calls = []
+    real = page_memo._original_template_render
+    monkeypatch.setattr(page_memo, "_original_template_render", lambda *a: calls.append(1) or real(*a))
+    for _ in range(2):  # a build, then a new process: the second takes the stored HTML
+        derived.begin_build()
+        assert template.render(context) == expected
+        derived.end_build()
+        derived._last.clear()
+    assert len(calls) == 1
+    derived.begin_build()
+    nav.items[0].title = "Alpha, renamed"  # another page's title in the navigation
+    nav = context["nav"] = SimpleNamespace(items=nav.items)  # (a new build's navigation)
+    assert template.render(context) == "T|Alpha, renamed |<p>Roof text.</p>" and len(calls) == 2
+    page.content = "<p>Edited.</p>"
+    assert template.render(context).endswith("<p>Edited.</p>") and len(calls) == 3
+    config["site_name"] = "U"
+    context["nav"] = SimpleNamespace(items=nav.items)
+    assert template.render(context).startswith("U|") and len(calls) == 4
+    assert Template("{{ x }}").render({"x": 1}) == "1" and len(calls) == 5  # not a page: rendered as always
