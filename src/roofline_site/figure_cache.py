@@ -26,7 +26,6 @@ import os
 import pickle
 import shutil
 import sys
-import tempfile
 import time
 from importlib.metadata import version
 from pathlib import Path
@@ -120,24 +119,32 @@ def traced_files_ceilings_first(name: str) -> tuple:
 
     def ceilings_first():
         serving_runs.all_ceilings()
-        if _worker["channel"] is not None:
-            # Through a file, the channel carrying its name: a pipe holds 64 KB, and a larger message
-            # would hold this worker until the build's process read it, which it may never need to.
-            fd, path = tempfile.mkstemp(prefix="ceilings-", suffix=".pickle", dir=_worker["folder"])
-            with os.fdopen(fd, "wb") as out:
-                pickle.dump(serving_runs.computed_ceilings(), out)
-            _worker["channel"].put(path)
+        if _worker["channel"] is not None:  # (their reads are this figure's own: it computed them)
+            _leave_ceilings(_worker["channel"], _worker["folder"], (serving_runs.computed_ceilings(), None))
 
     return traced_files(name, first=ceilings_first)
 
 
-#: The file `ceilings_ahead` leaves in the workers' folder: (every run's ceiling, what computing them read).
-CEILINGS_AHEAD = "ceilings-ahead.pickle"
+#: The file a process that computed every run's ceiling leaves in the workers' folder: (the ceilings, what
+#: computing them read), or (None, None) where one raised.
+CEILINGS_FILE = "ceilings.pickle"
+
+
+def _leave_ceilings(channel, folder: str, result: tuple) -> None:
+    """`result` written to the workers' folder whole or not at all (a figure's worker may be looking for
+    it), and named on `channel`: through a file, as a pipe holds 64 KB, and a larger message would hold
+    the sender until the build's process read it, which it may never need to."""
+    target = Path(folder) / CEILINGS_FILE
+    tmp = target.with_name(target.name + ".tmp")
+    with open(tmp, "wb") as out:
+        pickle.dump(result, out)
+    tmp.replace(target)
+    channel.put(str(target))
 
 
 def ceilings_ahead(channel, folder: str) -> None:
     """A process of its own, forked before matplotlib is imported: every published run's ceiling, computed
-    while the build's process still starts its figure workers, left in `folder` (CEILINGS_AHEAD) with
+    while the build's process still starts its figure workers, left in `folder` (CEILINGS_FILE) with
     what computing them read, and named on `channel` for the build's process (`ceilings_sent`). The
     figure that draws them takes them from there (`traced_files_after_ceilings`)."""
     import signal
@@ -148,18 +155,13 @@ def ceilings_ahead(channel, folder: str) -> None:
     # Ended quietly by the build's process when the build fails first (the handler it inherited would
     # print a traceback from wherever SIGTERM found it).
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    target = Path(folder) / CEILINGS_AHEAD
-    result = (None, None)  # (a ceiling that raised: the figure computes them, and says why in its own line)
     try:
         with traced_reads() as reads:
             serving_runs.all_ceilings()
         result = (serving_runs.computed_ceilings(), canonical(reads))
-    finally:
-        tmp = target.with_name(target.name + ".tmp")
-        with open(tmp, "wb") as out:
-            pickle.dump(result, out)
-        tmp.replace(target)  # (whole or not at all: the figure's worker may be looking for it)
-    channel.put(str(target))
+    except Exception:  # noqa: BLE001 — the figure computes them, and says why in its own line (here: a traceback)
+        result = (None, None)
+    _leave_ceilings(channel, folder, result)
 
 
 def traced_files_after_ceilings(name: str, folder: str, pid: int) -> tuple:
@@ -170,7 +172,7 @@ def traced_files_after_ceilings(name: str, folder: str, pid: int) -> tuple:
     from roofline.registry.loader import replay_reads
 
     def take_ceilings():
-        target = Path(folder) / CEILINGS_AHEAD
+        target = Path(folder) / CEILINGS_FILE
         while not target.exists() and _alive(pid):
             time.sleep(0.01)
         try:
@@ -213,11 +215,10 @@ def ceilings_sent(channel) -> dict | None:
     path = channel.get()
     try:
         with open(path, "rb") as src:
-            sent = pickle.load(src)
-    except (OSError, pickle.UnpicklingError, EOFError):  # (computed here instead)
+            ceilings, _ = pickle.load(src)
+    except (OSError, pickle.UnpicklingError, EOFError, ValueError, TypeError):  # (computed here instead)
         return None
-    # (`ceilings_ahead` leaves them with what computing them read; a figure's worker, alone)
-    return sent[0] if isinstance(sent, tuple) else sent
+    return ceilings
 
 
 #: How much lower a figure worker runs than the build's process once it draws (os.nice's increment).

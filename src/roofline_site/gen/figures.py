@@ -274,9 +274,11 @@ class Rendering:
         if (sent := figure_cache.ceilings_sent(self._channel)) is not None:
             serving_runs.remember(sent)
 
-    def _here(self, name: str, traced=figure_cache.traced_files) -> tuple[dict[str, bytes], str]:
-        """One figure rendered in this process (its renders counted here as it draws), its reads kept."""
-        svgs, csv_text, _, reads, values, texts = traced(name)
+    def _here(self, name: str, task: tuple | None = None) -> tuple[dict[str, bytes], str]:
+        """One figure rendered in this process (its renders counted here as it draws), its reads kept:
+        by `task`, (function, its arguments) as queued for a worker, else `figure_cache.traced_files`."""
+        run, *args = task or (figure_cache.traced_files, name)
+        svgs, csv_text, _, reads, values, texts = run(*args)
         self.reads[name] = (reads, values)
         if texts is not None:
             self.texts[name] = texts
@@ -328,24 +330,20 @@ class Rendering:
         workers draw them one by one (`mkdocs build` only).
 
         The package's memos are emptied first (`roofline.memos`): a value the pages computed would answer
-        the figure without the registry reads its cache key records. The ceilings' figure takes them, with
-        what computing them read, from the process that computed them ahead; where none did, its worker
-        computes them, and it is left to it. A figure that has failed by then ends the build, as in `files`.
+        the figure without the registry reads its cache key records. Each figure runs the task queued for
+        its worker (the ceilings' figure takes them, with what computing them read, from the process that
+        computed them ahead). A figure that has failed by then ends the build, as in `files`.
         """
         if not self._forked:  # (`mkdocs serve`: its next build keeps the memos its pages use)
             return
         forgotten = False
         while (item := self._take_queued()) is not None:
-            name = item[0]
+            name, task = item
             self.raise_failed()
             if not forgotten:
                 memos.forget_all()
                 forgotten = True
-            traced = figure_cache.traced_files
-            if name == self._with_ceilings:
-                pid = self._ahead.pid
-                traced = lambda name: figure_cache.traced_files_after_ceilings(name, self._drop, pid)  # noqa: E731
-            self.done[name] = _render(name, lambda name=name, traced=traced: self._here(name, traced))
+            self.done[name] = _render(name, lambda: self._here(name, task))
 
     def close(self) -> None:
         with self._lock:

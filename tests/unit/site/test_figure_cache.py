@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import os
 
-import pytest
-
 from roofline_site import figure_cache
 from roofline_site.figure_cache import FigureStore, figure_key
 
@@ -156,8 +154,8 @@ def test_a_figure_waits_for_no_ceilings_a_failed_or_gone_process_left(tmp_path, 
 
     monkeypatch.setattr(serving_runs, "all_ceilings", fails)
     channel = multiprocessing.get_context("fork").SimpleQueue()
-    with pytest.raises(ValueError):
-        figure_cache.ceilings_ahead(channel, str(tmp_path))
+    figure_cache.ceilings_ahead(channel, str(tmp_path))  # (no traceback from its process: the figure says why)
+    assert figure_cache.ceilings_sent(channel) is None  # the build's process computes them itself
     remembered = []
     monkeypatch.setattr(serving_runs, "remember", remembered.append)
     monkeypatch.setattr(figure_cache, "traced_files", lambda name, first=None: (first(), "files")[1])
