@@ -259,8 +259,8 @@ class CopyWriter:
     @classmethod
     def start_server(cls) -> None:
         """Start the forkserver the worker comes from, without waiting for it: it boots (a fresh
-        interpreter importing MkDocs) while the build reads its configuration, and the first page's
-        copy no longer waits about a third of a second for it. Harmless where it already runs."""
+        interpreter importing MkDocs, about a third of a second) while the build reads its configuration,
+        so the first page's copy does not wait for it. Harmless where it already runs."""
         try:
             from multiprocessing import forkserver
 
