@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import pytest
+
+from roofline.errors import SpecError
 from roofline.registry import loader
 from roofline.registry.hardware import devices, get_device
 from roofline.registry.loader import ALL, read_values, traced_reads
@@ -58,3 +61,20 @@ def test_the_real_entries_read_as_text_that_names_every_field_and_no_address():
     # A serving run holds its device whole, so a read of every measurement sees an edited device too.
     run = next(iter(serving_measurements().values()))
     assert repr(run.device) in listing
+
+
+def test_the_file_in_use_follows_the_variable_each_time_it_is_asked(monkeypatch, tmp_path):
+    # env_path keeps each value's Path: a kept one must never outlive the variable's value.
+    from roofline.registry import hardware
+
+    bundled = hardware.REGISTRY.default
+    first, second = tmp_path / "a.toml", tmp_path / "b.toml"
+    monkeypatch.setenv("ROOFLINE_HARDWARE", str(first))
+    assert hardware.REGISTRY.path() == first
+    monkeypatch.setenv("ROOFLINE_HARDWARE", str(second))
+    assert hardware.REGISTRY.path() == second
+    monkeypatch.delenv("ROOFLINE_HARDWARE")
+    assert hardware.REGISTRY.path() == bundled
+    monkeypatch.setenv("ROOFLINE_HARDWARE", "  ")
+    with pytest.raises(SpecError, match="ROOFLINE_HARDWARE is set but empty"):
+        hardware.REGISTRY.path()
