@@ -9,6 +9,13 @@ renderer and the text settings, so inside `shared_text_metrics()` the sizes are 
 those and reused by later renderers and later figures. The SVGs are byte-identical with and without
 it (tests/unit/figures/test_text_metrics.py). The settings are read when the block starts: figure
 modules change none (`_style.style` sets them before).
+
+A text's layout (its lines' sizes and offsets, its rotated box, relative to its anchor) is kept the
+same way: matplotlib lays every text out again at each pass (the tight layout, each label placement,
+the SVG writer), looking its font up and reading the font's tables each time (a fifth of a render).
+The layout is a function of the string, the font, the dpi, the alignment, the rotation and the line
+spacing, not of where the text stands, so it is kept under those; a text that wraps (its lines follow
+its place in the figure) is laid out afresh.
 """
 
 from __future__ import annotations
@@ -17,6 +24,8 @@ from contextlib import contextmanager
 
 #: (renderer kind and dpi, text settings, string, font, math, dpi) -> (width, height, descent).
 _sizes: dict = {}
+#: (renderer kind and dpi, text settings, what a layout reads of the text) -> matplotlib's Text._get_layout.
+_layouts: dict = {}
 _MAX_SIZES = 65536
 #: The settings a string's measured size can depend on (hinting, kerning, fonts, math text).
 _SETTINGS = ("text.", "mathtext.", "font.", "svg.")
@@ -29,19 +38,31 @@ def _renderer_key(renderer) -> tuple:
     return (type(renderer), getattr(renderer, "dpi", None), type(inner), getattr(inner, "dpi", None))
 
 
+def _layout_inputs(text) -> tuple:
+    """Everything of `text` that matplotlib's Text._get_layout reads, besides the renderer and settings.
+
+    The font properties object itself (its hash and equality follow its state): the key stored holds a copy."""
+    return (text.get_text(), text._fontproperties, text.get_figure(root=True).dpi, text.get_usetex(),
+            text._parse_math, text._linespacing, text._get_multialignment(), text.get_rotation(),
+            text.get_rotation_mode(), text._horizontalalignment, text._verticalalignment)
+
+
 @contextmanager
 def shared_text_metrics():
-    """Inside: every string's size is measured once per renderer kind and settings (module doc).
+    """Inside: every string's size is measured, and every text laid out, once per renderer kind and
+    settings (module doc).
 
-    matplotlib's measuring function is replaced for the duration and put back after, so a plot
-    outside a figure's render sees matplotlib as it is.
+    matplotlib's measuring function and Text's layout method are replaced for the duration and put back
+    after, so a plot outside a figure's render sees matplotlib as it is.
     """
     import matplotlib
     import matplotlib.text as mtext
+    from matplotlib.transforms import Bbox
 
     settings = tuple(sorted((k, repr(v)) for k, v in matplotlib.rcParams.items() if k.startswith(_SETTINGS)))
     name = "_get_text_metrics_with_cache"
     original = getattr(mtext, name)
+    original_layout = mtext.Text.__dict__["_get_layout"]
 
     def measured(renderer, text, fontprop, ismath, dpi):
         font = fontprop.copy()  # (a FontProperties' hash follows its state: a copy cannot change)
@@ -52,8 +73,24 @@ def shared_text_metrics():
             size = _sizes[key] = original(renderer, text, font, ismath, dpi)
         return size
 
+    def laid_out(text, renderer):
+        if text.get_wrap():
+            return original_layout(text, renderer)
+        inputs = _layout_inputs(text)
+        key = (_renderer_key(renderer), settings, inputs)
+        if (layout := _layouts.get(key)) is None:
+            if len(_layouts) >= _MAX_SIZES:
+                _layouts.clear()
+            layout = original_layout(text, renderer)
+            _layouts[(key[0], settings, (inputs[0], inputs[1].copy(), *inputs[2:]))] = layout
+        box, lines, corner = layout
+        # A fresh box and list each time: the caller owns what it gets, as from matplotlib.
+        return Bbox(box.get_points().copy()), list(lines), corner
+
     setattr(mtext, name, measured)
+    mtext.Text._get_layout = laid_out
     try:
         yield
     finally:
         setattr(mtext, name, original)
+        mtext.Text._get_layout = original_layout

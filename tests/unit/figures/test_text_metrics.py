@@ -57,9 +57,75 @@ def test_a_string_is_measured_once_across_renderers_of_one_kind(monkeypatch):
 def test_matplotlib_is_put_back_after_shared_text_metrics_even_when_the_figure_fails():
     import matplotlib.text as mtext
 
-    before = getattr(mtext, "_get_text_metrics_with_cache")
+    before, layout = getattr(mtext, "_get_text_metrics_with_cache"), mtext.Text._get_layout
     with pytest.raises(ZeroDivisionError):
         with shared_text_metrics():
             assert getattr(mtext, "_get_text_metrics_with_cache") is not before
+            assert mtext.Text._get_layout is not layout
             1 / 0
-    assert getattr(mtext, "_get_text_metrics_with_cache") is before
+    assert getattr(mtext, "_get_text_metrics_with_cache") is before and mtext.Text._get_layout is layout
+
+
+def _layouts_counted(monkeypatch) -> list[str]:
+    """The strings matplotlib's own Text._get_layout lays out from now on (under the test's monkeypatch)."""
+    import matplotlib.text as mtext
+
+    laid, original = [], mtext.Text._get_layout
+
+    def counted(self, renderer):
+        laid.append(self.get_text())
+        return original(self, renderer)
+
+    monkeypatch.setattr(mtext.Text, "_get_layout", counted)
+    return laid
+
+
+def test_a_text_is_laid_out_once_across_passes_and_again_when_it_changes(monkeypatch):
+    laid = _layouts_counted(monkeypatch)
+    plt = style()
+    fig = plt.figure()
+    try:
+        with shared_text_metrics():
+            label = fig.text(0.2, 0.5, "a label laid out once")
+            fig.canvas.draw()
+            label.set_position((0.6, 0.3))  # moved: its layout is relative to where it stands, so kept
+            fig.canvas.draw()
+            assert laid.count("a label laid out once") == 1
+            label.set_rotation(30)  # turned: another layout
+            fig.canvas.draw()
+            assert laid.count("a label laid out once") == 2
+    finally:
+        plt.close(fig)
+
+
+def test_a_wrapping_text_is_laid_out_at_every_pass(monkeypatch):
+    # A wrapped text's lines follow its place in the figure: never taken from an earlier pass.
+    laid = _layouts_counted(monkeypatch)
+    plt = style()
+    fig = plt.figure()
+    try:
+        with shared_text_metrics():
+            fig.text(0.2, 0.5, "a long label that wraps " * 8, wrap=True)
+            fig.canvas.draw()
+            fig.canvas.draw()
+        assert laid.count("a long label that wraps " * 8) == 2
+    finally:
+        plt.close(fig)
+
+
+def test_a_layout_handed_out_is_the_callers_own():
+    import matplotlib.text as mtext
+
+    plt = style()
+    fig = plt.figure()
+    try:
+        with shared_text_metrics():
+            label = fig.text(0.2, 0.5, "mine")
+            renderer = fig.canvas.get_renderer()
+            box, lines, _ = mtext.Text._get_layout(label, renderer)
+            box.set_points([[0, 0], [1, 1]])
+            lines.clear()
+            again, lines_again, _ = mtext.Text._get_layout(label, renderer)
+            assert again.width > 1 and lines_again and lines_again[0][0] == "mine"
+    finally:
+        plt.close(fig)
