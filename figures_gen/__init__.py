@@ -22,7 +22,8 @@ The helpers, one concern each:
     _dark       the dark variant, mapped from the light SVG's text
     _render     rendering: every variant, the render count, the SVG's display size
     _ticks_once each axis' ticks worked out once per matplotlib layout pass (a third of a render)
-    _text_metrics each string measured once per process, not once per matplotlib renderer
+    _text_metrics each string measured and each text laid out once per process, not at every pass;
+                what one process measured handed to the next (fonts_key, measured_here, keep_measured)
 
 `render(name)` gives the wide light SVG and the CSV; `figure_files(name)` every variant and the CSV,
 what the site build (src/roofline_site/gen/figures.py) publishes, so the tests compare like with like.
@@ -38,6 +39,7 @@ from figures_gen._render import (DISPLAY_WIDTH_PX, MAX_RENDERS, RENDERS, VARIANT
                                  figure_files_counted, render, render_variants, warm_up)
 from figures_gen._style import FIG_SIZE_IN, MIN_TICKS, NARROW_MIN_FONT, NARROW_SIZE_IN, log_ticks, shown_ticks
 from figures_gen._table import Table
+from figures_gen._text_metrics import fonts_key, keep_measured, measured_here
 
 __all__ = ["DARK_BG", "DARK_FG", "DISPLAY_WIDTH_PX", "FIGURES", "FIG_SIZE_IN", "MAX_RENDERS", "MIN_TICKS",
            "NARROW_MIN_FONT", "NARROW_SIZE_IN", "RENDERS", "Table", "VARIANTS", "dark_svg", "display_size",

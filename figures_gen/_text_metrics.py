@@ -16,6 +16,9 @@ the SVG writer), looking its font up and reading the font's tables each time (a 
 The layout is a function of the string, the font, the dpi, the alignment, the rotation and the line
 spacing, not of where the text stands, so it is kept under those; a text that wraps (its lines follow
 its place in the figure) is laid out afresh.
+
+What a process measured itself (`measured_here`) can be handed to a later one (`keep_measured`): the site keeps
+it between builds, under `fonts_key`, the matplotlib, FreeType and font files the sizes came from.
 """
 
 from __future__ import annotations
@@ -26,9 +29,44 @@ from contextlib import contextmanager
 _sizes: dict = {}
 #: (renderer kind and dpi, text settings, what a layout reads of the text) -> matplotlib's Text._get_layout.
 _layouts: dict = {}
+#: The sizes and layouts worked out in this process, not handed in by `keep_measured`.
+_here: dict = {"sizes": {}, "layouts": {}}
 _MAX_SIZES = 65536
 #: The settings a string's measured size can depend on (hinting, kerning, fonts, math text).
 _SETTINGS = ("text.", "mathtext.", "font.", "svg.")
+
+
+def fonts_key() -> str:
+    """What a kept size or layout depends on besides its own key: matplotlib's and FreeType's versions and
+    every font file matplotlib knows (path, size, time of change), hashed."""
+    import hashlib
+    import os
+
+    import matplotlib
+    from matplotlib import ft2font
+    from matplotlib.font_manager import fontManager
+
+    h = hashlib.sha256(f"matplotlib {matplotlib.__version__}; FreeType {ft2font.__freetype_version__}".encode())
+    for path in sorted({font.fname for font in [*fontManager.ttflist, *fontManager.afmlist]}):
+        try:
+            st = os.stat(path)
+            h.update(f"{path} {st.st_size} {st.st_mtime_ns}\n".encode("utf-8", "surrogatepass"))
+        except OSError:
+            h.update(f"{path} missing\n".encode("utf-8", "surrogatepass"))
+    return h.hexdigest()[:16]
+
+
+def measured_here() -> dict:
+    """{"sizes": ..., "layouts": ...}: what this process measured and laid out itself (copies)."""
+    return {kind: dict(found) for kind, found in _here.items()}
+
+
+def keep_measured(measured: dict) -> None:
+    """Take sizes and layouts another process measured under the same `fonts_key` (`measured_here`'s form)."""
+    for kind, memo in (("sizes", _sizes), ("layouts", _layouts)):
+        found = measured.get(kind)
+        if isinstance(found, dict) and len(memo) + len(found) <= _MAX_SIZES:
+            memo.update(found)
 
 
 def _renderer_key(renderer) -> tuple:
@@ -70,7 +108,8 @@ def shared_text_metrics():
         if (size := _sizes.get(key)) is None:
             if len(_sizes) >= _MAX_SIZES:
                 _sizes.clear()
-            size = _sizes[key] = original(renderer, text, font, ismath, dpi)
+                _here["sizes"].clear()
+            size = _sizes[key] = _here["sizes"][key] = original(renderer, text, font, ismath, dpi)
         return size
 
     def laid_out(text, renderer):
@@ -81,8 +120,10 @@ def shared_text_metrics():
         if (layout := _layouts.get(key)) is None:
             if len(_layouts) >= _MAX_SIZES:
                 _layouts.clear()
+                _here["layouts"].clear()
             layout = original_layout(text, renderer)
-            _layouts[(key[0], settings, (inputs[0], inputs[1].copy(), *inputs[2:]))] = layout
+            stored = (key[0], settings, (inputs[0], inputs[1].copy(), *inputs[2:]))
+            _layouts[stored] = _here["layouts"][stored] = layout
         box, lines, corner = layout
         # A fresh box and list each time: the caller owns what it gets, as from matplotlib.
         return Bbox(box.get_points().copy()), list(lines), corner

@@ -70,6 +70,89 @@ def figure_key(code: str, name: str, reads, values: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
+#: The folder (in the figures' cache) where the strings' sizes and texts' layouts the figures measured
+#: (figures_gen.measured_here) are kept between builds: one file of what earlier builds measured, and one
+#: per process that rendered since (named by its pid), folded into it by the next build's `start_text_metrics`.
+TEXT_METRICS = "text-metrics"
+_METRICS_FILE = "measured.pickle"
+#: The largest file of them read (a few hundred KB in practice).
+_MAX_METRICS_BYTES = 64 * 1024 * 1024
+_metrics: dict = {"folder": None, "key": None}
+
+
+def _read_metrics(path: Path, key: str) -> dict:
+    """The sizes and layouts in one kept file, {} where it holds another key's or cannot be read."""
+    from roofline.readfile import read_capped
+
+    try:
+        found = pickle.loads(read_capped(path, _MAX_METRICS_BYTES, "cache file"))
+    except Exception:  # noqa: BLE001 — unreadable, truncated, another matplotlib's classes: measured again
+        return {}
+    return found["measured"] if isinstance(found, dict) and found.get("key") == key else {}
+
+
+def _write_metrics(path: Path, key: str, measured: dict) -> None:
+    from roofline.atomic import atomic_write_bytes
+
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_bytes(path, pickle.dumps({"key": key, "measured": measured}, protocol=pickle.HIGHEST_PROTOCOL))
+    except (OSError, pickle.PicklingError, TypeError, AttributeError):  # (a read-only cache: measured again)
+        pass
+
+
+def _merged(found: list[dict]) -> dict:
+    out: dict = {"sizes": {}, "layouts": {}}
+    for measured in found:
+        for kind, entries in measured.items():
+            if kind in out and isinstance(entries, dict):
+                out[kind].update(entries)
+    return out
+
+
+#: Entries of either kind kept at most: past it, what earlier builds measured is dropped, the newest kept.
+METRICS_KEPT = 20000
+
+
+def start_text_metrics(cache: Path) -> None:
+    """Hand the figures the sizes and layouts earlier builds measured under the same matplotlib and fonts
+    (figures_gen.fonts_key), each process's file folded into one first; the figures rendered
+    from now on, here or in a process forked from here, leave what they measure in `cache` (`leave_text_metrics`)."""
+    import figures_gen
+
+    folder = cache / TEXT_METRICS
+    key = figures_gen.fonts_key()
+    try:
+        left = [p for p in folder.glob("*.pickle") if p.name != _METRICS_FILE]
+    except OSError:
+        left = []
+    kept, new = _read_metrics(folder / _METRICS_FILE, key), _merged([_read_metrics(p, key) for p in left])
+    merged = _merged([kept, new])
+    if any(len(entries) > METRICS_KEPT for entries in merged.values()):
+        merged = new
+    figures_gen.keep_measured(merged)
+    if left:
+        _write_metrics(folder / _METRICS_FILE, key, merged)
+        for path in left:
+            try:
+                path.unlink(missing_ok=True)
+            except OSError:
+                pass
+    _metrics.update(folder=folder, key=key)
+
+
+def leave_text_metrics() -> None:
+    """What this process measured itself since it started, left for the next build (`<pid>.pickle`); nothing
+    outside a build that called `start_text_metrics`."""
+    import figures_gen
+
+    if _metrics["folder"] is None:
+        return
+    measured = figures_gen.measured_here()
+    if any(measured.values()):
+        _write_metrics(_metrics["folder"] / f"{os.getpid()}.pickle", _metrics["key"], measured)
+
+
 def traced_files(name: str, first=None) -> tuple[dict[str, bytes], str, int, list[list[str]], str, tuple[str, str] | None]:
     """Render figure `name` recording what it read: (variants, csv, renders, reads, values of the reads,
     (alt text, caption)).
@@ -94,6 +177,7 @@ def traced_files(name: str, first=None) -> tuple[dict[str, bytes], str, int, lis
         behind_pages()
         svgs, csv_text, renders = figure_files_counted(name)
         texts = figure_texts(name)
+    leave_text_metrics()
     return svgs, csv_text, renders, canonical(reads), read_values(reads), texts
 
 

@@ -54,6 +54,7 @@ def start() -> "Figures":
     store, done, texts = None, {}, {}
     if use_cache:
         store = figure_cache.FigureStore(CACHE, figure_cache.code_key())
+        figure_cache.start_text_metrics(CACHE)  # (before the workers fork: they start with what is kept)
         try:
             for name, stem in stems.items():
                 if (found := store.found(name, stem, VARIANTS)) is not None:

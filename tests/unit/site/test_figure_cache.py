@@ -167,3 +167,84 @@ def test_a_figure_waits_for_no_ceilings_a_failed_or_gone_process_left(tmp_path, 
     empty = tmp_path / "empty"
     empty.mkdir()
     assert figure_cache.traced_files_after_ceilings("fig", str(empty), gone.pid) == "files"  # no wait for good
+
+
+def _fresh_metrics(monkeypatch):
+    """A process that has measured nothing yet (figures_gen._text_metrics) and kept nothing (figure_cache)."""
+    from figures_gen import _text_metrics
+
+    monkeypatch.setattr(_text_metrics, "_sizes", {})
+    monkeypatch.setattr(_text_metrics, "_layouts", {})
+    monkeypatch.setattr(_text_metrics, "_here", {"sizes": {}, "layouts": {}})
+    monkeypatch.setattr(figure_cache, "_metrics", {"folder": None, "key": None})
+
+
+def _measured_while_drawing(monkeypatch, text: str) -> list[str]:
+    """The strings FreeType measured while a figure with `text` on it was drawn (inside shared_text_metrics)."""
+    from matplotlib.backends.backend_agg import RendererAgg
+
+    from figures_gen._style import style
+    from figures_gen._text_metrics import shared_text_metrics
+
+    measured, original = [], RendererAgg.get_text_width_height_descent
+
+    def counted(self, s, prop, ismath):
+        measured.append(s)
+        return original(self, s, prop, ismath)
+
+    monkeypatch.setattr(RendererAgg, "get_text_width_height_descent", counted)
+    plt = style()
+    fig = plt.figure()
+    try:
+        with shared_text_metrics():
+            fig.text(0.5, 0.5, text)
+            fig.canvas.draw()
+    finally:
+        plt.close(fig)
+        monkeypatch.setattr(RendererAgg, "get_text_width_height_descent", original)
+    return measured
+
+
+def test_what_one_build_measured_the_next_takes_without_measuring_it_again(monkeypatch, tmp_path):
+    _fresh_metrics(monkeypatch)
+    figure_cache.start_text_metrics(tmp_path)
+    assert "kept across builds" in _measured_while_drawing(monkeypatch, "kept across builds")
+    figure_cache.leave_text_metrics()
+    folder = tmp_path / figure_cache.TEXT_METRICS
+    assert [p.name for p in folder.iterdir()] == [f"{os.getpid()}.pickle"]
+    # The next build (a fresh process): the file each process left is folded into one, and what it
+    # holds is not measured again.
+    _fresh_metrics(monkeypatch)
+    figure_cache.start_text_metrics(tmp_path)
+    assert [p.name for p in folder.iterdir()] == ["measured.pickle"]
+    assert "kept across builds" not in _measured_while_drawing(monkeypatch, "kept across builds")
+
+
+def test_sizes_kept_under_other_fonts_or_an_unreadable_file_are_measured_again(monkeypatch, tmp_path):
+    import figures_gen
+
+    _fresh_metrics(monkeypatch)
+    figure_cache.start_text_metrics(tmp_path)
+    _measured_while_drawing(monkeypatch, "under other fonts")
+    figure_cache.leave_text_metrics()
+    # The same file, read where matplotlib, FreeType or a font file differ (another key): not used.
+    _fresh_metrics(monkeypatch)
+    monkeypatch.setattr(figures_gen, "fonts_key", lambda: "another matplotlib")
+    figure_cache.start_text_metrics(tmp_path)
+    assert "under other fonts" in _measured_while_drawing(monkeypatch, "under other fonts")
+    monkeypatch.undo()
+    # A kept file that is junk: measured as if none were kept, and no error.
+    (tmp_path / figure_cache.TEXT_METRICS / "measured.pickle").write_bytes(b"not a pickle")
+    _fresh_metrics(monkeypatch)
+    figure_cache.start_text_metrics(tmp_path)
+    assert "under other fonts" in _measured_while_drawing(monkeypatch, "under other fonts")
+
+
+def test_a_read_only_cache_leaves_the_figures_measuring_as_usual(monkeypatch, tmp_path):
+    # (the folder cannot be made: a file stands where it would go)
+    _fresh_metrics(monkeypatch)
+    (tmp_path / figure_cache.TEXT_METRICS).write_text("a file, not a folder")
+    figure_cache.start_text_metrics(tmp_path)
+    assert "no cache" in _measured_while_drawing(monkeypatch, "no cache")
+    figure_cache.leave_text_metrics()  # (nothing can be written: no error either)
+    assert (tmp_path / figure_cache.TEXT_METRICS).read_text() == "a file, not a folder"
