@@ -118,6 +118,13 @@ EDITED_CACHE = ("from figures_gen import FIGURES; from roofline_site import deri
                 "print(*f.stored_for_registry(ROOT / '.cache' / 'figures', f.code_key(), FIGURES), sep='\\n')")
 
 
+# The figures' measured strings and text layouts (figure_cache.start_text_metrics) as a build of the registry
+# as it is leaves them: every figure rendered once, in a fresh process, into the folder named on the command line.
+UNEDITED_METRICS = ("import sys; from pathlib import Path; from figures_gen import FIGURES, figure_files; "
+                    "from roofline_site import figure_cache as f; f.start_text_metrics(Path(sys.argv[1])); "
+                    "[figure_files(n) for n in FIGURES]; f.leave_text_metrics()")
+
+
 def timed_spec_change(work: Path, env: dict, cpu: list | None = None) -> float:
     """Seconds to rebuild after the H100's memory bandwidth is edited (3.35 -> 4.0 TB/s, the tests' edit),
     from the caches one warm build of the registry as it is leaves: the figures that read the H100 are
@@ -126,7 +133,8 @@ def timed_spec_change(work: Path, env: dict, cpu: list | None = None) -> float:
 
     What the caches held for that edit (the tests build it too) is set aside first and put back after,
     with the page store, so every run starts alike and the project's caches end as they were. The
-    edited build's CPU seconds are appended to `cpu` where given.
+    figures' measured strings are those of the registry as it is (`UNEDITED_METRICS`), never the edit's.
+    The edited build's CPU seconds are appended to `cpu` where given.
     """
     from tools.scale_registry import with_h100_bandwidth
 
@@ -143,10 +151,17 @@ def timed_spec_change(work: Path, env: dict, cpu: list | None = None) -> float:
     key, edited_figures = cached(edited)
     _, real_figures = cached(env)
     cache, aside = ROOT / ".cache", work / "set-aside"
+    unedited = work / "unedited-metrics"
+    if not unedited.exists():
+        subprocess.run([sys.executable, "-c", UNEDITED_METRICS, str(unedited)], cwd=ROOT,
+                       env={**os.environ, **env}, capture_output=True, text=True, check=True)
+    from roofline_site.figure_cache import TEXT_METRICS
+
+    metrics = cache / "figures" / TEXT_METRICS
     # What the edit alone would find (the figures that read the H100): moved aside, as are its derived
     # values and the page store; the read sets every figure recorded are copied, and put back after.
     held = [*(p for p in edited_figures if p not in real_figures), cache / "derived" / f"{key}.pickle",
-            cache / "pages" / "store.pickle"]
+            cache / "pages" / "store.pickle", metrics]
     copied = [p for p in real_figures if p.name == "reads.json"]
     shutil.rmtree(aside, ignore_errors=True)
     aside.mkdir(parents=True)
@@ -156,6 +171,7 @@ def timed_spec_change(work: Path, env: dict, cpu: list | None = None) -> float:
     for i, path in enumerate(copied):
         if path.exists():
             shutil.copy2(path, aside / f"copied-{i}")
+    shutil.copytree(unedited / TEXT_METRICS, metrics)
     try:
         timed_build(ROOT, work / "ours-spec", clean=True, env=env)  # the warm build the reader's edit follows
         before = _children_cpu_s()
