@@ -47,16 +47,24 @@ class Used:
     palette: frozenset[str] = frozenset()  # "attribute=value" of each data-md-color-* a page gives
 
 
-# (page or script text, is a page) -> its names: `mkdocs serve` re-reads every page after each edit, and
-# all but the edited one are as they were. Holds the texts of the last `used_names` call only.
+# (digest of a page's or script's text, is a page) -> its names: `mkdocs serve` re-reads every page after each
+# edit, and all but the edited one are as they were; a spec edit changes a few pages' numbers (the pages' are
+# kept between builds too: `load_page_names`). Holds the texts of the last `used_names` call only.
 _NAMES: dict[tuple[str, bool], tuple[frozenset, frozenset, frozenset, frozenset, frozenset]] = {}
+_NAMES_READ: dict = {"count": 0}  # names worked out by reading a text since the last `load_page_names`
+
+
+def _digest(text: str) -> str:
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
 def _names_in(text: str, page: bool) -> tuple[frozenset, frozenset, frozenset, frozenset, frozenset]:
     """(classes, ids, attribute names, words, palette values) of one page (HTML) or, with `page` false, one
     script's words."""
-    if (known := _NAMES.get((text, page))) is not None:
+    key = (_digest(text), page)
+    if (known := _NAMES.get(key)) is not None:
         return known
+    _NAMES_READ["count"] += 1
     classes, ids, attributes, words, palette = set(), set(), set(), set(), set()
     if page:
         palette.update(f"{a}={v}" for a, v in re.findall(r"""\s(data-md-color-[\w-]+)=["']([\w-]+)["']""", text))
@@ -68,9 +76,46 @@ def _names_in(text: str, page: bool) -> tuple[frozenset, frozenset, frozenset, f
         words.update(re.findall(r"--[\w-]+", text))  # custom properties set in style attributes
     else:
         words.update(re.findall(r"[\w-]+", text))
-    known = _NAMES[(text, page)] = (frozenset(classes), frozenset(ids), frozenset(attributes), frozenset(words),
-                                    frozenset(palette))
+    known = _NAMES[key] = (frozenset(classes), frozenset(ids), frozenset(attributes), frozenset(words),
+                           frozenset(palette))
     return known
+
+
+#: The file in the slim cache that keeps each built page's names, by a digest of the page's text (in a
+#: folder of its own: the purged sheets beside it are pruned by age).
+NAMES_FILE = "names/pages.json"
+
+
+def load_page_names(cache: Path | None) -> None:
+    """Take the names of the pages an earlier build read (`store_page_names`): a page whose text is the
+    same is not read again. A file that cannot be read is no error: the pages are read."""
+    _NAMES_READ["count"] = 0
+    if cache is None:
+        return
+    from roofline.readfile import read_capped
+
+    try:
+        kept = json.loads(read_capped(cache / NAMES_FILE, 256 * 1024 * 1024, "cache file"))
+    except Exception:  # noqa: BLE001 — none yet, unreadable or not JSON: the pages are read
+        return
+    if isinstance(kept, dict):
+        for digest, names in kept.items():
+            if isinstance(names, list) and len(names) == 5 and all(isinstance(n, list) for n in names):
+                _NAMES.setdefault((digest, True), tuple(frozenset(map(str, n)) for n in names))
+
+
+def store_page_names(cache: Path | None) -> None:
+    """Keep every page's names `used_names` holds now, where a page was read since `load_page_names`."""
+    if cache is None or not _NAMES_READ["count"]:
+        return
+    from roofline.atomic import atomic_write_text
+
+    pages = {digest: [sorted(n) for n in names] for (digest, page), names in _NAMES.items() if page}
+    try:
+        (cache / NAMES_FILE).parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(cache / NAMES_FILE, json.dumps(pages, separators=(",", ":")))
+    except OSError:
+        pass
 
 
 def used_names(pages: list[str], scripts: list[str]) -> Used:
@@ -90,7 +135,7 @@ def used_names(pages: list[str], scripts: list[str]) -> Used:
         palette |= v
     for js in scripts:
         words |= _names_in(js, page=False)[3]
-    current = {(t, True) for t in pages} | {(t, False) for t in scripts}
+    current = {(_digest(t), True) for t in pages} | {(_digest(t), False) for t in scripts}
     for gone in [k for k in _NAMES if k not in current]:
         del _NAMES[gone]
     return Used(frozenset(classes), frozenset(ids), frozenset(attributes), frozenset(words), frozenset(palette))
@@ -336,7 +381,9 @@ def slim_site(site_dir: Path, theme_css: dict[str, Path], cache: Path | None = N
     by_text = cache / f"{_purge_key(pages, scripts, sources, ours_and_off)}.json" if cache is not None else None
     purged = _read_purged(by_text)
     if purged is None:
+        load_page_names(cache)
         used = features_off(used_names(pages, scripts), off)
+        store_page_names(cache)
         by_names = cache / f"{_purge_key(*_sorted_names(used), sources, ours_and_off)}.json" if cache is not None else None
         purged = _read_purged(by_names)
         if purged is None:

@@ -48,6 +48,32 @@ def test_slim_cache_gives_what_a_fresh_purge_gives_and_follows_an_edit(tmp_path)
     assert _purged(site) == ".a{color:red}.b{color:blue}"
 
 
+def test_a_pages_names_are_read_once_across_builds_and_again_when_it_changes(tmp_path, monkeypatch):
+    cache = tmp_path / "cache"
+    site, theme = _site(tmp_path / "one", '<p class="a">x</p>')
+    (site / "other.html").write_text('<p class="b">z</p>', encoding="utf-8")
+    slim.slim_site(site, theme, cache)
+    assert _purged(site) == ".a{color:red}.b{color:blue}"
+    # The next build, a fresh process: index.html edited (its text and the sheet's text key are new), other.html
+    # as it was. Only the edited page is read; the purge is what reading both gives (by hand: "b" dropped).
+    monkeypatch.setattr(slim, "_NAMES", {})
+    site, theme = _site(tmp_path / "one", '<p class="a">y</p>')
+    (site / "other.html").write_text('<p class="a">z</p>', encoding="utf-8")  # (edited too: "b" gone)
+    slim.slim_site(site, theme, cache)
+    assert _purged(site) == ".a{color:red}" and slim._NAMES_READ["count"] == 2
+    monkeypatch.setattr(slim, "_NAMES", {})
+    site, theme = _site(tmp_path / "one", '<p class="a b">w</p>')
+    (site / "other.html").write_text('<p class="a">z</p>', encoding="utf-8")
+    slim.slim_site(site, theme, cache)
+    assert _purged(site) == ".a{color:red}.b{color:blue}" and slim._NAMES_READ["count"] == 1
+    # A kept file that is junk: every page is read, and the purge is as fresh.
+    (cache / slim.NAMES_FILE).write_text("{not json", encoding="utf-8")
+    monkeypatch.setattr(slim, "_NAMES", {})
+    site, theme = _site(tmp_path / "one", '<p class="a">v</p>')
+    slim.slim_site(site, theme, cache)
+    assert _purged(site) == ".a{color:red}" and slim._NAMES_READ["count"] == 2
+
+
 @pytest.fixture
 def derived_cache(tmp_path, monkeypatch):
     """`derived` storing in `tmp_path`, with a key the test sets (`key["now"]`)."""
