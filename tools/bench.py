@@ -159,9 +159,11 @@ def timed_spec_change(work: Path, env: dict, cpu: list | None = None) -> float:
 
     metrics = cache / "figures" / TEXT_METRICS
     # What the edit alone would find (the figures that read the H100): moved aside, as are its derived
-    # values and the page store; the read sets every figure recorded are copied, and put back after.
+    # values, the page store and the stylesheet purge's cache (the warm build makes it afresh, so the edit
+    # finds the pages' names and sheets of the registry as it is, never the edit's own); the read sets
+    # every figure recorded are copied, and put back after.
     held = [*(p for p in edited_figures if p not in real_figures), cache / "derived" / f"{key}.pickle",
-            cache / "pages" / "store.pickle", metrics]
+            cache / "pages" / "store.pickle", metrics, cache / "slim"]
     copied = [p for p in real_figures if p.name == "reads.json"]
     shutil.rmtree(aside, ignore_errors=True)
     aside.mkdir(parents=True)
