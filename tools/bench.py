@@ -121,7 +121,7 @@ EDITED_CACHE = ("from figures_gen import FIGURES; from roofline_site import deri
 # The figures' measured strings and text layouts (figure_cache.start_text_metrics) as a build of the registry
 # as it is leaves them: every figure rendered once, in a fresh process, into the folder named on the command line.
 UNEDITED_METRICS = ("import sys; from pathlib import Path; from figures_gen import FIGURES, figure_files; "
-                    "from roofline_site import figure_cache as f; f.start_text_metrics(Path(sys.argv[1])); f.load_text_metrics(); "
+                    "from roofline_site import figure_cache as f; f.start_text_metrics(Path(sys.argv[1])); "
                     "[figure_files(n) for n in FIGURES]; f.leave_text_metrics()")
 
 

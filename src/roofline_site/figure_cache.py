@@ -72,12 +72,12 @@ def figure_key(code: str, name: str, reads, values: str) -> str:
 
 #: The folder (in the figures' cache) where the strings' sizes and texts' layouts the figures measured
 #: (figures_gen.measured_here) are kept between builds: one file of what earlier builds measured, and one
-#: per process that rendered since (named by its pid), folded into it by the next build's `load_text_metrics`.
+#: per process that rendered since (named by its pid), folded into it by the next build's `start_text_metrics`.
 TEXT_METRICS = "text-metrics"
 _METRICS_FILE = "measured.pickle"
 #: The largest file of them read (a few hundred KB in practice).
 _MAX_METRICS_BYTES = 64 * 1024 * 1024
-_metrics: dict = {"folder": None, "key": None, "loaded": False}
+_metrics: dict = {"folder": None, "key": None}
 
 
 def _read_metrics(path: Path, key: str) -> dict:
@@ -115,24 +115,13 @@ METRICS_KEPT = 20000
 
 
 def start_text_metrics(cache: Path) -> None:
-    """Have the figures rendered from now on, here or in a process forked from here, take the sizes and
-    layouts kept in `cache` (`load_text_metrics`, at each process's first figure: this process imports no
-    matplotlib for them) and leave what they measure there (`leave_text_metrics`)."""
-    _metrics.update(folder=cache / TEXT_METRICS, key=None, loaded=False)
-
-
-def load_text_metrics() -> None:
     """Hand the figures the sizes and layouts earlier builds measured under the same matplotlib and fonts
-    (figures_gen.fonts_key), each process's file folded into one first; once per process, and nothing
-    outside a build that called `start_text_metrics`. (Two processes folding at once write the same file;
-    a size one of them misses is measured again.)"""
+    (figures_gen.fonts_key), each process's file folded into one first; the figures rendered
+    from now on, here or in a process forked from here, leave what they measure in `cache` (`leave_text_metrics`)."""
     import figures_gen
 
-    folder = _metrics["folder"]
-    if folder is None or _metrics["loaded"]:
-        return
-    _metrics["loaded"] = True
-    key = _metrics["key"] = figures_gen.fonts_key()
+    folder = cache / TEXT_METRICS
+    key = figures_gen.fonts_key()
     try:
         left = [p for p in folder.glob("*.pickle") if p.name != _METRICS_FILE]
     except OSError:
@@ -149,6 +138,7 @@ def load_text_metrics() -> None:
                 path.unlink(missing_ok=True)
             except OSError:
                 pass
+    _metrics.update(folder=folder, key=key)
 
 
 def leave_text_metrics() -> None:
@@ -156,7 +146,7 @@ def leave_text_metrics() -> None:
     outside a build that called `start_text_metrics`."""
     import figures_gen
 
-    if _metrics["folder"] is None or not _metrics["loaded"]:
+    if _metrics["folder"] is None:
         return
     measured = figures_gen.measured_here()
     if any(measured.values()):
@@ -185,7 +175,6 @@ def traced_files(name: str, first=None) -> tuple[dict[str, bytes], str, int, lis
         if first is not None:  # (inside the trace: what it reads is the figure's too)
             first()
         behind_pages()
-        load_text_metrics()  # (behind the pages too: it imports matplotlib's font manager)
         svgs, csv_text, renders = figure_files_counted(name)
         texts = figure_texts(name)
     leave_text_metrics()

@@ -34,7 +34,7 @@ from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 
-from figures_gen import FIGURES, MAX_RENDERS, RENDERS, VARIANTS, figure_files, figure_files_counted, module
+from figures_gen import FIGURES, MAX_RENDERS, RENDERS, VARIANTS, figure_files, figure_files_counted, module, warm_up
 
 from roofline import memos
 from roofline.model import serving_runs
@@ -54,7 +54,7 @@ def start() -> "Figures":
     store, done, texts = None, {}, {}
     if use_cache:
         store = figure_cache.FigureStore(CACHE, figure_cache.code_key())
-        figure_cache.start_text_metrics(CACHE)  # (the workers fork from here: each takes what is kept at its first figure)
+        figure_cache.start_text_metrics(CACHE)  # (before the workers fork: they start with what is kept)
         try:
             for name, stem in stems.items():
                 if (found := store.found(name, stem, VARIANTS)) is not None:
@@ -199,10 +199,10 @@ class Rendering:
                 self.done[name] = _render(name, lambda name=name: self._here(name))
             return
         # fork shares what this process imported (roofline, the registry read): a fresh interpreter per
-        # worker (forkserver) imported and read them again, 0.7 s of CPU each. Not matplotlib: each worker
-        # imports it as it starts (0.6 s of CPU each), off this process's road, the longer one (the pages:
-        # the figures, their text sizes kept between builds, end first). A process with other threads
-        # (mkdocs serve's) gets forkserver, as fork is unsafe there.
+        # worker (forkserver) imported and read them again, 0.7 s of CPU each. matplotlib too: imported
+        # here once, not once in each worker (0.6 s of CPU each, on the figures' road, the longer one:
+        # no page waits for a figure). A process with other threads (mkdocs serve's) gets forkserver,
+        # as fork is unsafe there.
         fork = self._forked = _fork_safe()
         context = multiprocessing.get_context("fork" if fork else "forkserver")
         self._channel = context.SimpleQueue()  # the published runs' ceilings, before their figure is drawn
@@ -223,6 +223,8 @@ class Rendering:
                 self._ahead = context.Process(target=figure_cache.ceilings_ahead, args=(self._channel, self._drop),
                                               name="roofline-ceilings", daemon=True)
                 self._ahead.start()
+            if fork:
+                warm_up()
             self._pool = ProcessPoolExecutor(min(workers(), len(todo)), mp_context=context,
                                              initializer=figure_cache.start_worker, initargs=(self._channel, self._drop))
             # (the workers start at the first submit; the figure that waits for the ceilings goes last)

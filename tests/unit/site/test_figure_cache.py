@@ -176,7 +176,7 @@ def _fresh_metrics(monkeypatch):
     monkeypatch.setattr(_text_metrics, "_sizes", {})
     monkeypatch.setattr(_text_metrics, "_layouts", {})
     monkeypatch.setattr(_text_metrics, "_here", {"sizes": {}, "layouts": {}})
-    monkeypatch.setattr(figure_cache, "_metrics", {"folder": None, "key": None, "loaded": False})
+    monkeypatch.setattr(figure_cache, "_metrics", {"folder": None, "key": None})
 
 
 def _measured_while_drawing(monkeypatch, text: str) -> list[str]:
@@ -208,7 +208,6 @@ def _measured_while_drawing(monkeypatch, text: str) -> list[str]:
 def test_what_one_build_measured_the_next_takes_without_measuring_it_again(monkeypatch, tmp_path):
     _fresh_metrics(monkeypatch)
     figure_cache.start_text_metrics(tmp_path)
-    figure_cache.load_text_metrics()
     assert "kept across builds" in _measured_while_drawing(monkeypatch, "kept across builds")
     figure_cache.leave_text_metrics()
     folder = tmp_path / figure_cache.TEXT_METRICS
@@ -217,7 +216,6 @@ def test_what_one_build_measured_the_next_takes_without_measuring_it_again(monke
     # holds is not measured again.
     _fresh_metrics(monkeypatch)
     figure_cache.start_text_metrics(tmp_path)
-    figure_cache.load_text_metrics()
     assert [p.name for p in folder.iterdir()] == ["measured.pickle"]
     assert "kept across builds" not in _measured_while_drawing(monkeypatch, "kept across builds")
 
@@ -227,21 +225,18 @@ def test_sizes_kept_under_other_fonts_or_an_unreadable_file_are_measured_again(m
 
     _fresh_metrics(monkeypatch)
     figure_cache.start_text_metrics(tmp_path)
-    figure_cache.load_text_metrics()
     _measured_while_drawing(monkeypatch, "under other fonts")
     figure_cache.leave_text_metrics()
     # The same file, read where matplotlib, FreeType or a font file differ (another key): not used.
     _fresh_metrics(monkeypatch)
     monkeypatch.setattr(figures_gen, "fonts_key", lambda: "another matplotlib")
     figure_cache.start_text_metrics(tmp_path)
-    figure_cache.load_text_metrics()
     assert "under other fonts" in _measured_while_drawing(monkeypatch, "under other fonts")
     monkeypatch.undo()
     # A kept file that is junk: measured as if none were kept, and no error.
     (tmp_path / figure_cache.TEXT_METRICS / "measured.pickle").write_bytes(b"not a pickle")
     _fresh_metrics(monkeypatch)
     figure_cache.start_text_metrics(tmp_path)
-    figure_cache.load_text_metrics()
     assert "under other fonts" in _measured_while_drawing(monkeypatch, "under other fonts")
 
 
@@ -250,7 +245,6 @@ def test_a_read_only_cache_leaves_the_figures_measuring_as_usual(monkeypatch, tm
     _fresh_metrics(monkeypatch)
     (tmp_path / figure_cache.TEXT_METRICS).write_text("a file, not a folder")
     figure_cache.start_text_metrics(tmp_path)
-    figure_cache.load_text_metrics()
     assert "no cache" in _measured_while_drawing(monkeypatch, "no cache")
     figure_cache.leave_text_metrics()  # (nothing can be written: no error either)
     assert (tmp_path / figure_cache.TEXT_METRICS).read_text() == "a file, not a folder"
