@@ -6,7 +6,7 @@ string the size it was measured at in another font or layout, and change the SVG
 
 from __future__ import annotations
 
-from contextlib import nullcontext
+from contextlib import contextmanager, nullcontext
 
 import pytest
 
@@ -80,52 +80,49 @@ def _layouts_counted(monkeypatch) -> list[str]:
     return laid
 
 
-def test_a_text_is_laid_out_once_across_passes_and_again_when_it_changes(monkeypatch):
-    laid = _layouts_counted(monkeypatch)
+@contextmanager
+def _figure():
+    """A figure in the figures' style, drawn inside shared_text_metrics, closed after."""
     plt = style()
     fig = plt.figure()
     try:
         with shared_text_metrics():
-            label = fig.text(0.2, 0.5, "a label laid out once")
-            fig.canvas.draw()
-            label.set_position((0.6, 0.3))  # moved: its layout is relative to where it stands, so kept
-            fig.canvas.draw()
-            assert laid.count("a label laid out once") == 1
-            label.set_rotation(30)  # turned: another layout
-            fig.canvas.draw()
-            assert laid.count("a label laid out once") == 2
+            yield fig
     finally:
         plt.close(fig)
+
+
+def test_a_text_is_laid_out_once_across_passes_and_again_when_it_changes(monkeypatch):
+    laid = _layouts_counted(monkeypatch)
+    with _figure() as fig:
+        label = fig.text(0.2, 0.5, "a label laid out once")
+        fig.canvas.draw()
+        label.set_position((0.6, 0.3))  # moved: its layout is relative to where it stands, so kept
+        fig.canvas.draw()
+        assert laid.count("a label laid out once") == 1
+        label.set_rotation(30)  # turned: another layout
+        fig.canvas.draw()
+        assert laid.count("a label laid out once") == 2
 
 
 def test_a_wrapping_text_is_laid_out_at_every_pass(monkeypatch):
     # A wrapped text's lines follow its place in the figure: never taken from an earlier pass.
     laid = _layouts_counted(monkeypatch)
-    plt = style()
-    fig = plt.figure()
-    try:
-        with shared_text_metrics():
-            fig.text(0.2, 0.5, "a long label that wraps " * 8, wrap=True)
-            fig.canvas.draw()
-            fig.canvas.draw()
+    with _figure() as fig:
+        fig.text(0.2, 0.5, "a long label that wraps " * 8, wrap=True)
+        fig.canvas.draw()
+        fig.canvas.draw()
         assert laid.count("a long label that wraps " * 8) == 2
-    finally:
-        plt.close(fig)
 
 
 def test_a_layout_handed_out_is_the_callers_own():
     import matplotlib.text as mtext
 
-    plt = style()
-    fig = plt.figure()
-    try:
-        with shared_text_metrics():
-            label = fig.text(0.2, 0.5, "mine")
-            renderer = fig.canvas.get_renderer()
-            box, lines, _ = mtext.Text._get_layout(label, renderer)
-            box.set_points([[0, 0], [1, 1]])
-            lines.clear()
-            again, lines_again, _ = mtext.Text._get_layout(label, renderer)
-            assert again.width > 1 and lines_again and lines_again[0][0] == "mine"
-    finally:
-        plt.close(fig)
+    with _figure() as fig:
+        label = fig.text(0.2, 0.5, "mine")
+        renderer = fig.canvas.get_renderer()
+        box, lines, _ = mtext.Text._get_layout(label, renderer)
+        box.set_points([[0, 0], [1, 1]])
+        lines.clear()
+        again, lines_again, _ = mtext.Text._get_layout(label, renderer)
+        assert again.width > 1 and lines_again and lines_again[0][0] == "mine"
