@@ -260,10 +260,10 @@ def end_build() -> None:
         if _pages["changed"] and later:
             _write_pages_at_exit()
         elif _pages["changed"]:
-            _write(_pages_file(), _pages["entries"])
+            write_pickle(_pages_file(), _pages["entries"])
     if not _build["changed"] and all(len(now[k]) == len(_build["loaded"].get(k, {})) for k in now):
         return
-    if _write(CACHE / f"{_build['key']}.pickle", now):
+    if write_pickle(CACHE / f"{_build['key']}.pickle", now):
         generations = sorted((p for p in CACHE.glob("*.pickle")), key=lambda p: p.stat().st_mtime, reverse=True)
         for old in generations[GENERATIONS_KEPT:]:
             old.unlink(missing_ok=True)
@@ -275,13 +275,13 @@ def _write_pages_at_exit() -> None:
     Whatever the last build held is written then (a process killed outright loses it: recomputed)."""
     if _exit_write.get("target") is None:
         target = _exit_write["target"] = _pages_file()
-        atexit.register(lambda: _last.get("pages") is not None and _write(target, _last["pages"]))
+        atexit.register(lambda: _last.get("pages") is not None and write_pickle(target, _last["pages"]))
 
 
 _exit_write: dict = {"target": None}
 
 
-def _write(target: Path, value) -> bool:
+def write_pickle(target: Path, value) -> bool:
     """Pickle `value` to `target`, whole or not at all; False when it could not be written (an
     optimisation: the next build computes it again; two builds at once: the last one's is kept)."""
     tmp = target.with_name(target.name + f".tmp{os.getpid()}")

@@ -30,7 +30,7 @@ import time
 from importlib.metadata import version
 from pathlib import Path
 
-from roofline_site.derived import input_bytes
+from roofline_site.derived import input_bytes, write_pickle
 from roofline_site.paths import ROOT
 
 #: Renders kept per figure (the real registry's and a few edited ones' do not evict each other).
@@ -91,16 +91,6 @@ def _read_metrics(path: Path, key: str) -> dict:
     return found["measured"] if isinstance(found, dict) and found.get("key") == key else {}
 
 
-def _write_metrics(path: Path, key: str, measured: dict) -> None:
-    from roofline.atomic import atomic_write_bytes
-
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_bytes(path, pickle.dumps({"key": key, "measured": measured}, protocol=pickle.HIGHEST_PROTOCOL))
-    except (OSError, pickle.PicklingError, TypeError, AttributeError):  # (a read-only cache: measured again)
-        pass
-
-
 def _merged(found: list[dict]) -> dict:
     out: dict = {"sizes": {}, "layouts": {}}
     for measured in found:
@@ -132,7 +122,7 @@ def start_text_metrics(cache: Path) -> None:
         merged = new
     figures_gen.keep_measured(merged)
     if left:
-        _write_metrics(folder / _METRICS_FILE, key, merged)
+        write_pickle(folder / _METRICS_FILE, {"key": key, "measured": merged})
         for path in left:
             try:
                 path.unlink(missing_ok=True)
@@ -150,7 +140,7 @@ def leave_text_metrics() -> None:
         return
     measured = figures_gen.measured_here()
     if any(measured.values()):
-        _write_metrics(_metrics["folder"] / f"{os.getpid()}.pickle", _metrics["key"], measured)
+        write_pickle(_metrics["folder"] / f"{os.getpid()}.pickle", {"key": _metrics["key"], "measured": measured})
 
 
 def traced_files(name: str, first=None) -> tuple[dict[str, bytes], str, int, list[list[str]], str, tuple[str, str] | None]:

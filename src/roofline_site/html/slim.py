@@ -58,10 +58,10 @@ def _digest(text: str) -> str:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
-def _names_in(text: str, page: bool) -> tuple[frozenset, frozenset, frozenset, frozenset, frozenset]:
+def _names_in(text: str, page: bool, digest: str) -> tuple[frozenset, frozenset, frozenset, frozenset, frozenset]:
     """(classes, ids, attribute names, words, palette values) of one page (HTML) or, with `page` false, one
-    script's words."""
-    key = (_digest(text), page)
+    script's words; `digest` is the text's (`_digest`)."""
+    key = (digest, page)
     if (known := _NAMES.get(key)) is not None:
         return known
     _NAMES_READ["count"] += 1
@@ -126,17 +126,18 @@ def used_names(pages: list[str], scripts: list[str]) -> Used:
     (['a', 'b'], ['c'], True, True, ['data-md-color-primary=indigo'])
     """
     classes, ids, attributes, words, palette = set(), set(), set(), set(), set()
+    current = {(t, True): _digest(t) for t in pages} | {(t, False): _digest(t) for t in scripts}
     for html in pages:
-        c, i, a, w, v = _names_in(html, page=True)
+        c, i, a, w, v = _names_in(html, True, current[html, True])
         classes |= c
         ids |= i
         attributes |= a
         words |= w
         palette |= v
     for js in scripts:
-        words |= _names_in(js, page=False)[3]
-    current = {(_digest(t), True) for t in pages} | {(_digest(t), False) for t in scripts}
-    for gone in [k for k in _NAMES if k not in current]:
+        words |= _names_in(js, False, current[js, False])[3]
+    kept = {(digest, page) for (_, page), digest in current.items()}
+    for gone in [k for k in _NAMES if k not in kept]:
         del _NAMES[gone]
     return Used(frozenset(classes), frozenset(ids), frozenset(attributes), frozenset(words), frozenset(palette))
 

@@ -53,4 +53,4 @@ def test_caches_that_cannot_be_written_are_no_error(tmp_path):
     # A cache folder that cannot be made (a file stands in its path, as a read-only .cache refuses it):
     slim.slim_site(site, {"assets/stylesheets/main.css": theme}, blocker / "slim")
     assert (site / "assets" / "stylesheets" / "main.css").read_text() == ".a{color:red}"
-    assert derived._write(blocker / "derived" / "k.pickle", {"a": 1}) is False
+    assert derived.write_pickle(blocker / "derived" / "k.pickle", {"a": 1}) is False
