@@ -120,9 +120,6 @@ def terminal(value: object) -> str:
                    if ch in "\n\t" or unicodedata.category(ch) not in ("Cc",))
 
 
-_JSON_MARKUP = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026"})
-
-
 def json_data(value: object) -> str:
     """`value` as compact JSON that holds no markup: `<`, `>` and `&` inside strings written as
     \\u escapes. The data parse back the same; a file that quotes a spec field ("<script>") never
@@ -133,4 +130,7 @@ def json_data(value: object) -> str:
     """
     import json
 
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).translate(_JSON_MARKUP)
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    # (three C-level replaces: a translate table walks every character in Python's slower path, 0.17 s
+    # against 0.01 s for the 2.5 MB numbers.json)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")

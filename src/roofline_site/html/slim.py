@@ -58,6 +58,18 @@ def _digest(text: str) -> str:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
+_PALETTE_IN_PAGE = re.compile(r"""(data-md-color-[\w-]+)=["']([\w-]+)["']""")
+_ID_IN_PAGE = re.compile(r"""id=["']([^"']+)["']""")
+_START_TAG = re.compile(r"<[a-zA-Z][^<>]*>")
+_ATTRIBUTE_NAME = re.compile(r"\s([a-zA-Z][\w:-]*)")
+
+
+def _after_space(pattern: re.Pattern, text: str):
+    """The matches of `pattern` in `text` that follow white space: what a pattern led by \\s finds, found by
+    the literal that starts `pattern` (searched for directly, not tried at every character)."""
+    return (m for m in pattern.finditer(text) if m.start() and text[m.start() - 1].isspace())
+
+
 def _names_in(text: str, page: bool, digest: str) -> tuple[frozenset, frozenset, frozenset, frozenset, frozenset]:
     """(classes, ids, attribute names, words, palette values) of one page (HTML) or, with `page` false, one
     script's words; `digest` is the text's (`_digest`)."""
@@ -67,12 +79,14 @@ def _names_in(text: str, page: bool, digest: str) -> tuple[frozenset, frozenset,
     _NAMES_READ["count"] += 1
     classes, ids, attributes, words, palette = set(), set(), set(), set(), set()
     if page:
-        palette.update(f"{a}={v}" for a, v in re.findall(r"""\s(data-md-color-[\w-]+)=["']([\w-]+)["']""", text))
+        palette.update(f"{m.group(1)}={m.group(2)}" for m in _after_space(_PALETTE_IN_PAGE, text))
         for m in re.finditer(r"""\sclass=["']([^"']*)["']""", text):
             classes.update(m.group(1).split())
-        ids.update(re.findall(r"""\sid=["']([^"']+)["']""", text))
-        for tag in re.findall(r"<[a-zA-Z][^<>]*>", text):
-            attributes.update(a.lower() for a in re.findall(r"\s([a-zA-Z][\w:-]*)", tag))
+        ids.update(m.group(1) for m in _after_space(_ID_IN_PAGE, text))
+        # Every attribute name of every distinct start tag, in one pass over the tags joined by line breaks
+        # (a name cannot run across one: a tag ends with ">").
+        tags = "\n".join(set(_START_TAG.findall(text)))
+        attributes.update(map(str.lower, _ATTRIBUTE_NAME.findall(tags)))
         words.update(re.findall(r"--[\w-]+", text))  # custom properties set in style attributes
     else:
         words.update(re.findall(r"[\w-]+", text))
@@ -363,6 +377,7 @@ def slim_site(site_dir: Path, theme_css: dict[str, Path], cache: Path | None = N
     reads (pages, scripts, the theme's sheets, ours, this module's code): a build whose pages did
     not change takes them from there instead of reading every page's names again.
     """
+    load_page_names(cache)  # (a page whose text a build read names from is collapsed already)
     pages = [_collapsed_page(path) for path in site_dir.rglob("*.html")]
     # Ours minified first, so the purge's key reads the same text whether MkDocs copied a sheet afresh
     # (a clean build) or left last build's minified one (a dirty rebuild under `mkdocs serve`: the
@@ -382,7 +397,6 @@ def slim_site(site_dir: Path, theme_css: dict[str, Path], cache: Path | None = N
     by_text = cache / f"{_purge_key(pages, scripts, sources, ours_and_off)}.json" if cache is not None else None
     purged = _read_purged(by_text)
     if purged is None:
-        load_page_names(cache)
         used = features_off(used_names(pages, scripts), off)
         store_page_names(cache)
         by_names = cache / f"{_purge_key(*_sorted_names(used), sources, ours_and_off)}.json" if cache is not None else None
@@ -408,8 +422,8 @@ def _collapsed_page(path: Path) -> str:
     """The text of the built page at `path`, its indentation collapsed (written back where that changed it)."""
     stat = path.stat()  # before reading: a page written in between is collapsed again next time
     html = path.read_text(encoding="utf-8", errors="replace")
-    if _COLLAPSED.get(str(path)) == (stat.st_mtime_ns, stat.st_size):
-        return html
+    if _COLLAPSED.get(str(path)) == (stat.st_mtime_ns, stat.st_size) or (_digest(html), True) in _NAMES:
+        return html  # (names are read from collapsed pages only: a page whose names are known is collapsed)
     slim = collapse_indentation(html)
     if slim != html:
         path.write_text(slim, encoding="utf-8")
