@@ -377,7 +377,6 @@ def slim_site(site_dir: Path, theme_css: dict[str, Path], cache: Path | None = N
     reads (pages, scripts, the theme's sheets, ours, this module's code): a build whose pages did
     not change takes them from there instead of reading every page's names again.
     """
-    load_page_names(cache)  # (a page whose text a build read names from is collapsed already)
     pages = [_collapsed_page(path) for path in site_dir.rglob("*.html")]
     # Ours minified first, so the purge's key reads the same text whether MkDocs copied a sheet afresh
     # (a clean build) or left last build's minified one (a dirty rebuild under `mkdocs serve`: the
@@ -397,6 +396,7 @@ def slim_site(site_dir: Path, theme_css: dict[str, Path], cache: Path | None = N
     by_text = cache / f"{_purge_key(pages, scripts, sources, ours_and_off)}.json" if cache is not None else None
     purged = _read_purged(by_text)
     if purged is None:
+        load_page_names(cache)
         used = features_off(used_names(pages, scripts), off)
         store_page_names(cache)
         by_names = cache / f"{_purge_key(*_sorted_names(used), sources, ours_and_off)}.json" if cache is not None else None
@@ -422,8 +422,8 @@ def _collapsed_page(path: Path) -> str:
     """The text of the built page at `path`, its indentation collapsed (written back where that changed it)."""
     stat = path.stat()  # before reading: a page written in between is collapsed again next time
     html = path.read_text(encoding="utf-8", errors="replace")
-    if _COLLAPSED.get(str(path)) == (stat.st_mtime_ns, stat.st_size) or (_digest(html), True) in _NAMES:
-        return html  # (names are read from collapsed pages only: a page whose names are known is collapsed)
+    if _COLLAPSED.get(str(path)) == (stat.st_mtime_ns, stat.st_size):
+        return html
     slim = collapse_indentation(html)
     if slim != html:
         path.write_text(slim, encoding="utf-8")

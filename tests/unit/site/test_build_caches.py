@@ -74,26 +74,6 @@ def test_a_pages_names_are_read_once_across_builds_and_again_when_it_changes(tmp
     assert _purged(site) == ".a{color:red}" and slim._NAMES_READ["count"] == 2
 
 
-def test_a_page_whose_names_a_build_kept_is_not_collapsed_again_in_a_fresh_process(tmp_path, monkeypatch):
-    cache = tmp_path / "cache"
-    site, theme = _site(tmp_path / "one", '<div>\n    <p class="a">x</p>\n</div>')
-    (site / "other.html").write_text('<div>\n    <p class="b">y</p>\n</div>', encoding="utf-8")
-    slim.slim_site(site, theme, cache)
-    assert (site / "other.html").read_text(encoding="utf-8") == '<div>\n<p class="b">y</p>\n</div>'
-    # A fresh process (nothing held) over the same pages plus one page written afresh, indented: only that
-    # page is collapsed; the two whose collapsed text the kept names came from are read as they are.
-    monkeypatch.setattr(slim, "_NAMES", {})
-    monkeypatch.setattr(slim, "_COLLAPSED", {})
-    (site / "new.html").write_text('<div>\n    <p class="a">z</p>\n</div>', encoding="utf-8")
-    seen = []
-    collapse = slim.collapse_indentation
-    monkeypatch.setattr(slim, "collapse_indentation", lambda html: seen.append(html) or collapse(html))
-    slim.slim_site(site, theme, cache)
-    assert seen == ['<div>\n    <p class="a">z</p>\n</div>']
-    assert (site / "new.html").read_text(encoding="utf-8") == '<div>\n<p class="a">z</p>\n</div>'
-    assert _purged(site) == ".a{color:red}.b{color:blue}"
-
-
 def test_names_are_taken_only_where_white_space_leads_them():
     # By hand: `data-id`, `data-class` and `x-data-md-color-...` are other attributes, whose values name no id,
     # class or palette entry; a tab or a line break before `id`, `class` or `data-md-color-` leads them as a space does.
