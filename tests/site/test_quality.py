@@ -311,6 +311,26 @@ def test_every_page_has_a_markdown_copy_with_rendered_numbers(site_dir, site_pag
     assert home_numbers and all(n in home_md for n in home_numbers)
 
 
+def test_a_copy_converted_with_its_numbers_apart_reads_as_the_block_converted_whole(site_pages):
+    # Each block of every built page that holds numbers: converted with its values as holes and the values
+    # put back (what the build does), it reads exactly as the block converted as it is (markdownify's own
+    # reading, the reference), and most such blocks take that path (it is not left to the fallback).
+    from roofline_site.html import markdown_copy as mc
+
+    converter = mc._converter()
+    holed_blocks = 0
+    for path, html in sorted(site_pages.items()):
+        head, blocks = mc.article_blocks(mc.header_text(mc.article_slice(html)))
+        for block in blocks:
+            holed, values = mc.without_values(block)
+            if not values:
+                continue
+            holed_blocks += 1
+            whole = mc._block_markdown(converter, head, block)
+            assert mc.with_values(mc._block_markdown(converter, head, holed), values) == whole, (path, block[:200])
+    assert holed_blocks >= 200
+
+
 def test_llms_txt_lists_every_page_with_a_description(site_dir, site_pages):
     text = (site_dir / "llms.txt").read_text()
     config = _config()

@@ -169,3 +169,20 @@ def test_an_edited_page_converts_only_its_edited_blocks(monkeypatch):
     md, _ = mc.article_markdown_from(BLOCKS_PAGE.replace("295", "298"), blocks)
     assert converted == ["<p>The ridge is <strong>298</strong> FLOP/byte.</p>"]
     assert md == BLOCKS_MD.replace("295", "298")
+
+
+def test_a_page_whose_numbers_alone_changed_converts_no_block_again(monkeypatch):
+    import roofline_site.html.markdown_copy as mc
+
+    page = ('<article class="md-content__inner md-typeset"><h1>Decode</h1>\n<p>At <span class="rl-num" tabindex="0">'
+            '3.35 TB/s</span> a step takes <span class="rl-num" tabindex="0">4.8 ms</span>.</p>\n<p>End.</p></article>')
+    _, blocks = mc.article_markdown_from(page, {})
+    converted = []
+    real = mc._block_markdown
+    monkeypatch.setattr(mc, "_block_markdown", lambda conv, head, block: converted.append(block) or real(conv, head, block))
+    md, _ = mc.article_markdown_from(page.replace("3.35 TB/s", "4.1 TB/s").replace("4.8 ms", "3.9 ms"), blocks)
+    # By hand: the same heading and paragraphs, the new values in place; nothing converted again.
+    assert md == "# Decode\n\nAt 4.1 TB/s a step takes 3.9 ms.\n\nEnd.\n" and converted == []
+    # A value the conversion would escape (an asterisk) keeps its block whole: converted, and escaped.
+    md, _ = mc.article_markdown_from(page.replace("4.8 ms", "4.8*ms"), blocks)
+    assert "4.8\\*ms" in md and len(converted) == 1
