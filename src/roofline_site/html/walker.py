@@ -22,6 +22,7 @@ from __future__ import annotations
 import html as _html
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Iterator, NamedTuple
 
 #: Elements that never hold content.
@@ -78,11 +79,21 @@ class SkipList:
             return False  # a list of tags only (or none): no attributes to read
         if not _SPACE.search(tag):
             return False  # no attributes (most tags of a page)
+        if "&" not in tag and not any(n in tag.lower() for n in _names_looked_for(self)):
+            return False  # none of the names it reads is in the tag (an entity could spell one: read whole)
         attrs = attributes(tag)
         classes = set(attrs.get("class", "").split())
         return bool(classes & self.classes or (name == "a" and classes & self.link_classes)
                     or self.attrs & attrs.keys() or attrs.get("role") in self.roles
                     or any(attrs.get(a, "").strip().lower() == "off" for a in self.off))
+
+
+@lru_cache(maxsize=None)
+def _names_looked_for(skip: SkipList) -> tuple[str, ...]:
+    """Every class and attribute name `skip` reads, in lower case: a tag whose lower-cased text holds none
+    of them is not left out, found without reading its attributes (most tags with attributes, on every page)."""
+    names = skip.classes | skip.link_classes | skip.attrs | skip.off | ({"role"} if skip.roles else set())
+    return tuple(sorted(n.lower() for n in names))
 
 
 NOT_PROSE = SkipList(
