@@ -29,6 +29,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import re
+from contextlib import contextmanager
 from pathlib import Path
 
 from jinja2 import Template
@@ -37,6 +38,7 @@ from mkdocs.structure.pages import Page
 from mkdocs.structure.toc import get_toc
 
 from roofline_site import derived
+from roofline_site.html.values import with_values, without_values
 
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")  # a function's repr: the same settings in every process
 EXECUTED = re.compile(r"\bexec\s*=")  # a fence markdown-exec runs (any spelling of its option: when in doubt, keyed)
@@ -110,17 +112,24 @@ _original_index = SearchIndex.add_entry_from_context
 
 
 def add_entry_from_context(self: SearchIndex, page) -> None:
-    """SearchIndex.add_entry_from_context, or the entries the last build made from the same page."""
+    """SearchIndex.add_entry_from_context, or the entries the last build made from the same page, its
+    numbers' values put back (a page whose numbers alone changed is not parsed again). Material's indexer
+    keeps each piece of text as it reads it, or leaves it out: indexed with holes, the values go back in
+    whatever entry holds them (`with_values`)."""
     meta = {k: page.meta.get(k) for k in ("search", "tags", "title")}
+    holed, values = _holed(page)
     key = derived.digest(_ADDRESS.sub("", repr((self.config, meta, page.title, page.url, str(page.toc)))),
-                         derived.glue_key(), page.content or "")  # (the glue key holds Material's version)
+                         derived.glue_key(), holed)  # (the glue key holds Material's version)
     found, entries = derived.lookup(("page search", page.file.src_uri), key)
-    if found:
-        self.entries.extend(dict(e) for e in entries)
-        return
-    before = len(self.entries)
-    _original_index(self, page)
-    derived.remember(("page search", page.file.src_uri), key, [dict(e) for e in self.entries[before:]])
+    if not found:
+        before = len(self.entries)
+        with _content(page, holed):
+            _original_index(self, page)
+        entries = self.entries[before:]
+        del self.entries[before:]
+        derived.remember(("page search", page.file.src_uri), key, [dict(e) for e in entries])
+    self.entries.extend({k: with_values(v, values, once=False) if isinstance(v, str) else v for k, v in e.items()}
+                        for e in entries)
 
 
 _original_template_render = Template.render
@@ -159,16 +168,39 @@ def template_render(self: Template, *args, **kwargs) -> str:
     page = context.get("page") if context is not None else None
     if not isinstance(page, Page) or page.content is None or context.get("nav") is None:
         return _original_template_render(self, *args, **kwargs)
+    holed, values = _holed(page)
     key = derived.digest(derived.glue_key(), self.name or "", _site_key(context), page.file.src_uri, page.url,
                          repr((page.canonical_url, page.edit_url, page.title, page.is_homepage, page.meta)),
                          repr((context.get("base_url"), context.get("extra_css"), context.get("extra_javascript"))),
-                         str(page.toc), page.content)
+                         str(page.toc), holed)
     found, html = derived.lookup(("page html", page.file.src_uri), key)
-    if found:
-        return html
-    html = _original_template_render(self, *args, **kwargs)
-    derived.remember(("page html", page.file.src_uri), key, html)
-    return html
+    if not found:
+        with _content(page, holed):  # (the template inserts the content as it is: its holes, each where it was)
+            html = _original_template_render(self, *args, **kwargs)
+        derived.remember(("page html", page.file.src_uri), key, html)
+    return with_values(html, values, once=False)
+
+
+def _holed(page: Page) -> tuple[str, list[str]]:
+    """The page's content with its numbers' values as holes, and the values (`html.values.without_values`),
+    worked out once per content."""
+    content = page.content or ""
+    held = getattr(page, "_rl_holed", None)
+    if held is None or held[0] is not content:
+        held = (content, *without_values(content))
+        page._rl_holed = held
+    return held[1], held[2]
+
+
+@contextmanager
+def _content(page: Page, content: str):
+    """`page.content` is `content` inside the block, and what it was again after."""
+    real = page.content
+    page.content = content
+    try:
+        yield
+    finally:
+        page.content = real
 
 
 def install() -> None:

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import atexit
 import hashlib
-import html as _html
 import multiprocessing
 import posixpath
 import re
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
+from roofline_site.html.values import with_values, without_values
 from roofline_site.html.walker import CLOSE, NOT_PROSE, OPEN, walk
 
 
@@ -158,51 +158,6 @@ def article_markdown_from(page_html: str, known: dict[str, str]) -> tuple[str, d
         parts.append(md)
     md = _joined(parts)
     return re.sub(r"\n{3,}", "\n\n", md).strip() + "\n", mine
-
-
-# A number in a block, its popover already left out (numbers/tokens.py writes the span). Its value is
-# converted apart from the block: a spec edit that changes only numbers converts no block again.
-_NUMBER = re.compile(r'(<span class="rl-num"[^>]*>)([^<]*)(</span>)')
-# A value the conversion writes as it is: no character markdownify or the copy's escape touches (\, *, _,
-# brackets, <, >, backquotes, pipes), no white space it collapses or trims. Others keep the block whole.
-_PLAIN_VALUE = re.compile("[0-9A-Za-z.,%/:()$~+\\- \u00a0\u202f\u2009\u00b0\u00b5\u00b7\u00d7\u2248\u2212\u2013\u2264\u2265]+")
-_HOLE_OPEN, _HOLE_CLOSE = "\ue000", "\ue001"  # (private-use characters: no page text has them, checked)
-
-
-def without_values(block: str) -> tuple[str, list[str]]:
-    """(`block` with each number's value replaced by a numbered hole, the values as text), or (`block`, [])
-    where a value is not plain (`_PLAIN_VALUE`) or the block holds a hole's character already.
-
-    >>> without_values('<p>At <span class="rl-num" tabindex="0">4.1 TB/s</span> and <span class="rl-num">&#36;2</span>.</p>')
-    ('<p>At <span class="rl-num" tabindex="0">\ue0000\ue001</span> and <span class="rl-num">\ue0001\ue001</span>.</p>', ['4.1 TB/s', '$2'])
-    """
-    if _HOLE_OPEN in block or _HOLE_CLOSE in block or "rl-num" not in block:
-        return block, []
-    values: list[str] = []
-
-    def hole(m: re.Match) -> str:
-        values.append(_html.unescape(m.group(2)))
-        return f"{m.group(1)}{_HOLE_OPEN}{len(values) - 1}{_HOLE_CLOSE}{m.group(3)}"
-
-    holed = _NUMBER.sub(hole, block)
-    if not all(_PLAIN_VALUE.fullmatch(v) and v == v.strip() and "  " not in v for v in values):
-        return block, []
-    return holed, values
-
-
-def with_values(md: str, values: list[str]) -> str | None:
-    """The Markdown of a holed block (`without_values`) with its values put back, each hole once; None where
-    a hole is missing or repeated.
-
-    >>> with_values("At \ue0000\ue001 and \ue0001\ue001.", ["4.1 TB/s", "$2"])
-    'At 4.1 TB/s and $2.'
-    """
-    for i, value in enumerate(values):
-        hole = f"{_HOLE_OPEN}{i}{_HOLE_CLOSE}"
-        if md.count(hole) != 1:
-            return None
-        md = md.replace(hole, value)
-    return None if _HOLE_OPEN in md or _HOLE_CLOSE in md else md
 
 
 def article_blocks(page_html: str) -> tuple[str | None, list[str]]:

@@ -449,6 +449,60 @@ def test_stored_search_entries_are_those_materials_index_makes(derived_cache, tm
     assert index.entries[-1]["text"] == "<p>Edited.</p>"
 
 
+_NUMBERS_PAGE = ('<h1 id="alpha">Alpha</h1>\n<p>At <span class="rl-num" tabindex="0">3.35 TB/s<span data-rl-prov="p-1">'
+                 '</span></span> a step takes <span class="rl-num" tabindex="0">4.8 ms<span data-rl-prov="p-2"></span></span>.</p>')
+
+
+def test_a_page_whose_numbers_alone_changed_takes_its_search_entries_and_html_from_the_store(
+        derived_cache, tmp_path, monkeypatch):
+    from types import SimpleNamespace
+
+    from jinja2 import Template
+
+    from roofline_site import page_memo
+
+    monkeypatch.setattr(page_memo.SearchIndex, "add_entry_from_context", page_memo.SearchIndex.add_entry_from_context)
+    monkeypatch.setattr(page_memo.Template, "render", page_memo.Template.render)
+    config, files, pages = _mkdocs_pages(tmp_path / "one", {"a.md": "# Alpha\n"})
+    page = pages["a.md"]
+    page.content = _NUMBERS_PAGE
+    template = Template("{{ config.site_name }}|{{ page.content }}")
+    context = {"page": page, "nav": SimpleNamespace(items=[]), "config": config, "base_url": "..", "extra_css": [],
+               "extra_javascript": []}
+    page_memo.install()
+    indexed, rendered = [], []
+    real_index, real_render = page_memo._original_index, page_memo._original_template_render
+    monkeypatch.setattr(page_memo, "_original_index", lambda index, pg: indexed.append(1) or real_index(index, pg))
+    monkeypatch.setattr(page_memo, "_original_template_render", lambda *a: rendered.append(1) or real_render(*a))
+    derived.begin_build()
+    first = page_memo.SearchIndex()
+    first.add_entry_from_context(page)
+    assert template.render(context) == "T|" + _NUMBERS_PAGE  # by hand: the template writes the content as it is
+    # By hand: Material's indexer keeps the paragraph's text, the numbers' values in it.
+    assert first.entries[0]["text"] == "<p>At 3.35 TB/s a step takes 4.8 ms.</p>"
+    derived.end_build()
+    derived._last.clear()
+    # A new process after a spec edit: the same page with two new values. Neither step runs again, and what
+    # each gives is what it gives the edited page run afresh (Material's index and the template, unwrapped).
+    edited = _NUMBERS_PAGE.replace("3.35 TB/s", "4.1 TB/s").replace("4.8 ms", "3.9 ms")
+    page.content = edited
+    derived.begin_build()
+    index = page_memo.SearchIndex()
+    index.add_entry_from_context(page)
+    html = template.render(context)
+    assert len(indexed) == 1 and len(rendered) == 1
+    assert index.entries[0]["text"] == "<p>At 4.1 TB/s a step takes 3.9 ms.</p>" and html == "T|" + edited
+    fresh = page_memo.SearchIndex()
+    real_index(fresh, page)
+    assert index.entries == fresh.entries and html == real_render(template, context)
+    # A value that is not plain (an entity) keeps the page as it is: both steps run on it.
+    page.content = edited.replace("3.9 ms", "&#36;2")
+    index = page_memo.SearchIndex()
+    index.add_entry_from_context(page)
+    assert template.render(context).endswith("&#36;2<span data-rl-prov=\"p-2\"></span></span>.</p>")
+    assert len(indexed) == 2 and len(rendered) == 2 and index.entries[0]["text"].endswith("$2.</p>")
+
+
 def test_a_spec_edit_renders_again_only_the_pages_that_execute_examples(derived_cache, tmp_path, monkeypatch):
     from mkdocs.structure.pages import Page
 
