@@ -135,8 +135,9 @@ def article_markdown_from(page_html: str, known: dict[str, str]) -> tuple[str, d
 
     A block is a child of the article (a paragraph, a table, a figure): markdownify converts each one
     alone, then joins them as it joins an element's children, so a page converted by blocks reads as
-    one converted whole. A spec edit changes a few blocks of a page (a number in a paragraph, a row of
-    a table): the others are not parsed again.
+    one converted whole. A block is keyed with its numbers' values as holes (`html.values.without_values`),
+    put back after: a spec edit that changes a paragraph's numbers alone converts none of it again, and one
+    that changes more (a figure's alt text, a table's sort values) converts those blocks only.
     """
     head, blocks = article_blocks(page_html)
     if head is None:
