@@ -99,16 +99,66 @@ def render(self: Page, config, files) -> None:
     if self.markdown is None:
         return _original(self, config, files)
     # An executed example reads the package and the registry; plain Markdown reads neither.
-    examples = derived.build_key() if EXECUTED.search(self.markdown) else ""
-    key = derived.digest(derived.glue_key(), examples, _settings(config), _listing(files), self.file.src_uri,
-                         self.url, self.markdown)
+    executed = EXECUTED.search(self.markdown)
+    examples = derived.build_key() if executed else ""
+    # A number's value is text Python-Markdown writes as it reads it (html/values.py): the page is converted
+    # with each value a hole, and a page whose numbers alone changed takes its conversion from the store. Not
+    # a page that executes examples (its code could read what the tokens wrote), nor one whose headings hold a
+    # value (their anchors are made from their text): it is converted as it is, and kept so.
+    holed, values = without_values(self.markdown) if not executed else (self.markdown, [])
+
+    def key_of(markdown: str) -> str:
+        return derived.digest(derived.glue_key(), examples, _settings(config), _listing(files), self.file.src_uri,
+                              self.url, markdown)
+
+    key = key_of(holed)
     found, stored = derived.lookup(("page render", self.file.src_uri), key)
+    if found and stored == _WHOLE:
+        key = key_of(self.markdown)
+        found, stored = derived.lookup(("page render", self.file.src_uri), key)
+        values = []
     if found:
         _restore(self, stored, files)
+        self.content = with_values(self.content, values, once=False)
         return None
+    if values:
+        real = self.markdown
+        self.markdown = holed
+        try:
+            _original(self, config, files)
+        finally:
+            self.markdown = real
+        made = _stored(self)
+        # (none in a heading, whose anchor is made from its text, nor in the contents, title, anchors or links)
+        if not any(_HOLE_MARK.search(h) for h in _HEADING.findall(self.content or "")) and \
+                not any(_HOLE_MARK.search(text) for text in _texts(made[1:])):
+            derived.remember(("page render", self.file.src_uri), key, made)
+            self.content = with_values(self.content, values, once=False)
+            return None
+        derived.remember(("page render", self.file.src_uri), key, _WHOLE)
+        key = key_of(self.markdown)
     _original(self, config, files)
     derived.remember(("page render", self.file.src_uri), key, _stored(self))
     return None
+
+
+#: Stored under a page's key with holes where its conversion put a hole where values cannot go back (a heading).
+_WHOLE = ("converted whole",)
+_HOLE_MARK = re.compile("[\ue000\ue001]")
+_HEADING = re.compile(r"<h[1-6]\b.*?</h[1-6]\s*>", re.S | re.I)
+
+
+def _texts(value):
+    """Every string in `value` and the containers it holds (a stored render's contents, anchors, links)."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield from _texts(k)
+            yield from _texts(v)
+    elif isinstance(value, (list, tuple, set, frozenset)):
+        for v in value:
+            yield from _texts(v)
 
 
 _original_index = SearchIndex.add_entry_from_context

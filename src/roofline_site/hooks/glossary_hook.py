@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import html
 import json
+from dataclasses import replace
 from pathlib import Path
 from urllib.parse import urljoin
 
@@ -21,6 +22,7 @@ from mkdocs.structure.files import InclusionLevel
 from mkdocs.utils import get_relative_url
 
 from roofline_site import derived, serve_state
+from roofline_site.html.values import with_values, without_values
 
 INDEX = "glossary/index.md"
 _state: dict = {"glossary": None, "key": ""}
@@ -136,10 +138,14 @@ def _annotate(html_text, g, page, own):
     content, URL and glossary (a pure function of them: about half a second of a warm build)."""
     from roofline_site.glossary.entries import annotate_html
 
-    key = derived.digest(_state["key"], html_text, page.url, own or "")
-    return derived.keyed(("page glossary", page.file.src_uri), key, lambda: annotate_html(
-        html_text, g, page.url, lambda slug: get_relative_url(f"glossary/{slug}/", page.url),
+    # A number is never marked (html/walker.py's AS_WRITTEN): the page is annotated with each number's value
+    # a hole (html/values.py), and a page whose numbers alone changed takes its marks from the store.
+    holed, values = without_values(html_text)
+    key = derived.digest(_state["key"], holed, page.url, own or "")
+    result = derived.keyed(("page glossary", page.file.src_uri), key, lambda: annotate_html(
+        holed, g, page.url, lambda slug: get_relative_url(f"glossary/{slug}/", page.url),
         exclude=frozenset({own}) if own else frozenset()))
+    return replace(result, html=with_values(result.html, values, once=False)) if values else result
 
 
 def mentioned_in_html(slug: str, page_url: str) -> str:

@@ -16,9 +16,9 @@ from roofline_site import derived, page_memo, pending_figures, serve_state
 from roofline_site.html import escape as esc
 from roofline_site.html.reading import results_first, search_quiet
 from roofline_site.html.repository import install_block, repository_link
-from roofline_site.html.values import non_finite_text
+from roofline_site.html.values import non_finite_text, with_values, without_values
 from roofline_site.release.changelog import changelog as _changelog
-from roofline_site.numbers.table_base import phone_layout
+from roofline_site.numbers.table_base import TABLE_TAG, phone_layout
 from roofline_site.numbers.tables import table as _table
 from roofline_site.numbers.tokens import (PROVENANCE_FILE, Raw, Rendered, TokenError, defer_popovers, expand,
                                           next_fresh_id, popovers_on_demand, skip_fresh_ids_to)
@@ -151,15 +151,22 @@ def on_page_markdown(markdown, page, config, files, **kwargs):
 
 
 def on_page_content(html, page, config, files, **kwargs):
+    # The passes read a number's value as text they keep (html/values.py): they run on the page with each
+    # value a hole, so a page whose numbers alone changed takes them from the store. Not a page with a table:
+    # phone_layout marks a column by the length of its cells' text.
+    holed, values = without_values(html) if not TABLE_TAG.search(html) else (html, [])
+
     def passes():
         # Number tokens cannot render NaN, but an executed block can print one: never ship it.
-        # (Checked on the content alone: popovers are still deferred, and the theme adds no values.)
-        if (seen := non_finite_text(html)) is not None:
+        # (Checked on the content alone: popovers are still deferred, and the theme adds no values;
+        # a value set apart is never one: without_values keeps a page with one whole.)
+        if (seen := non_finite_text(holed)) is not None:
             raise PluginError(f"{page.file.src_uri}: a non-finite value would show on the page: '{seen}'")
-        return search_quiet(phone_layout(results_first(html)))
+        return search_quiet(phone_layout(results_first(holed)))
 
     # Pure functions of the content and the site glue: a warm build reuses what the last one made.
-    return derived.keyed(("page content", page.file.src_uri), derived.digest(derived.glue_key(), html), passes)
+    done = derived.keyed(("page content", page.file.src_uri), derived.digest(derived.glue_key(), holed), passes)
+    return with_values(done, values, once=False)
 
 
 @event_priority(-100)  # last: every other hook has seen the page without its popovers

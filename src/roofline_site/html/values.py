@@ -34,15 +34,16 @@ def non_finite_text(html: str) -> str | None:
 # A number's value: the text the number's span opens with (numbers/tokens.py writes the span).
 _NUMBER_VALUE = re.compile(r'(<span class="rl-num"[^>]*>)([^<]*)')
 # A value every such step writes as it is: no character HTML escapes or Markdown reads (&, <, >, quotes,
-# backslash, *, _, brackets, backquotes, pipes), no white space a step collapses or trims.
-_PLAIN_VALUE = re.compile("[0-9A-Za-z.,%/:()$~+\\- \u00a0\u202f\u2009\u00b0\u00b5\u00b7\u00d7\u2248\u2212\u2013\u2264\u2265]+")
+# backslash, *, _, brackets, backquotes, pipes, the $ of inline math), no white space a step collapses or
+# trims. (A dollar amount is written &#36;: it keeps its page whole.)
+_PLAIN_VALUE = re.compile("[0-9A-Za-z.,%/:()~+\\- \u00a0\u202f\u2009\u00b0\u00b5\u00b7\u00d7\u2248\u2212\u2013\u2264\u2265]+")
 _HOLE_OPEN, _HOLE_CLOSE = "\ue000", "\ue001"  # (private-use characters; a text that holds one gets no holes)
 
 
 def without_values(html: str) -> tuple[str, list[str]]:
     """(`html` with each number's value replaced by a numbered hole, the values), or (`html`, []) where
-    it has no number, a value is not plain (`_PLAIN_VALUE`, no white space at its ends), or it holds a
-    hole's character already.
+    it has no number, a value is not plain (`_PLAIN_VALUE`, no white space at its ends, no NaN or
+    infinity), or it holds a hole's character already.
 
     >>> without_values('<p>At <span class="rl-num" tabindex="0">4.1 TB/s<span data-rl-prov="x"></span></span>.</p>')
     ('<p>At <span class="rl-num" tabindex="0">\ue0000\ue001<span data-rl-prov="x"></span></span>.</p>', ['4.1 TB/s'])
@@ -58,7 +59,8 @@ def without_values(html: str) -> tuple[str, list[str]]:
         return f"{m.group(1)}{_HOLE_OPEN}{len(values) - 1}{_HOLE_CLOSE}"
 
     holed = _NUMBER_VALUE.sub(hole, html)
-    if not all(_PLAIN_VALUE.fullmatch(v) and v == v.strip() for v in values):
+    # (nor a value the non-finite check would find: a step checking the page with holes must see it)
+    if not all(_PLAIN_VALUE.fullmatch(v) and v == v.strip() and not _NON_FINITE.search(v) for v in values):
         return html, []
     return holed, values
 

@@ -146,7 +146,8 @@ class _Open:
     cell: tuple[str, int, list[str]] | None = None              # (th or td, output index, text) while inside one
 
 
-_TABLE_TAG = re.compile(r"<table", re.I)
+#: A table's start tag: a page without one is given back by phone_layout as it was.
+TABLE_TAG = re.compile(r"<table", re.I)
 _BOXES_OPEN = '<div class="md-typeset__scrollwrap"><div class="md-typeset__table">'
 _BOXES_CLOSE = "</div></div>"
 
@@ -171,7 +172,7 @@ def phone_layout(page_html: str) -> str:
     >>> laid[176:]
     '<tr><td>x</td><td data-label="b">1</td><td data-label="c">2</td><td data-label="d">3</td></tr></tbody></table></div></div>'
     """
-    if not _TABLE_TAG.search(page_html):
+    if not TABLE_TAG.search(page_html):
         return page_html  # (most glossary entries): the walk would give every byte back as it was
     out: list[str] = []
     tables: list[_Open] = []

@@ -503,6 +503,58 @@ def test_a_page_whose_numbers_alone_changed_takes_its_search_entries_and_html_fr
     assert len(indexed) == 2 and len(rendered) == 2 and index.entries[0]["text"].endswith("$2.</p>")
 
 
+def _number(value: str, ident: str) -> str:
+    return f'<span class="rl-num" tabindex="0">{value}<span data-rl-prov="{ident}"></span></span>'
+
+
+def test_a_page_whose_numbers_alone_changed_is_not_converted_again_unless_a_heading_holds_one(
+        derived_cache, tmp_path, monkeypatch):
+    from mkdocs.structure.pages import Page
+
+    from roofline_site import page_memo
+
+    monkeypatch.setattr(Page, "render", Page.render)
+    monkeypatch.setattr(page_memo.SearchIndex, "add_entry_from_context", page_memo.SearchIndex.add_entry_from_context)
+    monkeypatch.setattr(page_memo.Template, "render", page_memo.Template.render)
+    body = f"# Alpha\n\n## Roofs\n\nAt {_number('3.35 TB/s', 'p-1')} a step takes {_number('4.8 ms', 'p-2')}.\n"
+    heading = f"# Beta\n\n## At {_number('3.35 TB/s', 'p-3')}\n\nText.\n"
+    config, files, pages = _mkdocs_pages(tmp_path / "one", {"a.md": body, "b.md": heading})
+    page_memo.install()
+    calls = []
+    real = page_memo._original
+    monkeypatch.setattr(page_memo, "_original", lambda page, *a: calls.append(page.file.src_uri) or real(page, *a))
+
+    def converted(markdown: dict[str, str]) -> dict[str, tuple]:
+        """Each page rendered through the store, beside MkDocs' own rendering of the same Markdown."""
+        out = {}
+        _, other_files, own = _mkdocs_pages(tmp_path / "own", markdown)
+        for uri, text in markdown.items():
+            page = pages[uri]
+            page.markdown = text
+            page.render(config, files)
+            real(own[uri], config, other_files)  # MkDocs' own, the reference
+            out[uri] = (_rendered(page)[:3], _rendered(own[uri])[:3])
+        return out
+
+    derived.begin_build()
+    first = converted({"a.md": body, "b.md": heading})
+    assert all(mine == own for mine, own in first.values())
+    derived.end_build()
+    derived._last.clear()
+    # By hand: a.md is converted once, with its values as holes; b.md's heading holds a value, so it is
+    # converted with holes, found to be, and converted as it is: twice.
+    assert calls.count("a.md") == 1 and calls.count("b.md") == 2
+    calls.clear()
+    edit = {"a.md": body.replace("3.35 TB/s", "4.1 TB/s").replace("4.8 ms", "3.9 ms"),
+            "b.md": heading.replace("3.35 TB/s", "4.1 TB/s")}
+    derived.begin_build()  # a new process after a spec edit
+    second = converted(edit)
+    assert all(mine == own for mine, own in second.values())
+    assert "4.1 TB/s" in second["a.md"][0][0] and "3.9 ms" in second["a.md"][0][0]
+    # a.md from the store; b.md, kept as a page converted whole, converted once (its text is new).
+    assert calls == ["b.md"]
+
+
 def test_a_spec_edit_renders_again_only_the_pages_that_execute_examples(derived_cache, tmp_path, monkeypatch):
     from mkdocs.structure.pages import Page
 
