@@ -17,9 +17,9 @@
 
 On a warm build they were about 1.5 s, 0.7 s and 0.9 s of CPU, producing what the last build
 produced. `install()` wraps all three; any page whose key differs is rendered, indexed or written and stored.
-The search entries and the template read a page's numbers as text they keep as it is: both run on the page
-with each value as a hole (`html.values.without_values`), keyed by that, and the values go back into what
-they made, so a spec edit that changes only a page's numbers indexes and writes it from the store.
+All three read a page's numbers as text they keep as it is: each runs on the page with each value as a hole
+(`html.values.without_values`), keyed by that, and the values go back into what it made, so a spec edit that
+changes only a page's numbers converts, indexes and writes it from the store.
 
 A stored render comes from a build that finished (derived stores at the end of a build), so
 under --strict it logged no warning; the link and anchor checks across pages still run, since

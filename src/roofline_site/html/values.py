@@ -38,6 +38,7 @@ _NUMBER_VALUE = re.compile(r'(<span class="rl-num"[^>]*>)([^<]*)')
 # trims. (A dollar amount is written &#36;: it keeps its page whole.)
 _PLAIN_VALUE = re.compile("[0-9A-Za-z.,%/:()~+\\- \u00a0\u202f\u2009\u00b0\u00b5\u00b7\u00d7\u2248\u2212\u2013\u2264\u2265]+")
 _HOLE_OPEN, _HOLE_CLOSE = "\ue000", "\ue001"  # (private-use characters; a text that holds one gets no holes)
+_HOLE = re.compile(f"{_HOLE_OPEN}(\\d+){_HOLE_CLOSE}")
 
 
 def without_values(html: str) -> tuple[str, list[str]]:
@@ -79,9 +80,9 @@ def with_values(text: str, values: list[str], *, once: bool = True) -> str | Non
     >>> with_values("Nothing of it.", ["4.1 TB/s"], once=False)
     'Nothing of it.'
     """
-    for i, value in enumerate(values):
-        hole = f"{_HOLE_OPEN}{i}{_HOLE_CLOSE}"
-        if once and text.count(hole) != 1:
-            return None
-        text = text.replace(hole, value)
-    return text
+    if not values:
+        return text
+    # (one pass over the text, not one per value: a page holds hundreds of numbers)
+    if once and sorted(int(i) for i in _HOLE.findall(text)) != list(range(len(values))):
+        return None
+    return _HOLE.sub(lambda m: values[int(m.group(1))], text)
