@@ -54,7 +54,6 @@ def start() -> "Figures":
     store, done, texts = None, {}, {}
     if use_cache:
         store = figure_cache.FigureStore(CACHE, figure_cache.code_key())
-        figure_cache.start_text_metrics(CACHE)  # (before the workers fork: they start with what is kept)
         try:
             for name, stem in stems.items():
                 if (found := store.found(name, stem, VARIANTS)) is not None:
@@ -64,7 +63,8 @@ def start() -> "Figures":
         except OSError as err:  # a cache that cannot be read: render, and say so
             _without_cache(err)
             store, done, texts = None, {}, {}
-    return Figures(stems, Rendering(in_page_order(FIGURES, ROOT / "docs"), done=done, texts=texts), store=store)
+    return Figures(stems, Rendering(in_page_order(FIGURES, ROOT / "docs"), done=done, texts=texts,
+                                    metrics=CACHE if use_cache else None), store=store)
 
 
 def in_page_order(names, docs: Path) -> list[str]:
@@ -174,7 +174,7 @@ class Rendering:
     `texts[name]` its (alt text, caption), from the cache or from its render.
     """
 
-    def __init__(self, names, done: dict | None = None, texts: dict | None = None):
+    def __init__(self, names, done: dict | None = None, texts: dict | None = None, metrics: Path | None = None):
         self.names = list(names)
         self.done: dict[str, tuple[dict[str, bytes], str]] = dict(done or {})
         self.texts: dict[str, tuple[str, str]] = dict(texts or {})
@@ -194,7 +194,11 @@ class Rendering:
         self.started = bool(todo)  # (figures read from the cache were not rendered in this build)
         if not todo:
             return
+        # The figures take the text sizes earlier builds kept in `metrics` (figure_cache.start_text_metrics),
+        # read here before the workers fork, after the runs' ceilings have started (they need none).
         if len(todo) < 2 or workers() < 2:
+            if metrics is not None:
+                figure_cache.start_text_metrics(metrics)
             for name in todo:
                 self.done[name] = _render(name, lambda name=name: self._here(name))
             return
@@ -223,6 +227,8 @@ class Rendering:
                 self._ahead = context.Process(target=figure_cache.ceilings_ahead, args=(self._channel, self._drop),
                                               name="roofline-ceilings", daemon=True)
                 self._ahead.start()
+            if metrics is not None:
+                figure_cache.start_text_metrics(metrics)  # (it imports matplotlib's font manager)
             if fork:
                 warm_up()
             self._pool = ProcessPoolExecutor(min(workers(), len(todo)), mp_context=context,
