@@ -144,8 +144,10 @@ NON_FINITE = re.compile(r"(?im)(?:^|,)\s*\"?[-+]?(?:nan|inf|infinity)\"?\s*(?=,|
 render = figure_files
 
 
-#: Figures each worker holds at once (the one it draws and the next): the rest wait in `Rendering`'s queue.
-FIGURES_HELD_PER_WORKER = 2
+#: Figures each worker holds at once (the one it draws): the rest wait in `Rendering`'s queue, where the
+#: build's process takes the last ones itself once its pages are done (a figure a worker holds cannot be
+#: taken back, and the figures end last now that the pages take their numbers' steps from the store).
+FIGURES_HELD_PER_WORKER = 1
 
 
 def workers() -> int:
