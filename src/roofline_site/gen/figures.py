@@ -187,7 +187,7 @@ class Rendering:
         self._with_ceilings: str | None = None  # the figure whose worker computes the runs' ceilings
         self._ahead = None  # the process that computes them ahead of the figure workers (fork only)
         self._forked = False  # workers forked from this process (`mkdocs build`), not from a forkserver
-        # Figures not yet handed to a worker, in order: forked, the workers hold a few at a time and take
+        # Figures not yet handed to a worker, in order: forked, each worker holds one at a time and takes
         # the next as each finishes (`_feed`), so that the build's process can take the last ones itself.
         self._queue: list[tuple[str, tuple]] = []
         self._lock = threading.Lock()
