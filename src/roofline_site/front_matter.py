@@ -133,26 +133,27 @@ def load(text: str) -> object:
         loader.dispose()
     if isinstance(value, dict):
         for key, item in value.items():  # "\x1b" or "\0" escapes in a quoted YAML string make controls too
-            for text in _strings(item):
+            for text in strings_in(item):
                 problem = text_problem(text) or (None if key == "bindings" else _break_problem(text))
                 if problem is not None:
                     raise Refused(f"field '{_shown(key)}' {problem}")
-    for text in _strings(value):
+    for text in strings_in(value):
         if (problem := text_problem(text)) is not None:
             raise Refused(problem)
     return value
 
 
-def _strings(value: object):
+def strings_in(value: object):
+    """Every string in `value` and in the containers it holds (dict keys and values, lists, tuples, sets)."""
     if isinstance(value, str):
         yield value
     elif isinstance(value, dict):
         for k, v in value.items():
-            yield from _strings(k)
-            yield from _strings(v)
-    elif isinstance(value, list):
+            yield from strings_in(k)
+            yield from strings_in(v)
+    elif isinstance(value, (list, tuple, set, frozenset)):
         for v in value:
-            yield from _strings(v)
+            yield from strings_in(v)
 
 
 def page_problem(source: str) -> str | None:

@@ -41,6 +41,7 @@ from mkdocs.structure.pages import Page
 from mkdocs.structure.toc import get_toc
 
 from roofline_site import derived
+from roofline_site.front_matter import strings_in
 from roofline_site.html.values import with_values, without_values
 
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")  # a function's repr: the same settings in every process
@@ -131,7 +132,7 @@ def render(self: Page, config, files) -> None:
         made = _stored(self)
         # (none in a heading, whose anchor is made from its text, nor in the contents, title, anchors or links)
         if not any(_HOLE_MARK.search(h) for h in _HEADING.findall(self.content or "")) and \
-                not any(_HOLE_MARK.search(text) for text in _texts(made[1:])):
+                not any(_HOLE_MARK.search(text) for text in strings_in(made[1:])):
             derived.remember(("page render", self.file.src_uri), key, made)
             self.content = with_values(self.content, values, once=False)
             return None
@@ -142,23 +143,10 @@ def render(self: Page, config, files) -> None:
     return None
 
 
-#: Stored under a page's key with holes where its conversion put a hole where values cannot go back (a heading).
+#: Stored under a page's key with holes when one landed where its value cannot go back (a heading): converted whole.
 _WHOLE = ("converted whole",)
 _HOLE_MARK = re.compile("[\ue000\ue001]")
 _HEADING = re.compile(r"<h[1-6]\b.*?</h[1-6]\s*>", re.S | re.I)
-
-
-def _texts(value):
-    """Every string in `value` and the containers it holds (a stored render's contents, anchors, links)."""
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for k, v in value.items():
-            yield from _texts(k)
-            yield from _texts(v)
-    elif isinstance(value, (list, tuple, set, frozenset)):
-        for v in value:
-            yield from _texts(v)
 
 
 _original_index = SearchIndex.add_entry_from_context
