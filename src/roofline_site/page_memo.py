@@ -42,7 +42,7 @@ from mkdocs.structure.toc import get_toc
 
 from roofline_site import derived
 from roofline_site.front_matter import strings_in
-from roofline_site.html.values import with_values, without_values
+from roofline_site.html.values import holds_hole, with_values, without_values
 
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")  # a function's repr: the same settings in every process
 EXECUTED = re.compile(r"\bexec\s*=")  # a fence markdown-exec runs (any spelling of its option: when in doubt, keyed)
@@ -123,16 +123,12 @@ def render(self: Page, config, files) -> None:
         self.content = with_values(self.content, values, once=False)
         return None
     if values:
-        real = self.markdown
-        self.markdown = holed
-        try:
+        with _set(self, "markdown", holed):
             _original(self, config, files)
-        finally:
-            self.markdown = real
         made = _stored(self)
         # (none in a heading, whose anchor is made from its text, nor in the contents, title, anchors or links)
-        if not any(_HOLE_MARK.search(h) for h in _HEADING.findall(self.content or "")) and \
-                not any(_HOLE_MARK.search(text) for text in strings_in(made[1:])):
+        if not any(holds_hole(h) for h in _HEADING.findall(self.content or "")) and \
+                not any(holds_hole(text) for text in strings_in(made[1:])):
             derived.remember(("page render", self.file.src_uri), key, made)
             self.content = with_values(self.content, values, once=False)
             return None
@@ -145,7 +141,6 @@ def render(self: Page, config, files) -> None:
 
 #: Stored under a page's key with holes when one landed where its value cannot go back (a heading): converted whole.
 _WHOLE = ("converted whole",)
-_HOLE_MARK = re.compile("[\ue000\ue001]")
 _HEADING = re.compile(r"<h[1-6]\b.*?</h[1-6]\s*>", re.S | re.I)
 
 
@@ -164,7 +159,7 @@ def add_entry_from_context(self: SearchIndex, page) -> None:
     found, entries = derived.lookup(("page search", page.file.src_uri), key)
     if not found:
         before = len(self.entries)
-        with _content(page, holed):
+        with _set(page, "content", holed):
             _original_index(self, page)
         entries = self.entries[before:]
         del self.entries[before:]
@@ -216,7 +211,7 @@ def template_render(self: Template, *args, **kwargs) -> str:
                          str(page.toc), holed)
     found, html = derived.lookup(("page html", page.file.src_uri), key)
     if not found:
-        with _content(page, holed):  # (the template inserts the content as it is: its holes, each where it was)
+        with _set(page, "content", holed):  # (the template inserts the content as it is: its holes, each where it was)
             html = _original_template_render(self, *args, **kwargs)
         derived.remember(("page html", page.file.src_uri), key, html)
     return with_values(html, values, once=False)
@@ -234,14 +229,14 @@ def _holed(page: Page) -> tuple[str, list[str]]:
 
 
 @contextmanager
-def _content(page: Page, content: str):
-    """`page.content` is `content` inside the block, and what it was again after."""
-    real = page.content
-    page.content = content
+def _set(page: Page, name: str, value: str):
+    """`page.<name>` is `value` inside the block (its Markdown or content with holes), and what it was again after."""
+    real = getattr(page, name)
+    setattr(page, name, value)
     try:
         yield
     finally:
-        page.content = real
+        setattr(page, name, real)
 
 
 def install() -> None:

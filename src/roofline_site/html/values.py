@@ -2,10 +2,11 @@
 each number's value set apart from the page around it.
 
 A spec edit changes a page's numbers and nothing else on most of the pages it touches. The steps that
-read a page's HTML after its numbers (the Markdown copy, the search entries, the theme's template) read
-a number's value as opaque text, so each runs on the page with every value replaced by a numbered hole
-(`without_values`) and the values are put back in what it made (`with_values`): a page whose holes read
-as before takes that step's stored result, whatever its numbers now are.
+read a number's value as opaque text (the Markdown conversion, the content passes, the glossary marks,
+the search entries, the theme's template, the Markdown copy) each run on the page with every value
+replaced by a numbered hole (`without_values`), and the values are put back in what it made
+(`with_values`): a page whose holes read as before takes that step's stored result, whatever its
+numbers now are.
 """
 
 from __future__ import annotations
@@ -41,6 +42,15 @@ _HOLE_OPEN, _HOLE_CLOSE = "\ue000", "\ue001"  # (private-use characters; a text 
 _HOLE = re.compile(f"{_HOLE_OPEN}(\\d+){_HOLE_CLOSE}")
 
 
+def holds_hole(text: str) -> bool:
+    """Whether `text` holds a hole's character (a step that put a hole where its value cannot go back).
+
+    >>> holds_hole("At \ue0000\ue001."), holds_hole("At 4.1 TB/s.")
+    (True, False)
+    """
+    return _HOLE_OPEN in text or _HOLE_CLOSE in text
+
+
 def without_values(html: str) -> tuple[str, list[str]]:
     """(`html` with each number's value replaced by a numbered hole, the values), or (`html`, []) where
     it has no number, a value is not plain (`_PLAIN_VALUE`, no white space at its ends, no NaN or
@@ -51,7 +61,7 @@ def without_values(html: str) -> tuple[str, list[str]]:
     >>> without_values('<span class="rl-num">&#36;2</span>')[1]  # an entity: the page keeps its values
     []
     """
-    if "rl-num" not in html or _HOLE_OPEN in html or _HOLE_CLOSE in html:
+    if "rl-num" not in html or holds_hole(html):
         return html, []
     values: list[str] = []
 

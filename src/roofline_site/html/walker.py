@@ -79,8 +79,10 @@ class SkipList:
             return False  # a list of tags only (or none): no attributes to read
         if not _SPACE.search(tag):
             return False  # no attributes (most tags of a page)
-        if "&" not in tag and not any(n in tag.lower() for n in _names_looked_for(self)):
-            return False  # none of the names it reads is in the tag (an entity could spell one: read whole)
+        if "&" not in tag:  # (an entity could spell a name: such a tag is read whole)
+            low = tag.lower()
+            if not any(n in low for n in _names_looked_for(self)):
+                return False  # none of the names it reads is in the tag
         attrs = attributes(tag)
         classes = set(attrs.get("class", "").split())
         return bool(classes & self.classes or (name == "a" and classes & self.link_classes)
