@@ -146,7 +146,7 @@ render = figure_files
 
 #: Figures each worker holds at once (the one it draws): the rest wait in `Rendering`'s queue, where the
 #: build's process takes the last ones itself once its pages are done (a figure a worker holds cannot be
-#: taken back, and the figures end last now that the pages take their numbers' steps from the store).
+#: taken back; the pages take most of a spec edit's steps from the store, so the figures end last).
 FIGURES_HELD_PER_WORKER = 1
 
 
